@@ -1,0 +1,90 @@
+"""Exceptions raised by the codec, the record readers and Kafka error codes.
+
+Every exception the package raises derives from :class:`KafkaAdminError`::
+
+    KafkaAdminError
+    +-- ProtocolError                 bytes that are not what Kafka would send or store
+    |   +-- DecodeError               names the message, version, field path and byte offset
+    |   |   +-- CorruptRecordError    a record batch or log file that fails its checks
+    |   +-- EncodeError               a value that cannot be written at the chosen version
+    |   +-- UndefinedVersionError     a message version the schema does not define
+    +-- KafkaApiError                 an error code returned by a Kafka server (one subclass per code,
+                                      see ``kafka_admin_kraft.protocol.error_codes``)
+"""
+
+from __future__ import annotations
+
+
+class KafkaAdminError(Exception):
+    """Base class of every error raised by kafka-admin-kraft."""
+
+
+class ProtocolError(KafkaAdminError):
+    """Bytes or values that do not follow Kafka's wire or disk format; says where.
+
+    ``what`` names the message and version (or file), ``path`` the field path inside it
+    (``Topics[0].Partitions[1].LeaderId``) and ``offset`` the byte position, when known.
+    """
+
+    def __init__(self, reason: str, *, what: str = "", path: str = "", offset: int = -1) -> None:
+        self.reason = reason
+        self.what = what
+        self.path = path
+        self.offset = offset
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = self.what
+        if self.path:
+            where = f"{where}: field {self.path}" if where else f"field {self.path}"
+        if self.offset >= 0:
+            where = f"{where} at byte {self.offset}" if where else f"at byte {self.offset}"
+        return f"{where}: {self.reason}" if where else self.reason
+
+    def nested(self, field: str, offset: int | None = None) -> ProtocolError:
+        """Prefix the path with the enclosing field as the error travels outwards."""
+        self.path = f"{field}.{self.path}" if self.path else field
+        if offset is not None and self.offset < 0:
+            self.offset = offset
+        self.args = (self._render(),)
+        return self
+
+    def describe(self, what: str) -> ProtocolError:
+        """Name the message and version (or file) once the error reaches the top level."""
+        self.what = what
+        self.args = (self._render(),)
+        return self
+
+
+class DecodeError(ProtocolError):
+    """Input that cannot be decoded."""
+
+
+class CorruptRecordError(DecodeError):
+    """A record batch, record or log file that fails a length, CRC or format check."""
+
+
+class EncodeError(ProtocolError):
+    """A value that cannot be encoded: out of range, wrong type, null where not nullable, or set on a
+    version that lacks the field."""
+
+
+class UndefinedVersionError(ProtocolError):
+    """A message version outside the range the schema defines."""
+
+
+class KafkaApiError(KafkaAdminError):
+    """An error code returned by a Kafka server.
+
+    Subclasses exist for every code in Kafka's error table; ``code``, ``name``, ``retriable`` and the
+    default ``description`` are class attributes, ``message`` is what the server said (or the default).
+    """
+
+    code: int = -1
+    name: str = "UNKNOWN_SERVER_ERROR"
+    retriable: bool = False
+    description: str = ""
+
+    def __init__(self, message: str | None = None) -> None:
+        self.message = message if message else self.description
+        super().__init__(f"[{self.name}] {self.message}" if self.message else f"[{self.name}]")
