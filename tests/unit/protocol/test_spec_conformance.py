@@ -1,0 +1,129 @@
+"""The project's specs against Kafka's own JSON schemas: every message, field, type, version range,
+nullability, tag, default and flag must agree, apart from the documented DescribeQuorum v3 proposal."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.spec import FieldSpec, MessageSpec, Versions, all_messages
+
+OURS = {m.name: m for m in all_messages()}
+# Messages the project defines that are not among the reference schemas.
+NOT_IN_REFERENCE = {"EnvelopeRequest", "EnvelopeResponse"}
+
+
+def _load(path: Path) -> dict[str, Any]:
+    text = re.sub(r"^\s*//.*$", "", path.read_text(), flags=re.M)
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def _kafka_specs(shared: Path) -> dict[str, dict[str, Any]]:
+    return {d["name"]: d for d in map(_load, sorted((shared / "kafka-spec" / "messages").glob("*.json")))}
+
+
+def _default(kind: str, value: Any) -> Any:
+    if value is None:
+        return None
+    text = str(value)
+    if kind == "bool":
+        return text.lower()
+    if kind in {"int8", "int16", "int32", "int64", "uint16", "uint32"}:
+        return int(text, 0)
+    return text
+
+
+def _compare_fields(ours: list[FieldSpec], theirs: list[dict[str, Any]], where: str,
+                    common: dict[str, list[FieldSpec]],
+                    their_common: dict[str, list[dict[str, Any]]]) -> None:
+    assert [f.name for f in ours] == [f["name"] for f in theirs], where
+    for mine, kafka in zip(ours, theirs, strict=True):
+        here = f"{where}.{mine.name}"
+        assert mine.type == kafka["type"], here
+        assert mine.versions == Versions.parse(kafka["versions"]), here
+        assert mine.nullable == Versions.parse(kafka.get("nullableVersions", "none")), here
+        assert mine.ignorable == bool(kafka.get("ignorable", False)), here
+        assert mine.map_key == bool(kafka.get("mapKey", False)), here
+        assert _default(mine.type, mine.default) == _default(kafka["type"], kafka.get("default")), here
+        assert mine.tag == kafka.get("tag"), here
+        assert mine.tagged == Versions.parse(kafka.get("taggedVersions", "none")), here
+        their_flexible = kafka.get("flexibleVersions")
+        assert mine.flexible == (Versions.parse(their_flexible) if their_flexible else None), here
+        if "fields" in kafka:
+            _compare_fields(mine.fields, kafka["fields"], here, common, their_common)
+        elif mine.is_struct:
+            name = mine.element_type
+            assert not mine.fields, here
+            _compare_fields(common[name], their_common[name], f"{where}<{name}>", common, their_common)
+
+
+def _without_committed_voters(message: MessageSpec) -> MessageSpec:
+    """DescribeQuorumResponse minus the v3 proposal, to compare with Kafka's v0-v2 schema."""
+    partition = message.fields[2].fields[1]
+    assert [f.name for f in partition.fields][6:9] == ["CurrentVoters", "CommittedVoters", "Observers"]
+    committed = partition.fields[7]
+    assert (committed.type, str(committed.versions), committed.ignorable) == ("[]ReplicaState", "3+", True)
+    assert committed.nullable.is_empty() and committed.tag is None and committed.default is None
+    partition.fields.pop(7)
+    message.versions = Versions(0, 2)
+    return message
+
+
+def test_every_reference_schema_is_specified(shared_dir: Path) -> None:
+    assert set(_kafka_specs(shared_dir)) == set(OURS) - NOT_IN_REFERENCE
+
+
+@pytest.mark.parametrize("name", sorted(set(OURS) - NOT_IN_REFERENCE))
+def test_spec_matches_kafka(shared_dir: Path, name: str) -> None:
+    kafka = _kafka_specs(shared_dir)[name]
+    mine = all_messages_fresh()[name]
+    if name.startswith("DescribeQuorum"):
+        assert mine.versions == Versions(0, 3)
+        mine = _without_committed_voters(mine) if name.endswith("Response") else mine
+        mine.versions = Versions(0, 2)
+    assert mine.kind == kafka["type"]
+    assert mine.api_key == kafka.get("apiKey")
+    assert mine.versions == Versions.parse(kafka["validVersions"])
+    assert mine.flexible == Versions.parse(kafka["flexibleVersions"])
+    assert mine.listeners == kafka.get("listeners", [])
+    assert mine.unstable_latest == bool(kafka.get("latestVersionUnstable", False))
+    their_headers = [(Versions.parse(r), int(h)) for r, h in kafka.get("headerVersions", {}).items()]
+    assert mine.header_versions == their_headers
+    common = {s.name: s.fields for s in mine.common_structs}
+    their_common = {s["name"]: s["fields"] for s in kafka.get("commonStructs", [])}
+    assert set(common) == set(their_common)
+    _compare_fields(mine.fields, kafka["fields"], name, common, their_common)
+
+
+def all_messages_fresh() -> dict[str, MessageSpec]:
+    """A fresh parse, since some tests edit the model they compare."""
+    return {m.name: m for m in all_messages()}
+
+
+@pytest.mark.parametrize("name", sorted(n for n, m in OURS.items() if m.kind in ("request", "response")))
+def test_header_versions_follow_kafka_rule(name: str) -> None:
+    """The generated header version per API version: explicit map where the schema has one, else the
+    flexibleVersions rule, with every ApiVersions response on header v0."""
+    spec = OURS[name]
+    cls = getattr(messages, name)
+    for version in spec.version_list:
+        flexible = version in spec.flexible
+        if spec.kind == "request":
+            expected = 2 if flexible else 1
+        else:
+            expected = 0 if spec.api_key == 18 else (1 if flexible else 0)
+        assert cls.HEADER_VERSIONS[version] == expected, (name, version)
+
+
+def test_generated_classes_match_specs() -> None:
+    for name, spec in OURS.items():
+        cls = getattr(messages, name)
+        assert (spec.versions.low, spec.versions.high) == cls.VERSIONS
+        assert (spec.api_key if spec.api_key is not None else -1) == cls.API_KEY
+        assert set(cls._ENCODERS) == set(spec.version_list) == set(cls._DECODERS)
