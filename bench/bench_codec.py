@@ -1,0 +1,106 @@
+"""DescribeQuorumResponse v2 decode and encode throughput, next to kafka-python's codec.
+
+The message is what a leader answers for a large quorum: 5 voters, 200 observers and 5 nodes.
+Both codecs work on the same bytes; kafka-python's figures are skipped if it is not installed.
+
+    python bench/bench_codec.py [--seconds 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.primitives import Uuid
+
+R = messages.DescribeQuorumResponse
+NOW_MS = 1_763_700_000_000
+
+
+def quorum_response() -> Any:
+    def replica(replica_id: int) -> Any:
+        return R.ReplicaState(replica_id=replica_id, replica_directory_id=Uuid.random(),
+                              log_end_offset=1_000_000 + replica_id, last_fetch_timestamp=NOW_MS,
+                              last_caught_up_timestamp=NOW_MS - 5)
+
+    partition = R.PartitionData(partition_index=0, leader_id=1, leader_epoch=7, high_watermark=1_000_000,
+                                current_voters=[replica(i) for i in range(1, 6)],
+                                observers=[replica(i) for i in range(100, 300)])
+    nodes = [R.Node(node_id=i, listeners=[R.Listener(name="CONTROLLER", host=f"controller-{i}.example",
+                                                     port=9093)]) for i in range(1, 6)]
+    return R(error_message=None, nodes=nodes,
+             topics=[R.TopicData(topic_name="__cluster_metadata", partitions=[partition])])
+
+
+def peer_quorum_response(peer: Any, message: Any) -> Any:
+    """The same response built from kafka-python's classes, as a server using it would."""
+    topic_cls = peer.TopicData
+    partition_cls = topic_cls.PartitionData
+    replica_cls = partition_cls.ReplicaState
+
+    def replicas(states: list[Any]) -> list[Any]:
+        return [replica_cls(replica_id=s.replica_id,
+                            replica_directory_id=uuid.UUID(bytes=s.replica_directory_id.bytes),
+                            log_end_offset=s.log_end_offset, last_fetch_timestamp=s.last_fetch_timestamp,
+                            last_caught_up_timestamp=s.last_caught_up_timestamp) for s in states]
+
+    topics = [topic_cls(topic_name=t.topic_name, partitions=[partition_cls(
+        partition_index=p.partition_index, error_code=p.error_code, error_message=p.error_message,
+        leader_id=p.leader_id, leader_epoch=p.leader_epoch, high_watermark=p.high_watermark,
+        current_voters=replicas(p.current_voters), observers=replicas(p.observers))
+        for p in t.partitions]) for t in message.topics]
+    nodes = [peer.Node(node_id=n.node_id, listeners=[peer.Node.Listener(name=x.name, host=x.host, port=x.port)
+                                                     for x in n.listeners]) for n in message.nodes]
+    return peer(version=2, error_code=0, error_message=None, topics=topics, nodes=nodes)
+
+
+def rate(operation: Callable[[], object], seconds: float) -> float:
+    """Operations per second, measured over at least ``seconds`` after a warm-up."""
+    for _ in range(20):
+        operation()
+    count, start = 0, time.perf_counter()
+    while True:
+        for _ in range(50):
+            operation()
+        count += 50
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return count / elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per figure")
+    args = parser.parse_args()
+    message = quorum_response()
+    body = message.encode(2)
+    assert R.decode(body, 2) == message
+    print(f"message: DescribeQuorumResponse v2, 5 voters, 200 observers, 5 nodes, {len(body)} bytes")
+    ours_decode = rate(lambda: R.decode(body, 2), args.seconds)
+    ours_encode = rate(lambda: message.encode(2), args.seconds)
+    print(f"kafka-admin-kraft decode: {ours_decode:,.0f} msg/s")
+    print(f"kafka-admin-kraft encode: {ours_encode:,.0f} msg/s")
+    try:
+        import kafka
+        from kafka.protocol.admin.cluster import DescribeQuorumResponse as PeerResponse
+    except ImportError:
+        print("kafka-python: not installed, no comparison")
+        return
+    peer = PeerResponse.decode(body, version=2)
+    assert peer.topics[0].partitions[0].observers[199].replica_id == 299
+    peer_message = peer_quorum_response(PeerResponse, message)
+    assert bytes(peer_message.encode(version=2)) == body
+    peer_decode = rate(lambda: PeerResponse.decode(body, version=2), args.seconds)
+    peer_encode = rate(lambda: peer_message.encode(version=2), args.seconds)
+    print(f"kafka-python {kafka.__version__} decode: {peer_decode:,.0f} msg/s")
+    print(f"kafka-python {kafka.__version__} encode: {peer_encode:,.0f} msg/s")
+    print(f"decode speed-up over kafka-python: {ours_decode / peer_decode:.1f}x")
+    print(f"encode speed-up over kafka-python: {ours_encode / peer_encode:.1f}x")
+
+
+if __name__ == "__main__":
+    main()
