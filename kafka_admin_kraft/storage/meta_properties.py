@@ -1,0 +1,267 @@
+"""``meta.properties``: the identity of a log directory (cluster id, node id, directory id).
+
+Kafka writes it with ``java.util.Properties.store(writer, "")`` in UTF-8: a ``#`` line, a ``#<date>``
+line, then ``key=value`` lines, through ``meta.properties.tmp`` and an atomic rename. It reads it with
+``Properties.load(InputStream)``, which decodes ISO-8859-1; this reader does the same so that it sees
+exactly what Kafka sees. JDK 18 and later write the keys sorted; JDK 17 writes them in hash-table
+order, which :func:`format_properties` can reproduce for compatibility tests.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Final, Literal
+
+from kafka_admin_kraft.protocol.primitives import Uuid
+from kafka_admin_kraft.records.fsutil import atomic_write
+from kafka_admin_kraft.storage._text import java_lines, parse_java_int
+from kafka_admin_kraft.storage.errors import StorageFormatError
+
+META_PROPERTIES_FILE: Final = "meta.properties"
+VERSION_KEY: Final = "version"
+CLUSTER_ID_KEY: Final = "cluster.id"
+NODE_ID_KEY: Final = "node.id"
+BROKER_ID_KEY: Final = "broker.id"
+DIRECTORY_ID_KEY: Final = "directory.id"
+
+KeyOrder = Literal["sorted", "hash"]
+
+
+@dataclass(frozen=True, slots=True)
+class MetaProperties:
+    """Version 1 (KRaft) needs cluster id and node id; version 0 (ZooKeeper era) calls the node id
+    ``broker.id`` and may lack both."""
+
+    version: int
+    cluster_id: str | None = None
+    node_id: int | None = None
+    directory_id: Uuid | None = None
+
+    def to_properties(self) -> dict[str, str]:
+        """The keys in the order Kafka inserts them."""
+        props = {VERSION_KEY: str(self.version)}
+        if self.cluster_id is not None:
+            props[CLUSTER_ID_KEY] = self.cluster_id
+        if self.node_id is not None:
+            props[BROKER_ID_KEY if self.version == 0 else NODE_ID_KEY] = str(self.node_id)
+        if self.directory_id is not None:
+            props[DIRECTORY_ID_KEY] = str(self.directory_id)
+        return props
+
+
+# ---------------------------------------------------------------------------- Properties format
+
+_ESCAPED_OUT: Final = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\f": "\\f", "=": "\\=", ":": "\\:",
+                       "#": "\\#", "!": "\\!", "\\": "\\\\"}
+
+
+def _escape(text: str, is_key: bool) -> str:
+    """``Properties.saveConvert`` for a Writer: no \\u escapes, spaces escaped in keys and leading."""
+    out = []
+    for index, char in enumerate(text):
+        if char == " ":
+            out.append("\\ " if is_key or index == 0 else " ")
+        else:
+            out.append(_ESCAPED_OUT.get(char, char))
+    return "".join(out)
+
+
+def _java_string_hash(text: str) -> int:
+    h = 0
+    data = text.encode("utf-16-be")
+    for index in range(0, len(data), 2):
+        h = (31 * h + (data[index] << 8 | data[index + 1])) & 0xFFFFFFFF
+    return h
+
+
+def _hash_order(keys: list[str]) -> list[str]:
+    """Iteration order of the 16-bin ConcurrentHashMap inside a fresh ``Properties`` (JDK 9-17)."""
+    if len(keys) > 12:
+        raise ValueError("hash order is reproduced for at most 12 keys (no table resize)")
+
+    def bin_of(key: str) -> int:
+        h = _java_string_hash(key)
+        return (h ^ (h >> 16)) & 15
+
+    return sorted(keys, key=bin_of)  # stable: insertion order within a bin
+
+
+_DAYS: Final = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS: Final = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def java_date(moment: datetime) -> str:
+    """``java.util.Date.toString()``: ``EEE MMM dd HH:mm:ss zzz yyyy`` in English."""
+    local = moment if moment.tzinfo is not None else moment.astimezone()
+    return (f"{_DAYS[local.weekday()]} {_MONTHS[local.month - 1]} {local.day:02d} "
+            f"{local:%H:%M:%S} {local.tzname()} {local.year}")
+
+
+def format_properties(props: Mapping[str, str], *, comment: str = "", moment: datetime | None = None,
+                      key_order: KeyOrder = "sorted") -> str:
+    """Text of ``Properties.store(writer, comment)``: comment line, date line, one line per key."""
+    keys = sorted(props) if key_order == "sorted" else _hash_order(list(props))
+    lines = ["#" + comment, "#" + java_date(moment or datetime.now().astimezone())]
+    lines += [f"{_escape(key, True)}={_escape(props[key], False)}" for key in keys]
+    return "\n".join(lines) + "\n"
+
+
+_ESCAPED_IN: Final = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+_WHITESPACE: Final = " \t\f"
+
+
+def _logical_lines(text: str) -> list[str]:
+    """Natural lines joined where one ends in an odd number of backslashes; comments dropped."""
+    logical: list[str] = []
+    pending: str | None = None
+    for raw in java_lines(text):
+        line = raw.lstrip(_WHITESPACE)
+        if pending is None and (not line or line[0] in "#!"):
+            continue
+        trailing = len(line) - len(line.rstrip("\\"))
+        joined = line if pending is None else pending + line
+        if trailing % 2:
+            pending = joined[:-1]
+        else:
+            logical.append(joined)
+            pending = None
+    if pending is not None:
+        logical.append(pending)
+    return logical
+
+
+def _unescape(text: str) -> str:
+    out = []
+    index = 0
+    while index < len(text):
+        char = text[index]
+        index += 1
+        if char != "\\" or index == len(text):
+            if char != "\\":
+                out.append(char)
+            continue
+        char = text[index]
+        index += 1
+        if char == "u":
+            digits = text[index:index + 4]
+            if len(digits) < 4 or any(c not in "0123456789abcdefABCDEF" for c in digits):
+                raise ValueError("Malformed \\uxxxx encoding.")
+            out.append(chr(int(digits, 16)))
+            index += 4
+        else:
+            out.append(_ESCAPED_IN.get(char, char))
+    return "".join(out)
+
+
+def _split_key(line: str) -> tuple[str, str]:
+    """Key ends at the first unescaped ``=``, ``:`` or whitespace; one separator may follow."""
+    index = 0
+    while index < len(line):
+        char = line[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char in "=:" or char in _WHITESPACE:
+            break
+        index += 1
+    key = line[:index]
+    rest = line[index:].lstrip(_WHITESPACE)
+    if rest[:1] in ("=", ":"):
+        rest = rest[1:].lstrip(_WHITESPACE)
+    return key, rest
+
+
+def parse_properties(text: str) -> dict[str, str]:
+    """``Properties.load``: comments, continuations, ``=``/``:``/space separators, escapes.
+
+    Raises ValueError for a malformed ``\\u`` escape, as Java does.
+    """
+    props: dict[str, str] = {}
+    for line in _logical_lines(text):
+        key, value = _split_key(line)
+        props[_unescape(key)] = _unescape(value)
+    return props
+
+
+# ---------------------------------------------------------------------------- meta.properties
+
+
+def _int_prop(props: Mapping[str, str], key: str, what: str) -> int:
+    text = props.get(key)
+    if text is None:
+        raise StorageFormatError(f"Failed to find required property {key}.", what=what, path=key)
+    try:
+        return parse_java_int(text)
+    except ValueError:
+        raise StorageFormatError(f"Unable to read {key} as a base-10 number: {text!r}", what=what,
+                                 path=key) from None
+
+
+def validate_directory_id(directory_id: Uuid, *, what: str = META_PROPERTIES_FILE) -> None:
+    """Kafka refuses the reserved ids (the zero id, the metadata topic id and the rest below 100)."""
+    if directory_id.is_reserved():
+        raise StorageFormatError(f"directory.id {directory_id} is one of Kafka's reserved ids", what=what,
+                                 path=DIRECTORY_ID_KEY)
+
+
+def meta_properties_from(props: Mapping[str, str], *, what: str = META_PROPERTIES_FILE) -> MetaProperties:
+    """Validate loaded properties: version 0 or 1 (missing = 0), required keys, a usable directory id."""
+    version_text = props.get(VERSION_KEY, "0")
+    try:
+        version = parse_java_int(version_text.strip())
+    except ValueError:
+        raise StorageFormatError(f"Invalid meta.properties version string {version_text!r}", what=what,
+                                 path=VERSION_KEY) from None
+    if version not in (0, 1):
+        raise StorageFormatError(f"Unknown meta.properties version number {version}", what=what,
+                                 path=VERSION_KEY)
+    if version == 0:
+        node_id = _int_prop(props, BROKER_ID_KEY, what) if BROKER_ID_KEY in props else None
+    else:
+        node_id = _int_prop(props, NODE_ID_KEY, what)
+    cluster_id = props.get(CLUSTER_ID_KEY)
+    if version == 1 and cluster_id is None:
+        raise StorageFormatError("cluster.id was not found.", what=what, path=CLUSTER_ID_KEY)
+    directory_id = None
+    if DIRECTORY_ID_KEY in props:
+        try:
+            directory_id = Uuid.from_string(props[DIRECTORY_ID_KEY])
+        except ValueError as exc:
+            raise StorageFormatError(f"Unable to read directory.id as a Uuid: {exc}", what=what,
+                                     path=DIRECTORY_ID_KEY) from None
+        validate_directory_id(directory_id, what=what)
+    return MetaProperties(version, cluster_id, node_id, directory_id)
+
+
+def read_meta_properties(path: str | os.PathLike[str]) -> MetaProperties:
+    """Read and validate a ``meta.properties`` file (or the one inside a log directory)."""
+    target = Path(path)
+    if target.is_dir():
+        target = target / META_PROPERTIES_FILE
+    try:
+        props = parse_properties(target.read_bytes().decode("iso-8859-1"))
+    except ValueError as exc:
+        raise StorageFormatError(str(exc), what=str(target)) from None
+    return meta_properties_from(props, what=str(target))
+
+
+def format_meta_properties(meta: MetaProperties, *, moment: datetime | None = None,
+                           key_order: KeyOrder = "sorted") -> str:
+    return format_properties(meta.to_properties(), moment=moment, key_order=key_order)
+
+
+def write_meta_properties(path: str | os.PathLike[str], meta: MetaProperties, *,
+                          moment: datetime | None = None, key_order: KeyOrder = "sorted") -> Path:
+    """Write ``meta.properties`` (into ``path`` if it is a directory) via ``.tmp`` and rename."""
+    target = Path(path)
+    if target.is_dir():
+        target = target / META_PROPERTIES_FILE
+    if meta.directory_id is not None:
+        validate_directory_id(meta.directory_id, what=str(target))
+    text = format_meta_properties(meta, moment=moment, key_order=key_order)
+    atomic_write(target, text.encode("utf-8"))
+    return target
