@@ -690,7 +690,9 @@ def generate_index(specs: dict[str, list[MessageSpec]]) -> str:
 
 def __getattr__(name: str) -> Any:
     if name == "METADATA_RECORDS":
-        return {key: metadata_record_class(key) for key in METADATA_RECORD_NAMES}
+        table = {key: metadata_record_class(key) for key in METADATA_RECORD_NAMES}
+        globals()[name] = table
+        return table
     stem = _MODULES.get(name)
     if stem is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
