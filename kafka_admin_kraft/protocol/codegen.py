@@ -238,7 +238,8 @@ class MessageGenerator:
             first = group[0]
             if first.type in FIXED:
                 fmt = ">" + "".join(FIXED[s.type][0] for s in group)
-                members = "(" + "".join(f"({s.name!r}, {FIXED[s.type][1]}), " for s in group) + ")"
+                members = "(" + "".join(f"({s.name!r}, {FIXED[s.type][1]}, {FIXED[s.type][0]!r}), "
+                                        for s in group) + ")"
                 step(first.name, False, members)
                 args = ", ".join(
                     f"o.{snake_case(s.name)}.bytes" if s.type == "uuid" else f"o.{snake_case(s.name)}"
@@ -358,7 +359,8 @@ class MessageGenerator:
             if first.type in FIXED:
                 fmt = ">" + "".join(FIXED[s.type][0] for s in group)
                 size = sum(FIXED[s.type][1] for s in group)
-                members = "(" + "".join(f"({s.name!r}, {FIXED[s.type][1]}), " for s in group) + ")"
+                members = "(" + "".join(f"({s.name!r}, {FIXED[s.type][1]}, {FIXED[s.type][0]!r}), "
+                                        for s in group) + ")"
                 step(first.name, False, members)
                 targets = [f"u{n}" if s.type == "uuid" else f"o.{snake_case(s.name)}"
                            for n, s in enumerate(group)]

@@ -16,8 +16,9 @@ from typing import Any, ClassVar, TypeVar
 from kafka_admin_kraft.protocol.exceptions import DecodeError, EncodeError, UndefinedVersionError
 from kafka_admin_kraft.protocol.primitives import RawTaggedField, Uuid
 
-FieldEntry = tuple[str, bool, tuple[tuple[str, int], ...]]
-"""What a failure at field index ``f`` means: (label, is_array, fixed-width group members)."""
+FieldEntry = tuple[str, bool, tuple[tuple[str, int, str], ...]]
+"""What a failure at field index ``f`` means: (label, is_array, fixed-width group members as
+(name, size, struct format code))."""
 
 DECODE_FAILURES = (struct.error, IndexError, UnicodeDecodeError, ValueError, OverflowError)
 ENCODE_FAILURES = (struct.error, TypeError, AttributeError, UnicodeEncodeError, ValueError,
@@ -142,7 +143,7 @@ def _locate(table: tuple[FieldEntry, ...], f: int, i: int, buf_left: int | None)
     label, is_array, group = table[f]
     if group and buf_left is not None:
         at = 0
-        for name, size in group:
+        for name, size, _ in group:
             if at + size > buf_left:
                 return name, at
             at += size
@@ -188,16 +189,13 @@ def encode_failure(exc: Exception, obj: Struct, table: tuple[FieldEntry, ...], f
     return EncodeError(reason, path=label)
 
 
-def _bad_member(obj: Struct, group: tuple[tuple[str, int], ...]) -> str:
+def _bad_member(obj: Struct, group: tuple[tuple[str, int, str], ...]) -> str:
     """The first member of a packed group whose value does not fit its type."""
-    formats = {1: "b", 2: "h", 4: "i", 8: "q", 16: "16s"}
-    for name, size in group:
+    for name, _, code in group:
         value = getattr(obj, snake_case(name))
         try:
-            struct.pack(">" + formats[size], value.bytes if isinstance(value, Uuid) else value)
+            struct.pack(">" + code, value.bytes if isinstance(value, Uuid) else value)
         except struct.error:
-            if isinstance(value, bool) or (isinstance(value, int) and 0 <= value < 1 << (8 * size)):
-                continue  # fits an unsigned or bool member of this size
             return name
     return group[0][0]
 

@@ -174,14 +174,14 @@ class AddRaftVoterResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_AddRaftVoterRequest_Listener_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2), )), ('<tagged fields>', False, ()), )
-_T_d_AddRaftVoterRequest_Listener_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2), )), ('<tagged fields>', False, ()), )
-_T_e_AddRaftVoterRequest_2: tuple[FieldEntry, ...] = (('AckWhenCommitted', False, ()), ('ClusterId', False, ()), ('TimeoutMs', False, (('TimeoutMs', 4), ('VoterId', 4), ('VoterDirectoryId', 16), )), ('Listeners', True, ()), ('<tagged fields>', False, ()), )
-_T_d_AddRaftVoterRequest_3: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('TimeoutMs', False, (('TimeoutMs', 4), ('VoterId', 4), ('VoterDirectoryId', 16), )), ('Listeners', True, ()), ('<tagged fields>', False, ()), )
-_T_e_AddRaftVoterRequest_4: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('TimeoutMs', False, (('TimeoutMs', 4), ('VoterId', 4), ('VoterDirectoryId', 16), )), ('Listeners', True, ()), ('AckWhenCommitted', False, (('AckWhenCommitted', 1), )), ('<tagged fields>', False, ()), )
-_T_d_AddRaftVoterRequest_5: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('TimeoutMs', False, (('TimeoutMs', 4), ('VoterId', 4), ('VoterDirectoryId', 16), )), ('Listeners', True, ()), ('AckWhenCommitted', False, (('AckWhenCommitted', 1), )), ('<tagged fields>', False, ()), )
-_T_e_AddRaftVoterResponse_0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4), ('ErrorCode', 2), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
-_T_d_AddRaftVoterResponse_1: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4), ('ErrorCode', 2), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
+_T_e_AddRaftVoterRequest_Listener_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_d_AddRaftVoterRequest_Listener_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_e_AddRaftVoterRequest_2: tuple[FieldEntry, ...] = (('AckWhenCommitted', False, ()), ('ClusterId', False, ()), ('TimeoutMs', False, (('TimeoutMs', 4, 'i'), ('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Listeners', True, ()), ('<tagged fields>', False, ()), )
+_T_d_AddRaftVoterRequest_3: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('TimeoutMs', False, (('TimeoutMs', 4, 'i'), ('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Listeners', True, ()), ('<tagged fields>', False, ()), )
+_T_e_AddRaftVoterRequest_4: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('TimeoutMs', False, (('TimeoutMs', 4, 'i'), ('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Listeners', True, ()), ('AckWhenCommitted', False, (('AckWhenCommitted', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_AddRaftVoterRequest_5: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('TimeoutMs', False, (('TimeoutMs', 4, 'i'), ('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Listeners', True, ()), ('AckWhenCommitted', False, (('AckWhenCommitted', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_AddRaftVoterResponse_0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
+_T_d_AddRaftVoterResponse_1: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
 
 
 def _e_AddRaftVoterRequest_Listener_0(o: AddRaftVoterRequest.Listener, out: bytearray) -> None:

@@ -125,8 +125,8 @@ class EnvelopeResponse(Struct):
 
 _T_e_EnvelopeRequest_0: tuple[FieldEntry, ...] = (('RequestData', False, ()), ('RequestPrincipal', False, ()), ('ClientHostAddress', False, ()), ('<tagged fields>', False, ()), )
 _T_d_EnvelopeRequest_1: tuple[FieldEntry, ...] = (('RequestData', False, ()), ('RequestPrincipal', False, ()), ('ClientHostAddress', False, ()), ('<tagged fields>', False, ()), )
-_T_e_EnvelopeResponse_0: tuple[FieldEntry, ...] = (('ResponseData', False, ()), ('ErrorCode', False, (('ErrorCode', 2), )), ('<tagged fields>', False, ()), )
-_T_d_EnvelopeResponse_1: tuple[FieldEntry, ...] = (('ResponseData', False, ()), ('ErrorCode', False, (('ErrorCode', 2), )), ('<tagged fields>', False, ()), )
+_T_e_EnvelopeResponse_0: tuple[FieldEntry, ...] = (('ResponseData', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_EnvelopeResponse_1: tuple[FieldEntry, ...] = (('ResponseData', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('<tagged fields>', False, ()), )
 
 
 def _e_EnvelopeRequest_0(o: EnvelopeRequest, out: bytearray) -> None:

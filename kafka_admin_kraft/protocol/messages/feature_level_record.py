@@ -86,8 +86,8 @@ class FeatureLevelRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_FeatureLevelRecord_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('FeatureLevel', False, (('FeatureLevel', 2), )), ('<tagged fields>', False, ()), )
-_T_d_FeatureLevelRecord_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('FeatureLevel', False, (('FeatureLevel', 2), )), ('<tagged fields>', False, ()), )
+_T_e_FeatureLevelRecord_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('FeatureLevel', False, (('FeatureLevel', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_FeatureLevelRecord_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('FeatureLevel', False, (('FeatureLevel', 2, 'h'), )), ('<tagged fields>', False, ()), )
 
 
 def _e_FeatureLevelRecord_0(o: FeatureLevelRecord, out: bytearray) -> None:

@@ -85,8 +85,8 @@ class KRaftVersionRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_KRaftVersionRecord_0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2), ('KRaftVersion', 2), )), ('<tagged fields>', False, ()), )
-_T_d_KRaftVersionRecord_1: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2), ('KRaftVersion', 2), )), ('<tagged fields>', False, ()), )
+_T_e_KRaftVersionRecord_0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('KRaftVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_KRaftVersionRecord_1: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('KRaftVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
 
 
 def _e_KRaftVersionRecord_0(o: KRaftVersionRecord, out: bytearray) -> None:

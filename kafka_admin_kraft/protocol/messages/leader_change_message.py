@@ -123,14 +123,14 @@ class LeaderChangeMessage(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_LeaderChangeMessage_Voter_0: tuple[FieldEntry, ...] = (('VoterDirectoryId', False, ()), ('VoterId', False, (('VoterId', 4), )), ('<tagged fields>', False, ()), )
-_T_d_LeaderChangeMessage_Voter_1: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4), )), ('<tagged fields>', False, ()), )
-_T_e_LeaderChangeMessage_Voter_2: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4), ('VoterDirectoryId', 16), )), ('<tagged fields>', False, ()), )
-_T_d_LeaderChangeMessage_Voter_3: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4), ('VoterDirectoryId', 16), )), ('<tagged fields>', False, ()), )
-_T_e_LeaderChangeMessage_4: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2), ('LeaderId', 4), )), ('Voters', True, ()), ('GrantingVoters', True, ()), ('<tagged fields>', False, ()), )
-_T_d_LeaderChangeMessage_5: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2), ('LeaderId', 4), )), ('Voters', True, ()), ('GrantingVoters', True, ()), ('<tagged fields>', False, ()), )
-_T_e_LeaderChangeMessage_6: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2), ('LeaderId', 4), )), ('Voters', True, ()), ('GrantingVoters', True, ()), ('<tagged fields>', False, ()), )
-_T_d_LeaderChangeMessage_7: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2), ('LeaderId', 4), )), ('Voters', True, ()), ('GrantingVoters', True, ()), ('<tagged fields>', False, ()), )
+_T_e_LeaderChangeMessage_Voter_0: tuple[FieldEntry, ...] = (('VoterDirectoryId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_LeaderChangeMessage_Voter_1: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_LeaderChangeMessage_Voter_2: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
+_T_d_LeaderChangeMessage_Voter_3: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
+_T_e_LeaderChangeMessage_4: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LeaderId', 4, 'i'), )), ('Voters', True, ()), ('GrantingVoters', True, ()), ('<tagged fields>', False, ()), )
+_T_d_LeaderChangeMessage_5: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LeaderId', 4, 'i'), )), ('Voters', True, ()), ('GrantingVoters', True, ()), ('<tagged fields>', False, ()), )
+_T_e_LeaderChangeMessage_6: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LeaderId', 4, 'i'), )), ('Voters', True, ()), ('GrantingVoters', True, ()), ('<tagged fields>', False, ()), )
+_T_d_LeaderChangeMessage_7: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LeaderId', 4, 'i'), )), ('Voters', True, ()), ('GrantingVoters', True, ()), ('<tagged fields>', False, ()), )
 
 
 def _e_LeaderChangeMessage_Voter_0(o: LeaderChangeMessage.Voter, out: bytearray) -> None:

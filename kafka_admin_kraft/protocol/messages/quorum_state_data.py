@@ -131,12 +131,12 @@ class QuorumStateData(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_QuorumStateData_Voter_0: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4), )), ('<tagged fields>', False, ()), )
-_T_d_QuorumStateData_Voter_1: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4), )), ('<tagged fields>', False, ()), )
-_T_e_QuorumStateData_2: tuple[FieldEntry, ...] = (('VotedDirectoryId', False, ()), ('ClusterId', False, ()), ('LeaderId', False, (('LeaderId', 4), ('LeaderEpoch', 4), ('VotedId', 4), ('AppliedOffset', 8), )), ('CurrentVoters', True, ()), ('<tagged fields>', False, ()), )
-_T_d_QuorumStateData_3: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('LeaderId', False, (('LeaderId', 4), ('LeaderEpoch', 4), ('VotedId', 4), ('AppliedOffset', 8), )), ('CurrentVoters', True, ()), ('<tagged fields>', False, ()), )
-_T_e_QuorumStateData_4: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('AppliedOffset', False, ()), ('CurrentVoters', False, ()), ('LeaderId', False, (('LeaderId', 4), ('LeaderEpoch', 4), ('VotedId', 4), ('VotedDirectoryId', 16), )), ('<tagged fields>', False, ()), )
-_T_d_QuorumStateData_5: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4), ('LeaderEpoch', 4), ('VotedId', 4), ('VotedDirectoryId', 16), )), ('<tagged fields>', False, ()), )
+_T_e_QuorumStateData_Voter_0: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_QuorumStateData_Voter_1: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_QuorumStateData_2: tuple[FieldEntry, ...] = (('VotedDirectoryId', False, ()), ('ClusterId', False, ()), ('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('VotedId', 4, 'i'), ('AppliedOffset', 8, 'q'), )), ('CurrentVoters', True, ()), ('<tagged fields>', False, ()), )
+_T_d_QuorumStateData_3: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('VotedId', 4, 'i'), ('AppliedOffset', 8, 'q'), )), ('CurrentVoters', True, ()), ('<tagged fields>', False, ()), )
+_T_e_QuorumStateData_4: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('AppliedOffset', False, ()), ('CurrentVoters', False, ()), ('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('VotedId', 4, 'i'), ('VotedDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
+_T_d_QuorumStateData_5: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('VotedId', 4, 'i'), ('VotedDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
 
 
 def _e_QuorumStateData_Voter_0(o: QuorumStateData.Voter, out: bytearray) -> None:

@@ -168,12 +168,12 @@ class RegisterControllerRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_RegisterControllerRecord_ControllerEndpoint_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2), ('SecurityProtocol', 2), )), ('<tagged fields>', False, ()), )
-_T_d_RegisterControllerRecord_ControllerEndpoint_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2), ('SecurityProtocol', 2), )), ('<tagged fields>', False, ()), )
-_T_e_RegisterControllerRecord_ControllerFeature_2: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2), ('MaxSupportedVersion', 2), )), ('<tagged fields>', False, ()), )
-_T_d_RegisterControllerRecord_ControllerFeature_3: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2), ('MaxSupportedVersion', 2), )), ('<tagged fields>', False, ()), )
-_T_e_RegisterControllerRecord_4: tuple[FieldEntry, ...] = (('ControllerId', False, (('ControllerId', 4), ('IncarnationId', 16), ('ZkMigrationReady', 1), )), ('EndPoints', True, ()), ('Features', True, ()), ('<tagged fields>', False, ()), )
-_T_d_RegisterControllerRecord_5: tuple[FieldEntry, ...] = (('ControllerId', False, (('ControllerId', 4), ('IncarnationId', 16), ('ZkMigrationReady', 1), )), ('EndPoints', True, ()), ('Features', True, ()), ('<tagged fields>', False, ()), )
+_T_e_RegisterControllerRecord_ControllerEndpoint_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_RegisterControllerRecord_ControllerEndpoint_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_RegisterControllerRecord_ControllerFeature_2: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_RegisterControllerRecord_ControllerFeature_3: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_RegisterControllerRecord_4: tuple[FieldEntry, ...] = (('ControllerId', False, (('ControllerId', 4, 'i'), ('IncarnationId', 16, '16s'), ('ZkMigrationReady', 1, '?'), )), ('EndPoints', True, ()), ('Features', True, ()), ('<tagged fields>', False, ()), )
+_T_d_RegisterControllerRecord_5: tuple[FieldEntry, ...] = (('ControllerId', False, (('ControllerId', 4, 'i'), ('IncarnationId', 16, '16s'), ('ZkMigrationReady', 1, '?'), )), ('EndPoints', True, ()), ('Features', True, ()), ('<tagged fields>', False, ()), )
 
 
 def _e_RegisterControllerRecord_ControllerEndpoint_0(o: RegisterControllerRecord.ControllerEndpoint, out: bytearray) -> None:

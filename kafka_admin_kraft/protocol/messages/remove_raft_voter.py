@@ -128,10 +128,10 @@ class RemoveRaftVoterResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_RemoveRaftVoterRequest_0: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4), ('VoterDirectoryId', 16), )), ('<tagged fields>', False, ()), )
-_T_d_RemoveRaftVoterRequest_1: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4), ('VoterDirectoryId', 16), )), ('<tagged fields>', False, ()), )
-_T_e_RemoveRaftVoterResponse_0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4), ('ErrorCode', 2), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
-_T_d_RemoveRaftVoterResponse_1: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4), ('ErrorCode', 2), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
+_T_e_RemoveRaftVoterRequest_0: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
+_T_d_RemoveRaftVoterRequest_1: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
+_T_e_RemoveRaftVoterResponse_0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
+_T_d_RemoveRaftVoterResponse_1: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
 
 
 def _e_RemoveRaftVoterRequest_0(o: RemoveRaftVoterRequest, out: bytearray) -> None:

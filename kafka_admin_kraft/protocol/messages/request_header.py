@@ -93,10 +93,10 @@ class RequestHeader(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_RequestHeader_0: tuple[FieldEntry, ...] = (('RequestApiKey', False, (('RequestApiKey', 2), ('RequestApiVersion', 2), ('CorrelationId', 4), )), ('ClientId', False, ()), ('<tagged fields>', False, ()), )
-_T_d_RequestHeader_1: tuple[FieldEntry, ...] = (('RequestApiKey', False, (('RequestApiKey', 2), ('RequestApiVersion', 2), ('CorrelationId', 4), )), ('ClientId', False, ()), ('<tagged fields>', False, ()), )
-_T_e_RequestHeader_2: tuple[FieldEntry, ...] = (('RequestApiKey', False, (('RequestApiKey', 2), ('RequestApiVersion', 2), ('CorrelationId', 4), )), ('ClientId', False, ()), ('<tagged fields>', False, ()), )
-_T_d_RequestHeader_3: tuple[FieldEntry, ...] = (('RequestApiKey', False, (('RequestApiKey', 2), ('RequestApiVersion', 2), ('CorrelationId', 4), )), ('ClientId', False, ()), ('<tagged fields>', False, ()), )
+_T_e_RequestHeader_0: tuple[FieldEntry, ...] = (('RequestApiKey', False, (('RequestApiKey', 2, 'h'), ('RequestApiVersion', 2, 'h'), ('CorrelationId', 4, 'i'), )), ('ClientId', False, ()), ('<tagged fields>', False, ()), )
+_T_d_RequestHeader_1: tuple[FieldEntry, ...] = (('RequestApiKey', False, (('RequestApiKey', 2, 'h'), ('RequestApiVersion', 2, 'h'), ('CorrelationId', 4, 'i'), )), ('ClientId', False, ()), ('<tagged fields>', False, ()), )
+_T_e_RequestHeader_2: tuple[FieldEntry, ...] = (('RequestApiKey', False, (('RequestApiKey', 2, 'h'), ('RequestApiVersion', 2, 'h'), ('CorrelationId', 4, 'i'), )), ('ClientId', False, ()), ('<tagged fields>', False, ()), )
+_T_d_RequestHeader_3: tuple[FieldEntry, ...] = (('RequestApiKey', False, (('RequestApiKey', 2, 'h'), ('RequestApiVersion', 2, 'h'), ('CorrelationId', 4, 'i'), )), ('ClientId', False, ()), ('<tagged fields>', False, ()), )
 
 
 def _e_RequestHeader_0(o: RequestHeader, out: bytearray) -> None:

@@ -81,10 +81,10 @@ class ResponseHeader(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_ResponseHeader_0: tuple[FieldEntry, ...] = (('CorrelationId', False, (('CorrelationId', 4), )), ('<tagged fields>', False, ()), )
-_T_d_ResponseHeader_1: tuple[FieldEntry, ...] = (('CorrelationId', False, (('CorrelationId', 4), )), ('<tagged fields>', False, ()), )
-_T_e_ResponseHeader_2: tuple[FieldEntry, ...] = (('CorrelationId', False, (('CorrelationId', 4), )), ('<tagged fields>', False, ()), )
-_T_d_ResponseHeader_3: tuple[FieldEntry, ...] = (('CorrelationId', False, (('CorrelationId', 4), )), ('<tagged fields>', False, ()), )
+_T_e_ResponseHeader_0: tuple[FieldEntry, ...] = (('CorrelationId', False, (('CorrelationId', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_ResponseHeader_1: tuple[FieldEntry, ...] = (('CorrelationId', False, (('CorrelationId', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_ResponseHeader_2: tuple[FieldEntry, ...] = (('CorrelationId', False, (('CorrelationId', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_ResponseHeader_3: tuple[FieldEntry, ...] = (('CorrelationId', False, (('CorrelationId', 4, 'i'), )), ('<tagged fields>', False, ()), )
 
 
 def _e_ResponseHeader_0(o: ResponseHeader, out: bytearray) -> None:

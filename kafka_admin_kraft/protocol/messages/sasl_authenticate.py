@@ -129,12 +129,12 @@ _T_d_SaslAuthenticateRequest_1: tuple[FieldEntry, ...] = (('AuthBytes', False, (
 _T_e_SaslAuthenticateRequest_2: tuple[FieldEntry, ...] = (('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
 _T_e_SaslAuthenticateRequest_3: tuple[FieldEntry, ...] = (('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
 _T_d_SaslAuthenticateRequest_4: tuple[FieldEntry, ...] = (('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
-_T_e_SaslAuthenticateResponse_0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
-_T_d_SaslAuthenticateResponse_1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
-_T_e_SaslAuthenticateResponse_2: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('SessionLifetimeMs', False, (('SessionLifetimeMs', 8), )), ('<tagged fields>', False, ()), )
-_T_d_SaslAuthenticateResponse_3: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('SessionLifetimeMs', False, (('SessionLifetimeMs', 8), )), ('<tagged fields>', False, ()), )
-_T_e_SaslAuthenticateResponse_4: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('SessionLifetimeMs', False, (('SessionLifetimeMs', 8), )), ('<tagged fields>', False, ()), )
-_T_d_SaslAuthenticateResponse_5: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('SessionLifetimeMs', False, (('SessionLifetimeMs', 8), )), ('<tagged fields>', False, ()), )
+_T_e_SaslAuthenticateResponse_0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
+_T_d_SaslAuthenticateResponse_1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
+_T_e_SaslAuthenticateResponse_2: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('SessionLifetimeMs', False, (('SessionLifetimeMs', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_SaslAuthenticateResponse_3: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('SessionLifetimeMs', False, (('SessionLifetimeMs', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_SaslAuthenticateResponse_4: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('SessionLifetimeMs', False, (('SessionLifetimeMs', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_SaslAuthenticateResponse_5: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('SessionLifetimeMs', False, (('SessionLifetimeMs', 8, 'q'), )), ('<tagged fields>', False, ()), )
 
 
 def _e_SaslAuthenticateRequest_0(o: SaslAuthenticateRequest, out: bytearray) -> None:

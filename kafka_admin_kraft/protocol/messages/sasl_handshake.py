@@ -118,9 +118,9 @@ class SaslHandshakeResponse(Struct):
 _T_e_SaslHandshakeRequest_0: tuple[FieldEntry, ...] = (('Mechanism', False, ()), ('<tagged fields>', False, ()), )
 _T_d_SaslHandshakeRequest_1: tuple[FieldEntry, ...] = (('Mechanism', False, ()), ('<tagged fields>', False, ()), )
 _T_e_SaslHandshakeRequest_2: tuple[FieldEntry, ...] = (('Mechanism', False, ()), ('<tagged fields>', False, ()), )
-_T_e_SaslHandshakeResponse_0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2), )), ('Mechanisms', True, ()), ('<tagged fields>', False, ()), )
-_T_d_SaslHandshakeResponse_1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2), )), ('Mechanisms', True, ()), ('<tagged fields>', False, ()), )
-_T_e_SaslHandshakeResponse_2: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2), )), ('Mechanisms', True, ()), ('<tagged fields>', False, ()), )
+_T_e_SaslHandshakeResponse_0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Mechanisms', True, ()), ('<tagged fields>', False, ()), )
+_T_d_SaslHandshakeResponse_1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Mechanisms', True, ()), ('<tagged fields>', False, ()), )
+_T_e_SaslHandshakeResponse_2: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Mechanisms', True, ()), ('<tagged fields>', False, ()), )
 
 
 def _e_SaslHandshakeRequest_0(o: SaslHandshakeRequest, out: bytearray) -> None:

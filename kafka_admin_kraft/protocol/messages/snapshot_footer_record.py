@@ -81,8 +81,8 @@ class SnapshotFooterRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_SnapshotFooterRecord_0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2), )), ('<tagged fields>', False, ()), )
-_T_d_SnapshotFooterRecord_1: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2), )), ('<tagged fields>', False, ()), )
+_T_e_SnapshotFooterRecord_0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_SnapshotFooterRecord_1: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), )), ('<tagged fields>', False, ()), )
 
 
 def _e_SnapshotFooterRecord_0(o: SnapshotFooterRecord, out: bytearray) -> None:

@@ -85,8 +85,8 @@ class SnapshotHeaderRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_SnapshotHeaderRecord_0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2), ('LastContainedLogTimestamp', 8), )), ('<tagged fields>', False, ()), )
-_T_d_SnapshotHeaderRecord_1: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2), ('LastContainedLogTimestamp', 8), )), ('<tagged fields>', False, ()), )
+_T_e_SnapshotHeaderRecord_0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LastContainedLogTimestamp', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_SnapshotHeaderRecord_1: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LastContainedLogTimestamp', 8, 'q'), )), ('<tagged fields>', False, ()), )
 
 
 def _e_SnapshotHeaderRecord_0(o: SnapshotHeaderRecord, out: bytearray) -> None:

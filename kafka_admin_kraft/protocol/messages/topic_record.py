@@ -86,8 +86,8 @@ class TopicRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_TopicRecord_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('TopicId', False, (('TopicId', 16), )), ('<tagged fields>', False, ()), )
-_T_d_TopicRecord_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('TopicId', False, (('TopicId', 16), )), ('<tagged fields>', False, ()), )
+_T_e_TopicRecord_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('TopicId', False, (('TopicId', 16, '16s'), )), ('<tagged fields>', False, ()), )
+_T_d_TopicRecord_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('TopicId', False, (('TopicId', 16, '16s'), )), ('<tagged fields>', False, ()), )
 
 
 def _e_TopicRecord_0(o: TopicRecord, out: bytearray) -> None:

@@ -204,22 +204,22 @@ class UpdateFeaturesResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_UpdateFeaturesRequest_FeatureUpdateKey_0: tuple[FieldEntry, ...] = (('UpgradeType', False, ()), ('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2), ('AllowDowngrade', 1), )), ('<tagged fields>', False, ()), )
-_T_d_UpdateFeaturesRequest_FeatureUpdateKey_1: tuple[FieldEntry, ...] = (('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2), ('AllowDowngrade', 1), )), ('<tagged fields>', False, ()), )
-_T_e_UpdateFeaturesRequest_FeatureUpdateKey_2: tuple[FieldEntry, ...] = (('AllowDowngrade', False, ()), ('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2), ('UpgradeType', 1), )), ('<tagged fields>', False, ()), )
-_T_d_UpdateFeaturesRequest_FeatureUpdateKey_3: tuple[FieldEntry, ...] = (('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2), ('UpgradeType', 1), )), ('<tagged fields>', False, ()), )
-_T_e_UpdateFeaturesRequest_FeatureUpdateKey_4: tuple[FieldEntry, ...] = (('AllowDowngrade', False, ()), ('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2), ('UpgradeType', 1), )), ('<tagged fields>', False, ()), )
-_T_e_UpdateFeaturesRequest_5: tuple[FieldEntry, ...] = (('ValidateOnly', False, ()), ('timeoutMs', False, (('timeoutMs', 4), )), ('FeatureUpdates', True, ()), ('<tagged fields>', False, ()), )
-_T_d_UpdateFeaturesRequest_6: tuple[FieldEntry, ...] = (('timeoutMs', False, (('timeoutMs', 4), )), ('FeatureUpdates', True, ()), ('<tagged fields>', False, ()), )
-_T_e_UpdateFeaturesRequest_7: tuple[FieldEntry, ...] = (('timeoutMs', False, (('timeoutMs', 4), )), ('FeatureUpdates', True, ()), ('ValidateOnly', False, (('ValidateOnly', 1), )), ('<tagged fields>', False, ()), )
-_T_d_UpdateFeaturesRequest_8: tuple[FieldEntry, ...] = (('timeoutMs', False, (('timeoutMs', 4), )), ('FeatureUpdates', True, ()), ('ValidateOnly', False, (('ValidateOnly', 1), )), ('<tagged fields>', False, ()), )
-_T_e_UpdateFeaturesRequest_9: tuple[FieldEntry, ...] = (('timeoutMs', False, (('timeoutMs', 4), )), ('FeatureUpdates', True, ()), ('ValidateOnly', False, (('ValidateOnly', 1), )), ('<tagged fields>', False, ()), )
-_T_e_UpdateFeaturesResponse_UpdatableFeatureResult_0: tuple[FieldEntry, ...] = (('Feature', False, ()), ('ErrorCode', False, (('ErrorCode', 2), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
-_T_d_UpdateFeaturesResponse_UpdatableFeatureResult_1: tuple[FieldEntry, ...] = (('Feature', False, ()), ('ErrorCode', False, (('ErrorCode', 2), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
-_T_e_UpdateFeaturesResponse_2: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4), ('ErrorCode', 2), )), ('ErrorMessage', False, ()), ('Results', True, ()), ('<tagged fields>', False, ()), )
-_T_d_UpdateFeaturesResponse_3: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4), ('ErrorCode', 2), )), ('ErrorMessage', False, ()), ('Results', True, ()), ('<tagged fields>', False, ()), )
-_T_e_UpdateFeaturesResponse_4: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4), ('ErrorCode', 2), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
-_T_d_UpdateFeaturesResponse_5: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4), ('ErrorCode', 2), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
+_T_e_UpdateFeaturesRequest_FeatureUpdateKey_0: tuple[FieldEntry, ...] = (('UpgradeType', False, ()), ('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('AllowDowngrade', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_UpdateFeaturesRequest_FeatureUpdateKey_1: tuple[FieldEntry, ...] = (('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('AllowDowngrade', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_UpdateFeaturesRequest_FeatureUpdateKey_2: tuple[FieldEntry, ...] = (('AllowDowngrade', False, ()), ('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('UpgradeType', 1, 'b'), )), ('<tagged fields>', False, ()), )
+_T_d_UpdateFeaturesRequest_FeatureUpdateKey_3: tuple[FieldEntry, ...] = (('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('UpgradeType', 1, 'b'), )), ('<tagged fields>', False, ()), )
+_T_e_UpdateFeaturesRequest_FeatureUpdateKey_4: tuple[FieldEntry, ...] = (('AllowDowngrade', False, ()), ('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('UpgradeType', 1, 'b'), )), ('<tagged fields>', False, ()), )
+_T_e_UpdateFeaturesRequest_5: tuple[FieldEntry, ...] = (('ValidateOnly', False, ()), ('timeoutMs', False, (('timeoutMs', 4, 'i'), )), ('FeatureUpdates', True, ()), ('<tagged fields>', False, ()), )
+_T_d_UpdateFeaturesRequest_6: tuple[FieldEntry, ...] = (('timeoutMs', False, (('timeoutMs', 4, 'i'), )), ('FeatureUpdates', True, ()), ('<tagged fields>', False, ()), )
+_T_e_UpdateFeaturesRequest_7: tuple[FieldEntry, ...] = (('timeoutMs', False, (('timeoutMs', 4, 'i'), )), ('FeatureUpdates', True, ()), ('ValidateOnly', False, (('ValidateOnly', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_UpdateFeaturesRequest_8: tuple[FieldEntry, ...] = (('timeoutMs', False, (('timeoutMs', 4, 'i'), )), ('FeatureUpdates', True, ()), ('ValidateOnly', False, (('ValidateOnly', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_UpdateFeaturesRequest_9: tuple[FieldEntry, ...] = (('timeoutMs', False, (('timeoutMs', 4, 'i'), )), ('FeatureUpdates', True, ()), ('ValidateOnly', False, (('ValidateOnly', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_UpdateFeaturesResponse_UpdatableFeatureResult_0: tuple[FieldEntry, ...] = (('Feature', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
+_T_d_UpdateFeaturesResponse_UpdatableFeatureResult_1: tuple[FieldEntry, ...] = (('Feature', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
+_T_e_UpdateFeaturesResponse_2: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('Results', True, ()), ('<tagged fields>', False, ()), )
+_T_d_UpdateFeaturesResponse_3: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('Results', True, ()), ('<tagged fields>', False, ()), )
+_T_e_UpdateFeaturesResponse_4: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
+_T_d_UpdateFeaturesResponse_5: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
 
 
 def _e_UpdateFeaturesRequest_FeatureUpdateKey_0(o: UpdateFeaturesRequest.FeatureUpdateKey, out: bytearray) -> None:

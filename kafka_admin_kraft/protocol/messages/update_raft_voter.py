@@ -240,16 +240,16 @@ class UpdateRaftVoterResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_UpdateRaftVoterRequest_Listener_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2), )), ('<tagged fields>', False, ()), )
-_T_d_UpdateRaftVoterRequest_Listener_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2), )), ('<tagged fields>', False, ()), )
-_T_e_UpdateRaftVoterRequest_KRaftVersionFeature_2: tuple[FieldEntry, ...] = (('MinSupportedVersion', False, (('MinSupportedVersion', 2), ('MaxSupportedVersion', 2), )), ('<tagged fields>', False, ()), )
-_T_d_UpdateRaftVoterRequest_KRaftVersionFeature_3: tuple[FieldEntry, ...] = (('MinSupportedVersion', False, (('MinSupportedVersion', 2), ('MaxSupportedVersion', 2), )), ('<tagged fields>', False, ()), )
-_T_e_UpdateRaftVoterRequest_4: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('CurrentLeaderEpoch', False, (('CurrentLeaderEpoch', 4), ('VoterId', 4), ('VoterDirectoryId', 16), )), ('Listeners', True, ()), ('KRaftVersionFeature', False, ()), ('<tagged fields>', False, ()), )
-_T_d_UpdateRaftVoterRequest_5: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('CurrentLeaderEpoch', False, (('CurrentLeaderEpoch', 4), ('VoterId', 4), ('VoterDirectoryId', 16), )), ('Listeners', True, ()), ('KRaftVersionFeature', False, ()), ('<tagged fields>', False, ()), )
-_T_e_UpdateRaftVoterResponse_CurrentLeader_0: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4), ('LeaderEpoch', 4), )), ('Host', False, ()), ('Port', False, (('Port', 4), )), ('<tagged fields>', False, ()), )
-_T_d_UpdateRaftVoterResponse_CurrentLeader_1: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4), ('LeaderEpoch', 4), )), ('Host', False, ()), ('Port', False, (('Port', 4), )), ('<tagged fields>', False, ()), )
-_T_e_UpdateRaftVoterResponse_2: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4), ('ErrorCode', 2), )), ('<tagged fields>', False, ()), )
-_T_d_UpdateRaftVoterResponse_3: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4), ('ErrorCode', 2), )), ('<tagged fields>', False, ()), )
+_T_e_UpdateRaftVoterRequest_Listener_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_d_UpdateRaftVoterRequest_Listener_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_e_UpdateRaftVoterRequest_KRaftVersionFeature_2: tuple[FieldEntry, ...] = (('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_UpdateRaftVoterRequest_KRaftVersionFeature_3: tuple[FieldEntry, ...] = (('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_UpdateRaftVoterRequest_4: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('CurrentLeaderEpoch', False, (('CurrentLeaderEpoch', 4, 'i'), ('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Listeners', True, ()), ('KRaftVersionFeature', False, ()), ('<tagged fields>', False, ()), )
+_T_d_UpdateRaftVoterRequest_5: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('CurrentLeaderEpoch', False, (('CurrentLeaderEpoch', 4, 'i'), ('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Listeners', True, ()), ('KRaftVersionFeature', False, ()), ('<tagged fields>', False, ()), )
+_T_e_UpdateRaftVoterResponse_CurrentLeader_0: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_UpdateRaftVoterResponse_CurrentLeader_1: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_UpdateRaftVoterResponse_2: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_UpdateRaftVoterResponse_3: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('<tagged fields>', False, ()), )
 
 
 def _e_UpdateRaftVoterRequest_Listener_0(o: UpdateRaftVoterRequest.Listener, out: bytearray) -> None:

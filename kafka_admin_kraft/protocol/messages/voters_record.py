@@ -184,14 +184,14 @@ class VotersRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_VotersRecord_Endpoint_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2), )), ('<tagged fields>', False, ()), )
-_T_d_VotersRecord_Endpoint_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2), )), ('<tagged fields>', False, ()), )
-_T_e_VotersRecord_KRaftVersionFeature_2: tuple[FieldEntry, ...] = (('MinSupportedVersion', False, (('MinSupportedVersion', 2), ('MaxSupportedVersion', 2), )), ('<tagged fields>', False, ()), )
-_T_d_VotersRecord_KRaftVersionFeature_3: tuple[FieldEntry, ...] = (('MinSupportedVersion', False, (('MinSupportedVersion', 2), ('MaxSupportedVersion', 2), )), ('<tagged fields>', False, ()), )
-_T_e_VotersRecord_Voter_4: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4), ('VoterDirectoryId', 16), )), ('Endpoints', True, ()), ('KRaftVersionFeature', False, ()), ('<tagged fields>', False, ()), )
-_T_d_VotersRecord_Voter_5: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4), ('VoterDirectoryId', 16), )), ('Endpoints', True, ()), ('KRaftVersionFeature', False, ()), ('<tagged fields>', False, ()), )
-_T_e_VotersRecord_6: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2), )), ('Voters', True, ()), ('<tagged fields>', False, ()), )
-_T_d_VotersRecord_7: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2), )), ('Voters', True, ()), ('<tagged fields>', False, ()), )
+_T_e_VotersRecord_Endpoint_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_d_VotersRecord_Endpoint_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_e_VotersRecord_KRaftVersionFeature_2: tuple[FieldEntry, ...] = (('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_VotersRecord_KRaftVersionFeature_3: tuple[FieldEntry, ...] = (('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_VotersRecord_Voter_4: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Endpoints', True, ()), ('KRaftVersionFeature', False, ()), ('<tagged fields>', False, ()), )
+_T_d_VotersRecord_Voter_5: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Endpoints', True, ()), ('KRaftVersionFeature', False, ()), ('<tagged fields>', False, ()), )
+_T_e_VotersRecord_6: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), )), ('Voters', True, ()), ('<tagged fields>', False, ()), )
+_T_d_VotersRecord_7: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), )), ('Voters', True, ()), ('<tagged fields>', False, ()), )
 
 
 def _e_VotersRecord_Endpoint_0(o: VotersRecord.Endpoint, out: bytearray) -> None:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kafka_admin_kraft.errors import DecodeError, ProtocolError, UndefinedVersionError
+from kafka_admin_kraft.errors import DecodeError, EncodeError, ProtocolError, UndefinedVersionError
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.spec import all_messages
@@ -125,3 +125,15 @@ def test_fuzz_request_frames() -> None:
 def _request(api_key: int) -> Struct:
     cls = messages.request_class(api_key)
     return cls()
+
+
+def test_encode_error_names_the_member_out_of_range() -> None:
+    """Fixed-width fields are packed together; the error still names the one that does not fit."""
+    bad = R.ReplicaState(replica_id=1, log_end_offset=1 << 63, last_fetch_timestamp=5)
+    message = R(topics=[R.TopicData(partitions=[R.PartitionData(observers=[R.ReplicaState(), bad])])])
+    with pytest.raises(EncodeError) as info:
+        message.encode(1)
+    assert info.value.path == "Topics[0].Partitions[0].Observers[1].LogEndOffset"
+    port = R(nodes=[R.Node(listeners=[R.Listener(port=65536)])])
+    with pytest.raises(EncodeError, match=r"Nodes\[0\].Listeners\[0\].Port"):
+        port.encode(2)
