@@ -1,0 +1,1 @@
+"""A reference KRaft controller quorum: real processes speaking Kafka's protocol, storing Kafka's files."""

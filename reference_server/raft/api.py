@@ -1,0 +1,308 @@
+"""The contract between the consensus core and what drives it.
+
+The core (``reference_server.raft.core.RaftCore``) is a deterministic state machine: it owns no
+sockets, threads, clocks or randomness. The driver (the asyncio runtime in a server process, or the
+seeded simulator in tests) gives it requests, responses and the current time, and takes from
+``poll`` the requests to send and the responses to deliver. The core reads and writes the metadata
+log through ``ReplicatedLog`` and its election state through ``QuorumStateStore``; the server backs
+both with files in Kafka's format, the simulator with memory.
+
+Messages are the generated Kafka messages (``kafka_admin_kraft.protocol.messages``), built for the
+newest version; the driver encodes them at the version negotiated with the peer.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from kafka_admin_kraft.protocol.message import Struct
+from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
+from kafka_admin_kraft.records import RecordBatch, SnapshotId
+from kafka_admin_kraft.storage import QuorumState
+
+
+@dataclass(frozen=True, order=True)
+class ReplicaKey:
+    """A replica: its node id and the directory id of its metadata log (ZERO_UUID when unknown)."""
+
+    id: int
+    directory_id: Uuid = ZERO_UUID
+
+    def __str__(self) -> str:
+        directory = "<undefined>" if self.directory_id == ZERO_UUID else str(self.directory_id)
+        return f"ReplicaKey(id={self.id}, directoryId={directory})"
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A listener of a controller: name (``CONTROLLER``), host and port."""
+
+    name: str
+    host: str
+    port: int
+
+
+@dataclass(frozen=True)
+class VoterInfo:
+    """One voter: its key, its listeners and the kraft.version range it supports."""
+
+    key: ReplicaKey
+    endpoints: tuple[Endpoint, ...]
+    min_kraft_version: int = 0
+    max_kraft_version: int = 0
+
+
+@dataclass(frozen=True)
+class VoterSet:
+    """An immutable voter set, keyed by voter id."""
+
+    voters: Mapping[int, VoterInfo]
+
+    def ids(self) -> frozenset[int]:
+        return frozenset(self.voters)
+
+    def is_voter(self, key: ReplicaKey) -> bool:
+        """True for a voter id whose directory id matches, or is unknown on either side."""
+        voter = self.voters.get(key.id)
+        if voter is None:
+            return False
+        return ZERO_UUID in (voter.key.directory_id, key.directory_id) or voter.key.directory_id == key.directory_id
+
+    def majority(self) -> int:
+        return len(self.voters) // 2 + 1
+
+
+@dataclass(frozen=True)
+class Address:
+    """Where a request goes: a node's endpoint, or a bootstrap server whose node id is unknown."""
+
+    host: str
+    port: int
+    node_id: int | None = None
+
+
+class ReplicatedLog(Protocol):
+    """The ``__cluster_metadata`` partition: log segments plus snapshots.
+
+    Offsets are Kafka's: ``end_offset`` is the next offset to be written; a snapshot with id
+    (end offset E, epoch P) holds everything below E. Appends must be durable after ``flush``.
+    """
+
+    def start_offset(self) -> int:
+        """First offset still in the log (the latest snapshot's end offset, or 0)."""
+        ...
+
+    def end_offset(self) -> int:
+        """Offset the next appended record gets (Kafka's log end offset)."""
+        ...
+
+    def flushed_offset(self) -> int:
+        """Offsets below this are on disk (fsync'ed)."""
+        ...
+
+    def last_epoch(self) -> int:
+        """Epoch of the last batch, or of the latest snapshot when the log is empty, or 0."""
+        ...
+
+    def end_offset_for_epoch(self, epoch: int) -> tuple[int, int]:
+        """(largest epoch <= ``epoch`` in the log, the end offset of that epoch), as Kafka's leader
+        epoch cache answers; (snapshot epoch, snapshot end offset) below the log start."""
+        ...
+
+    def append(self, batch: RecordBatch) -> None:
+        """Append a batch whose base offset equals ``end_offset()`` (leader writes)."""
+        ...
+
+    def append_bytes(self, data: bytes) -> int:
+        """Append whole batches received from the leader (validated: CRC, contiguous offsets,
+        non-decreasing epochs); return the new end offset. Raises CorruptRecordError."""
+        ...
+
+    def read(self, start_offset: int, max_bytes: int) -> bytes:
+        """Whole batches from the one containing ``start_offset``, at least one batch even if larger
+        than ``max_bytes``; empty at the end of the log."""
+        ...
+
+    def batches(self, start_offset: int) -> Iterator[RecordBatch]:
+        """Decoded batches from ``start_offset`` on (used to apply control records)."""
+        ...
+
+    def truncate_to(self, offset: int) -> None:
+        """Remove every record at or above ``offset`` (follower divergence)."""
+        ...
+
+    def flush(self) -> None:
+        """Make everything appended durable."""
+        ...
+
+    def latest_snapshot(self) -> SnapshotId | None:
+        ...
+
+    def read_snapshot(self, snapshot_id: SnapshotId, position: int, max_bytes: int) -> bytes:
+        """A chunk of a frozen snapshot file."""
+        ...
+
+    def snapshot_size(self, snapshot_id: SnapshotId) -> int:
+        ...
+
+    def snapshot_batches(self, snapshot_id: SnapshotId) -> Iterator[RecordBatch]:
+        ...
+
+    def write_snapshot(self, snapshot_id: SnapshotId, batches: list[RecordBatch]) -> None:
+        """Write and freeze a snapshot the core generated; the log keeps its records."""
+        ...
+
+    def install_snapshot(self, snapshot_id: SnapshotId, data: bytes) -> None:
+        """Freeze a snapshot fetched from the leader and restart the log at its end offset
+        (every record of the log is dropped), as a follower does after FetchSnapshot."""
+        ...
+
+    def delete_before_snapshot(self) -> None:
+        """Drop log segments and older snapshots wholly below the latest snapshot (retention)."""
+        ...
+
+
+class QuorumStateStore(Protocol):
+    """The ``quorum-state`` file: written atomically before any vote or leadership is acted on."""
+
+    def read(self) -> QuorumState | None:
+        ...
+
+    def write(self, state: QuorumState) -> None:
+        ...
+
+
+@dataclass(frozen=True)
+class RaftConfig:
+    """``controller.quorum.*`` settings, with Kafka's defaults."""
+
+    election_timeout_ms: int = 1000
+    fetch_timeout_ms: int = 2000
+    election_backoff_max_ms: int = 1000
+    request_timeout_ms: int = 2000
+    retry_backoff_ms: int = 20
+    append_linger_ms: int = 25
+    fetch_max_wait_ms: int = 500
+    max_fetch_bytes: int = 8 * 1024 * 1024
+    snapshot_interval_bytes: int = 20 * 1024 * 1024
+    """Take a snapshot when this many bytes were appended since the last one (Kafka's
+    ``metadata.log.max.record.bytes.between.snapshots``)."""
+    observer_session_timeout_ms: int = 300_000
+
+
+@dataclass(frozen=True)
+class NodeIdentity:
+    """Who this replica is and where it listens."""
+
+    node_id: int
+    directory_id: Uuid
+    cluster_id: str
+    listeners: tuple[Endpoint, ...]
+    """This node's controller listeners, the default (first ``controller.listener.names``) first."""
+    is_controller: bool = True
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    """Where the voter set comes from at start-up.
+
+    kraft.version 1: the voter set is read from the log and snapshots (bootstrap snapshot written by
+    ``kafka-storage format``); ``static_voters`` is empty. kraft.version 0: ``static_voters`` from
+    ``controller.quorum.voters`` (no directory ids). ``bootstrap_servers`` from
+    ``controller.quorum.bootstrap.servers`` let a replica that knows no voter find the leader.
+    """
+
+    static_voters: VoterSet | None = None
+    bootstrap_servers: tuple[Address, ...] = ()
+
+
+@dataclass(frozen=True)
+class InboundRequest:
+    """A request a client or peer sent us; ``request_id`` is the driver's token for the reply."""
+
+    request_id: int
+    api_key: int
+    api_version: int
+    body: Struct
+    listener: str = ""
+
+
+@dataclass(frozen=True)
+class OutboundRequest:
+    """A request the core wants sent; its answer comes back through ``handle_response`` with the
+    same ``request_id`` (or ``None`` when the send failed or timed out)."""
+
+    request_id: int
+    destination: Address
+    api_key: int
+    body: Struct
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A response for an ``InboundRequest``."""
+
+    request_id: int
+    body: Struct
+
+
+@dataclass
+class PollResult:
+    """What the driver must do now, and when to call ``poll`` again at the latest."""
+
+    sends: list[OutboundRequest] = field(default_factory=list)
+    replies: list[Reply] = field(default_factory=list)
+    next_poll_ms: int = 0
+    committed_offset: int = -1
+    """The high watermark after this poll (-1 while unknown)."""
+
+
+class RaftDriverFacing(Protocol):
+    """The core's surface; ``reference_server.raft.core.RaftCore`` implements it.
+
+    Construction: ``RaftCore(identity, config, bootstrap, log, store, rng, now_ms)``.
+    """
+
+    def handle_request(self, request: InboundRequest, now_ms: int) -> None:
+        """Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch, FetchSnapshot and DescribeQuorum; the
+        reply comes out of ``poll`` (Fetch may wait up to its MaxWaitMs for new data)."""
+        ...
+
+    def handle_response(self, request_id: int, body: Struct | None, now_ms: int) -> None:
+        ...
+
+    def poll(self, now_ms: int) -> PollResult:
+        ...
+
+    def append(self, batch_records: list[Struct], now_ms: int) -> int:
+        """Leader only: append metadata records (generated record messages) in one batch of the
+        current epoch; return the offset of the last one. Raises NotLeaderError otherwise."""
+        ...
+
+    def snapshot(self, now_ms: int) -> SnapshotId | None:
+        """Take a snapshot at the high watermark now (on demand); None if there is nothing new."""
+        ...
+
+    @property
+    def leader_id(self) -> int:
+        ...
+
+    @property
+    def epoch(self) -> int:
+        ...
+
+    @property
+    def high_watermark(self) -> int:
+        ...
+
+    @property
+    def voters(self) -> VoterSet:
+        ...
+
+
+def jitter(rng: random.Random, base_ms: int) -> int:
+    """An election timeout: ``base_ms`` plus a random share of it, as Kafka randomises it."""
+    return base_ms + rng.randrange(max(base_ms, 1))
