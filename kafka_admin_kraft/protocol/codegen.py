@@ -406,7 +406,14 @@ class MessageGenerator:
             min_size = FIXED[kind][1]
         else:
             min_size = MIN_SIZE[kind][1 if compact else 0]
-        lines = ["i = -1", f"n, {pos} = read_array_length(buf, {pos}, {compact}, {min_size})", "if n < 0:"]
+        if compact:
+            # One-byte counts (arrays below 127 elements) are read inline; the helper does the rest.
+            lines = ["i = -1", f"n = buf[{pos}] - 1", "if n < 0x7F:", f"    {pos} += 1",
+                     f"    if n * {min_size} > len(buf) - {pos}:",
+                     f"        raise array_too_long(n, len(buf) - {pos}, {pos} - 1)",
+                     "else:", f"    n, {pos} = read_array_length(buf, {pos}, True, {min_size})", "if n < 0:"]
+        else:
+            lines = ["i = -1", f"n, {pos} = read_array_length(buf, {pos}, False, {min_size})", "if n < 0:"]
         if nullable:
             lines.append(f"    {target} = None")
         else:
@@ -600,6 +607,7 @@ from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
     RawTaggedField,
     Uuid,
+    array_too_long,
     read_array_length,
     read_bytes,
     read_compact_bytes,

@@ -83,11 +83,18 @@ class Struct:
     @classmethod
     def decode(cls: type[_S], body: bytes, version: int) -> _S:
         """Decode a whole body; bytes left over after the last field are an error."""
-        value, end = cls.read(body, 0, version)
+        decoder = cls._DECODERS.get(version)
+        if decoder is None:
+            raise UndefinedVersionError(
+                f"{cls.NAME} has versions {cls.VERSIONS[0]}-{cls.VERSIONS[1]}, not {version}")
+        try:
+            value, end = decoder(body, 0)
+        except DecodeError as exc:
+            raise exc.describe(f"{cls.NAME} v{version}") from None
         if end != len(body):
             raise DecodeError(f"{len(body) - end} bytes left after the last field",
                               what=f"{cls.NAME} v{version}", offset=end)
-        return value
+        return value  # type: ignore[no-any-return]
 
     @classmethod
     def read(cls: type[_S], buf: bytes, pos: int, version: int) -> tuple[_S, int]:

@@ -359,9 +359,12 @@ def read_array_length(buf: bytes, pos: int, compact: bool, min_item_size: int) -
     """An array's element count (-1 for null), refusing counts the remaining bytes cannot hold."""
     size, after = _compact_length(buf, pos) if compact else _classic_length(buf, pos, True)
     if size > 0 and size * min_item_size > len(buf) - after:
-        raise DecodeError(f"array of {size} elements cannot fit in the {len(buf) - after} bytes left",
-                          offset=pos)
+        raise array_too_long(size, len(buf) - after, pos)
     return size, after
+
+
+def array_too_long(size: int, left: int, pos: int) -> DecodeError:
+    return DecodeError(f"array of {size} elements cannot fit in the {left} bytes left", offset=pos)
 
 
 def write_string(out: bytearray, value: str | None) -> None:

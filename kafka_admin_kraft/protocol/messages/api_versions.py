@@ -23,6 +23,7 @@ from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
     RawTaggedField,
     Uuid,
+    array_too_long,
     read_array_length,
     read_bytes,
     read_compact_bytes,
@@ -702,7 +703,13 @@ def _d_ApiVersionsResponse_16(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
         pos += 2
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -732,7 +739,13 @@ def _d_ApiVersionsResponse_16(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
                 if tag == 0:
                     p = pos
                     i = -1
-                    n, p = read_array_length(buf, p, True, 1)
+                    n = buf[p] - 1
+                    if n < 0x7F:
+                        p += 1
+                        if n * 1 > len(buf) - p:
+                            raise array_too_long(n, len(buf) - p, p - 1)
+                    else:
+                        n, p = read_array_length(buf, p, True, 1)
                     if n < 0:
                         raise DecodeError('null array where the field is not nullable', offset=p)
                     else:
@@ -753,7 +766,13 @@ def _d_ApiVersionsResponse_16(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
                 elif tag == 2:
                     p = pos
                     i = -1
-                    n, p = read_array_length(buf, p, True, 1)
+                    n = buf[p] - 1
+                    if n < 0x7F:
+                        p += 1
+                        if n * 1 > len(buf) - p:
+                            raise array_too_long(n, len(buf) - p, p - 1)
+                    else:
+                        n, p = read_array_length(buf, p, True, 1)
                     if n < 0:
                         raise DecodeError('null array where the field is not nullable', offset=p)
                     else:

@@ -23,6 +23,7 @@ from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
     RawTaggedField,
     Uuid,
+    array_too_long,
     read_array_length,
     read_bytes,
     read_compact_bytes,
@@ -497,7 +498,13 @@ def _d_BeginQuorumEpochRequest_TopicData_7(buf: bytes, pos: int) -> tuple[BeginQ
         o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -648,7 +655,13 @@ def _d_BeginQuorumEpochRequest_13(buf: bytes, pos: int) -> tuple[BeginQuorumEpoc
         pos += 4
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -660,7 +673,13 @@ def _d_BeginQuorumEpochRequest_13(buf: bytes, pos: int) -> tuple[BeginQuorumEpoc
             i = -1
         f = 3
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -818,7 +837,13 @@ def _d_BeginQuorumEpochResponse_TopicData_7(buf: bytes, pos: int) -> tuple[Begin
         o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -973,7 +998,13 @@ def _d_BeginQuorumEpochResponse_13(buf: bytes, pos: int) -> tuple[BeginQuorumEpo
         pos += 2
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1000,7 +1031,13 @@ def _d_BeginQuorumEpochResponse_13(buf: bytes, pos: int) -> tuple[BeginQuorumEpo
                 if tag == 0:
                     p = pos
                     i = -1
-                    n, p = read_array_length(buf, p, True, 1)
+                    n = buf[p] - 1
+                    if n < 0x7F:
+                        p += 1
+                        if n * 1 > len(buf) - p:
+                            raise array_too_long(n, len(buf) - p, p - 1)
+                    else:
+                        n, p = read_array_length(buf, p, True, 1)
                     if n < 0:
                         raise DecodeError('null array where the field is not nullable', offset=p)
                     else:

@@ -23,6 +23,7 @@ from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
     RawTaggedField,
     Uuid,
+    array_too_long,
     read_array_length,
     read_bytes,
     read_compact_bytes,
@@ -473,7 +474,13 @@ def _d_DescribeQuorumRequest_TopicData_3(buf: bytes, pos: int) -> tuple[Describe
         o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -520,7 +527,13 @@ def _d_DescribeQuorumRequest_5(buf: bytes, pos: int) -> tuple[DescribeQuorumRequ
     try:
         f = 0
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -693,7 +706,13 @@ def _d_DescribeQuorumResponse_PartitionData_7(buf: bytes, pos: int) -> tuple[Des
         pos += 22
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -705,7 +724,13 @@ def _d_DescribeQuorumResponse_PartitionData_7(buf: bytes, pos: int) -> tuple[Des
             i = -1
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -765,7 +790,13 @@ def _d_DescribeQuorumResponse_PartitionData_9(buf: bytes, pos: int) -> tuple[Des
         pos += 22
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -777,7 +808,13 @@ def _d_DescribeQuorumResponse_PartitionData_9(buf: bytes, pos: int) -> tuple[Des
             i = -1
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -845,7 +882,13 @@ def _d_DescribeQuorumResponse_PartitionData_11(buf: bytes, pos: int) -> tuple[De
         pos += 16
         f = 3
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -857,7 +900,13 @@ def _d_DescribeQuorumResponse_PartitionData_11(buf: bytes, pos: int) -> tuple[De
             i = -1
         f = 4
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -930,7 +979,13 @@ def _d_DescribeQuorumResponse_PartitionData_13(buf: bytes, pos: int) -> tuple[De
         pos += 16
         f = 3
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -942,7 +997,13 @@ def _d_DescribeQuorumResponse_PartitionData_13(buf: bytes, pos: int) -> tuple[De
             i = -1
         f = 4
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -954,7 +1015,13 @@ def _d_DescribeQuorumResponse_PartitionData_13(buf: bytes, pos: int) -> tuple[De
             i = -1
         f = 5
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1005,7 +1072,13 @@ def _d_DescribeQuorumResponse_TopicData_15(buf: bytes, pos: int) -> tuple[Descri
         o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1056,7 +1129,13 @@ def _d_DescribeQuorumResponse_TopicData_17(buf: bytes, pos: int) -> tuple[Descri
         o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1107,7 +1186,13 @@ def _d_DescribeQuorumResponse_TopicData_19(buf: bytes, pos: int) -> tuple[Descri
         o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1158,7 +1243,13 @@ def _d_DescribeQuorumResponse_TopicData_21(buf: bytes, pos: int) -> tuple[Descri
         o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1252,7 +1343,13 @@ def _d_DescribeQuorumResponse_Node_25(buf: bytes, pos: int) -> tuple[DescribeQuo
         pos += 4
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1309,7 +1406,13 @@ def _d_DescribeQuorumResponse_27(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         pos += 2
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1366,7 +1469,13 @@ def _d_DescribeQuorumResponse_29(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         pos += 2
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1428,7 +1537,13 @@ def _d_DescribeQuorumResponse_31(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1440,7 +1555,13 @@ def _d_DescribeQuorumResponse_31(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
             i = -1
         f = 3
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1502,7 +1623,13 @@ def _d_DescribeQuorumResponse_33(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1514,7 +1641,13 @@ def _d_DescribeQuorumResponse_33(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
             i = -1
         f = 3
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:

@@ -23,6 +23,7 @@ from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
     RawTaggedField,
     Uuid,
+    array_too_long,
     read_array_length,
     read_bytes,
     read_compact_bytes,
@@ -497,7 +498,13 @@ def _d_EndQuorumEpochRequest_PartitionData_5(buf: bytes, pos: int) -> tuple[EndQ
         pos += 12
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -593,7 +600,13 @@ def _d_EndQuorumEpochRequest_TopicData_9(buf: bytes, pos: int) -> tuple[EndQuoru
         o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -738,7 +751,13 @@ def _d_EndQuorumEpochRequest_15(buf: bytes, pos: int) -> tuple[EndQuorumEpochReq
         o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -750,7 +769,13 @@ def _d_EndQuorumEpochRequest_15(buf: bytes, pos: int) -> tuple[EndQuorumEpochReq
             i = -1
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -908,7 +933,13 @@ def _d_EndQuorumEpochResponse_TopicData_7(buf: bytes, pos: int) -> tuple[EndQuor
         o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1063,7 +1094,13 @@ def _d_EndQuorumEpochResponse_13(buf: bytes, pos: int) -> tuple[EndQuorumEpochRe
         pos += 2
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1090,7 +1127,13 @@ def _d_EndQuorumEpochResponse_13(buf: bytes, pos: int) -> tuple[EndQuorumEpochRe
                 if tag == 0:
                     p = pos
                     i = -1
-                    n, p = read_array_length(buf, p, True, 1)
+                    n = buf[p] - 1
+                    if n < 0x7F:
+                        p += 1
+                        if n * 1 > len(buf) - p:
+                            raise array_too_long(n, len(buf) - p, p - 1)
+                    else:
+                        n, p = read_array_length(buf, p, True, 1)
                     if n < 0:
                         raise DecodeError('null array where the field is not nullable', offset=p)
                     else:

@@ -23,6 +23,7 @@ from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
     RawTaggedField,
     Uuid,
+    array_too_long,
     read_array_length,
     read_bytes,
     read_compact_bytes,
@@ -1532,7 +1533,13 @@ def _d_FetchRequest_FetchTopic_35(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         o.topic, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1586,7 +1593,13 @@ def _d_FetchRequest_FetchTopic_37(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         pos += 16
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1619,7 +1632,13 @@ def _d_FetchRequest_FetchTopic_38(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         pos += 16
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1652,7 +1671,13 @@ def _d_FetchRequest_FetchTopic_39(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         pos += 16
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1685,7 +1710,13 @@ def _d_FetchRequest_FetchTopic_40(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         pos += 16
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1739,7 +1770,13 @@ def _d_FetchRequest_FetchTopic_42(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         pos += 16
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1793,7 +1830,13 @@ def _d_FetchRequest_FetchTopic_44(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         pos += 16
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1957,7 +2000,13 @@ def _d_FetchRequest_ForgottenTopic_52(buf: bytes, pos: int) -> tuple[FetchReques
         o.topic, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 4)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 4 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 4)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -2006,7 +2055,13 @@ def _d_FetchRequest_ForgottenTopic_54(buf: bytes, pos: int) -> tuple[FetchReques
         pos += 16
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 4)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 4 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 4)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -2482,7 +2537,13 @@ def _d_FetchRequest_69(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         pos += 25
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -2494,7 +2555,13 @@ def _d_FetchRequest_69(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             i = -1
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -2585,7 +2652,13 @@ def _d_FetchRequest_71(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         pos += 25
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -2597,7 +2670,13 @@ def _d_FetchRequest_71(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             i = -1
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -2688,7 +2767,13 @@ def _d_FetchRequest_73(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         pos += 25
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -2700,7 +2785,13 @@ def _d_FetchRequest_73(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             i = -1
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -2796,7 +2887,13 @@ def _d_FetchRequest_75(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         pos += 21
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -2808,7 +2905,13 @@ def _d_FetchRequest_75(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             i = -1
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -2907,7 +3010,13 @@ def _d_FetchRequest_77(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         pos += 21
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -2919,7 +3028,13 @@ def _d_FetchRequest_77(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             i = -1
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -3018,7 +3133,13 @@ def _d_FetchRequest_79(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         pos += 21
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -3030,7 +3151,13 @@ def _d_FetchRequest_79(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             i = -1
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -3129,7 +3256,13 @@ def _d_FetchRequest_81(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         pos += 21
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -3141,7 +3274,13 @@ def _d_FetchRequest_81(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             i = -1
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -3884,7 +4023,13 @@ def _d_FetchResponse_PartitionData_29(buf: bytes, pos: int) -> tuple[FetchRespon
         pos += 30
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             o.aborted_transactions = None
         else:
@@ -4201,7 +4346,13 @@ def _d_FetchResponse_FetchableTopicResponse_42(buf: bytes, pos: int) -> tuple[Fe
         o.topic, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -4255,7 +4406,13 @@ def _d_FetchResponse_FetchableTopicResponse_44(buf: bytes, pos: int) -> tuple[Fe
         pos += 16
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -4660,7 +4817,13 @@ def _d_FetchResponse_60(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         pos += 10
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -4731,7 +4894,13 @@ def _d_FetchResponse_62(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         pos += 10
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -4802,7 +4971,13 @@ def _d_FetchResponse_64(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         pos += 10
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -4873,7 +5048,13 @@ def _d_FetchResponse_66(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         pos += 10
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -4949,7 +5130,13 @@ def _d_FetchResponse_68(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         pos += 10
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -4976,7 +5163,13 @@ def _d_FetchResponse_68(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                 if tag == 0:
                     p = pos
                     i = -1
-                    n, p = read_array_length(buf, p, True, 1)
+                    n = buf[p] - 1
+                    if n < 0x7F:
+                        p += 1
+                        if n * 1 > len(buf) - p:
+                            raise array_too_long(n, len(buf) - p, p - 1)
+                    else:
+                        n, p = read_array_length(buf, p, True, 1)
                     if n < 0:
                         raise DecodeError('null array where the field is not nullable', offset=p)
                     else:

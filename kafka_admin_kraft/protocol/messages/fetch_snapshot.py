@@ -23,6 +23,7 @@ from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
     RawTaggedField,
     Uuid,
+    array_too_long,
     read_array_length,
     read_bytes,
     read_compact_bytes,
@@ -622,7 +623,13 @@ def _d_FetchSnapshotRequest_TopicSnapshot_7(buf: bytes, pos: int) -> tuple[Fetch
         o.name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -673,7 +680,13 @@ def _d_FetchSnapshotRequest_TopicSnapshot_9(buf: bytes, pos: int) -> tuple[Fetch
         o.name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -731,7 +744,13 @@ def _d_FetchSnapshotRequest_11(buf: bytes, pos: int) -> tuple[FetchSnapshotReque
         pos += 8
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -806,7 +825,13 @@ def _d_FetchSnapshotRequest_13(buf: bytes, pos: int) -> tuple[FetchSnapshotReque
         pos += 8
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1012,7 +1037,13 @@ def _d_FetchSnapshotResponse_TopicSnapshot_7(buf: bytes, pos: int) -> tuple[Fetc
         o.name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1112,7 +1143,13 @@ def _d_FetchSnapshotResponse_11(buf: bytes, pos: int) -> tuple[FetchSnapshotResp
         pos += 6
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1188,7 +1225,13 @@ def _d_FetchSnapshotResponse_13(buf: bytes, pos: int) -> tuple[FetchSnapshotResp
         pos += 6
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1215,7 +1258,13 @@ def _d_FetchSnapshotResponse_13(buf: bytes, pos: int) -> tuple[FetchSnapshotResp
                 if tag == 0:
                     p = pos
                     i = -1
-                    n, p = read_array_length(buf, p, True, 1)
+                    n = buf[p] - 1
+                    if n < 0x7F:
+                        p += 1
+                        if n * 1 > len(buf) - p:
+                            raise array_too_long(n, len(buf) - p, p - 1)
+                    else:
+                        n, p = read_array_length(buf, p, True, 1)
                     if n < 0:
                         raise DecodeError('null array where the field is not nullable', offset=p)
                     else:

@@ -23,6 +23,7 @@ from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
     RawTaggedField,
     Uuid,
+    array_too_long,
     read_array_length,
     read_bytes,
     read_compact_bytes,
@@ -1016,7 +1017,13 @@ def _d_MetadataRequest_28(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     try:
         f = 0
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             o.topics = None
         else:
@@ -1071,7 +1078,13 @@ def _d_MetadataRequest_30(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     try:
         f = 0
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             o.topics = None
         else:
@@ -1130,7 +1143,13 @@ def _d_MetadataRequest_32(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
         o.include_cluster_authorized_operations = False
         f = 0
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             o.topics = None
         else:
@@ -1846,7 +1865,13 @@ def _d_MetadataResponse_MetadataResponsePartition_26(buf: bytes, pos: int) -> tu
         pos += 14
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 4)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 4 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 4)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1854,7 +1879,13 @@ def _d_MetadataResponse_MetadataResponsePartition_26(buf: bytes, pos: int) -> tu
             pos += 4 * n
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 4)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 4 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 4)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -1862,7 +1893,13 @@ def _d_MetadataResponse_MetadataResponsePartition_26(buf: bytes, pos: int) -> tu
             pos += 4 * n
         f = 3
         i = -1
-        n, pos = read_array_length(buf, pos, True, 4)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 4 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 4)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -2323,7 +2360,13 @@ def _d_MetadataResponse_MetadataResponseTopic_42(buf: bytes, pos: int) -> tuple[
         pos += 1
         f = 3
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -2390,7 +2433,13 @@ def _d_MetadataResponse_MetadataResponseTopic_44(buf: bytes, pos: int) -> tuple[
         pos += 17
         f = 3
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -2457,7 +2506,13 @@ def _d_MetadataResponse_MetadataResponseTopic_46(buf: bytes, pos: int) -> tuple[
         pos += 17
         f = 3
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -3114,7 +3169,13 @@ def _d_MetadataResponse_64(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         pos += 4
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -3131,7 +3192,13 @@ def _d_MetadataResponse_64(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         pos += 4
         f = 4
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -3199,7 +3266,13 @@ def _d_MetadataResponse_66(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         pos += 4
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -3216,7 +3289,13 @@ def _d_MetadataResponse_66(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         pos += 4
         f = 4
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -3286,7 +3365,13 @@ def _d_MetadataResponse_68(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         pos += 4
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -3303,7 +3388,13 @@ def _d_MetadataResponse_68(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         pos += 4
         f = 4
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -3370,7 +3461,13 @@ def _d_MetadataResponse_70(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         pos += 4
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -3387,7 +3484,13 @@ def _d_MetadataResponse_70(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         pos += 4
         f = 4
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -3455,7 +3558,13 @@ def _d_MetadataResponse_72(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         pos += 4
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -3472,7 +3581,13 @@ def _d_MetadataResponse_72(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         pos += 4
         f = 4
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:

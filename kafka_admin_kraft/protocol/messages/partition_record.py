@@ -23,6 +23,7 @@ from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
     RawTaggedField,
     Uuid,
+    array_too_long,
     read_array_length,
     read_bytes,
     read_compact_bytes,
@@ -206,7 +207,13 @@ def _d_PartitionRecord_1(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
         pos += 20
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 4)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 4 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 4)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -214,7 +221,13 @@ def _d_PartitionRecord_1(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
             pos += 4 * n
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 4)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 4 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 4)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -222,7 +235,13 @@ def _d_PartitionRecord_1(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
             pos += 4 * n
         f = 3
         i = -1
-        n, pos = read_array_length(buf, pos, True, 4)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 4 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 4)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -230,7 +249,13 @@ def _d_PartitionRecord_1(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
             pos += 4 * n
         f = 4
         i = -1
-        n, pos = read_array_length(buf, pos, True, 4)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 4 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 4)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -338,7 +363,13 @@ def _d_PartitionRecord_3(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
         pos += 20
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 4)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 4 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 4)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -346,7 +377,13 @@ def _d_PartitionRecord_3(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
             pos += 4 * n
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 4)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 4 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 4)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -354,7 +391,13 @@ def _d_PartitionRecord_3(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
             pos += 4 * n
         f = 3
         i = -1
-        n, pos = read_array_length(buf, pos, True, 4)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 4 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 4)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -362,7 +405,13 @@ def _d_PartitionRecord_3(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
             pos += 4 * n
         f = 4
         i = -1
-        n, pos = read_array_length(buf, pos, True, 4)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 4 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 4)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -373,7 +422,13 @@ def _d_PartitionRecord_3(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
         pos += 12
         f = 6
         i = -1
-        n, pos = read_array_length(buf, pos, True, 16)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 16 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 16)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -496,7 +551,13 @@ def _d_PartitionRecord_5(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
         pos += 20
         f = 1
         i = -1
-        n, pos = read_array_length(buf, pos, True, 4)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 4 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 4)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -504,7 +565,13 @@ def _d_PartitionRecord_5(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
             pos += 4 * n
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 4)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 4 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 4)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -512,7 +579,13 @@ def _d_PartitionRecord_5(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
             pos += 4 * n
         f = 3
         i = -1
-        n, pos = read_array_length(buf, pos, True, 4)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 4 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 4)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -520,7 +593,13 @@ def _d_PartitionRecord_5(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
             pos += 4 * n
         f = 4
         i = -1
-        n, pos = read_array_length(buf, pos, True, 4)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 4 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 4)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -531,7 +610,13 @@ def _d_PartitionRecord_5(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
         pos += 12
         f = 6
         i = -1
-        n, pos = read_array_length(buf, pos, True, 16)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 16 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 16)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
@@ -564,7 +649,13 @@ def _d_PartitionRecord_5(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
                 elif tag == 1:
                     p = pos
                     i = -1
-                    n, p = read_array_length(buf, p, True, 4)
+                    n = buf[p] - 1
+                    if n < 0x7F:
+                        p += 1
+                        if n * 4 > len(buf) - p:
+                            raise array_too_long(n, len(buf) - p, p - 1)
+                    else:
+                        n, p = read_array_length(buf, p, True, 4)
                     if n < 0:
                         o.eligible_leader_replicas = None
                     else:
@@ -575,7 +666,13 @@ def _d_PartitionRecord_5(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
                 elif tag == 2:
                     p = pos
                     i = -1
-                    n, p = read_array_length(buf, p, True, 4)
+                    n = buf[p] - 1
+                    if n < 0x7F:
+                        p += 1
+                        if n * 4 > len(buf) - p:
+                            raise array_too_long(n, len(buf) - p, p - 1)
+                    else:
+                        n, p = read_array_length(buf, p, True, 4)
                     if n < 0:
                         o.last_known_elr = None
                     else:

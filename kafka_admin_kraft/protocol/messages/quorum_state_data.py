@@ -23,6 +23,7 @@ from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
     RawTaggedField,
     Uuid,
+    array_too_long,
     read_array_length,
     read_bytes,
     read_compact_bytes,
@@ -215,7 +216,13 @@ def _d_QuorumStateData_3(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
         pos += 20
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             o.current_voters = None
         else:

@@ -23,6 +23,7 @@ from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
     RawTaggedField,
     Uuid,
+    array_too_long,
     read_array_length,
     read_bytes,
     read_compact_bytes,
@@ -366,7 +367,13 @@ def _d_UpdateRaftVoterRequest_5(buf: bytes, pos: int) -> tuple[UpdateRaftVoterRe
         pos += 24
         f = 2
         i = -1
-        n, pos = read_array_length(buf, pos, True, 1)
+        n = buf[pos] - 1
+        if n < 0x7F:
+            pos += 1
+            if n * 1 > len(buf) - pos:
+                raise array_too_long(n, len(buf) - pos, pos - 1)
+        else:
+            n, pos = read_array_length(buf, pos, True, 1)
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
