@@ -210,11 +210,26 @@ class SegmentWriter:
         self._index.offset_entries.clear()
         self._index.time_entries.clear()
 
-    def flush(self) -> None:
-        """Write everything through to the disk (fsync the log and both indexes)."""
+    def push(self) -> None:
+        """Hand buffered bytes to the operating system (no fsync), so other readers see them."""
         for stream in (self._log, self._offset_index, self._time_index):
             stream.flush()
+
+    def flush(self) -> None:
+        """Write everything through to the disk (fsync the log and both indexes)."""
+        self.push()
+        for stream in (self._log, self._offset_index, self._time_index):
             os.fsync(stream.fileno())
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def abandon(self) -> None:
+        """Close the files as a killed process would: no final index entry, no fsync."""
+        for stream in (self._log, self._offset_index, self._time_index):
+            stream.close()
+        self._closed = True
 
     def close(self) -> None:
         """Clean close: the final time index entry, fsync, close."""

@@ -69,7 +69,8 @@ class VoterSet:
         voter = self.voters.get(key.id)
         if voter is None:
             return False
-        return ZERO_UUID in (voter.key.directory_id, key.directory_id) or voter.key.directory_id == key.directory_id
+        known = voter.key.directory_id
+        return ZERO_UUID in (known, key.directory_id) or known == key.directory_id
 
     def majority(self) -> int:
         return len(self.voters) // 2 + 1
