@@ -287,6 +287,15 @@ class RaftDriverFacing(Protocol):
         """Take a snapshot at the high watermark now (on demand); None if there is nothing new."""
         ...
 
+    def resign(self, now_ms: int) -> None:
+        """Graceful shutdown: a leader hands over with EndQuorumEpoch; no node starts elections."""
+        ...
+
+    @property
+    def is_leader(self) -> bool:
+        """True while this node leads its epoch (a resigned leader still reports itself as leader_id)."""
+        ...
+
     @property
     def leader_id(self) -> int:
         ...

@@ -1,0 +1,120 @@
+"""``kraft-server --config controller.properties`` (or ``python -m reference_server --config ...``).
+
+Loads the Kafka-style properties file, runs Kafka's start-up checks (formatted directories, cluster
+and node ids, the ``.lock`` file, kraft.version and the voter set), opens the metadata log and
+``quorum-state``, builds the consensus core and runs the asyncio runtime until SIGTERM or SIGINT.
+A refusal to start prints Kafka's message and exits with status 1, as ``kafka-server-start`` does.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+# SIGTERM while the modules below load: nothing is open yet, so just leave (main() takes over next).
+signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(0))
+
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import logging  # noqa: E402
+import random  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from kafka_admin_kraft.storage.bootstrap import BOOTSTRAP_FILE  # noqa: E402
+from reference_server.config import ConfigError, ServerConfig, load_config  # noqa: E402
+from reference_server.raft.core import RaftCore  # noqa: E402
+from reference_server.runtime import (  # noqa: E402
+    ControllerRuntime,
+    ListenerSpec,
+    RuntimeOptions,
+    configure_logging,
+)
+from reference_server.startup import StartupError, StartupState, start_storage  # noqa: E402
+
+log = logging.getLogger("kafka.Kafka$")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="kraft-server", description="Run one controller of the reference "
+                                     "KRaft quorum from a Kafka-style properties file.")
+    parser.add_argument("-c", "--config", required=True, type=Path, help="the server properties file")
+    parser.add_argument("--log-level", default="INFO", type=str.upper, choices=LOG_LEVELS,
+                        help="log level of the lines written to stderr (default INFO)")
+    return parser.parse_args(argv)
+
+
+def runtime_options(config: ServerConfig, state: StartupState) -> RuntimeOptions:
+    bootstrap_file = state.metadata_dir / BOOTSTRAP_FILE
+    source = (f"the binary bootstrap metadata file: {bootstrap_file}" if bootstrap_file.exists()
+              else "the default bootstrap")
+    return RuntimeOptions(
+        listeners=tuple(ListenerSpec(item.name, item.host, item.port)
+                        for item in config.controller_listeners),
+        socket_request_max_bytes=config.socket_request_max_bytes,
+        metadata_max_idle_interval_ms=config.metadata_max_idle_interval_ms,
+        bootstrap_metadata=state.bootstrap_metadata,
+        bootstrap_source=source,
+    )
+
+
+async def serve(runtime: ControllerRuntime) -> int:
+    try:
+        await runtime.start()
+    except OSError as exc:
+        log.error("Exiting Kafka due to fatal exception during startup: unable to bind a listener: %s", exc)
+        return 1
+    runtime.install_signal_handlers()
+    log.info("[KafkaRaftServer nodeId=%d] Kafka Server started", runtime.identity.node_id)
+    return await runtime.run()
+
+
+class _Interrupted(Exception):
+    """SIGTERM before the runtime took over signal handling."""
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise _Interrupted(signal.Signals(signum).name)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    configure_logging(args.log_level)
+    # Until the runtime installs its own handlers, SIGTERM stops start-up cleanly (lock released).
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        config = load_config(args.config)
+        state = start_storage(config)
+    except _Interrupted as exc:
+        log.info("Received %s during start-up, exiting", exc)
+        return 0
+    except (ConfigError, StartupError) as exc:
+        log.error("Exiting Kafka due to fatal exception during startup: %s", exc)
+        return 1
+    except Exception as exc:  # a directory Kafka could not load either (corrupt files, I/O errors)
+        log.error("Exiting Kafka due to fatal exception during startup: %s: %s", type(exc).__name__, exc)
+        return 1
+    try:
+        for warning in state.warnings:
+            log.warning("%s", warning)
+        now_ms = time.time_ns() // 1_000_000
+        core = RaftCore(state.identity, state.raft_config, state.bootstrap, state.log, state.store,
+                        random.Random(), now_ms)
+        runtime = ControllerRuntime(state.identity, state.raft_config, core, state.log,
+                                    runtime_options(config, state))
+        return asyncio.run(serve(runtime))
+    except (KeyboardInterrupt, _Interrupted):
+        log.info("Interrupted during start-up, exiting")
+        return 0
+    except Exception:
+        log.exception("Exiting Kafka due to fatal exception")
+        return 1
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # exiting anyway: let the files close
+        state.close()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

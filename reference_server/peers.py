@@ -1,0 +1,299 @@
+"""The raft client side of a controller: requests the consensus core sends to other replicas.
+
+One connection per destination address, opened on first use. Every new connection first asks
+ApiVersions (v4, falling back to the version the peer names when it answers UNSUPPORTED_VERSION);
+each request is then encoded at the highest version both sides speak. Responses are matched by
+correlation id. A request that cannot be sent, whose connection breaks, or that gets no answer within
+``controller.quorum.request.timeout.ms`` is reported as failed (``None``), and a timed-out
+connection is closed, as Kafka's NetworkClient does. After a failed connection attempt the next one
+waits an exponential backoff (``reconnect.backoff.ms`` 50 to ``reconnect.backoff.max.ms`` 1000, with
+20% jitter); requests for that destination fail at once meanwhile, and the core retries them on its
+own schedule.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+from kafka_admin_kraft.protocol import framing, messages
+from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
+from kafka_admin_kraft.protocol.message import Struct
+from reference_server.raft.api import OutboundRequest
+
+log = logging.getLogger("kafka.raft.KafkaNetworkChannel")
+
+CLIENT_SOFTWARE_NAME: Final = "kafka-admin-kraft-reference-server"
+CLIENT_SOFTWARE_VERSION: Final = "0.1.0"
+API_VERSIONS_KEY: Final = 18
+API_VERSIONS_LATEST: Final = 4
+UNSUPPORTED_VERSION: Final = 35
+READ_CHUNK: Final = 1 << 20
+
+ResponseCallback = Callable[[int, "Struct | None"], None]
+
+
+@dataclass
+class _Pending:
+    request: OutboundRequest
+    version: int = -1
+    timer: asyncio.TimerHandle | None = None
+
+
+@dataclass
+class _Backoff:
+    failures: int = 0
+    next_attempt: float = 0.0
+
+
+class _Connection:
+    """One TCP connection to a peer address, with its negotiated API versions."""
+
+    def __init__(self, client: PeerClient, host: str, port: int) -> None:
+        self.client = client
+        self.host = host
+        self.port = port
+        self.ready = False
+        self.closed = False
+        self.versions: dict[int, tuple[int, int]] = {}
+        self.queue: list[_Pending] = []
+        self.in_flight: dict[int, _Pending] = {}
+        self._writer: asyncio.StreamWriter | None = None
+        self._next_correlation = 1
+        self.task = asyncio.get_running_loop().create_task(self._run(), name=f"peer {host}:{port}")
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def submit(self, pending: _Pending) -> None:
+        if self.ready:
+            self._write(pending)
+        else:
+            self.queue.append(pending)
+
+    def _choose_version(self, api_key: int) -> int:
+        ours = messages.request_class(api_key).VERSIONS
+        theirs = self.versions.get(api_key)
+        if theirs is None:
+            raise _SendError(f"{self} does not support API key {api_key}")
+        version = min(ours[1], theirs[1])
+        if version < max(ours[0], theirs[0]):
+            raise _SendError(f"no version of API key {api_key} is supported by both us {ours} and "
+                             f"{self} {theirs}")
+        return version
+
+    def _write(self, pending: _Pending) -> None:
+        request = pending.request
+        try:
+            pending.version = self._choose_version(request.api_key)
+            correlation_id = self._next_correlation
+            self._next_correlation = (correlation_id + 1) & 0x7FFFFFFF
+            frame = framing.encode_request(request.body, pending.version, correlation_id,
+                                           self.client.client_id)
+        except (_SendError, KafkaAdminError) as exc:
+            log.warning("%s Cannot send %s request %d to %s: %s", self.client.prefix,
+                        type(request.body).__name__, request.request_id, self, exc)
+            self.client.fail(pending)
+            return
+        assert self._writer is not None
+        self.in_flight[correlation_id] = pending
+        self._writer.write(frame)
+
+    async def _run(self) -> None:
+        reason = "closed"
+        try:
+            reason = await self._connect_and_read()
+        except asyncio.CancelledError:
+            reason = "shutting down"
+        except (OSError, EOFError) as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+        except KafkaAdminError as exc:
+            reason = f"bad response: {exc}"
+        except Exception as exc:  # never let a peer take the process down
+            log.exception("%s Unexpected error on the connection to %s", self.client.prefix, self)
+            reason = f"{type(exc).__name__}: {exc}"
+        finally:
+            self.close(reason)
+
+    async def _connect_and_read(self) -> str:
+        timeout = self.client.request_timeout_ms / 1000
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(self.host, self.port), timeout)
+        self._writer = writer
+        splitter = framing.FrameSplitter(self.client.max_frame_bytes)
+        await asyncio.wait_for(self._negotiate(reader, writer, splitter), timeout)
+        self.ready = True
+        self.client.connected(self)
+        queued, self.queue = self.queue, []
+        for pending in queued:
+            self._write(pending)
+        while True:
+            data = await reader.read(READ_CHUNK)
+            if not data:
+                return "the peer closed the connection"
+            for frame in splitter.feed(data):
+                self._on_frame(frame)
+
+    async def _negotiate(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                         splitter: framing.FrameSplitter) -> None:
+        version = API_VERSIONS_LATEST
+        for _ in range(3):
+            request = messages.ApiVersionsRequest(client_software_name=CLIENT_SOFTWARE_NAME,
+                                                  client_software_version=CLIENT_SOFTWARE_VERSION)
+            writer.write(framing.encode_request(request, version, 0, self.client.client_id))
+            frame = await _read_frame(reader, splitter)
+            try:
+                _, body = framing.decode_response(frame, API_VERSIONS_KEY, version)
+            except KafkaAdminError:
+                # A server that does not know our version answers at v0.
+                _, body = framing.decode_response(frame, API_VERSIONS_KEY, 0)
+            assert isinstance(body, messages.ApiVersionsResponse)
+            ranges = {entry.api_key: (entry.min_version, entry.max_version) for entry in body.api_keys}
+            if body.error_code == 0:
+                self.versions = ranges
+                return
+            if body.error_code == UNSUPPORTED_VERSION and API_VERSIONS_KEY in ranges:
+                version = min(ranges[API_VERSIONS_KEY][1], API_VERSIONS_LATEST)
+                continue
+            raise OSError(f"ApiVersions failed with error code {body.error_code}")
+        raise OSError("ApiVersions version negotiation did not converge")
+
+    def _on_frame(self, frame: bytes) -> None:
+        correlation_id = framing.peek_correlation_id(frame)
+        pending = self.in_flight.pop(correlation_id, None)
+        if pending is None:
+            raise OSError(f"response with unknown correlation id {correlation_id}")
+        _, body = framing.decode_response(frame, pending.request.api_key, pending.version)
+        self.client.complete(pending, body)
+
+    def close(self, reason: str) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        if self._writer is not None:
+            self._writer.close()
+        failed = list(self.in_flight.values()) + self.queue
+        self.in_flight.clear()
+        self.queue = []
+        self.client.disconnected(self, reason, was_ready=self.ready, failed=failed)
+        if not self.task.done() and asyncio.current_task() is not self.task:
+            self.task.cancel()
+
+
+class _SendError(Exception):
+    pass
+
+
+async def _read_frame(reader: asyncio.StreamReader, splitter: framing.FrameSplitter) -> bytes:
+    while True:
+        data = await reader.read(READ_CHUNK)
+        if not data:
+            raise EOFError("the peer closed the connection")
+        frames = splitter.feed(data)
+        if frames:
+            if len(frames) > 1:
+                raise OSError("unexpected frames after the ApiVersions response")
+            return frames[0]
+
+
+@dataclass
+class PeerClient:
+    """Sends the core's ``OutboundRequest`` and hands every outcome to ``on_response``."""
+
+    node_id: int
+    on_response: ResponseCallback
+    request_timeout_ms: int = 2000
+    reconnect_backoff_ms: int = 50
+    reconnect_backoff_max_ms: int = 1000
+    max_frame_bytes: int = framing.DEFAULT_MAX_FRAME_BYTES
+    rng: random.Random = field(default_factory=random.Random)
+    _connections: dict[tuple[str, int], _Connection] = field(default_factory=dict)
+    _backoff: dict[tuple[str, int], _Backoff] = field(default_factory=dict)
+    _closing: bool = False
+
+    @property
+    def client_id(self) -> str:
+        return f"raft-client-{self.node_id}"
+
+    @property
+    def prefix(self) -> str:
+        return f"[RaftManager id={self.node_id}]"
+
+    def send(self, request: OutboundRequest) -> None:
+        key = (request.destination.host, request.destination.port)
+        pending = _Pending(request)
+        if self._closing:
+            self.fail(pending)
+            return
+        connection = self._connections.get(key)
+        if connection is None or connection.closed:
+            backoff = self._backoff.get(key)
+            loop = asyncio.get_running_loop()
+            if backoff is not None and loop.time() < backoff.next_attempt:
+                self.fail(pending)
+                return
+            connection = _Connection(self, *key)
+            self._connections[key] = connection
+        pending.timer = asyncio.get_running_loop().call_later(
+            self.request_timeout_ms / 1000, self._timed_out, connection, pending)
+        connection.submit(pending)
+
+    def _timed_out(self, connection: _Connection, pending: _Pending) -> None:
+        pending.timer = None
+        log.info("%s Request %d (%s) to %s timed out after %d ms; disconnecting", self.prefix,
+                 pending.request.request_id, type(pending.request.body).__name__, connection,
+                 self.request_timeout_ms)
+        connection.close(f"request timed out after {self.request_timeout_ms} ms")
+
+    def complete(self, pending: _Pending, body: Struct | None) -> None:
+        if pending.timer is not None:
+            pending.timer.cancel()
+            pending.timer = None
+        self.on_response(pending.request.request_id, body)
+
+    def fail(self, pending: _Pending) -> None:
+        self.complete(pending, None)
+
+    def connected(self, connection: _Connection) -> None:
+        key = (connection.host, connection.port)
+        if key in self._backoff:
+            log.info("%s Connected to %s", self.prefix, connection)
+        self._backoff.pop(key, None)
+
+    def disconnected(self, connection: _Connection, reason: str, *, was_ready: bool,
+                     failed: list[_Pending]) -> None:
+        key = (connection.host, connection.port)
+        if self._connections.get(key) is connection:
+            del self._connections[key]
+        if not self._closing:
+            backoff = self._backoff.setdefault(key, _Backoff())
+            if not was_ready:
+                backoff.failures += 1
+                delay_ms = min(self.reconnect_backoff_ms * 2 ** (backoff.failures - 1),
+                               self.reconnect_backoff_max_ms)
+                delay_ms *= self.rng.uniform(0.8, 1.2)
+                backoff.next_attempt = asyncio.get_running_loop().time() + delay_ms / 1000
+                if backoff.failures == 1:
+                    log.warning("%s Connection to %s could not be established (%s). Node may not be "
+                                "available.", self.prefix, connection, reason)
+            else:
+                log.info("%s Disconnected from %s: %s", self.prefix, connection, reason)
+        for pending in failed:
+            self.fail(pending)
+
+    def in_flight(self) -> int:
+        """Requests sent or queued that have no outcome yet."""
+        return sum(len(c.in_flight) + len(c.queue) for c in self._connections.values())
+
+    async def close(self) -> None:
+        self._closing = True
+        connections = list(self._connections.values())
+        for connection in connections:
+            connection.close("shutting down")
+        for connection in connections:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await connection.task

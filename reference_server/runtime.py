@@ -1,0 +1,529 @@
+"""The asyncio process around the consensus core: sockets, files, timers and controller duties.
+
+How the pieces meet:
+
+1. **Listeners.** One TCP server per configured listener. Each connection is read frame by frame
+   (``socket.request.max.bytes`` caps a frame) and answered strictly in request order: like Kafka,
+   which mutes a connection until its response is queued, the next request is read only once the
+   previous one is answered. ApiVersions and DescribeCluster are answered by ``handlers``; Vote,
+   BeginQuorumEpoch, EndQuorumEpoch, Fetch, FetchSnapshot and DescribeQuorum go to the core, whose
+   ``poll`` hands back the reply. An API key or version this listener does not serve (ApiVersions
+   excepted), an oversized frame or a malformed one is logged once and the connection is closed, as
+   Kafka does; other connections carry on, and nothing a client sends stops the process.
+2. **The driver.** One task calls ``core.poll(now)`` whenever something was handed to the core and
+   at the ``next_poll_ms`` it asked for, sends what it returns through ``peers.PeerClient``, routes
+   replies to the waiting connections and replays newly committed batches into the metadata image.
+   Time is wall-clock milliseconds (Kafka's DescribeQuorum timestamps are wall-clock), never allowed
+   to go backwards.
+3. **Controller duties.** Once this node leads and everything up to its first offset of the epoch
+   is committed, it activates as Kafka's QuorumController does: if no metadata.version was ever
+   committed it appends the bootstrap records (from ``bootstrap.checkpoint``, inside a metadata
+   transaction from 3.6-IV1 on), then it appends a NoOpRecord every
+   ``metadata.max.idle.interval.ms``.
+4. **Shutdown.** SIGTERM or SIGINT: the core resigns, the driver runs a moment
+   longer so the resignation goes out, then listeners and connections close and the log is flushed.
+   SIGUSR1 asks the core for a snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import itertools
+import logging
+import signal
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar
+
+from kafka_admin_kraft.protocol import framing, messages
+from kafka_admin_kraft.protocol.exceptions import KafkaAdminError, UndefinedVersionError
+from kafka_admin_kraft.protocol.message import Struct
+from kafka_admin_kraft.records import ApiMessageAndVersion
+from kafka_admin_kraft.storage import BootstrapMetadata
+from reference_server import features
+from reference_server.handlers import ServerView, api_versions, describe_cluster
+from reference_server.image import ImageLoader
+from reference_server.peers import PeerClient
+from reference_server.raft.api import (
+    InboundRequest,
+    NodeIdentity,
+    PollResult,
+    RaftConfig,
+    RaftDriverFacing,
+    ReplicatedLog,
+)
+
+log = logging.getLogger("kafka.server.ControllerServer")
+socket_log = logging.getLogger("kafka.network.SocketServer")
+raft_log = logging.getLogger("kafka.raft.KafkaRaftClient")
+controller_log = logging.getLogger("kafka.controller.QuorumController")
+
+CORE_APIS: Final = frozenset({1, 52, 53, 54, 55, 59})
+"""Fetch, Vote, BeginQuorumEpoch, EndQuorumEpoch, DescribeQuorum and FetchSnapshot."""
+SERVED_APIS: Final = frozenset(api_versions.CONTROLLER_APIS)
+READ_CHUNK: Final = 1 << 20
+APPLY_BUDGET_BYTES: Final = 4 << 20
+SHUTDOWN_GRACE_MS: Final = 1000
+SLOW_CALL_MS: Final = 500
+"""A synchronous step longer than this is logged: peers time requests out after 2 s by default."""
+_T = TypeVar("_T")
+
+LOG_FORMAT: Final = "[%(asctime)s] %(levelname)s %(message)s (%(name)s)"
+
+
+def configure_logging(level: str = "INFO") -> None:
+    """Kafka's log4j layout on stderr: ``[2026-11-21 12:00:00,000] INFO message (logger)``."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+
+
+class WallClock:
+    """Wall-clock milliseconds that never go backwards."""
+
+    def __init__(self, source: Callable[[], int] | None = None) -> None:
+        self._source = source or (lambda: time.time_ns() // 1_000_000)
+        self._last = 0
+
+    def __call__(self) -> int:
+        now = self._source()
+        if now < self._last:
+            return self._last
+        self._last = now
+        return now
+
+
+@dataclass(frozen=True)
+class ListenerSpec:
+    """A socket to listen on: listener name, bind host ("" or 0.0.0.0 = every interface), port."""
+
+    name: str
+    host: str
+    port: int
+
+
+@dataclass(frozen=True)
+class RuntimeOptions:
+    """What the runtime needs besides the core: sockets, limits and controller settings."""
+
+    listeners: tuple[ListenerSpec, ...]
+    socket_request_max_bytes: int = framing.DEFAULT_MAX_FRAME_BYTES
+    metadata_max_idle_interval_ms: int = 500
+    bootstrap_metadata: BootstrapMetadata | None = None
+    bootstrap_source: str = "the default bootstrap"
+
+
+class ControllerRuntime:
+    """Runs one controller: ``await runtime.run()`` returns the process exit status."""
+
+    def __init__(self, identity: NodeIdentity, config: RaftConfig, core: RaftDriverFacing,
+                 log_: ReplicatedLog, options: RuntimeOptions, *,
+                 clock: Callable[[], int] | None = None) -> None:
+        self.identity = identity
+        self.config = config
+        self.core = core
+        self.log = log_
+        self.options = options
+        self.now_ms = clock or WallClock()
+        self.loader = ImageLoader(log_)
+        self.prefix = f"[RaftManager id={identity.node_id}]"
+        self.bound: dict[str, tuple[str, int]] = {}
+        """Listener name -> the (host, port) actually bound (port 0 picks a free one)."""
+        self._servers: list[asyncio.Server] = []
+        self._connections: set[asyncio.Task[None]] = set()
+        self._pending: dict[int, asyncio.Future[Struct]] = {}
+        self._request_ids = itertools.count(1)
+        self._wake = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._exit_code = 0
+        self._peers: PeerClient | None = None
+        self._committed = -1
+        self._leader_epoch: tuple[int, int, bool] | None = None
+        self._activation_offset: int | None = None
+        self._active = False
+        self._next_noop_ms = 0
+        self._image_behind = True
+        """Replay pending: the latest snapshot is loaded at start-up, before anything is committed."""
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        """Bind every listener and start the peer client (before ``run``, or let ``run`` do it)."""
+        self._peers = PeerClient(self.identity.node_id, self._on_peer_response,
+                                 request_timeout_ms=self.config.request_timeout_ms,
+                                 max_frame_bytes=max(self.options.socket_request_max_bytes,
+                                                     framing.DEFAULT_MAX_FRAME_BYTES))
+        for spec in self.options.listeners:
+            server = await asyncio.start_server(
+                functools.partial(self._accept, listener=spec.name), spec.host or None, spec.port,
+                reuse_address=True, limit=READ_CHUNK)
+            self._servers.append(server)
+            sockname = server.sockets[0].getsockname()
+            self.bound[spec.name] = (sockname[0], sockname[1])
+            log.info("[ControllerServer id=%d] Listening on %s://%s:%d", self.identity.node_id,
+                     spec.name, spec.host or "0.0.0.0", sockname[1])
+
+    def stop(self, exit_code: int = 0) -> None:
+        """Ask ``run`` to shut down gracefully."""
+        if not self._stop.is_set():
+            self._exit_code = exit_code
+            self._stop.set()
+            self._wake.set()
+
+    def install_signal_handlers(self) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, self._on_stop_signal, signum)
+        loop.add_signal_handler(signal.SIGUSR1, self._on_snapshot_signal)
+
+    def _on_stop_signal(self, signum: int) -> None:
+        log.info("[ControllerServer id=%d] Received %s, shutting down", self.identity.node_id,
+                 signal.Signals(signum).name)
+        self.stop(0)
+
+    def _on_snapshot_signal(self) -> None:
+        try:
+            snapshot = self.core.snapshot(self.now_ms())
+        except Exception:
+            raft_log.exception("%s Taking a snapshot on demand failed", self.prefix)
+            return
+        if snapshot is None:
+            raft_log.info("%s Snapshot requested: nothing new since the last one", self.prefix)
+        else:
+            raft_log.info("%s Snapshot %s written on demand", self.prefix, snapshot.file_name)
+        self._wake.set()
+
+    async def run(self) -> int:
+        if self._peers is None:
+            await self.start()
+        try:
+            await self._drive()
+        finally:
+            await self._shutdown()
+        return self._exit_code
+
+    async def _shutdown(self) -> None:
+        if self._exit_code == 0:
+            try:
+                self.core.resign(self.now_ms())
+                deadline = self.now_ms() + SHUTDOWN_GRACE_MS
+                while self.now_ms() < deadline:
+                    result = self.core.poll(self.now_ms())
+                    self._process(result)
+                    if self.core.leader_id not in (-1, self.identity.node_id):
+                        break  # another voter took over: the resignation was heard
+                    waiting = self._peers.in_flight() if self._peers is not None else 0
+                    if not result.sends and not result.replies and not waiting:
+                        break
+                    await asyncio.sleep(0.01)
+            except Exception:
+                raft_log.exception("%s Graceful resignation failed", self.prefix)
+        for server in self._servers:
+            server.close()
+        for task in list(self._connections):
+            task.cancel()
+        for future in self._pending.values():
+            future.cancel()
+        self._pending.clear()
+        if self._peers is not None:
+            await self._peers.close()
+        for server in self._servers:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(server.wait_closed(), 1)
+        try:
+            self.log.flush()
+            close = getattr(self.log, "close", None)
+            if callable(close):
+                close()
+        except Exception:
+            log.exception("[ControllerServer id=%d] Closing the metadata log failed", self.identity.node_id)
+        log.info("[ControllerServer id=%d] shut down completed", self.identity.node_id)
+
+    # ------------------------------------------------------------------ the driver
+
+    async def _drive(self) -> None:
+        next_poll = 0
+        while not self._stop.is_set():
+            now = self.now_ms()
+            if self._wake.is_set() or now >= next_poll or (self._active and now >= self._next_noop_ms):
+                self._wake.clear()
+                try:
+                    result = self._timed("poll", self.core.poll, now)
+                    self._process(result)
+                    self._controller_duties(self.now_ms())
+                except Exception:
+                    raft_log.exception("%s Unexpected error in the raft driver; shutting down", self.prefix)
+                    self._exit_code = 1
+                    return
+                next_poll = result.next_poll_ms
+            if self._image_behind:
+                self._apply_committed()
+                await asyncio.sleep(0)  # let sockets make progress between replay steps
+                continue
+            deadline = next_poll
+            if self._active and self.options.metadata_max_idle_interval_ms > 0:
+                deadline = min(deadline, self._next_noop_ms)
+            delay = max(deadline - self.now_ms(), 0) / 1000
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), delay)
+
+    def _process(self, result: PollResult) -> None:
+        for reply in result.replies:
+            future = self._pending.pop(reply.request_id, None)
+            if future is not None and not future.done():
+                future.set_result(reply.body)
+        assert self._peers is not None
+        for send in result.sends:
+            self._peers.send(send)
+        if result.committed_offset > self._committed:
+            self._committed = result.committed_offset
+        if self._committed > self.loader.image.next_offset or self._image_behind:
+            self._apply_committed()
+        self._track_leadership()
+
+    def _apply_committed(self) -> None:
+        """One bounded step of replaying committed batches into the metadata image."""
+        self._image_behind = not self._timed("metadata image replay", self.loader.catch_up, self._committed,
+                                             APPLY_BUDGET_BYTES)
+
+    def _timed(self, what: str, call: Callable[..., _T], *args: Any) -> _T:
+        """Run a synchronous step; say so when it held the event loop long enough to worry peers."""
+        started = time.monotonic()
+        try:
+            return call(*args)
+        finally:
+            elapsed_ms = (time.monotonic() - started) * 1000
+            if elapsed_ms >= SLOW_CALL_MS:
+                raft_log.warning("%s %s took %d ms, blocking the event loop (requests and responses wait "
+                                 "meanwhile)", self.prefix, what, elapsed_ms)
+
+    def _track_leadership(self) -> None:
+        current = (self.core.epoch, self.core.leader_id, self.core.is_leader)
+        if current == self._leader_epoch:
+            return
+        previous_epoch = self._leader_epoch[0] if self._leader_epoch is not None else 0
+        self._leader_epoch = current
+        epoch, leader, leading = current
+        me = self.identity.node_id
+        if leading:
+            # A new epoch of ours: activate again once its first offset is committed.
+            self._active = False
+            self._activation_offset = self.log.end_offset()
+            raft_log.info("%s Completed transition to Leader(localId=%d, epoch=%d, voters=%s)", self.prefix,
+                          me, epoch, sorted(self.core.voters.ids()))
+        else:
+            if self._active:
+                controller_log.info("[QuorumController id=%d] Renouncing the leadership due to a metadata "
+                                    "log event. We were the leader at epoch %d", me, previous_epoch)
+            self._activation_offset = None
+            self._active = False
+            if leader >= 0:
+                raft_log.info("%s Completed transition to Follower(localId=%d, leaderId=%d, epoch=%d)",
+                              self.prefix, me, leader, epoch)
+            else:
+                raft_log.info("%s Epoch %d has no known leader yet (election in progress)", self.prefix,
+                              epoch)
+
+    def _controller_duties(self, now: int) -> None:
+        if not self.core.is_leader or self._activation_offset is None:
+            return
+        if not self._active:
+            if self._image_behind or self._committed < self._activation_offset:
+                return
+            self._activate(now)
+            return
+        interval = self.options.metadata_max_idle_interval_ms
+        if interval > 0 and now >= self._next_noop_ms:
+            self._append([messages.NoOpRecord()], now)
+            self._next_noop_ms = now + interval
+
+    def _activate(self, now: int) -> None:
+        me = self.identity.node_id
+        self._active = True
+        self._next_noop_ms = now + self.options.metadata_max_idle_interval_ms
+        controller_log.info("[QuorumController id=%d] Becoming the active controller at epoch %d, next write "
+                            "offset %d.", me, self.core.epoch, self.log.end_offset())
+        image = self.loader.image
+        if image.metadata_version is not None and image.transaction_start_offset < 0:
+            return
+        records, text = self._bootstrap_records(image.transaction_start_offset)
+        controller_log.info("[QuorumController id=%d] %s", me, text)
+        self._append(records, now)
+
+    def _bootstrap_records(self, transaction_start: int) -> tuple[list[Struct], str]:
+        """Kafka's ActivationRecordsGenerator: the records to append on activation, and its log line."""
+        image = self.loader.image
+        text = "Performing controller activation. "
+        records: list[Struct] = []
+        if image.metadata_version is not None:  # an unfinished transaction in a non-empty log
+            text += f"Aborting in-progress metadata transaction at offset {transaction_start}."
+            return [messages.AbortTransactionRecord(reason="Controller failover")], text
+        bootstrap = self.options.bootstrap_metadata
+        level = bootstrap.metadata_version if bootstrap else features.LATEST_PRODUCTION_METADATA_VERSION
+        if bootstrap is not None:
+            payload = [r.message for r in bootstrap.records if isinstance(r, ApiMessageAndVersion)]
+        else:
+            payload = [messages.FeatureLevelRecord(name=features.METADATA_VERSION, feature_level=level)]
+        transactional = level >= features.METADATA_TRANSACTIONS_VERSION
+        source = f"at metadata.version {features.release_string(level)} from bootstrap source " \
+                 f"'{self.options.bootstrap_source}'."
+        if transaction_start >= 0:
+            text += (f"Aborting partial bootstrap records transaction at offset {transaction_start}. "
+                     f"Re-appending {len(payload)} bootstrap record(s) in new metadata transaction {source}")
+            records.append(messages.AbortTransactionRecord(reason="Controller failover"))
+        else:
+            text += (f"The metadata log appears to be empty. Appending {len(payload)} bootstrap record(s) "
+                     f"{'in metadata transaction ' if transactional else ''}{source}")
+        if transactional:
+            records.append(messages.BeginTransactionRecord(name="Bootstrap records"))
+        records.extend(payload)
+        if transactional:
+            records.append(messages.EndTransactionRecord())
+        return records, text
+
+    def _append(self, records: list[Struct], now: int) -> None:
+        try:
+            self.core.append(records, now)
+        except Exception as exc:  # NotLeaderError when leadership moved since the last poll
+            controller_log.info("[QuorumController id=%d] Could not append %d record(s): %s",
+                                self.identity.node_id, len(records), exc)
+            return
+        self._wake.set()
+
+    # ------------------------------------------------------------------ peers
+
+    def _on_peer_response(self, request_id: int, body: Struct | None) -> None:
+        try:
+            self._timed("handling a response", self.core.handle_response, request_id, body, self.now_ms())
+        except Exception:
+            raft_log.exception("%s Handling the response to request %d failed; shutting down", self.prefix,
+                               request_id)
+            self.stop(1)
+        self._wake.set()
+
+    # ------------------------------------------------------------------ clients
+
+    def view(self, listener: str) -> ServerView:
+        image = self.loader.image
+        finalized = image.finalized_features()
+        metadata_version = image.metadata_version
+        epoch = image.highest_offset
+        if metadata_version is None:  # nothing committed yet: what the bootstrap will write
+            bootstrap = self.options.bootstrap_metadata
+            metadata_version = (bootstrap.metadata_version if bootstrap
+                                else features.LATEST_PRODUCTION_METADATA_VERSION)
+            finalized[features.METADATA_VERSION] = metadata_version
+            epoch = -1
+        return ServerView(cluster_id=self.identity.cluster_id, node_id=self.identity.node_id,
+                          leader_id=self.core.leader_id, voters=self.core.voters, listener=listener,
+                          finalized_features=finalized, finalized_features_epoch=epoch,
+                          metadata_version=metadata_version)
+
+    def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, listener: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._serve(reader, writer, listener))
+        self._connections.add(task)
+        task.add_done_callback(self._connections.discard)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, listener: str) -> None:
+        peer = _peer_name(writer)
+        splitter = framing.FrameSplitter(self.options.socket_request_max_bytes)
+        try:
+            while True:
+                data = await reader.read(READ_CHUNK)
+                if not data:
+                    return
+                try:
+                    frames = splitter.feed(data)
+                except framing.FrameTooLargeError as exc:
+                    socket_log.warning("[SocketServer listenerType=CONTROLLER, nodeId=%d] Unexpected error "
+                                       "from %s (listener %s); closing connection: invalid receive: %s",
+                                       self.identity.node_id, peer, listener, exc)
+                    return
+                for frame in frames:
+                    if not await self._handle_frame(frame, writer, listener, peer):
+                        return
+        except (ConnectionError, OSError) as exc:
+            socket_log.debug("Connection from %s ended: %s", peer, exc)
+        except asyncio.CancelledError:
+            pass
+        except Exception:  # the process never goes down for one connection
+            socket_log.exception("Unexpected error serving %s; closing connection", peer)
+        finally:
+            writer.close()
+
+    async def _handle_frame(self, frame: bytes, writer: asyncio.StreamWriter, listener: str,
+                            peer: str) -> bool:
+        """Answer one request; False when the connection must be closed."""
+        prefix = f"[SocketServer listenerType=CONTROLLER, nodeId={self.identity.node_id}]"
+        try:
+            request = framing.decode_request(frame)
+        except UndefinedVersionError as exc:
+            socket_log.warning("%s Closing socket connection to %s because of an unsupported request: %s",
+                               prefix, peer, exc)
+            return False
+        except Exception as exc:
+            socket_log.warning("%s Closing socket connection to %s because of an invalid request: %s",
+                               prefix, peer, exc)
+            return False
+        header = request.header
+        key, version = header.request_api_key, header.request_api_version
+        correlation_id = header.correlation_id
+        if key not in SERVED_APIS:
+            socket_log.warning("%s Closing socket connection to %s: received request api key %d with version "
+                               "%d which is not enabled on listener %s", prefix, peer, key, version, listener)
+            return False
+        response_version = version
+        body: Struct | None
+        if key == api_versions.API_KEY:
+            assert request.body is None or isinstance(request.body, messages.ApiVersionsRequest)
+            body, response_version = api_versions.handle(request.body, version, self.view(listener))
+        elif key == describe_cluster.API_KEY:
+            assert isinstance(request.body, messages.DescribeClusterRequest)
+            body = describe_cluster.handle(request.body, version, self.view(listener))
+        else:
+            assert request.body is not None
+            body = await self._ask_core(key, version, request.body, listener, peer)
+            if body is None:
+                return False
+        try:
+            writer.write(framing.encode_response(body, response_version, correlation_id))
+        except KafkaAdminError as exc:
+            socket_log.error("%s Cannot encode the %s v%d response for %s: %s", prefix, type(body).__name__,
+                             response_version, peer, exc)
+            return False
+        await writer.drain()
+        return True
+
+    async def _ask_core(self, key: int, version: int, body: Struct, listener: str,
+                        peer: str) -> Struct | None:
+        request_id = next(self._request_ids)
+        future: asyncio.Future[Struct] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            self._timed(f"handling {type(body).__name__}", self.core.handle_request,
+                        InboundRequest(request_id, key, version, body, listener), self.now_ms())
+        except Exception:
+            self._pending.pop(request_id, None)
+            raft_log.exception("%s Handling %s v%d from %s failed; closing the connection", self.prefix,
+                               type(body).__name__, version, peer)
+            return None
+        self._wake.set()
+        try:
+            return await future
+        except asyncio.CancelledError:
+            return None
+        finally:
+            self._pending.pop(request_id, None)
+
+
+def _peer_name(writer: asyncio.StreamWriter) -> str:
+    peer: Any = writer.get_extra_info("peername")
+    if isinstance(peer, tuple) and len(peer) >= 2:
+        return f"/{peer[0]}:{peer[1]}"
+    return str(peer)

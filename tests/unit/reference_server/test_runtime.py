@@ -1,0 +1,281 @@
+"""The asyncio runtime around a fake core: routing, ordering, bad input, peers, controller duties."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import struct
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import pytest
+from integration.client import KafkaClient
+
+from kafka_admin_kraft.protocol import framing, messages
+from kafka_admin_kraft.records import ApiMessageAndVersion
+from kafka_admin_kraft.storage import BootstrapMetadata
+from reference_server.raft.api import Address, OutboundRequest, RaftConfig
+from reference_server.runtime import ControllerRuntime, ListenerSpec, RuntimeOptions, WallClock
+
+from .fakes import FakeCore, MemoryLog, identity
+
+
+class Running:
+    def __init__(self, runtime: ControllerRuntime, loop: asyncio.AbstractEventLoop, thread: threading.Thread,
+                 result: list[int]) -> None:
+        self.runtime = runtime
+        self.loop = loop
+        self.thread = thread
+        self.result = result
+        self.host, self.port = runtime.bound["CONTROLLER"]
+
+    @property
+    def core(self) -> FakeCore:
+        core = self.runtime.core
+        assert isinstance(core, FakeCore)
+        return core
+
+    def call(self, fn: Callable[[], None]) -> None:
+        self.loop.call_soon_threadsafe(fn)
+
+    def client(self) -> KafkaClient:
+        return KafkaClient(self.host, self.port, timeout=5)
+
+
+def make_runtime(*, node_id: int = 1, lead: bool = True, idle_ms: int = 500, max_bytes: int = 1 << 20,
+                 request_timeout_ms: int = 2000,
+                 bootstrap: BootstrapMetadata | None = None) -> ControllerRuntime:
+    log = MemoryLog()
+    core = FakeCore(node_id, log, lead=lead)
+    options = RuntimeOptions(listeners=(ListenerSpec("CONTROLLER", "127.0.0.1", 0),),
+                             socket_request_max_bytes=max_bytes, metadata_max_idle_interval_ms=idle_ms,
+                             bootstrap_metadata=bootstrap, bootstrap_source="test")
+    return ControllerRuntime(identity(node_id), RaftConfig(request_timeout_ms=request_timeout_ms), core, log,
+                             options)
+
+
+@contextmanager
+def running(runtime: ControllerRuntime) -> Iterator[Running]:
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+    result: list[int] = []
+
+    async def main() -> int:
+        await runtime.start()
+        started.set()
+        return await runtime.run()
+
+    def target() -> None:
+        asyncio.set_event_loop(loop)
+        try:
+            result.append(loop.run_until_complete(main()))
+        finally:
+            started.set()
+            loop.close()
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    assert started.wait(5)
+    handle = Running(runtime, loop, thread, result)
+    try:
+        yield handle
+    finally:
+        if thread.is_alive():
+            loop.call_soon_threadsafe(runtime.stop)
+            thread.join(10)
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.01)
+
+
+def describe_quorum_body() -> messages.DescribeQuorumRequest:
+    Q = messages.DescribeQuorumRequest
+    return Q(topics=[Q.TopicData(topic_name="__cluster_metadata",
+                                 partitions=[Q.PartitionData(partition_index=0)])])
+
+
+def test_api_versions_and_describe_quorum_over_the_wire() -> None:
+    with running(make_runtime()) as server, server.client() as client:
+        for version in range(5):
+            response = client.api_versions(version)
+            assert response.error_code == 0
+        assert client.versions[55] == (0, 3)
+        for version in range(4):
+            answer = client.describe_quorum(version)
+            assert answer.topics[0].partitions[0].leader_id == 1
+        assert [r.api_version for r in server.core.requests if r.api_key == 55] == [0, 1, 2, 3]
+        assert all(r.listener == "CONTROLLER" for r in server.core.requests)
+
+
+def raw_request(api_key: int, version: int, correlation_id: int, body: bytes, flexible: bool = True) -> bytes:
+    client_id = b"raw"
+    header = struct.pack(">hhih", api_key, version, correlation_id, len(client_id)) + client_id
+    if flexible:
+        header += b"\x00"
+    payload = header + body
+    return struct.pack(">i", len(payload)) + payload
+
+
+def test_unknown_api_versions_version_gets_v0_unsupported_version() -> None:
+    with running(make_runtime()) as server, server.client() as client:
+        client.send_raw(raw_request(18, 9, 77, b"\x05hello\x02x\x00"))
+        correlation_id, body = framing.decode_response(client.recv_frame(), 18, 0)
+        assert correlation_id == 77
+        assert body.error_code == 35
+        assert [(k.api_key, k.min_version, k.max_version) for k in body.api_keys] == [(18, 0, 4)]
+        assert client.api_versions(3).error_code == 0  # the connection stays usable
+
+
+@pytest.mark.parametrize("data", [
+    raw_request(999, 0, 1, b""),                          # unknown api key
+    raw_request(3, 12, 1, b"\x01\x00\x00\x00"),            # Metadata: known, not served by a controller
+    raw_request(55, 7, 1, b""),                           # DescribeQuorum version that does not exist
+    raw_request(55, 2, 1, b"\x02\x05ab"),                  # truncated body
+    struct.pack(">i", 3) + b"\x00\x12\x00",               # a header cut short
+    struct.pack(">i", 1 << 30) + b"\x00" * 16,            # above socket.request.max.bytes
+    struct.pack(">i", -5),                                # negative size
+    b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",                 # not Kafka at all
+], ids=["unknown-key", "not-served", "unknown-version", "truncated-body", "short-header", "oversized",
+        "negative-size", "http"])
+def test_bad_input_closes_only_that_connection(data: bytes, caplog: pytest.LogCaptureFixture) -> None:
+    with running(make_runtime()) as server:
+        with server.client() as bystander, server.client() as offender:
+            bystander.api_versions()
+            offender.send_raw(data)
+            assert offender.is_closed_by_server()
+            assert bystander.describe_quorum().error_code == 0
+        with server.client() as fresh:
+            assert fresh.api_versions().error_code == 0
+        assert server.thread.is_alive()
+    assert any("clos" in record.getMessage().lower() for record in caplog.records)
+
+
+def test_requests_are_answered_in_order_and_a_waiting_fetch_mutes_the_connection() -> None:
+    with running(make_runtime()) as server, server.client() as client:
+        client.api_versions()
+        server.core.hold_fetch = True
+        fetch = messages.FetchRequest(replica_state=messages.FetchRequest.ReplicaState(replica_id=2))
+        first = client.send(fetch, 17)
+        versions = messages.ApiVersionsRequest(client_software_name="a", client_software_version="1")
+        second = client.send(versions, 3)
+        third = client.send(describe_quorum_body(), 2)
+        wait_for(lambda: any(r.api_key == 1 for r in server.core.requests))
+        time.sleep(0.2)
+        assert not any(r.api_key == 55 for r in server.core.requests)  # not read while Fetch waits
+        server.call(server.core.release_fetches)
+        server.call(server.runtime._wake.set)
+        assert client.receive(1, 17)[0] == first
+        assert client.receive(18, 3)[0] == second
+        assert client.receive(55, 2)[0] == third
+
+
+def test_activation_appends_bootstrap_records_then_noops() -> None:
+    bootstrap = BootstrapMetadata([ApiMessageAndVersion(messages.FeatureLevelRecord(
+        name="metadata.version", feature_level=29), 0), ApiMessageAndVersion(messages.FeatureLevelRecord(
+            name="group.version", feature_level=1), 0)], 29)
+    with running(make_runtime(idle_ms=50, bootstrap=bootstrap)) as server:
+        wait_for(lambda: len(server.core.appended) >= 4)
+        first = server.core.appended[0]
+        assert [type(r).__name__ for r in first] == ["BeginTransactionRecord", "FeatureLevelRecord",
+                                                     "FeatureLevelRecord", "EndTransactionRecord"]
+        assert all([type(r).__name__ for r in batch] == ["NoOpRecord"] for batch in server.core.appended[1:])
+        wait_for(lambda: server.runtime.loader.image.metadata_version == 29)
+        with server.client() as client:
+            response = client.api_versions()
+            finalized = {f.name: f.max_version_level for f in response.finalized_features}
+            assert finalized == {"metadata.version": 29, "group.version": 1}
+            assert response.finalized_features_epoch >= 4
+
+
+def test_old_metadata_version_bootstraps_without_a_transaction() -> None:
+    bootstrap = BootstrapMetadata([ApiMessageAndVersion(messages.FeatureLevelRecord(
+        name="metadata.version", feature_level=12), 0)], 12)
+    with running(make_runtime(bootstrap=bootstrap)) as server:
+        wait_for(lambda: len(server.core.appended) >= 1)
+        assert [type(r).__name__ for r in server.core.appended[0]] == ["FeatureLevelRecord"]
+
+
+def test_a_follower_appends_nothing() -> None:
+    with running(make_runtime(lead=False, idle_ms=20)) as server:
+        time.sleep(0.3)
+        assert server.core.appended == []
+        with server.client() as client:
+            response = client.api_versions()
+            assert response.finalized_features_epoch == -1
+            finalized = {f.name: f.max_version_level for f in response.finalized_features}
+            assert finalized == {"metadata.version": 29}
+
+
+def test_shutdown_resigns_and_flushes() -> None:
+    runtime = make_runtime()
+    with running(runtime) as server:
+        wait_for(lambda: runtime.core.leader_id == 1)
+    server.thread.join(5)
+    assert server.result == [0]
+    assert server.core.resigned
+    log = runtime.log
+    assert isinstance(log, MemoryLog) and log.flushes >= 1
+
+
+def vote_request() -> messages.VoteRequest:
+    return messages.VoteRequest(cluster_id="c", voter_id=2)
+
+
+def test_peer_requests_negotiate_and_match_responses() -> None:
+    with running(make_runtime(node_id=2, lead=False)) as peer, running(make_runtime(node_id=1)) as server:
+        destination = Address(peer.host, peer.port, 2)
+
+        def send() -> None:
+            server.core.outbox.extend(OutboundRequest(100 + i, destination, 52, vote_request())
+                                      for i in range(3))
+            server.runtime._wake.set()
+
+        server.call(send)
+        wait_for(lambda: len(server.core.responses) == 3)
+        assert sorted(rid for rid, _ in server.core.responses) == [100, 101, 102]
+        assert all(isinstance(body, messages.VoteResponse) for _, body in server.core.responses)
+        assert [r.api_version for r in peer.core.requests] == [2, 2, 2]  # min(ours, theirs)
+
+
+def test_peer_failures_are_reported_as_none() -> None:
+    refused = socket.socket()
+    refused.bind(("127.0.0.1", 0))
+    dead_port = refused.getsockname()[1]
+    refused.close()
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    try:
+        with running(make_runtime(request_timeout_ms=300)) as server:
+            def send() -> None:
+                outbox = server.core.outbox
+                outbox.append(OutboundRequest(1, Address("127.0.0.1", dead_port, 5), 52, vote_request()))
+                outbox.append(OutboundRequest(2, Address(*silent.getsockname(), 6), 52, vote_request()))
+                server.runtime._wake.set()
+
+            started = time.monotonic()
+            server.call(send)
+            wait_for(lambda: len(server.core.responses) == 2)
+            elapsed = time.monotonic() - started
+            assert dict(server.core.responses) == {1: None, 2: None}
+            assert 0.25 < elapsed < 2
+            # Within the reconnect backoff a new request to the dead address fails at once.
+            server.call(lambda: server.core.outbox.append(
+                OutboundRequest(3, Address("127.0.0.1", dead_port, 5), 52, vote_request())))
+            server.call(server.runtime._wake.set)
+            wait_for(lambda: len(server.core.responses) == 3)
+    finally:
+        silent.close()
+
+
+def test_the_clock_never_goes_backwards() -> None:
+    readings = iter([1000, 1005, 990, 1010])
+    clock = WallClock(lambda: next(readings))
+    assert [clock(), clock(), clock(), clock()] == [1000, 1005, 1005, 1010]
