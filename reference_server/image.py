@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kafka_admin_kraft.features import KRAFT_VERSION, METADATA_VERSION
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.records import (
     ApiMessageAndVersion,
@@ -26,7 +27,6 @@ from kafka_admin_kraft.records import (
     decode_metadata_record,
     read_frame,
 )
-from reference_server.features import KRAFT_VERSION, METADATA_VERSION
 from reference_server.raft.api import ReplicatedLog
 
 FEATURE_LEVEL_RECORD = 12

@@ -39,12 +39,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
+from kafka_admin_kraft import features
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError, UndefinedVersionError
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.records import ApiMessageAndVersion
 from kafka_admin_kraft.storage import BootstrapMetadata
-from reference_server import features
 from reference_server.handlers import ServerView, api_versions, describe_cluster
 from reference_server.image import ImageLoader
 from reference_server.peers import PeerClient

@@ -36,6 +36,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final
 
+from kafka_admin_kraft.features import (
+    LATEST_PRODUCTION_METADATA_VERSION,
+    LATEST_TESTING_METADATA_VERSION,
+    METADATA_VERSION,
+    MINIMUM_METADATA_VERSION,
+)
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.records import (
@@ -74,11 +80,6 @@ from reference_server.storage import FileQuorumStateStore, FileReplicatedLog
 log = logging.getLogger(__name__)
 
 LOCK_FILE: Final = ".lock"
-METADATA_VERSION: Final = "metadata.version"
-LATEST_PRODUCTION_METADATA_VERSION: Final = 29
-"""4.2-IV1: what a node uses when its metadata directory has no bootstrap.checkpoint."""
-MINIMUM_METADATA_VERSION: Final = 7
-LATEST_TESTING_METADATA_VERSION: Final = 30
 
 
 class StartupError(RuntimeError):

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from kafka_admin_kraft.features import KRAFT_VERSION, METADATA_VERSION
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.records.batch import RecordBatch, encode_batch
@@ -36,8 +37,6 @@ from kafka_admin_kraft.records.snapshot import BOOTSTRAP_SNAPSHOT_ID, SnapshotWr
 from kafka_admin_kraft.storage.errors import StorageFormatError
 
 BOOTSTRAP_FILE: Final = "bootstrap.checkpoint"
-METADATA_VERSION: Final = "metadata.version"
-KRAFT_VERSION: Final = "kraft.version"
 KRAFT_VERSION_LATEST: Final = 1
 
 

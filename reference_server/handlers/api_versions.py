@@ -20,8 +20,8 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
+from kafka_admin_kraft.features import METADATA_VERSION, SUPPORTED_FEATURES
 from kafka_admin_kraft.protocol import messages
-from reference_server.features import METADATA_VERSION, SUPPORTED_FEATURES
 from reference_server.handlers import ServerView
 
 API_KEY: Final = 18

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from kafka_admin_kraft.features import CONTROLLER_REGISTRATION_VERSION
 from kafka_admin_kraft.protocol import messages
-from reference_server.features import CONTROLLER_REGISTRATION_VERSION
 from reference_server.handlers import ServerView
 
 API_KEY: Final = 60

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from kafka_admin_kraft.features import METADATA_VERSION
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.exceptions import DecodeError
 from kafka_admin_kraft.records import (
@@ -30,7 +31,6 @@ from kafka_admin_kraft.records import (
     read_frame,
 )
 
-METADATA_VERSION = "metadata.version"
 NO_OP_RECORD = 20
 
 

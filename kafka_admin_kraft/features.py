@@ -17,6 +17,8 @@ MINIMUM_METADATA_VERSION: Final = 7
 """3.3-IV3, the lowest metadata.version Kafka 4.x supports."""
 LATEST_PRODUCTION_METADATA_VERSION: Final = 29
 """4.2-IV1."""
+LATEST_TESTING_METADATA_VERSION: Final = 30
+"""4.3-IV0: accepted in bootstrap files, never the default."""
 METADATA_TRANSACTIONS_VERSION: Final = 13
 """3.6-IV1: bootstrap records are written inside a metadata transaction from here on."""
 CONTROLLER_REGISTRATION_VERSION: Final = 15
