@@ -211,11 +211,8 @@ def catch_up_run(root: Path, megabytes: int, kind: str) -> None:
             data = cluster.quorum_from(leader)
             if data is None:
                 return False
-            # The leader's view of the follower is fresh only once the restarted process fetched: it
-            # has installed a snapshot (the leader's log no longer starts at 0) and fetched since.
-            follower_dir = cluster.nodes[follower].partition_dir
-            if not follower_dir.exists() or not any(s.end_offset > 0 for s in list_snapshots(follower_dir)):
-                return False
+            # Only fetches of the restarted process count (the leader records a fetch when it arrives,
+            # so a parked Fetch of the killed process answered later leaves its state alone).
             return any(v.replica_id == follower and v.last_fetch_timestamp >= restarted_ms
                        and v.log_end_offset >= target for v in data.current_voters)
 

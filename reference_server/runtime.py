@@ -11,8 +11,10 @@ How the pieces meet:
    excepted), an oversized frame or a malformed one is logged once and the connection is closed, as
    Kafka does; other connections carry on, and nothing a client sends stops the process.
 2. **The driver.** One task calls ``core.poll(now)`` whenever something was handed to the core and
-   at the ``next_poll_ms`` it asked for, sends what it returns through ``peers.PeerClient``, routes
-   replies to the waiting connections and replays newly committed batches into the metadata image.
+   at the ``next_poll_ms`` it asked for, sends what it returns through ``peers.PeerClient`` and routes
+   replies to the waiting connections. The core keeps the committed metadata image (finalized
+   features for ApiVersions) and advances it a bounded amount per poll; when it asks to be polled
+   again at once, the driver first lets the sockets run.
    Time is wall-clock milliseconds (Kafka's DescribeQuorum timestamps are wall-clock), never allowed
    to go backwards.
 3. **Controller duties.** Once this node leads and everything up to its first offset of the epoch
@@ -46,7 +48,6 @@ from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.records import ApiMessageAndVersion
 from kafka_admin_kraft.storage import BootstrapMetadata
 from reference_server.handlers import ServerView, api_versions, describe_cluster
-from reference_server.image import ImageLoader
 from reference_server.peers import PeerClient
 from reference_server.raft.api import (
     InboundRequest,
@@ -66,7 +67,6 @@ CORE_APIS: Final = frozenset({1, 52, 53, 54, 55, 59})
 """Fetch, Vote, BeginQuorumEpoch, EndQuorumEpoch, DescribeQuorum and FetchSnapshot."""
 SERVED_APIS: Final = frozenset(api_versions.CONTROLLER_APIS)
 READ_CHUNK: Final = 1 << 20
-APPLY_BUDGET_BYTES: Final = 4 << 20
 SHUTDOWN_GRACE_MS: Final = 1000
 SLOW_CALL_MS: Final = 500
 """A synchronous step longer than this is logged: peers time requests out after 2 s by default."""
@@ -131,7 +131,6 @@ class ControllerRuntime:
         self.log = log_
         self.options = options
         self.now_ms = clock or WallClock()
-        self.loader = ImageLoader(log_)
         self.prefix = f"[RaftManager id={identity.node_id}]"
         self.bound: dict[str, tuple[str, int]] = {}
         """Listener name -> the (host, port) actually bound (port 0 picks a free one)."""
@@ -148,8 +147,6 @@ class ControllerRuntime:
         self._activation_offset: int | None = None
         self._active = False
         self._next_noop_ms = 0
-        self._image_behind = True
-        """Replay pending: the latest snapshot is loaded at start-up, before anything is committed."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -262,10 +259,9 @@ class ControllerRuntime:
                     self._exit_code = 1
                     return
                 next_poll = result.next_poll_ms
-            if self._image_behind:
-                self._apply_committed()
-                await asyncio.sleep(0)  # let sockets make progress between replay steps
-                continue
+                if next_poll <= now:
+                    await asyncio.sleep(0)  # the core has work left: serve the sockets, then poll again
+                    continue
             deadline = next_poll
             if self._active and self.options.metadata_max_idle_interval_ms > 0:
                 deadline = min(deadline, self._next_noop_ms)
@@ -283,14 +279,7 @@ class ControllerRuntime:
             self._peers.send(send)
         if result.committed_offset > self._committed:
             self._committed = result.committed_offset
-        if self._committed > self.loader.image.next_offset or self._image_behind:
-            self._apply_committed()
         self._track_leadership()
-
-    def _apply_committed(self) -> None:
-        """One bounded step of replaying committed batches into the metadata image."""
-        self._image_behind = not self._timed("metadata image replay", self.loader.catch_up, self._committed,
-                                             APPLY_BUDGET_BYTES)
 
     def _timed(self, what: str, call: Callable[..., _T], *args: Any) -> _T:
         """Run a synchronous step; say so when it held the event loop long enough to worry peers."""
@@ -334,8 +323,8 @@ class ControllerRuntime:
         if not self.core.is_leader or self._activation_offset is None:
             return
         if not self._active:
-            if self._image_behind or self._committed < self._activation_offset:
-                return
+            if self.core.applied_offset < self._activation_offset:
+                return  # the records before our epoch are not all committed and in the image yet
             self._activate(now)
             return
         interval = self.options.metadata_max_idle_interval_ms
@@ -349,19 +338,19 @@ class ControllerRuntime:
         self._next_noop_ms = now + self.options.metadata_max_idle_interval_ms
         controller_log.info("[QuorumController id=%d] Becoming the active controller at epoch %d, next write "
                             "offset %d.", me, self.core.epoch, self.log.end_offset())
-        image = self.loader.image
+        image = self.core.committed_features()
         if image.metadata_version is not None and image.transaction_start_offset < 0:
             return
-        records, text = self._bootstrap_records(image.transaction_start_offset)
+        records, text = self._bootstrap_records(image.metadata_version, image.transaction_start_offset)
         controller_log.info("[QuorumController id=%d] %s", me, text)
         self._append(records, now)
 
-    def _bootstrap_records(self, transaction_start: int) -> tuple[list[Struct], str]:
+    def _bootstrap_records(self, committed_metadata_version: int | None,
+                           transaction_start: int) -> tuple[list[Struct], str]:
         """Kafka's ActivationRecordsGenerator: the records to append on activation, and its log line."""
-        image = self.loader.image
         text = "Performing controller activation. "
         records: list[Struct] = []
-        if image.metadata_version is not None:  # an unfinished transaction in a non-empty log
+        if committed_metadata_version is not None:  # an unfinished transaction in a non-empty log
             text += f"Aborting in-progress metadata transaction at offset {transaction_start}."
             return [messages.AbortTransactionRecord(reason="Controller failover")], text
         bootstrap = self.options.bootstrap_metadata
@@ -410,8 +399,8 @@ class ControllerRuntime:
     # ------------------------------------------------------------------ clients
 
     def view(self, listener: str) -> ServerView:
-        image = self.loader.image
-        finalized = image.finalized_features()
+        image = self.core.committed_features()
+        finalized = dict(image.levels)
         metadata_version = image.metadata_version
         epoch = image.highest_offset
         if metadata_version is None:  # nothing committed yet: what the bootstrap will write

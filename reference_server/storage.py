@@ -46,12 +46,12 @@ from kafka_admin_kraft.protocol.primitives import METADATA_TOPIC_ID, Uuid
 from kafka_admin_kraft.records import (
     METADATA_PARTITION_DIR,
     BatchReader,
-    ControlRecordType,
     RecordBatch,
     RecoveryResult,
     SegmentFiles,
     SegmentWriter,
     SnapshotId,
+    SnapshotStreamChecker,
     SnapshotWriter,
     encode_batch,
     list_segments,
@@ -60,7 +60,6 @@ from kafka_admin_kraft.records import (
     recover_segment,
 )
 from kafka_admin_kraft.records.batch import CONTROL_FLAG, LOG_OVERHEAD, MIN_BATCH_LENGTH
-from kafka_admin_kraft.records.control import parse_control_key
 from kafka_admin_kraft.records.fsutil import fsync_directory
 from kafka_admin_kraft.records.segment import DEFAULT_INDEX_INTERVAL_BYTES, OFFSET_ENTRY, TIME_ENTRY
 from kafka_admin_kraft.records.snapshot import DELETE_SUFFIX, PARTIAL_SUFFIX
@@ -197,34 +196,6 @@ def _count_entries(path: Path, entry: struct.Struct, keep: int, field_index: int
             else:
                 high = middle
         return low
-
-
-def _check_snapshot_data(data: bytes, what: str) -> None:
-    """Check a fetched snapshot before it is frozen: whole batches with valid CRCs, a
-    SnapshotHeaderRecord first and a SnapshotFooterRecord last."""
-    reader = BatchReader(io.BytesIO(data), path=what, start=0, allow_torn_tail=False)
-    first: RecordBatch | None = None
-    last: RecordBatch | None = None
-    for batch in reader:
-        if first is None:
-            first = batch
-        last = batch
-    if first is None or last is None:
-        raise CorruptRecordError("the snapshot holds no batches", what=what, offset=0)
-
-    def types(batch: RecordBatch) -> list[int]:
-        if not batch.is_control:
-            return []
-        return [parse_control_key(record.key)[1] for record in batch.records]
-
-    head = types(first)
-    if not head or head[0] != ControlRecordType.SNAPSHOT_HEADER:
-        raise CorruptRecordError("the first record is not a SnapshotHeaderRecord", what=what,
-                                 offset=first.position)
-    tail = types(last)
-    if not tail or tail[-1] != ControlRecordType.SNAPSHOT_FOOTER:
-        raise CorruptRecordError("the last record is not a SnapshotFooterRecord", what=what,
-                                 offset=last.position)
 
 
 @dataclass(frozen=True)
@@ -696,15 +667,16 @@ class FileReplicatedLog:
     def snapshot_has_data_batches(self, snapshot_id: SnapshotId) -> bool:
         return any(not header.is_control for header in scan_batch_headers(self._known_snapshot(snapshot_id)))
 
-    def write_snapshot(self, snapshot_id: SnapshotId, batches: list[RecordBatch]) -> None:
-        """Write and freeze a snapshot of the log up to ``snapshot_id.end_offset``.
+    def create_snapshot(self, snapshot_id: SnapshotId) -> _CreatedSnapshot | None:
+        """Start writing a snapshot of the log up to ``snapshot_id.end_offset`` (batches stream to a
+        ``.part`` file; ``freeze`` renames it and registers the snapshot).
 
-        As ``KafkaMetadataLog.createNewSnapshot``: an existing id or one below the log start is a
-        no-op; the id must lie within the log and carry the epoch the log has at that offset.
+        As ``KafkaMetadataLog.createNewSnapshot``: an existing id or one below the log start gives
+        None; the id must lie within the log and carry the epoch the log has at that offset.
         """
         self._check_open()
         if snapshot_id in self._snapshots or snapshot_id.end_offset < self.start_offset():
-            return
+            return None
         if snapshot_id.end_offset > self._end:
             raise ValueError(f"snapshot {snapshot_id} is beyond the log end offset {self._end}")
         if snapshot_id.end_offset > 0 or snapshot_id.epoch != 0:
@@ -712,23 +684,49 @@ class FileReplicatedLog:
             if epoch != snapshot_id.epoch or end < snapshot_id.end_offset:
                 raise ValueError(f"snapshot {snapshot_id} is not valid according to the log: epoch "
                                  f"{snapshot_id.epoch} ends at offset {end} with epoch {epoch}")
-        with SnapshotWriter(self.path, snapshot_id) as writer:
-            for batch in batches:
-                writer.append(batch)
-        bisect.insort(self._snapshots, snapshot_id)
+        return _CreatedSnapshot(self, snapshot_id)
 
-    def install_snapshot(self, snapshot_id: SnapshotId, data: bytes) -> None:
-        """Check and freeze a fetched snapshot, then restart the log at its end offset (the
-        snapshot is frozen first, so a crash in between is finished on the next open)."""
+    def receive_snapshot(self, snapshot_id: SnapshotId) -> _ReceivedSnapshot:
+        """Start copying a snapshot from the leader: chunks stream to a ``.part`` file and are
+        checked as they come; ``freeze`` checks the end, freezes it and restarts the log at its end
+        offset (``install``)."""
         self._check_open()
         latest = self.latest_snapshot()
         if latest is not None and snapshot_id < latest:
             raise ValueError(f"snapshot {snapshot_id} is older than the latest snapshot {latest}")
-        if snapshot_id not in self._snapshots:
-            _check_snapshot_data(data, f"snapshot {snapshot_id.file_name}")
-            with SnapshotWriter(self.path, snapshot_id) as writer:
-                writer.append(data)
-            bisect.insort(self._snapshots, snapshot_id)
+        return _ReceivedSnapshot(self, snapshot_id)
+
+    def write_snapshot(self, snapshot_id: SnapshotId, batches: Iterable[RecordBatch]) -> None:
+        """Write and freeze a snapshot at once (``create_snapshot``; nothing when it returns None)."""
+        writer = self.create_snapshot(snapshot_id)
+        if writer is None:
+            return
+        try:
+            for batch in batches:
+                writer.append(batch)
+        except BaseException:
+            writer.abort()
+            raise
+        writer.freeze()
+
+    def install_snapshot(self, snapshot_id: SnapshotId, data: bytes) -> None:
+        """Check and freeze a fetched snapshot held in memory, then restart the log at its end offset
+        (``receive_snapshot`` with one chunk)."""
+        self._check_open()
+        if snapshot_id in self._snapshots:
+            self._install(snapshot_id)
+            return
+        writer = self.receive_snapshot(snapshot_id)
+        try:
+            writer.append(data)
+        except BaseException:
+            writer.abort()
+            raise
+        writer.freeze()
+
+    def _install(self, snapshot_id: SnapshotId) -> None:
+        """Restart the log at a frozen snapshot's end offset (the snapshot is frozen first, so a
+        crash in between is finished on the next open) and drop older snapshots."""
         self._truncate_fully_and_start_at(snapshot_id.end_offset)
         for older in [item for item in self._snapshots if item < snapshot_id]:
             self._delete_snapshot(older)
@@ -799,6 +797,62 @@ class FileReplicatedLog:
     def __repr__(self) -> str:
         return (f"FileReplicatedLog({str(self.path)!r}, start={self.start_offset()}, end={self._end}, "
                 f"segments={len(self._bases)}, snapshots={[s.file_name for s in self._snapshots]})")
+
+
+# --------------------------------------------------------------------------- snapshot writers
+
+
+class _CreatedSnapshot:
+    """``api.SnapshotWriter`` for a snapshot the core generates: ``SnapshotWriter`` (``.part`` file,
+    fsync and rename on ``freeze``), registered with the log once frozen."""
+
+    def __init__(self, log: FileReplicatedLog, snapshot_id: SnapshotId) -> None:
+        self._log = log
+        self._writer = SnapshotWriter(log.path, snapshot_id)
+        self.snapshot_id = snapshot_id
+
+    @property
+    def size(self) -> int:
+        return self._writer.size
+
+    def append(self, data: RecordBatch | bytes) -> None:
+        self._writer.append(data)
+
+    def freeze(self) -> None:
+        self._log._check_open()
+        self._writer.freeze()
+        if self.snapshot_id not in self._log._snapshots:
+            bisect.insort(self._log._snapshots, self.snapshot_id)
+
+    def abort(self) -> None:
+        self._writer.abort()
+
+
+class _ReceivedSnapshot(_CreatedSnapshot):
+    """``api.SnapshotWriter`` for a snapshot copied from the leader: each chunk is checked
+    (``SnapshotStreamChecker``) and written to the ``.part`` file as it arrives; ``freeze`` installs."""
+
+    def __init__(self, log: FileReplicatedLog, snapshot_id: SnapshotId) -> None:
+        super().__init__(log, snapshot_id)
+        self._checker = SnapshotStreamChecker(f"snapshot {snapshot_id.file_name}")
+
+    def append(self, data: RecordBatch | bytes) -> None:
+        chunk = encode_batch(data) if isinstance(data, RecordBatch) else data
+        self._checker.feed(chunk)
+        self._writer.append(chunk)
+
+    def freeze(self) -> None:
+        try:
+            self._checker.finish()
+        except BaseException:
+            self.abort()
+            raise
+        latest = self._log.latest_snapshot()
+        if latest is not None and self.snapshot_id < latest:
+            self.abort()
+            raise ValueError(f"snapshot {self.snapshot_id} is older than the latest snapshot {latest}")
+        super().freeze()
+        self._log._install(self.snapshot_id)
 
 
 # --------------------------------------------------------------------------- quorum-state

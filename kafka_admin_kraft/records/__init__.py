@@ -53,6 +53,7 @@ from kafka_admin_kraft.records.segment import (
 )
 from kafka_admin_kraft.records.snapshot import (
     SnapshotId,
+    SnapshotStreamChecker,
     SnapshotWriter,
     list_snapshots,
     parse_snapshot_file_name,
@@ -78,6 +79,7 @@ __all__ = [
     "SegmentFiles",
     "SegmentWriter",
     "SnapshotId",
+    "SnapshotStreamChecker",
     "SnapshotWriter",
     "TimestampType",
     "TornTail",

@@ -18,7 +18,14 @@ from types import TracebackType
 from typing import BinaryIO, Final
 
 from kafka_admin_kraft.protocol.exceptions import CorruptRecordError
-from kafka_admin_kraft.records.batch import RecordBatch, encode_batch
+from kafka_admin_kraft.records.batch import (
+    LOG_OVERHEAD,
+    MIN_BATCH_LENGTH,
+    PREFIX,
+    RecordBatch,
+    decode_batch_at,
+    encode_batch,
+)
 from kafka_admin_kraft.records.control import ControlRecordType, parse_control_key
 from kafka_admin_kraft.records.fsutil import fsync_directory
 from kafka_admin_kraft.records.reader import BatchReader
@@ -77,9 +84,13 @@ class SnapshotWriter:
                 continue
         self.partial_path = candidate
         self._done = False
+        self.size = 0
+        """Bytes appended so far."""
 
     def append(self, batch: RecordBatch | bytes) -> None:
-        self._stream.write(encode_batch(batch) if isinstance(batch, RecordBatch) else batch)
+        data = encode_batch(batch) if isinstance(batch, RecordBatch) else batch
+        self._stream.write(data)
+        self.size += len(data)
 
     def freeze(self) -> Path:
         """Sync the file, rename it to its final name and sync the directory."""
@@ -109,6 +120,57 @@ class SnapshotWriter:
                 self.freeze()
         else:
             self.abort()
+
+
+class SnapshotStreamChecker:
+    """Checks a snapshot arriving in arbitrary slices (FetchSnapshot chunks) as it comes, keeping only
+    the unfinished batch: every batch whole and valid (CRC, records), the first record a
+    SnapshotHeaderRecord; :meth:`finish` wants no partial batch left and a SnapshotFooterRecord last.
+    """
+
+    def __init__(self, what: str = "snapshot") -> None:
+        self.what = what
+        self.batches = 0
+        self._pending = bytearray()
+        self._position = 0
+        """File position of the first byte of ``_pending``."""
+        self._last_types: list[int] = []
+
+    def feed(self, data: bytes) -> None:
+        """Check the batches completed by ``data``; raises CorruptRecordError."""
+        self._pending += data
+        buf = self._pending
+        pos = 0
+        while len(buf) - pos >= LOG_OVERHEAD:
+            length = PREFIX.unpack_from(buf, pos)[1]
+            if length < MIN_BATCH_LENGTH:
+                raise CorruptRecordError(f"batch length {length} is below {MIN_BATCH_LENGTH}", what=self.what,
+                                         path="length", offset=self._position + pos + 8)
+            end = pos + LOG_OVERHEAD + length
+            if end > len(buf):
+                break
+            batch = decode_batch_at(bytes(buf[pos:end]), 0, end - pos, self._position + pos, self.what)
+            types = _control_types(batch, self.what)
+            if self.batches == 0 and (not types or types[0] != ControlRecordType.SNAPSHOT_HEADER):
+                raise CorruptRecordError("the first record is not a SnapshotHeaderRecord", what=self.what,
+                                         offset=batch.position)
+            self._last_types = types
+            self.batches += 1
+            pos = end
+        if pos:
+            del buf[:pos]
+            self._position += pos
+
+    def finish(self) -> None:
+        """The snapshot is complete: raises CorruptRecordError when it is not."""
+        if self._pending:
+            raise CorruptRecordError(f"the file ends inside a batch ({len(self._pending)} bytes left)",
+                                     what=self.what, offset=self._position)
+        if self.batches == 0:
+            raise CorruptRecordError("the snapshot holds no batches", what=self.what, offset=0)
+        if not self._last_types or self._last_types[-1] != ControlRecordType.SNAPSHOT_FOOTER:
+            raise CorruptRecordError("the last record is not a SnapshotFooterRecord", what=self.what,
+                                     offset=self._position)
 
 
 def _control_types(batch: RecordBatch, what: str) -> list[int]:

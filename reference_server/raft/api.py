@@ -85,6 +85,41 @@ class Address:
     node_id: int | None = None
 
 
+class SnapshotWriter(Protocol):
+    """A snapshot being written: batches go to a ``.part`` file (or its stand-in) as they come, and
+    nothing is visible under the snapshot's id until ``freeze``.
+
+    ``ReplicatedLog.create_snapshot`` gives one for a snapshot the core generates from its image;
+    ``ReplicatedLog.receive_snapshot`` one for a snapshot copied from the leader with FetchSnapshot,
+    whose chunks are appended as they arrive (checked as they come: CRCs, whole batches, header
+    first) and whose ``freeze`` also installs it.
+    """
+
+    @property
+    def snapshot_id(self) -> SnapshotId:
+        ...
+
+    @property
+    def size(self) -> int:
+        """Bytes appended so far."""
+        ...
+
+    def append(self, data: RecordBatch | bytes) -> None:
+        """Append a batch, or raw bytes (any slice of a snapshot file for a received snapshot).
+        Raises CorruptRecordError when received bytes are not a valid snapshot."""
+        ...
+
+    def freeze(self) -> None:
+        """Make the snapshot durable under its id (created: the log keeps its records; received:
+        the log restarts at the snapshot's end offset, every record and older snapshot is dropped).
+        Raises CorruptRecordError (and aborts) when a received snapshot is incomplete."""
+        ...
+
+    def abort(self) -> None:
+        """Drop the unfinished snapshot (no effect after ``freeze``)."""
+        ...
+
+
 class ReplicatedLog(Protocol):
     """The ``__cluster_metadata`` partition: log segments plus snapshots.
 
@@ -152,13 +187,15 @@ class ReplicatedLog(Protocol):
     def snapshot_batches(self, snapshot_id: SnapshotId) -> Iterator[RecordBatch]:
         ...
 
-    def write_snapshot(self, snapshot_id: SnapshotId, batches: list[RecordBatch]) -> None:
-        """Write and freeze a snapshot the core generated; the log keeps its records."""
+    def create_snapshot(self, snapshot_id: SnapshotId) -> SnapshotWriter | None:
+        """Start writing a snapshot the core generates (``KafkaMetadataLog.createNewSnapshot``):
+        None when it exists already or lies below the log start; ValueError when the id is beyond
+        the log end or its epoch is not the log's epoch at that offset."""
         ...
 
-    def install_snapshot(self, snapshot_id: SnapshotId, data: bytes) -> None:
-        """Freeze a snapshot fetched from the leader and restart the log at its end offset
-        (every record of the log is dropped), as a follower does after FetchSnapshot."""
+    def receive_snapshot(self, snapshot_id: SnapshotId) -> SnapshotWriter:
+        """Start copying a snapshot from the leader; its ``freeze`` installs it, as a follower does
+        after FetchSnapshot. ValueError when it is older than the latest snapshot."""
         ...
 
     def delete_before_snapshot(self) -> None:
@@ -191,6 +228,10 @@ class RaftConfig:
     snapshot_interval_bytes: int = 20 * 1024 * 1024
     """Take a snapshot when this many bytes were appended since the last one (Kafka's
     ``metadata.log.max.record.bytes.between.snapshots``)."""
+    apply_budget_bytes: int = 2 * 1024 * 1024
+    """Most bytes of batches one ``poll`` reads to apply committed batches to the image, load a
+    snapshot into it, or write a snapshot out (at least one batch); the rest waits for the next poll,
+    which is due at once, so replies and sends keep flowing on a large log."""
     observer_session_timeout_ms: int = 300_000
 
 
@@ -261,6 +302,20 @@ class PollResult:
     """The high watermark after this poll (-1 while unknown)."""
 
 
+@dataclass(frozen=True)
+class CommittedFeatures:
+    """What the committed metadata image says about features (ApiVersions, controller activation)."""
+
+    levels: Mapping[str, int]
+    """Finalized features whose level is not 0, kraft.version included when it is 1 or more."""
+    highest_offset: int
+    """Offset of the last record applied to the image, -1 before any (FinalizedFeaturesEpoch)."""
+    metadata_version: int | None
+    """The committed metadata.version, None when none was ever committed."""
+    transaction_start_offset: int = -1
+    """Offset of a committed BeginTransactionRecord without its End/Abort yet, -1 when none."""
+
+
 class RaftDriverFacing(Protocol):
     """The core's surface; ``reference_server.raft.core.RaftCore`` implements it.
 
@@ -310,6 +365,16 @@ class RaftDriverFacing(Protocol):
 
     @property
     def voters(self) -> VoterSet:
+        ...
+
+    @property
+    def applied_offset(self) -> int:
+        """Every committed record below this offset has been applied to the metadata image (the
+        image catches up with the high watermark a bounded amount per poll)."""
+        ...
+
+    def committed_features(self) -> CommittedFeatures:
+        """The features of the committed metadata image, as of ``applied_offset``."""
         ...
 
 

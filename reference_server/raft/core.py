@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from kafka_admin_kraft.features import KRAFT_VERSION
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.exceptions import DecodeError
 from kafka_admin_kraft.protocol.message import Struct
@@ -37,13 +38,17 @@ from kafka_admin_kraft.records import (
     RecordBatch,
     SnapshotId,
     control_batch,
+    data_batch,
     metadata_batches,
 )
+from kafka_admin_kraft.records.batch import BATCH_HEADER_SIZE
+from kafka_admin_kraft.records.builder import MAX_BATCH_SIZE, data_record_size
 from kafka_admin_kraft.storage import QuorumState
 from reference_server.raft import describe, rpc
 from reference_server.raft.api import (
     Address,
     Bootstrap,
+    CommittedFeatures,
     Endpoint,
     InboundRequest,
     NodeIdentity,
@@ -54,10 +59,11 @@ from reference_server.raft.api import (
     ReplicaKey,
     ReplicatedLog,
     Reply,
+    SnapshotWriter,
     VoterSet,
     jitter,
 )
-from reference_server.raft.image import SnapshotImage
+from reference_server.raft.image import SnapshotImage, batch_size
 from reference_server.raft.leader import CHECK_QUORUM_TIMEOUT_FACTOR, LeaderState
 from reference_server.raft.state import (
     CandidateState,
@@ -122,7 +128,8 @@ class RaftCore:
                  store: QuorumStateStore, rng: random.Random, now_ms: int) -> None:
         """Start from the files.
 
-        1. Read the latest snapshot and the log: voter-set history, kraft.version, snapshot image.
+        1. Read the latest snapshot and the log: voter-set history, kraft.version (the metadata image
+           is loaded from the snapshot and the committed log over the first polls, a budget at a time).
         2. Read ``quorum-state`` and choose the starting state (as Kafka's ``QuorumState.initialize``):
            leader of the stored epoch -> Resigned; voted for itself without a leader -> Candidate;
            a stored leader with known endpoints -> Follower; otherwise Unattached. A log whose last
@@ -146,6 +153,13 @@ class RaftCore:
         self._parked: list[_ParkedFetch] = []
         self._committed = -1
         self._shutting_down = False
+        self._work: Iterator[int] | None = None
+        """Image work spread over polls: loading a snapshot into the image, or writing one out."""
+        self._work_writer: SnapshotWriter | None = None
+        self._reload_image = False
+        """The log was replaced by a fetched snapshot: the image must be loaded from it again."""
+        self._image_pending = False
+        """The last poll ran out of its budget with committed batches still to apply."""
         self._load_partition_state()
         snapshot = log.latest_snapshot()
         if snapshot is not None and snapshot.end_offset > 0:
@@ -195,6 +209,27 @@ class RaftCore:
     @property
     def kraft_version(self) -> int:
         return self._history.kraft_version()
+
+    @property
+    def applied_offset(self) -> int:
+        """Every committed record below this offset is in the metadata image."""
+        return self._image.next_offset
+
+    def committed_features(self) -> CommittedFeatures:
+        """Finalized features of the committed image (kraft.version from the control records at or
+        below its last applied offset), its highest offset and an open metadata transaction."""
+        image = self._image
+        levels = image.feature_levels()
+        kraft_version = self._history.kraft_version_at(image.highest_offset)
+        if kraft_version:
+            levels[KRAFT_VERSION] = kraft_version
+        return CommittedFeatures(levels, image.highest_offset, image.metadata_version,
+                                 image.transaction_start_offset)
+
+    @property
+    def image(self) -> SnapshotImage:
+        """The committed metadata image (tests and tools; the driver uses ``committed_features``)."""
+        return self._image
 
     @property
     def role(self) -> str:
@@ -288,8 +323,9 @@ class RaftCore:
            a transition lets the new state run at once.
         3. The leader flushes its log and counts its durable end offset; the high watermark may move.
         4. Parked fetches whose data, high watermark or wait time arrived are answered.
-        5. The committed image advances; a snapshot is taken when enough bytes were committed since
-           the last one.
+        5. The committed image advances by at most ``apply_budget_bytes`` (a snapshot being loaded
+           into it or written out continues first); a snapshot is started when enough bytes were
+           committed since the last one. With work left, the next poll is due at once.
         """
         for request_id in self._requests.expired(now_ms):
             pending = self._pending.pop(request_id, None)
@@ -301,10 +337,12 @@ class RaftCore:
             if self._state is before:
                 break
         self._complete_parked_fetches(now_ms)
-        self._advance_image()
-        if (self._image.bytes_applied >= self._config.snapshot_interval_bytes
-                and not self._image.in_transaction):
-            self.snapshot(now_ms)
+        budget = max(self._config.apply_budget_bytes, 1)
+        self._image_pending = self._advance_image(budget)
+        if (not self._image_pending and self._work is None
+                and self._image.bytes_applied >= self._config.snapshot_interval_bytes
+                and not self._image.in_transaction and self._start_snapshot(now_ms) is not None):
+            self._run_work(budget)
         result = PollResult(sends=self._sends, replies=self._replies, next_poll_ms=self._next_poll_ms(now_ms),
                             committed_offset=self._committed)
         self._sends = []
@@ -339,44 +377,94 @@ class RaftCore:
     def snapshot(self, now_ms: int) -> SnapshotId | None:
         """Take a snapshot at the high watermark now; None if there is nothing new.
 
-        1. Apply the committed batches to the image (up to the high watermark).
-        2. Nothing new since the latest snapshot, or a metadata transaction open at that point: None.
-        3. Snapshot id = (image end offset, epoch of its last batch).
-        4. Batches: a control batch with SnapshotHeaderRecord (+ KRaftVersionRecord and VotersRecord as
-           of the snapshot when kraft.version >= 1), the image as data batches, a control batch with
-           SnapshotFooterRecord; offsets from 0, every batch at the snapshot epoch.
-        5. ``write_snapshot``, then ``delete_before_snapshot``; old voter-set history is compacted.
+        Unlike the periodic snapshots of ``poll`` this runs to the end at once: image work in
+        progress finishes, every committed batch is applied, then the snapshot is written
+        (``_start_snapshot``, ``_snapshot_steps``).
         """
-        self._advance_image()
+        self._advance_image(None)
+        snapshot_id = self._start_snapshot(now_ms)
+        if snapshot_id is not None:
+            self._run_work(None)
+        return snapshot_id
+
+    def _start_snapshot(self, now_ms: int) -> SnapshotId | None:
+        """Start writing the image out as a snapshot (the image stays still until it is done).
+
+        1. Nothing new since the latest snapshot, or a metadata transaction open at that point: None.
+        2. Snapshot id = (image end offset, epoch of its last batch).
+        3. Batches (``_snapshot_steps``): a control batch with SnapshotHeaderRecord (+ KRaftVersionRecord
+           and VotersRecord as of the snapshot when kraft.version >= 1), the image as data batches, a
+           control batch with SnapshotFooterRecord; offsets from 0, every batch at the snapshot epoch.
+        """
         image = self._image
         end = image.next_offset
         latest = self._log.latest_snapshot()
-        if end <= 0 or image.in_transaction or (latest is not None and latest.end_offset >= end):
+        if (self._work is not None or self._reload_image or end <= 0 or image.in_transaction
+                or (latest is not None and latest.end_offset >= end)):
             return None
         snapshot_id = SnapshotId(end, image.last_epoch)
+        writer = self._log.create_snapshot(snapshot_id)
+        if writer is None:
+            return None
+        self._work = self._snapshot_steps(writer, now_ms)
+        self._work_writer = writer
+        return snapshot_id
+
+    def _snapshot_steps(self, writer: SnapshotWriter, now_ms: int) -> Iterator[int]:
+        """Write the image one batch at a time (yielding the bytes of each), then freeze it; the
+        image's kept records move onto the new snapshot before retention drops what lies below it
+        (segments, older snapshots) and old voter-set history is compacted."""
+        image = self._image
+        snapshot_id = writer.snapshot_id
+        epoch = snapshot_id.epoch
+        end = snapshot_id.end_offset
         header: list[Struct] = [messages.SnapshotHeaderRecord(
             version=0, last_contained_log_timestamp=max(image.last_timestamp, 0))]
         kraft_version = self._history.kraft_version_at(end - 1)
         if kraft_version >= 1:
             header.append(messages.KRaftVersionRecord(version=0, k_raft_version=kraft_version))
             header.append(voters_record(self._history.voter_set_at(end - 1)))
-        batches: list[RecordBatch] = [control_batch(0, snapshot_id.epoch, now_ms, header)]
-        batches.extend(metadata_batches(len(header), snapshot_id.epoch, now_ms, image.records()))
-        batches.append(control_batch(batches[-1].next_offset, snapshot_id.epoch, now_ms,
-                                     [messages.SnapshotFooterRecord(version=0)]))
-        self._log.write_snapshot(snapshot_id, batches)
+        writer.append(control_batch(0, epoch, now_ms, header))
+        yield 1
+        offset = len(header)
+        first_other = offset + image.keyed_count()
+        values: list[bytes] = []
+        size = BATCH_HEADER_SIZE
+        for value in image.values(self._read_source):
+            needed = data_record_size(len(values), len(value))
+            if values and size + needed > MAX_BATCH_SIZE:
+                writer.append(data_batch(offset, epoch, now_ms, values))
+                offset += len(values)
+                values = []
+                yield size
+                size = BATCH_HEADER_SIZE
+                needed = data_record_size(0, len(value))
+            values.append(value)
+            size += needed
+        if values:
+            writer.append(data_batch(offset, epoch, now_ms, values))
+            offset += len(values)
+        writer.append(control_batch(offset, epoch, now_ms, [messages.SnapshotFooterRecord(version=0)]))
+        writer.freeze()
+        image.rebase(snapshot_id, first_other)
         self._log.delete_before_snapshot()
         self._history.truncate_old_entries(self._log.start_offset())
         image.bytes_applied = 0
         log.info("node %d wrote snapshot %s", self._identity.node_id, snapshot_id)
-        return snapshot_id
+        yield size
+
+    def _read_source(self, source: SnapshotId | None, first_offset: int) -> Iterator[RecordBatch]:
+        if source is None:
+            return iter(self._log.batches(first_offset))
+        return iter(self._log.snapshot_batches(source))
 
     # =========================================================================================
     # Start-up and log-derived state
     # =========================================================================================
 
     def _load_partition_state(self) -> None:
-        """Rebuild the voter-set history and the snapshot image from the latest snapshot and the log."""
+        """Rebuild the voter-set history from the latest snapshot and the log (the image follows in
+        ``_advance_image``, which loads the snapshot when the log starts past the image)."""
         self._history.clear()
         snapshot = self._log.latest_snapshot()
         read_from = self._log.start_offset()
@@ -386,11 +474,7 @@ class RaftCore:
                                               else self._log.snapshot_batches(snapshot))
             for batch in batches:
                 self._history.apply_batch(batch, offset_override=snapshot.end_offset - 1)
-            self._image.load_snapshot(snapshot.end_offset, snapshot.epoch,
-                                      self._log.snapshot_batches(snapshot))
             read_from = max(read_from, snapshot.end_offset)
-        else:
-            self._image.reset(read_from, 0)
         self._apply_log_batches(read_from)
 
     def _apply_log_batches(self, start_offset: int) -> None:
@@ -556,10 +640,14 @@ class RaftCore:
             self._persisted = state
 
     def _leave_state(self) -> None:
-        """Every transition forgets in-flight requests (late answers are ignored) and answers parked
-        fetches against the new state."""
+        """Every transition forgets in-flight requests (late answers are ignored), drops a snapshot
+        being copied from the leader, and answers parked fetches against the new state."""
         self._requests.reset_all()
         self._pending.clear()
+        state = self._state if hasattr(self, "_state") else None
+        if isinstance(state, FollowerState) and state.fetching_snapshot is not None:
+            state.fetching_snapshot.abort()
+            state.fetching_snapshot = None
 
     def _to_unattached(self, epoch: int, now_ms: int, leader_id: int | None = None) -> None:
         self._write_election(epoch, leader_id, None)
@@ -1079,7 +1167,7 @@ class RaftCore:
 
     def _try_complete_fetch(self, request: InboundRequest, key: ReplicaKey,
                             partition: messages.FetchRequest.FetchPartition,
-                            now_ms: int) -> tuple[messages.FetchResponse, bool]:
+                            now_ms: int, arrived: bool = True) -> tuple[messages.FetchResponse, bool]:
         """The answer to a fetch as of now, and whether it must go out now (error, records,
         divergence or snapshot id).
 
@@ -1087,8 +1175,11 @@ class RaftCore:
            NOT_LEADER_OR_FOLLOWER, resigning -> BROKER_NOT_AVAILABLE; the answer names the current
            leader and its endpoint so that the fetcher moves on.
         2. Validate the position (``_validate_fetch_position``).
-        3. Valid: read from the fetch offset and record the replica's progress, which may advance
-           the high watermark.
+        3. Valid: read from the fetch offset; when the fetch has just ``arrived`` (not when a parked
+           one is answered later), record the replica's progress, which may advance the high
+           watermark. The fetch offset, fetch time and caught-up time are those of the arrival
+           (kraft-facts i.4): a parked fetch answered after its sender died must not make the
+           replica look alive with its old end offset.
         """
         state = self._state
         error = rpc.NONE
@@ -1110,7 +1201,8 @@ class RaftCore:
         if kind == "valid":
             # Like Kafka's raft leader, read up to its own fetch size whatever the request asks.
             records = self._log.read(partition.fetch_offset, self._config.max_fetch_bytes)
-            if state.update_replica_state(key, now_ms, partition.fetch_offset, self._log.end_offset()):
+            if arrived and state.update_replica_state(key, now_ms, partition.fetch_offset,
+                                                      self._log.end_offset()):
                 self._on_leader_high_watermark(state)
         elif kind == "diverging":
             diverging = (epoch, offset)
@@ -1147,7 +1239,8 @@ class RaftCore:
                 still.append(parked)
         self._parked = still
         for parked in ready:
-            response, _ = self._try_complete_fetch(parked.request, parked.key, parked.partition, now_ms)
+            response, _ = self._try_complete_fetch(parked.request, parked.key, parked.partition, now_ms,
+                                                   arrived=False)
             self._reply(parked.request, response)
 
     # =========================================================================================
@@ -1197,6 +1290,8 @@ class RaftCore:
         elif snapshot.end_offset >= 0 or snapshot.epoch >= 0:
             if snapshot.end_offset < 0 or snapshot.epoch < 0:
                 return False
+            if state.fetching_snapshot is not None:
+                state.fetching_snapshot.abort()
             state.fetching_snapshot = SnapshotFetch(snapshot.end_offset, snapshot.epoch)
         else:
             if partition.records:
@@ -1240,8 +1335,10 @@ class RaftCore:
         1. Top-level error or no metadata partition -> back off; news about the leader in common.
         2. SNAPSHOT_NOT_FOUND (the leader dropped it) -> forget the copy and fetch again.
         3. A chunk for another snapshot or position -> start over.
-        4. Append the chunk; once the copy has ``Size`` bytes, ``install_snapshot`` replaces the log,
-           the voter-set history and image are reloaded and the high watermark moves to its end.
+        4. Append the chunk to the ``receive_snapshot`` writer (a ``.part`` file: nothing of the
+           snapshot is held in memory); once the copy has ``Size`` bytes, ``freeze`` installs it and
+           replaces the log, the voter-set history is reloaded, the image is reloaded from it over the
+           next polls and the high watermark moves to its end.
         """
         if body.error_code != rpc.NONE or len(body.topics) != 1 or len(body.topics[0].partitions) != 1:
             return False
@@ -1262,30 +1359,45 @@ class RaftCore:
         fetching = state.fetching_snapshot
         if (partition.error_code == rpc.SNAPSHOT_NOT_FOUND or partition.snapshot_id.end_offset < 0
                 or partition.snapshot_id.epoch < 0):
+            fetching.abort()
             state.fetching_snapshot = None
             state.fetch_deadline_ms = now_ms + self._config.fetch_timeout_ms
             return True
         if partition.error_code != rpc.NONE:
             return False
         received = (partition.snapshot_id.end_offset, partition.snapshot_id.epoch)
-        if received != (fetching.end_offset, fetching.epoch) or partition.position != len(fetching.data):
+        chunk = partition.unaligned_records or b""
+        if (received != (fetching.end_offset, fetching.epoch) or partition.position != fetching.position
+                or fetching.position + len(chunk) > partition.size):
+            fetching.abort()
             state.fetching_snapshot = None
             return False
-        fetching.data += partition.unaligned_records or b""
-        if len(fetching.data) > partition.size:
+        snapshot_id = SnapshotId(fetching.end_offset, fetching.epoch)
+        try:
+            if fetching.writer is None:
+                fetching.writer = self._log.receive_snapshot(snapshot_id)
+            fetching.writer.append(chunk)
+        except (DecodeError, ValueError) as exc:
+            log.warning("node %d cannot copy snapshot %s: %s", self._local_key.id, snapshot_id, exc)
+            fetching.abort()
             state.fetching_snapshot = None
             return False
-        if len(fetching.data) == partition.size:
-            snapshot_id = SnapshotId(fetching.end_offset, fetching.epoch)
+        fetching.position += len(chunk)
+        if fetching.position == partition.size:
             state.fetching_snapshot = None
+            writer = fetching.writer
             if snapshot_id.end_offset < self._committed:
+                writer.abort()
                 raise RaftInvariantError(f"node {self._local_key.id}: snapshot {snapshot_id} is below the "
                                          f"high watermark {self._committed}")
+            self._abort_work()  # its reads may point into the log and snapshots being replaced
             try:
-                self._log.install_snapshot(snapshot_id, bytes(fetching.data))
+                writer.freeze()
             except (DecodeError, ValueError) as exc:
+                writer.abort()
                 log.warning("node %d cannot install snapshot %s: %s", self._local_key.id, snapshot_id, exc)
                 return False
+            self._reload_image = True
             self._load_partition_state()
             self._set_committed(snapshot_id.end_offset)
             log.info("node %d installed snapshot %s", self._local_key.id, snapshot_id)
@@ -1472,7 +1584,7 @@ class RaftCore:
             fetching = state.fetching_snapshot
             body: Struct = rpc.fetch_snapshot_request(
                 self._identity.cluster_id, self._local_key, state.epoch,
-                SnapshotId(fetching.end_offset, fetching.epoch), len(fetching.data),
+                SnapshotId(fetching.end_offset, fetching.epoch), fetching.position,
                 self._config.max_fetch_bytes)
             self._send(leader, rpc.FETCH_SNAPSHOT, body, now_ms)
         else:
@@ -1531,6 +1643,8 @@ class RaftCore:
                     self._identity.listeners), now_ms)
 
     def _next_poll_ms(self, now_ms: int) -> int:
+        if self._image_pending or self._work is not None:
+            return now_ms  # image work left: poll again at once (the driver serves its sockets first)
         state = self._state
         deadlines: list[int] = [now_ms + max(self._config.election_timeout_ms, 1)]
         if isinstance(state, LeaderState):
@@ -1559,24 +1673,88 @@ class RaftCore:
     # Committed image
     # =========================================================================================
 
-    def _advance_image(self) -> None:
-        """Apply committed batches (wholly below the high watermark) to the snapshot image."""
+    def _advance_image(self, budget: int | None) -> bool:
+        """Bring the image up to the high watermark, reading at most ``budget`` bytes of batches
+        (None: all); True when work is left for the next poll.
+
+        1. Work in progress (a snapshot being loaded into the image or written out) continues first.
+        2. The log starts past the image, or was replaced by a fetched snapshot: load the latest
+           snapshot into a new image, which replaces the current one once complete.
+        3. Apply the committed batches (wholly below the high watermark) from the image's end.
+        """
+        used = self._run_work(budget)
+        if self._work is not None:
+            return True
         image = self._image
-        if self._committed <= image.next_offset:
-            return
         start = self._log.start_offset()
-        if image.next_offset < start:
+        if self._reload_image or image.next_offset < start:
             snapshot = self._log.latest_snapshot()
             if snapshot is None or snapshot.end_offset < start:
-                return
-            image.load_snapshot(snapshot.end_offset, snapshot.epoch, self._log.snapshot_batches(snapshot))
+                return False
+            self._reload_image = False
+            self._work = self._load_steps(snapshot)
+            used += self._run_work(None if budget is None else max(budget - used, 1))
+            if self._work is not None:
+                return True
+            image = self._image
+        if self._committed <= image.next_offset:
+            return False
         batches = iter(self._log.batches(image.next_offset))
         try:
             for batch in batches:
                 if batch.next_offset > self._committed or batch.base_offset != image.next_offset:
                     break
                 image.apply_batch(batch)
+                used += batch_size(batch)
+                if budget is not None and used >= budget:
+                    return image.next_offset < self._committed
         finally:
             close = getattr(batches, "close", None)
             if callable(close):
                 close()
+        return False
+
+    def _load_steps(self, snapshot: SnapshotId) -> Iterator[int]:
+        """Load ``snapshot`` into a new image one batch at a time; it replaces the image at the end."""
+        image = SnapshotImage()
+        image.start_snapshot(snapshot)
+        batches = iter(self._log.snapshot_batches(snapshot))
+        try:
+            for batch in batches:
+                image.apply_snapshot_batch(batch)
+                yield batch_size(batch)
+        finally:
+            close = getattr(batches, "close", None)
+            if callable(close):
+                close()
+        image.finish_snapshot()
+        self._image = image
+
+    def _run_work(self, budget: int | None) -> int:
+        """Run the image work in progress until ``budget`` bytes were read (None: to the end)."""
+        used = 0
+        while self._work is not None:
+            try:
+                used += next(self._work)
+            except StopIteration:
+                self._work = None
+                self._work_writer = None
+                break
+            except BaseException:
+                self._abort_work()
+                raise
+            if budget is not None and used >= budget:
+                break
+        return used
+
+    def _abort_work(self) -> None:
+        """Stop the image work in progress; an unfinished snapshot is dropped."""
+        work, writer = self._work, self._work_writer
+        self._work = None
+        self._work_writer = None
+        if work is not None:
+            close = getattr(work, "close", None)
+            if callable(close):
+                close()
+        if writer is not None:
+            writer.abort()

@@ -1,42 +1,77 @@
-"""The committed metadata that a snapshot holds: a compacted image of the data records.
+"""The committed metadata: a compacted image of the data records, the node's only metadata image.
 
-The core applies committed batches (below the high watermark) to a ``SnapshotImage`` and writes it
-out as the data batches of a snapshot. Compaction keeps the latest record per key:
+The core applies committed batches (below the high watermark) to a ``SnapshotImage``; the image
+answers what the runtime serves (finalized features, the highest applied offset, whether a
+metadata.version was ever committed, an open metadata transaction) and is written out as the data
+batches of a snapshot. Compaction keeps the latest record per key:
 
 * FeatureLevelRecord per feature name (a level of 0 removes the feature, except metadata.version);
 * TopicRecord per topic id, PartitionRecord per (topic id, partition), RegisterBrokerRecord per broker
   id, RegisterControllerRecord per controller id;
 * NoOpRecords vanish;
-* any other record (types the codec does not model, raw records) is kept in log order.
+* any other record (types the image does not key, raw records) is kept in log order.
 
 Metadata transactions (KIP-868): records between BeginTransactionRecord and EndTransactionRecord take
 effect at the End, and are dropped at an AbortTransactionRecord. A snapshot is never taken while a
 transaction is open (Kafka snapshots at a stable offset too).
+
+Memory: keyed records are kept as their framed bytes (decoded only to find their key), and the other
+records are not kept at all: the image remembers where they are, as runs of offsets in the snapshot
+it was loaded from or in the log (``OtherRun``), and reads them back when it writes a snapshot. After
+a snapshot is written the runs are moved onto it (``rebase``), before retention deletes the segments
+and older snapshot they pointed into. Nothing else removes committed records: the log is truncated
+only above the high watermark, and installing a fetched snapshot replaces the image.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 
 from kafka_admin_kraft.features import METADATA_VERSION
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.exceptions import DecodeError
 from kafka_admin_kraft.records import (
     ApiMessageAndVersion,
-    MetadataRecord,
     RecordBatch,
-    decode_metadata_batch,
+    SnapshotId,
     decode_metadata_record,
     encode_batch,
     read_frame,
 )
 
+FEATURE_LEVEL_RECORD = 12
+TOPIC_RECORD = 2
+PARTITION_RECORD = 3
+REGISTER_BROKER_RECORD = 0
+REGISTER_CONTROLLER_RECORD = 27
 NO_OP_RECORD = 20
+BEGIN_TRANSACTION_RECORD = 23
+END_TRANSACTION_RECORD = 24
+ABORT_TRANSACTION_RECORD = 25
+_DECODED = frozenset({FEATURE_LEVEL_RECORD, TOPIC_RECORD, PARTITION_RECORD, REGISTER_BROKER_RECORD,
+                      REGISTER_CONTROLLER_RECORD, BEGIN_TRANSACTION_RECORD, END_TRANSACTION_RECORD,
+                      ABORT_TRANSACTION_RECORD})
+"""Record types the image decodes; every other type is kept by reference without decoding."""
 
 
 def batch_size(batch: RecordBatch) -> int:
     """Encoded size of a batch (decoded batches know it; built ones are encoded to find out)."""
     return batch.size_in_bytes or len(encode_batch(batch))
+
+
+@dataclass
+class OtherRun:
+    """Consecutive records kept in log order: offsets ``first``..``last`` of ``source`` (a snapshot
+    file, whose offsets start at 0, or the log when None)."""
+
+    source: SnapshotId | None
+    first: int
+    last: int
+
+
+# A change waiting for the end of a metadata transaction.
+_Change = tuple[str, object, bytes | None, int]
 
 
 class SnapshotImage:
@@ -51,10 +86,16 @@ class SnapshotImage:
         """Append time of the record at ``next_offset - 1`` (-1 when unknown)."""
         self.bytes_applied = 0
         """Bytes of log batches applied since ``reset`` (drives periodic snapshots)."""
-        self._features: dict[str, MetadataRecord] = {}
-        self._keyed: dict[tuple[int, object], MetadataRecord] = {}
-        self._others: list[MetadataRecord] = []
-        self._transaction: list[MetadataRecord] | None = None
+        self.transaction_start_offset = -1
+        """Offset of a BeginTransactionRecord whose End/Abort has not been applied, or -1."""
+        self.metadata_version_committed = False
+        """A FeatureLevelRecord for metadata.version took effect (Kafka's activation looks for one)."""
+        self.source: SnapshotId | None = None
+        """The snapshot the image was loaded from (None: built from the log alone)."""
+        self._features: dict[str, tuple[int, bytes]] = {}
+        self._keyed: dict[tuple[int, object], bytes] = {}
+        self._others: list[OtherRun] = []
+        self._transaction: list[_Change] | None = None
 
     def reset(self, next_offset: int, epoch: int, timestamp: int = -1) -> None:
         """Empty the image and place it at ``next_offset`` (a snapshot's end offset and epoch)."""
@@ -67,17 +108,57 @@ class SnapshotImage:
     def in_transaction(self) -> bool:
         return self._transaction is not None
 
-    def load_snapshot(self, end_offset: int, epoch: int, batches: Iterable[RecordBatch]) -> None:
-        """Replace the image with the data records of a snapshot ending at ``end_offset``."""
-        self.reset(end_offset, epoch)
-        for batch in batches:
-            if batch.is_control:
-                continue
-            for record in decode_metadata_batch(batch, what="snapshot"):
-                self._apply(record)
-            self.last_timestamp = max(self.last_timestamp, batch.max_timestamp)
+    # ------------------------------------------------------------------ what the runtime serves
+
+    @property
+    def metadata_version(self) -> int | None:
+        entry = self._features.get(METADATA_VERSION)
+        return entry[0] if entry is not None else None
+
+    @property
+    def highest_offset(self) -> int:
+        """Offset of the last applied record, -1 before any (Kafka's FinalizedFeaturesEpoch)."""
+        return self.next_offset - 1
+
+    def feature_levels(self) -> dict[str, int]:
+        """Every finalized feature of the image whose level is not 0 (kraft.version is not a record
+        of the image: the core adds it from the control records)."""
+        return {name: level for name, (level, _) in self._features.items() if level != 0}
+
+    def keyed_count(self) -> int:
+        """How many records ``values`` yields before the ones kept in log order."""
+        return len(self._features) + len(self._keyed)
+
+    def other_count(self) -> int:
+        """How many records are kept in log order (tests)."""
+        return sum(run.last - run.first + 1 for run in self._others)
+
+    # ------------------------------------------------------------------ applying
+
+    def start_snapshot(self, snapshot_id: SnapshotId) -> None:
+        """Empty the image before loading the data records of ``snapshot_id`` (``apply_snapshot_batch``
+        for each of its batches, then ``finish_snapshot``)."""
+        self.reset(snapshot_id.end_offset, snapshot_id.epoch)
+        self.source = snapshot_id
+
+    def apply_snapshot_batch(self, batch: RecordBatch) -> None:
+        if batch.is_control:
+            return
+        for record in batch.records:
+            self._apply_value(record.value, self.source, record.offset, batch.base_offset)
+        self.last_timestamp = max(self.last_timestamp, batch.max_timestamp)
+
+    def finish_snapshot(self) -> None:
         self._transaction = None
+        self.transaction_start_offset = -1
         self.bytes_applied = 0
+
+    def load_snapshot(self, snapshot_id: SnapshotId, batches: Iterable[RecordBatch]) -> None:
+        """Replace the image with the data records of a snapshot, in one go."""
+        self.start_snapshot(snapshot_id)
+        for batch in batches:
+            self.apply_snapshot_batch(batch)
+        self.finish_snapshot()
 
     def apply_batch(self, batch: RecordBatch) -> None:
         """Apply one whole committed log batch at ``next_offset``."""
@@ -88,68 +169,122 @@ class SnapshotImage:
                              f"{self.next_offset}")
         if not batch.is_control:
             for record in batch.records:
-                # NoOpRecords (most of an idle log) vanish: skip them without decoding.
-                if record.value is not None and read_frame(record.value)[0] == NO_OP_RECORD:
-                    continue
-                try:
-                    self._apply(decode_metadata_record(record.value))
-                except DecodeError as exc:
-                    raise exc.describe(f"metadata log batch at offset {batch.base_offset}") from None
+                self._apply_value(record.value, None, record.offset, batch.base_offset)
         self.next_offset = batch.next_offset
         self.last_epoch = batch.partition_leader_epoch
         self.last_timestamp = batch.max_timestamp
         self.bytes_applied += batch_size(batch)
 
-    def _apply(self, record: MetadataRecord) -> None:
+    def _apply_value(self, value: bytes | None, source: SnapshotId | None, offset: int, base: int) -> None:
+        if value is None:
+            return
+        try:
+            api_key = read_frame(value)[0]
+            if api_key == NO_OP_RECORD:
+                return  # most of an idle log: vanishes without decoding
+            if api_key not in _DECODED:
+                self._change(("other", source, None, offset), offset)
+                return
+            record = decode_metadata_record(value)
+        except DecodeError as exc:
+            where = "snapshot" if source is not None else "metadata log"
+            raise exc.describe(f"{where} batch at offset {base}") from None
         message = record.message if isinstance(record, ApiMessageAndVersion) else None
         if isinstance(message, messages.BeginTransactionRecord):
             self._transaction = []
-            return
-        if isinstance(message, messages.EndTransactionRecord):
+            self.transaction_start_offset = offset
+        elif isinstance(message, messages.EndTransactionRecord):
             pending, self._transaction = self._transaction or [], None
-            for item in pending:
-                self._store(item)
-            return
-        if isinstance(message, messages.AbortTransactionRecord):
+            self.transaction_start_offset = -1
+            for change in pending:
+                self._store(change)
+        elif isinstance(message, messages.AbortTransactionRecord):
             self._transaction = None
-            return
-        if self._transaction is not None:
-            self._transaction.append(record)
-        else:
-            self._store(record)
-
-    def _store(self, record: MetadataRecord) -> None:
-        message = record.message if isinstance(record, ApiMessageAndVersion) else None
-        if isinstance(message, messages.NoOpRecord):
-            return
-        if isinstance(message, messages.FeatureLevelRecord):
-            if message.feature_level == 0 and message.name != METADATA_VERSION:
-                self._features.pop(message.name, None)
-            else:
-                self._features[message.name] = record
-            return
-        key: object
-        if isinstance(message, messages.TopicRecord):
-            key = message.topic_id
+            self.transaction_start_offset = -1
+        elif isinstance(message, messages.FeatureLevelRecord):
+            self._change(("feature", message.name, value, message.feature_level), offset)
+        elif isinstance(message, messages.TopicRecord):
+            self._change(("keyed", (TOPIC_RECORD, message.topic_id), value, 0), offset)
         elif isinstance(message, messages.PartitionRecord):
-            key = (message.topic_id, message.partition_id)
+            self._change(("keyed", (PARTITION_RECORD, (message.topic_id, message.partition_id)), value, 0),
+                         offset)
         elif isinstance(message, messages.RegisterBrokerRecord):
-            key = message.broker_id
+            self._change(("keyed", (REGISTER_BROKER_RECORD, message.broker_id), value, 0), offset)
         elif isinstance(message, messages.RegisterControllerRecord):
-            key = message.controller_id
-        else:
-            self._others.append(record)
-            return
-        self._keyed[(record.api_key, key)] = record
+            self._change(("keyed", (REGISTER_CONTROLLER_RECORD, message.controller_id), value, 0), offset)
+        else:  # a type the codec does not model at this version
+            self._change(("other", source, None, offset), offset)
 
-    def records(self) -> list[MetadataRecord]:
-        """The image as records: metadata.version first, other features by name, then keyed records
-        by record type and insertion, then the rest in log order."""
-        out: list[MetadataRecord] = []
+    def _change(self, change: _Change, offset: int) -> None:
+        if self._transaction is not None:
+            self._transaction.append(change)
+        else:
+            self._store(change)
+
+    def _store(self, change: _Change) -> None:
+        kind, key, value, level = change
+        if kind == "feature":
+            assert isinstance(key, str) and value is not None
+            if level == 0 and key != METADATA_VERSION:
+                self._features.pop(key, None)
+            else:
+                self._features[key] = (level, value)
+                if key == METADATA_VERSION:
+                    self.metadata_version_committed = True
+        elif kind == "keyed":
+            assert value is not None
+            self._keyed[key] = value  # type: ignore[index]
+        else:
+            source = key if isinstance(key, SnapshotId) else None
+            offset = level
+            last = self._others[-1] if self._others else None
+            if last is not None and last.source == source and last.last + 1 == offset:
+                last.last = offset
+            else:
+                self._others.append(OtherRun(source, offset, offset))
+
+    # ------------------------------------------------------------------ writing out
+
+    def values(self, read: Callable[[SnapshotId | None, int], Iterator[RecordBatch]]) -> Iterator[bytes]:
+        """The image as framed records: metadata.version first, other features by name, then keyed
+        records by record type and insertion, then the rest in log order, read back through
+        ``read(source, first_offset)`` (the batches of a snapshot, or of the log, from that offset)."""
         if METADATA_VERSION in self._features:
-            out.append(self._features[METADATA_VERSION])
-        out.extend(self._features[name] for name in sorted(self._features) if name != METADATA_VERSION)
+            yield self._features[METADATA_VERSION][1]
+        for name in sorted(self._features):
+            if name != METADATA_VERSION:
+                yield self._features[name][1]
         for api_key in sorted({api_key for api_key, _ in self._keyed}):
-            out.extend(record for (key, _), record in self._keyed.items() if key == api_key)
-        out.extend(self._others)
-        return out
+            yield from (value for (key, _), value in list(self._keyed.items()) if key == api_key)
+        for run in list(self._others):
+            yield from _run_values(run, read(run.source, run.first))
+
+    def other_runs(self) -> list[OtherRun]:
+        return list(self._others)
+
+    def rebase(self, snapshot_id: SnapshotId, first_other_offset: int) -> None:
+        """The image was just written as ``snapshot_id`` with its kept records from
+        ``first_other_offset`` on: point the runs there (the old sources may be deleted now)."""
+        count = self.other_count()
+        last = first_other_offset + count - 1
+        self._others = [OtherRun(snapshot_id, first_other_offset, last)] if count else []
+        self.source = snapshot_id
+
+
+def _run_values(run: OtherRun, batches: Iterator[RecordBatch]) -> Iterator[bytes]:
+    try:
+        for batch in batches:
+            if batch.base_offset > run.last:
+                return
+            for record in batch.records:
+                if run.first <= record.offset <= run.last and record.value is not None:
+                    yield record.value
+            if batch.last_offset >= run.last:
+                return
+    finally:
+        close = getattr(batches, "close", None)
+        if callable(close):
+            close()
+
+
+__all__ = ["OtherRun", "SnapshotImage", "batch_size"]

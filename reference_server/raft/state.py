@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reference_server.raft.api import Address, Endpoint, ReplicaKey
+from reference_server.raft.api import Address, Endpoint, ReplicaKey, SnapshotWriter
 from reference_server.raft.leader import LeaderState
 
 
@@ -87,7 +87,15 @@ class SnapshotFetch:
 
     end_offset: int
     epoch: int
-    data: bytearray = field(default_factory=bytearray)
+    writer: SnapshotWriter | None = None
+    """Where the chunks go (``ReplicatedLog.receive_snapshot``), opened with the first one."""
+    position: int = 0
+    """Bytes received so far (the position of the next FetchSnapshot)."""
+
+    def abort(self) -> None:
+        if self.writer is not None:
+            self.writer.abort()
+            self.writer = None
 
 
 @dataclass

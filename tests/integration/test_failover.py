@@ -68,9 +68,11 @@ def test_wiped_follower_rebuilds_from_a_snapshot(make_cluster: Callable[..., Clu
         fetched = [s for s in list_snapshots(follower_dir) if s.end_offset > 0]
         return bool(fetched) and bool(segments) and segments[0].base_offset >= min(fetched).end_offset
 
-    wait_until(restarted_from_a_snapshot, 30, "the wiped follower to install a snapshot")
-    # Then it catches up through Fetch (its state in the leader counts only after the restart).
+    # The leader's view of the follower changes only with fetches of the restarted process (a long-poll
+    # Fetch of the killed one, answered later, does not refresh it): caught up since the restart means
+    # it installed a snapshot, then fetched the rest.
     cluster.wait_caught_up(leader, 30, since_ms=restarted_ms)
+    assert restarted_from_a_snapshot()
     cluster.assert_running()
 
 

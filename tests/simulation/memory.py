@@ -15,6 +15,7 @@ from kafka_admin_kraft.protocol.exceptions import CorruptRecordError
 from kafka_admin_kraft.records import (
     RecordBatch,
     SnapshotId,
+    SnapshotStreamChecker,
     decode_batch_bytes,
     decode_batches,
     encode_batch,
@@ -43,6 +44,10 @@ class MemoryLog:
         self.installs = 0
         """How many snapshots were installed from a leader (FetchSnapshot)."""
         self._epoch_cache: tuple[int, list[tuple[int, int]]] = (-1, [])
+        self.writers_opened = 0
+        self.writers_closed = 0
+        """Snapshot writers opened and frozen or aborted (a leak shows as a difference)."""
+        self.snapshot_appends = 0
 
     # -- ReplicatedLog -------------------------------------------------------------------------
 
@@ -169,12 +174,36 @@ class MemoryLog:
     def snapshot_batches(self, snapshot_id: SnapshotId) -> Iterator[RecordBatch]:
         yield from decode_batches(self._snapshots[snapshot_id], what="snapshot")
 
+    def create_snapshot(self, snapshot_id: SnapshotId) -> MemorySnapshotWriter | None:
+        """As the file log: None for an existing id or one below the log start; the id must lie
+        within the log with the log's epoch at that offset."""
+        if snapshot_id in self._snapshots or snapshot_id.end_offset < self._start:
+            return None
+        if snapshot_id.end_offset > self.end_offset():
+            raise ValueError(f"snapshot {snapshot_id} is beyond the log end offset {self.end_offset()}")
+        if snapshot_id.end_offset > 0 or snapshot_id.epoch != 0:
+            epoch, end = self.end_offset_for_epoch(snapshot_id.epoch)
+            if epoch != snapshot_id.epoch or end < snapshot_id.end_offset:
+                raise ValueError(f"snapshot {snapshot_id} does not match the log: epoch {epoch} ends "
+                                 f"at {end}")
+        return MemorySnapshotWriter(self, snapshot_id, received=False)
+
+    def receive_snapshot(self, snapshot_id: SnapshotId) -> MemorySnapshotWriter:
+        latest = self.latest_snapshot()
+        if latest is not None and snapshot_id < latest:
+            raise ValueError(f"snapshot {snapshot_id} is older than the latest snapshot {latest}")
+        return MemorySnapshotWriter(self, snapshot_id, received=True)
+
     def write_snapshot(self, snapshot_id: SnapshotId, batches: list[RecordBatch]) -> None:
         self._snapshots[snapshot_id] = b"".join(encode_batch(batch) for batch in batches)
 
     def install_snapshot(self, snapshot_id: SnapshotId, data: bytes) -> None:
-        decode_batches(data, what="fetched snapshot")  # validate before replacing anything
-        self._snapshots[snapshot_id] = bytes(data)
+        writer = self.receive_snapshot(snapshot_id)
+        writer.append(data)
+        writer.freeze()
+
+    def _install(self, snapshot_id: SnapshotId, data: bytes) -> None:
+        self._snapshots[snapshot_id] = data
         self._bases.clear()
         self._batches.clear()
         self._bytes.clear()
@@ -227,6 +256,52 @@ class MemoryLog:
         if index < len(self._bases) and self._bases[index] == base_offset:
             return self._bytes[index]
         return self._archive_bytes.get(base_offset)
+
+
+class MemorySnapshotWriter:
+    """``api.SnapshotWriter`` in memory: the bytes become the snapshot at ``freeze`` (a crash before
+    loses them, like a ``.part`` file); a received snapshot is checked as it comes and installed."""
+
+    def __init__(self, log: MemoryLog, snapshot_id: SnapshotId, *, received: bool) -> None:
+        self.log = log
+        self.snapshot_id = snapshot_id
+        self._data = bytearray()
+        self._checker = SnapshotStreamChecker(f"snapshot {snapshot_id}") if received else None
+        self.done = False
+        log.writers_opened += 1
+
+    @property
+    def size(self) -> int:
+        return len(self._data)
+
+    def append(self, data: RecordBatch | bytes) -> None:
+        if self.done:
+            raise ValueError("the snapshot writer is closed")
+        chunk = encode_batch(data) if isinstance(data, RecordBatch) else bytes(data)
+        if self._checker is not None:
+            self._checker.feed(chunk)
+        self._data += chunk
+        self.log.snapshot_appends += 1
+
+    def freeze(self) -> None:
+        if self.done:
+            raise ValueError("the snapshot writer is closed")
+        self.done = True
+        self.log.writers_closed += 1
+        if self._checker is None:
+            self.log._snapshots[self.snapshot_id] = bytes(self._data)
+            return
+        self._checker.finish()
+        latest = self.log.latest_snapshot()
+        if latest is not None and self.snapshot_id < latest:
+            raise ValueError(f"snapshot {self.snapshot_id} is older than the latest snapshot {latest}")
+        self.log._install(self.snapshot_id, bytes(self._data))
+
+    def abort(self) -> None:
+        if not self.done:
+            self.done = True
+            self.log.writers_closed += 1
+        self._data = bytearray()
 
 
 class MemoryStore:

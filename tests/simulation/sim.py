@@ -49,6 +49,8 @@ from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.records import (
     ApiMessageAndVersion,
+    MetadataRecord,
+    RawMetadataRecord,
     SnapshotId,
     control_batch,
     decode_batch_bytes,
@@ -114,6 +116,10 @@ class Scenario:
     append_interval_ms: int = 200
     snapshot_interval_bytes: int = 2_500
     wire: bool = True
+    apply_budget_bytes: int = RaftConfig.apply_budget_bytes
+    """Image work per poll: small budgets spread snapshot loads and writes over many polls."""
+    max_fetch_bytes: int = RaftConfig.max_fetch_bytes
+    """Fetch and FetchSnapshot chunk size: small ones copy a snapshot in many chunks."""
 
     def command(self) -> str:
         return (
@@ -122,6 +128,7 @@ class Scenario:
             f"--duration-ms {self.duration_ms} --heal-ms {self.heal_ms}"
             + ("" if self.faults else " --no-faults")
             + ("" if self.wire else " --no-wire")
+            + f" --apply-budget-bytes {self.apply_budget_bytes} --max-fetch-bytes {self.max_fetch_bytes}"
         )
 
 
@@ -129,7 +136,10 @@ def scenario_for_seed(seed: int) -> Scenario:
     """The CI mix: cluster shape and kraft.version vary with the seed."""
     shapes = [(3, 1), (5, 1), (3, 0), (1, 1), (5, 2), (3, 2)]
     voters, observers = shapes[seed % len(shapes)]
-    return Scenario(seed=seed, voters=voters, observers=observers, kraft_version=(seed // len(shapes)) % 2)
+    budgets = [1, 300, RaftConfig.apply_budget_bytes]
+    chunks = [64, 700, RaftConfig.max_fetch_bytes]
+    return Scenario(seed=seed, voters=voters, observers=observers, kraft_version=(seed // len(shapes)) % 2,
+                    apply_budget_bytes=budgets[(seed // 12) % 3], max_fetch_bytes=chunks[(seed // 36) % 3])
 
 
 @dataclass
@@ -177,7 +187,9 @@ class Simulation:
         self.faulty = scenario.faults
         self.partition: dict[int, int] | None = None
         self.next_request_id = 1
-        self.config = RaftConfig(snapshot_interval_bytes=scenario.snapshot_interval_bytes)
+        self.config = RaftConfig(snapshot_interval_bytes=scenario.snapshot_interval_bytes,
+                                 apply_budget_bytes=scenario.apply_budget_bytes,
+                                 max_fetch_bytes=scenario.max_fetch_bytes)
         self.versions = {
             1: self.rng.choice([15, 16, 17]),
             52: 2,
@@ -460,7 +472,21 @@ class Simulation:
 
     # -- workload and faults -------------------------------------------------------------------
 
-    def _records(self) -> list[Struct]:
+    def _records(self) -> list[Struct | MetadataRecord]:
+        roll = self.rng.random()
+        if roll < 0.2:
+            # Records the image keeps in log order (by reference), some in metadata transactions.
+            records: list[Struct | MetadataRecord] = [
+                RawMetadataRecord(4, 0, f"config-{self.rng.randrange(1000)}".encode())
+                for _ in range(self.rng.randrange(1, 4))
+            ]
+            if roll < 0.08:
+                end: Struct = (messages.AbortTransactionRecord(reason="x") if roll < 0.03
+                               else messages.EndTransactionRecord())
+                level = self.rng.randrange(30)
+                records = [messages.BeginTransactionRecord(name="t"), *records,
+                           messages.FeatureLevelRecord(name="group.version", feature_level=level), end]
+            return records
         roll = self.rng.random()
         if roll < 0.15:
             return [
@@ -859,7 +885,23 @@ class Checker:
                 )
 
     def check_snapshots(self) -> None:
-        """Each node's latest snapshot equals the committed records below its end offset, compacted."""
+        """Each node's latest snapshot equals the committed records below its end offset, compacted;
+        each live node's image serves the features of the committed records it applied."""
+        for node in self.sim.nodes.values():
+            core = node.core
+            if core is None:
+                continue
+            applied = core.applied_offset
+            index = bisect.bisect_left(self.committed_bases, applied)
+            if index and self.committed[index - 1][1] != applied:
+                raise self._fail(f"n{node.node_id} image stops at {applied}, inside a committed batch")
+            image, _ = _compact(self.committed_bytes[key[0]] for key in self.committed[:index])
+            expected = {name: level for (kind, name), level in image.items() if kind == "feature" and level}
+            levels = dict(core.committed_features().levels)
+            levels.pop("kraft.version", None)
+            if levels != expected:
+                raise self._fail(f"n{node.node_id} image at {applied} serves features {levels}, the "
+                                 f"committed records give {expected}")
         for node in self.sim.nodes.values():
             snapshot = node.log.latest_snapshot()
             if snapshot is None or snapshot.end_offset == 0:
@@ -889,26 +931,48 @@ class Checker:
                 )
 
 
-def _compact(batches: Any) -> dict[tuple[str, str], object]:
-    """An independent compaction of FeatureLevelRecords and TopicRecords (NoOps vanish)."""
+def _compact(batches: Any) -> tuple[dict[tuple[str, str], object], list[tuple[int, bytes]]]:
+    """An independent compaction of FeatureLevelRecords and TopicRecords (NoOps vanish, metadata
+    transactions apply at their End and vanish at an Abort), and the other records in log order."""
     image: dict[tuple[str, str], object] = {}
+    others: list[tuple[int, bytes]] = []
+    pending: list[object] | None = None
+
+    def store(item: object) -> None:
+        if isinstance(item, RawMetadataRecord):
+            others.append((item.api_key, item.body))
+            return
+        assert isinstance(item, ApiMessageAndVersion)
+        message = item.message
+        if isinstance(message, messages.FeatureLevelRecord):
+            if message.feature_level == 0 and message.name != "metadata.version":
+                image.pop(("feature", message.name), None)
+            else:
+                image[("feature", message.name)] = message.feature_level
+        elif isinstance(message, messages.TopicRecord):
+            image[("topic", str(message.topic_id))] = message.name
+        elif not isinstance(message, messages.NoOpRecord):
+            image[("other", repr(message))] = True
+
     for item in batches:
         batch = decode_batch_bytes(item) if isinstance(item, bytes) else item
         if batch.is_control:
             continue
         for record in decode_metadata_batch(batch):
-            assert isinstance(record, ApiMessageAndVersion)
-            message = record.message
-            if isinstance(message, messages.FeatureLevelRecord):
-                if message.feature_level == 0 and message.name != "metadata.version":
-                    image.pop(("feature", message.name), None)
-                else:
-                    image[("feature", message.name)] = message.feature_level
-            elif isinstance(message, messages.TopicRecord):
-                image[("topic", str(message.topic_id))] = message.name
-            elif not isinstance(message, messages.NoOpRecord):
-                image[("other", repr(message))] = True
-    return image
+            message = record.message if isinstance(record, ApiMessageAndVersion) else None
+            if isinstance(message, messages.BeginTransactionRecord):
+                pending = []
+            elif isinstance(message, messages.EndTransactionRecord):
+                for change in pending or []:
+                    store(change)
+                pending = None
+            elif isinstance(message, messages.AbortTransactionRecord):
+                pending = None
+            elif pending is not None:
+                pending.append(record)
+            else:
+                store(record)
+    return image, others
 
 
 def run_scenario(scenario: Scenario) -> Simulation:
@@ -926,10 +990,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--heal-ms", type=int)
     parser.add_argument("--no-faults", action="store_true")
     parser.add_argument("--no-wire", action="store_true", help="hand messages over without encoding them")
+    parser.add_argument("--apply-budget-bytes", type=int)
+    parser.add_argument("--max-fetch-bytes", type=int)
     parser.add_argument("--verbose", action="store_true", help="log the core's decisions")
     args = parser.parse_args(argv)
     overrides: dict[str, Any] = {}
-    for name in ("voters", "observers", "kraft_version", "duration_ms", "heal_ms"):
+    for name in ("voters", "observers", "kraft_version", "duration_ms", "heal_ms", "apply_budget_bytes",
+                 "max_fetch_bytes"):
         value = getattr(args, name)
         if value is not None:
             overrides[name] = value

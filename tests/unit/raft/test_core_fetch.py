@@ -23,6 +23,7 @@ from .raft_testlib import (
     LISTENER,
     Network,
     Replica,
+    describe_request,
     endpoint,
     fetch,
     make_replica,
@@ -375,3 +376,34 @@ def test_listener_of_the_request_picks_the_node_endpoint() -> None:
     response = single_reply(follower, network.now)
     assert isinstance(response, messages.FetchResponse) and response.node_endpoints == []
     assert LISTENER == "CONTROLLER"
+
+
+def test_a_parked_fetch_answered_later_does_not_refresh_the_replica_state() -> None:
+    """Regression: a follower's long-poll Fetch parked at the leader, answered after the follower died
+    (its wait ends, or new data arrives), stamped the replica with the answer time and its old fetch
+    offset, so DescribeQuorum showed a restarted follower as freshly fetched at its old end offset.
+    The bookkeeping is the fetch's arrival (kraft-facts i.4), never the delayed answer."""
+    leader = leader_with_log([1])
+    end = leader.log.end_offset()
+    epoch = leader.core.epoch
+    leader.core.handle_request(request(FETCH, fetch(epoch, 2, end, epoch, max_wait=500), 17, 7), 100)
+    assert leader.core.poll(100).replies == []
+
+    def follower_state(now: int) -> messages.DescribeQuorumResponse.ReplicaState:
+        leader.core.handle_request(request(55, describe_request(), 2, request_id=99), now)
+        replies = [r for r in leader.core.poll(now).replies if r.request_id == 99]
+        body = replies[0].body
+        assert isinstance(body, messages.DescribeQuorumResponse)
+        partition = body.topics[0].partitions[0]
+        return next(v for v in [*partition.current_voters, *partition.observers] if v.replica_id == 2)
+
+    assert (follower_state(200).last_fetch_timestamp, follower_state(200).log_end_offset) == (100, end)
+    # The follower dies; its parked fetch is answered when the wait ends, then when data arrives.
+    assert [r.request_id for r in leader.core.poll(600).replies] == [7]
+    state = follower_state(650)
+    assert (state.last_fetch_timestamp, state.last_caught_up_timestamp) == (100, 100)
+    assert state.log_end_offset == end
+    leader.core.handle_request(request(FETCH, fetch(epoch, 2, end, epoch, max_wait=500), 17, 8), 700)
+    leader.core.append([messages.NoOpRecord()], 800)
+    assert [r.request_id for r in leader.core.poll(800).replies] == [8]
+    assert follower_state(900).last_fetch_timestamp == 700

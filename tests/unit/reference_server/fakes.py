@@ -17,6 +17,7 @@ from kafka_admin_kraft.records import (
     metadata_batches,
 )
 from reference_server.raft.api import (
+    CommittedFeatures,
     Endpoint,
     InboundRequest,
     NodeIdentity,
@@ -27,6 +28,7 @@ from reference_server.raft.api import (
     VoterInfo,
     VoterSet,
 )
+from reference_server.raft.image import SnapshotImage
 
 
 class MemoryLog:
@@ -129,6 +131,23 @@ class FakeCore:
         self.hold_fetch = False
         self.resigned = False
         self.polls = 0
+        self.image = SnapshotImage()
+        """Everything in the log counts as committed: the image applies all of it."""
+
+    def _catch_up(self) -> None:
+        for batch in list(self.log.batches(self.image.next_offset)):
+            self.image.apply_batch(batch)
+
+    @property
+    def applied_offset(self) -> int:
+        self._catch_up()
+        return self.image.next_offset
+
+    def committed_features(self) -> CommittedFeatures:
+        self._catch_up()
+        image = self.image
+        return CommittedFeatures(image.feature_levels(), image.highest_offset, image.metadata_version,
+                                 image.transaction_start_offset)
 
     @property
     def leader_id(self) -> int:

@@ -186,7 +186,7 @@ def test_activation_appends_bootstrap_records_then_noops() -> None:
         assert [type(r).__name__ for r in first] == ["BeginTransactionRecord", "FeatureLevelRecord",
                                                      "FeatureLevelRecord", "EndTransactionRecord"]
         assert all([type(r).__name__ for r in batch] == ["NoOpRecord"] for batch in server.core.appended[1:])
-        wait_for(lambda: server.runtime.loader.image.metadata_version == 29)
+        wait_for(lambda: server.core.committed_features().metadata_version == 29)
         with server.client() as client:
             response = client.api_versions()
             finalized = {f.name: f.max_version_level for f in response.finalized_features}

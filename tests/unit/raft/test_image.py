@@ -1,0 +1,160 @@
+"""The core's committed metadata image: compaction, transactions, records kept by reference, bounded
+replay, snapshot loads and writes spread over polls, and what it tells the runtime (features)."""
+
+from __future__ import annotations
+
+from simulation.memory import MemoryLog
+
+from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.message import Struct
+from kafka_admin_kraft.protocol.primitives import Uuid
+from kafka_admin_kraft.records import (
+    ApiMessageAndVersion,
+    MetadataRecord,
+    RawMetadataRecord,
+    SnapshotId,
+    decode_metadata_record,
+    iter_metadata_records,
+    metadata_batches,
+)
+from reference_server.raft.api import RaftConfig
+from reference_server.raft.image import SnapshotImage
+
+from .raft_testlib import make_replica, voter_set
+
+
+def record(message: Struct) -> ApiMessageAndVersion:
+    return ApiMessageAndVersion(message, 0)
+
+
+def config(index: int) -> RawMetadataRecord:
+    return RawMetadataRecord(4, 0, f"config-{index}".encode())
+
+
+def feature(name: str, level: int) -> messages.FeatureLevelRecord:
+    return messages.FeatureLevelRecord(name=name, feature_level=level)
+
+
+def append(log: MemoryLog, epoch: int, *records: MetadataRecord) -> None:
+    for batch in metadata_batches(log.end_offset(), epoch, 0, list(records)):
+        log.append(batch)
+
+
+def apply_all(image: SnapshotImage, log: MemoryLog) -> None:
+    for batch in log.batches(image.next_offset):
+        image.apply_batch(batch)
+
+
+def read(log: MemoryLog):  # type: ignore[no-untyped-def]
+    def source(snapshot: SnapshotId | None, first: int):  # type: ignore[no-untyped-def]
+        return log.batches(first) if snapshot is None else log.snapshot_batches(snapshot)
+    return source
+
+
+def test_compaction_keeps_latest_per_key_and_others_by_reference_in_log_order() -> None:
+    log = MemoryLog()
+    topic = Uuid(bytes(15) + b"\x01")
+    append(log, 1, record(feature("metadata.version", 20)), config(1), record(messages.NoOpRecord()),
+           record(messages.TopicRecord(name="a", topic_id=topic)), config(2))
+    append(log, 1, record(messages.TopicRecord(name="b", topic_id=topic)), config(3),
+           record(feature("group.version", 1)), record(feature("group.version", 0)))
+    image = SnapshotImage()
+    apply_all(image, log)
+    assert image.feature_levels() == {"metadata.version": 20}
+    assert image.other_count() == 3 and image.keyed_count() == 2
+    assert [run.source for run in image.other_runs()] == [None, None, None]  # not kept in memory
+    values = [decode_metadata_record(value) for value in image.values(read(log))]
+    assert values[0] == record(feature("metadata.version", 20))
+    assert values[1] == record(messages.TopicRecord(name="b", topic_id=topic))
+    assert values[2:] == [config(1), config(2), config(3)]
+
+
+def test_transactions_apply_at_end_and_vanish_at_abort() -> None:
+    log = MemoryLog()
+    append(log, 1, record(messages.BeginTransactionRecord(name="Bootstrap records")),
+           record(feature("metadata.version", 29)), config(1))
+    image = SnapshotImage()
+    apply_all(image, log)
+    assert image.metadata_version is None and image.transaction_start_offset == 0 and image.in_transaction
+    append(log, 1, record(messages.AbortTransactionRecord(reason="Controller failover")),
+           record(messages.BeginTransactionRecord(name="Bootstrap records")),
+           record(feature("metadata.version", 28)), config(2), record(feature("share.version", 1)),
+           record(messages.EndTransactionRecord()))
+    apply_all(image, log)
+    assert image.feature_levels() == {"metadata.version": 28, "share.version": 1}
+    assert image.transaction_start_offset == -1 and not image.in_transaction
+    assert [decode_metadata_record(v) for v in image.values(read(log))][-1:] == [config(2)]
+
+
+def leader(config_: RaftConfig | None = None):  # type: ignore[no-untyped-def]
+    replica = make_replica(1, voter_set([1]), config=config_)
+    now = 0
+    while not replica.core.is_leader:
+        now += 100
+        replica.core.poll(now)
+    return replica, now
+
+
+def test_committed_features_come_from_the_core_image() -> None:
+    replica, now = leader()
+    core = replica.core
+    features = core.committed_features()
+    assert features.metadata_version is None and features.levels == {"kraft.version": 1}
+    core.append([feature("metadata.version", 21), messages.NoOpRecord()], now)
+    core.poll(now + 1)
+    features = core.committed_features()
+    assert features.levels == {"metadata.version": 21, "kraft.version": 1}
+    assert features.highest_offset == core.applied_offset - 1 == core.high_watermark - 1
+
+
+def test_replay_snapshot_writes_and_loads_are_bounded_per_poll() -> None:
+    """A budget of one byte: every poll reads one batch; polls ask to be called again at once."""
+    replica, now = leader(RaftConfig(apply_budget_bytes=1, snapshot_interval_bytes=1 << 30))
+    core, log = replica.core, replica.log
+    for index in range(10):
+        core.append([config(index), feature("group.version", index + 1)], now)
+    result = core.poll(now)
+    assert result.next_poll_ms == now  # more to apply
+    polls = 1
+    while core.applied_offset < core.high_watermark:
+        core.poll(now)
+        polls += 1
+    assert polls >= 10
+    assert core.committed_features().levels["group.version"] == 10
+    # A snapshot written by hand (synchronous) holds the records kept by reference.
+    snapshot_id = core.snapshot(now)
+    assert snapshot_id is not None and snapshot_id.end_offset == core.high_watermark
+    records = list(iter_metadata_records(log.snapshot_batches(snapshot_id)))
+    assert [r for r in records if isinstance(r, RawMetadataRecord)] == [config(i) for i in range(10)]
+    # The image now points into the snapshot (the log below it is gone).
+    assert [run.source for run in core.image.other_runs()] == [snapshot_id]
+    assert log.start_offset() == snapshot_id.end_offset
+    # A new core on the same log loads the snapshot a batch per poll, then serves the same features.
+    restarted = make_replica(1, voter_set([1]), log=log, store=replica.store,
+                             config=RaftConfig(apply_budget_bytes=1))
+    assert restarted.core.applied_offset == 0
+    for _ in range(100):
+        restarted.core.poll(now)
+        if restarted.core.applied_offset >= snapshot_id.end_offset:
+            break
+    assert restarted.core.committed_features().levels["group.version"] == 10
+    second = restarted.core.image
+    assert second.other_count() == 10 and second.source == snapshot_id
+
+
+def test_periodic_snapshot_is_written_over_several_polls() -> None:
+    replica, now = leader(RaftConfig(apply_budget_bytes=1, snapshot_interval_bytes=1))
+    core, log = replica.core, replica.log
+    for index in range(5):
+        core.append([config(index)], now)
+    before = log.writers_opened
+    polls = 0
+    while log.latest_snapshot() is None or log.latest_snapshot().end_offset < core.high_watermark:
+        core.poll(now)
+        polls += 1
+        assert polls < 100
+    assert log.writers_opened > before and log.writers_opened == log.writers_closed
+    snapshot_id = log.latest_snapshot()
+    assert snapshot_id is not None
+    records = list(iter_metadata_records(log.snapshot_batches(snapshot_id)))
+    assert [r for r in records if isinstance(r, RawMetadataRecord)] == [config(i) for i in range(5)]
