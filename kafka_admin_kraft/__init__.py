@@ -1,3 +1,53 @@
-"""kafka-admin-kraft: operate the KRaft controller quorum of Apache Kafka."""
+"""kafka-admin-kraft: operate the KRaft controller quorum of Apache Kafka.
+
+``Admin`` / ``AsyncAdmin`` and the result models load on first use (pydantic is not imported by
+``import kafka_admin_kraft``), so that command-line tools start quickly.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from kafka_admin_kraft.admin import Admin as Admin
+    from kafka_admin_kraft.admin import AsyncAdmin as AsyncAdmin
+    from kafka_admin_kraft.models import ClusterDescription as ClusterDescription
+    from kafka_admin_kraft.models import ClusterNode as ClusterNode
+    from kafka_admin_kraft.models import Endpoint as Endpoint
+    from kafka_admin_kraft.models import FeatureMetadata as FeatureMetadata
+    from kafka_admin_kraft.models import FeatureUpdate as FeatureUpdate
+    from kafka_admin_kraft.models import FeatureUpdateResult as FeatureUpdateResult
+    from kafka_admin_kraft.models import FinalizedVersionRange as FinalizedVersionRange
+    from kafka_admin_kraft.models import Node as Node
+    from kafka_admin_kraft.models import QuorumInfo as QuorumInfo
+    from kafka_admin_kraft.models import RaftVoterEndpoint as RaftVoterEndpoint
+    from kafka_admin_kraft.models import ReplicaState as ReplicaState
+    from kafka_admin_kraft.models import SupportedVersionRange as SupportedVersionRange
+    from kafka_admin_kraft.models import UpgradeType as UpgradeType
+
+_LAZY = {
+    "Admin": "kafka_admin_kraft.admin",
+    "AsyncAdmin": "kafka_admin_kraft.admin",
+    **{name: "kafka_admin_kraft.models" for name in (
+        "ClusterDescription", "ClusterNode", "Endpoint", "FeatureMetadata", "FeatureUpdate",
+        "FeatureUpdateResult", "FinalizedVersionRange", "Node", "QuorumInfo", "RaftVoterEndpoint",
+        "ReplicaState", "SupportedVersionRange", "UpgradeType")},
+}
+
+__all__ = ["__version__", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kafka_admin_kraft' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])

@@ -85,6 +85,25 @@ class KafkaApiError(KafkaAdminError):
     retriable: bool = False
     description: str = ""
 
+    operation: str | None = None
+    """The admin operation that got this error, once the client knows it."""
+    node: str | None = None
+    """The node that answered (``id host:port`` or ``host:port``), once the client knows it."""
+
     def __init__(self, message: str | None = None) -> None:
         self.message = message if message else self.description
-        super().__init__(f"[{self.name}] {self.message}" if self.message else f"[{self.name}]")
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        text = f"[{self.name}] {self.message}" if self.message else f"[{self.name}]"
+        where = " on ".join(part for part in (self.operation, self.node) if part)
+        return f"{text} ({where})" if where else text
+
+    def in_context(self, operation: str | None = None, node: str | None = None) -> KafkaApiError:
+        """Name the operation and the node that answered; returns ``self``."""
+        if operation is not None:
+            self.operation = operation
+        if node is not None:
+            self.node = node
+        self.args = (self._render(),)
+        return self

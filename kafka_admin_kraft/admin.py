@@ -1,0 +1,355 @@
+"""``Admin`` and ``AsyncAdmin``: inspect and change a KRaft quorum, like Kafka's Java Admin client.
+
+::
+
+    from kafka_admin_kraft import Admin, FeatureUpdate
+
+    with Admin(bootstrap_controllers="ctl1:9093,ctl2:9093") as admin:
+        quorum = admin.describe_metadata_quorum()
+        print(quorum.leader_id, [v.replica_id for v in quorum.voters])
+
+Both clients run the same sans-I/O operations (``kafka_admin_kraft.client.operations``); ``Admin``
+drives them with blocking sockets, ``AsyncAdmin`` on asyncio. Options are Kafka client properties,
+given as keywords with underscores (``request_timeout_ms=5000``), as a dict (``from_config``) or as
+a ``.properties`` file (``from_properties``). Timeouts of operations are in seconds and default to
+``default.api.timeout.ms``.
+
+An ``Admin`` serialises its operations (a lock); an ``AsyncAdmin`` runs one operation at a time too
+(an ``asyncio.Lock``), since both share one connection per node.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Generator, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from kafka_admin_kraft.client.config import ClientConfig, load_properties, options_to_properties
+from kafka_admin_kraft.client.core import AdminCore
+from kafka_admin_kraft.client.operations.describe_cluster import describe_cluster
+from kafka_admin_kraft.client.operations.describe_features import describe_features
+from kafka_admin_kraft.client.operations.describe_metadata_quorum import describe_metadata_quorum
+from kafka_admin_kraft.client.operations.raft_voters import add_raft_voter, remove_raft_voter
+from kafka_admin_kraft.client.operations.update_features import update_features
+from kafka_admin_kraft.client.transport import (
+    AsyncTransport,
+    SocketTransport,
+    StreamTransport,
+    SyncTransport,
+    run_async,
+    run_sync,
+)
+from kafka_admin_kraft.errors import KafkaClientError
+from kafka_admin_kraft.models import (
+    ClusterDescription,
+    Endpoint,
+    FeatureMetadata,
+    FeatureUpdate,
+    FeatureUpdateResult,
+    QuorumInfo,
+)
+from kafka_admin_kraft.protocol.primitives import Uuid
+
+if TYPE_CHECKING:
+    import asyncio
+
+__all__ = ["Admin", "AsyncAdmin"]
+
+T = TypeVar("T")
+Bootstrap = str | Sequence[str] | None
+
+
+def _config(
+    bootstrap_servers: Bootstrap, bootstrap_controllers: Bootstrap, options: Mapping[str, Any]
+) -> ClientConfig:
+    props = options_to_properties(options)
+    if bootstrap_servers is not None:
+        props["bootstrap.servers"] = bootstrap_servers
+    if bootstrap_controllers is not None:
+        props["bootstrap.controllers"] = bootstrap_controllers
+    return ClientConfig.from_properties(props)
+
+
+def _endpoints(endpoints: Iterable[Endpoint | Mapping[str, Any]]) -> list[Endpoint]:
+    return [e if isinstance(e, Endpoint) else Endpoint(**e) for e in endpoints]
+
+
+def _updates(updates: Mapping[str, FeatureUpdate | int]) -> dict[str, FeatureUpdate]:
+    return {
+        name: u if isinstance(u, FeatureUpdate) else FeatureUpdate(level=u) for name, u in updates.items()
+    }
+
+
+class _Base:
+    _config: ClientConfig
+    _core: AdminCore
+    _closed: bool
+
+    @property
+    def config(self) -> ClientConfig:
+        """The validated settings."""
+        return self._config
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise KafkaClientError("this admin client is closed")
+
+
+class Admin(_Base):
+    """A blocking admin client for a KRaft cluster.
+
+    Give exactly one of ``bootstrap_servers`` (brokers, which forward to the active controller) and
+    ``bootstrap_controllers`` (controllers: requests go straight to the active one), each as
+    ``"host:port,host:port"`` or a list. Other options are Kafka client properties with underscores
+    for dots (``client_id``, ``request_timeout_ms``, ``default_api_timeout_ms``, ``retry_backoff_ms``,
+    ``retry_backoff_max_ms``, ``security_protocol``, ``ssl_truststore_location``, ``sasl_mechanism``,
+    ``sasl_jaas_config``, ...). ``transport`` replaces the socket layer (tests).
+    """
+
+    def __init__(
+        self,
+        bootstrap_servers: Bootstrap = None,
+        bootstrap_controllers: Bootstrap = None,
+        *,
+        transport: SyncTransport | None = None,
+        **options: Any,
+    ) -> None:
+        self._config = _config(bootstrap_servers, bootstrap_controllers, options)
+        if transport is None:
+            transport = SocketTransport(self._config.ssl_context() if self._config.uses_tls else None)
+        self._transport = transport
+        self._core = AdminCore(self._config, transport.clock)
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], **kwargs: Any) -> Admin:
+        """From Kafka client properties with dotted names: ``{"bootstrap.controllers": "h:9093"}``."""
+        admin = cls.__new__(cls)
+        admin._config = ClientConfig.from_properties(config)
+        transport = kwargs.pop("transport", None)
+        if kwargs:
+            raise TypeError(f"unexpected arguments {sorted(kwargs)}")
+        if transport is None:
+            transport = SocketTransport(admin._config.ssl_context() if admin._config.uses_tls else None)
+        admin._transport = transport
+        admin._core = AdminCore(admin._config, transport.clock)
+        admin._lock = threading.Lock()
+        admin._closed = False
+        return admin
+
+    @classmethod
+    def from_properties(cls, path: str | os.PathLike[str], **kwargs: Any) -> Admin:
+        """From a Kafka client ``.properties`` file (what ``--command-config`` takes)."""
+        return cls.from_config(load_properties(path), **kwargs)
+
+    def _run(self, operation: Generator[Any, Any, T]) -> T:
+        with self._lock:
+            self._check_open()
+            return run_sync(operation, self._transport)
+
+    def describe_metadata_quorum(self, *, timeout: float | None = None) -> QuorumInfo:
+        """The quorum as its leader reports it: leader, epoch, high watermark, voters, committed
+        voters (DescribeQuorum v3 servers only, else None), observers and voters' endpoints."""
+        return self._run(describe_metadata_quorum(self._core, timeout))
+
+    def describe_cluster(self, *, timeout: float | None = None) -> ClusterDescription:
+        """Cluster id, controller and nodes."""
+        return self._run(describe_cluster(self._core, timeout))
+
+    def describe_features(self, *, timeout: float | None = None) -> FeatureMetadata:
+        """Finalized feature levels, their epoch and the levels the node supports."""
+        return self._run(describe_features(self._core, timeout))
+
+    def add_raft_voter(
+        self,
+        voter_id: int,
+        voter_directory_id: str | Uuid,
+        endpoints: Iterable[Endpoint | Mapping[str, Any]],
+        *,
+        ack_when_committed: bool = True,
+        cluster_id: str | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        """Add a controller (already running and caught up as an observer) to the voter set.
+
+        Returns once the leader acknowledged (by default, when the new voter set is committed);
+        raises the server's error otherwise (DuplicateVoterError, RequestTimedOutError, ...)."""
+        self._run(
+            add_raft_voter(
+                self._core,
+                voter_id,
+                voter_directory_id,
+                _endpoints(endpoints),
+                ack_when_committed=ack_when_committed,
+                cluster_id=cluster_id,
+                timeout=timeout,
+            )
+        )
+
+    def remove_raft_voter(
+        self,
+        voter_id: int,
+        voter_directory_id: str | Uuid,
+        *,
+        cluster_id: str | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        """Remove the voter with this id and directory id from the voter set."""
+        self._run(
+            remove_raft_voter(
+                self._core, voter_id, voter_directory_id, cluster_id=cluster_id, timeout=timeout
+            )
+        )
+
+    def update_features(
+        self,
+        updates: Mapping[str, FeatureUpdate | int],
+        *,
+        validate_only: bool = False,
+        timeout: float | None = None,
+    ) -> dict[str, FeatureUpdateResult]:
+        """Change finalized feature levels (an int means ``FeatureUpdate(level=n)``, an upgrade).
+
+        Returns one result per feature (check ``.ok`` / ``.exception()``); a request-wide error is
+        raised instead, as the same error applies to every feature."""
+        return self._run(
+            update_features(self._core, _updates(updates), validate_only=validate_only, timeout=timeout)
+        )
+
+    def close(self) -> None:
+        """Close every connection; the client cannot be used afterwards."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                run_sync(self._core.close(), self._transport)
+
+    def __enter__(self) -> Admin:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AsyncAdmin(_Base):
+    """The asyncio twin of :class:`Admin`: same arguments, same operations, ``await``-ed.
+
+    Use ``async with AsyncAdmin(...) as admin:`` or ``await admin.close()``.
+    """
+
+    def __init__(
+        self,
+        bootstrap_servers: Bootstrap = None,
+        bootstrap_controllers: Bootstrap = None,
+        *,
+        transport: AsyncTransport | None = None,
+        **options: Any,
+    ) -> None:
+        self._setup(_config(bootstrap_servers, bootstrap_controllers, options), transport)
+
+    def _setup(self, config: ClientConfig, transport: AsyncTransport | None) -> None:
+        self._config = config
+        if transport is None:
+            transport = StreamTransport(config.ssl_context() if config.uses_tls else None)
+        self._transport = transport
+        self._core = AdminCore(config, transport.clock)
+        self._lock: asyncio.Lock | None = None
+        self._closed = False
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], *, transport: AsyncTransport | None = None) -> AsyncAdmin:
+        """From Kafka client properties with dotted names."""
+        admin = cls.__new__(cls)
+        admin._setup(ClientConfig.from_properties(config), transport)
+        return admin
+
+    @classmethod
+    def from_properties(
+        cls, path: str | os.PathLike[str], *, transport: AsyncTransport | None = None
+    ) -> AsyncAdmin:
+        """From a Kafka client ``.properties`` file."""
+        return cls.from_config(load_properties(path), transport=transport)
+
+    async def _run(self, operation: Generator[Any, Any, T]) -> T:
+        if self._lock is None:
+            import asyncio
+
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            self._check_open()
+            return await run_async(operation, self._transport)
+
+    async def describe_metadata_quorum(self, *, timeout: float | None = None) -> QuorumInfo:
+        """See :meth:`Admin.describe_metadata_quorum`."""
+        return await self._run(describe_metadata_quorum(self._core, timeout))
+
+    async def describe_cluster(self, *, timeout: float | None = None) -> ClusterDescription:
+        """See :meth:`Admin.describe_cluster`."""
+        return await self._run(describe_cluster(self._core, timeout))
+
+    async def describe_features(self, *, timeout: float | None = None) -> FeatureMetadata:
+        """See :meth:`Admin.describe_features`."""
+        return await self._run(describe_features(self._core, timeout))
+
+    async def add_raft_voter(
+        self,
+        voter_id: int,
+        voter_directory_id: str | Uuid,
+        endpoints: Iterable[Endpoint | Mapping[str, Any]],
+        *,
+        ack_when_committed: bool = True,
+        cluster_id: str | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        """See :meth:`Admin.add_raft_voter`."""
+        await self._run(
+            add_raft_voter(
+                self._core,
+                voter_id,
+                voter_directory_id,
+                _endpoints(endpoints),
+                ack_when_committed=ack_when_committed,
+                cluster_id=cluster_id,
+                timeout=timeout,
+            )
+        )
+
+    async def remove_raft_voter(
+        self,
+        voter_id: int,
+        voter_directory_id: str | Uuid,
+        *,
+        cluster_id: str | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        """See :meth:`Admin.remove_raft_voter`."""
+        await self._run(
+            remove_raft_voter(
+                self._core, voter_id, voter_directory_id, cluster_id=cluster_id, timeout=timeout
+            )
+        )
+
+    async def update_features(
+        self,
+        updates: Mapping[str, FeatureUpdate | int],
+        *,
+        validate_only: bool = False,
+        timeout: float | None = None,
+    ) -> dict[str, FeatureUpdateResult]:
+        """See :meth:`Admin.update_features`."""
+        return await self._run(
+            update_features(self._core, _updates(updates), validate_only=validate_only, timeout=timeout)
+        )
+
+    async def close(self) -> None:
+        """Close every connection."""
+        if not self._closed:
+            self._closed = True
+            await run_async(self._core.close(), self._transport)
+
+    async def __aenter__(self) -> AsyncAdmin:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

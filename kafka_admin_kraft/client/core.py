@@ -1,0 +1,484 @@
+"""The sans-I/O core of the admin client: connections, version negotiation, routing and retries.
+
+Every admin operation is a generator that *yields effects* and receives their results:
+
+* :class:`Connect` ``(address, timeout)`` -> a connection handle (TCP, plus TLS when configured);
+* :class:`Exchange` ``(handle, frame, timeout)`` -> the response frame (without its size prefix);
+* :class:`Close` ``(handle)``; :class:`Sleep` ``(seconds)``.
+
+A driver (``run_sync`` with blocking sockets, ``run_async`` on asyncio, or an in-memory transport
+in tests) performs them; failures come back into the generator as
+:class:`~kafka_admin_kraft.errors.KafkaConnectionError` (``timed_out`` set for timeouts). So the
+sync :class:`~kafka_admin_kraft.Admin` and the :class:`~kafka_admin_kraft.AsyncAdmin` share every
+decision: which node, which version, when to retry, when to give up.
+
+The behaviour follows Kafka's Java Admin client:
+
+1. Each new connection starts with ApiVersions (v4, falling back to the range a server that does not
+   know v4 reports) and, for ``SASL_*``, SaslHandshake v1 + SaslAuthenticate. ApiVersions is asked
+   once per connection; each request then uses the highest version both sides speak.
+2. With ``bootstrap.controllers`` a DescribeCluster (v1+, EndpointType 2) to a bootstrap controller
+   names the active controller; requests go there. With ``bootstrap.servers`` requests go to any
+   reachable broker, which forwards them.
+3. A call has a deadline (its timeout, else ``default.api.timeout.ms``); each request's timeout is
+   ``min(request.timeout.ms, time left)``. Lost connections, request timeouts and the errors the
+   operation declares retriable (NOT_CONTROLLER, NOT_LEADER_OR_FOLLOWER, ...) make the client forget
+   the controller, back off exponentially (``retry.backoff.ms`` doubling up to
+   ``retry.backoff.max.ms``, +-20 % jitter) and try again until the deadline, which raises
+   :class:`~kafka_admin_kraft.errors.KafkaTimeoutError` naming the last error. Other errors surface
+   at once, with the server's message, the operation and the node.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Generator, Iterable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from kafka_admin_kraft.client.config import Address, ClientConfig, format_address
+from kafka_admin_kraft.client.sasl import SaslFailure, mechanism_for
+from kafka_admin_kraft.errors import (
+    AuthenticationError,
+    BootstrapError,
+    DecodeError,
+    KafkaApiError,
+    KafkaClientError,
+    KafkaConnectionError,
+    KafkaTimeoutError,
+    ProtocolError,
+    UnsupportedOperationError,
+    error_for_code,
+)
+from kafka_admin_kraft.protocol import framing, messages
+from kafka_admin_kraft.protocol.message import Struct
+
+T = TypeVar("T")
+S = TypeVar("S", bound=Struct)
+
+CLIENT_SOFTWARE_NAME = "kafka-admin-kraft"
+CLIENT_SOFTWARE_VERSION = "0.1.0"
+API_VERSIONS_MAX = 4
+NOT_LEADER_OR_FOLLOWER = 6
+NOT_CONTROLLER = 41
+UNSUPPORTED_VERSION = 35
+CONTROLLER_ENDPOINTS = 2
+BROKER_ENDPOINTS = 1
+JITTER = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class Connect:
+    """Open a connection to ``address`` within ``timeout`` seconds; result: a handle."""
+
+    address: Address
+    timeout: float
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """Send ``frame`` on ``handle`` and return the next response frame body, within ``timeout``."""
+
+    handle: Any
+    frame: bytes
+    timeout: float
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    """Close a connection handle (never fails)."""
+
+    handle: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Sleep:
+    """Wait ``seconds``."""
+
+    seconds: float
+
+
+Effect = Connect | Exchange | Close | Sleep
+Op = Generator[Effect, Any, T]
+
+
+class ControllerNotKnownError(KafkaClientError):
+    """The controllers asked do not know an active controller yet (an election is going on)."""
+
+
+class _Established(KafkaConnectionError):
+    """The TCP connection was made but failed or stalled afterwards: not a bootstrap failure."""
+
+
+class _Expired(Exception):
+    """The call's deadline has passed."""
+
+
+@dataclass
+class Connection:
+    """An open connection and what its ApiVersions said."""
+
+    address: Address
+    handle: Any
+    versions: dict[int, tuple[int, int]] = field(default_factory=dict)
+    node_id: int | None = None
+    correlation_id: int = 0
+
+    @property
+    def label(self) -> str:
+        where = format_address(self.address)
+        return f"node {self.node_id} ({where})" if self.node_id is not None else where
+
+
+RetryPolicy = Callable[[KafkaApiError], bool]
+
+
+def retriable_errors(error: KafkaApiError) -> bool:
+    """Retry every error Kafka marks retriable (describe operations)."""
+    return error.retriable
+
+
+class AdminCore:
+    """State shared by the operations of one admin client: connections, controller, config."""
+
+    def __init__(
+        self, config: ClientConfig, clock: Callable[[], float], *, rng: random.Random | None = None
+    ) -> None:
+        self.config = config
+        self.clock = clock
+        self.rng = rng or random.Random()
+        self.connections: dict[Address, Connection] = {}
+        self.controller_id: int | None = None
+        self.controller: Address | None = None
+        self.known_nodes: dict[int, Address] = {}
+        self._cursor = 0
+
+    # ------------------------------------------------------------------ calls and retries
+
+    def call(
+        self,
+        operation: str,
+        attempt: Callable[[float], Op[T]],
+        timeout: float | None,
+        retry: RetryPolicy = retriable_errors,
+    ) -> Op[T]:
+        """Run ``attempt(deadline)`` until it returns, retrying as the module docstring says."""
+        budget = self.config.default_api_timeout if timeout is None else float(timeout)
+        if budget <= 0:
+            raise ValueError(f"timeout must be positive, got {timeout}")
+        deadline = self.clock() + budget
+        failures = 0
+        last_error: BaseException | None = None
+        while True:
+            try:
+                return (yield from attempt(deadline))
+            except _Expired:
+                raise self._timeout(operation, budget, last_error) from last_error
+            except (KafkaConnectionError, ControllerNotKnownError) as exc:
+                last_error = exc
+                self.forget_controller()
+            except KafkaApiError as exc:
+                if exc.operation is None:
+                    exc.in_context(operation)
+                if not retry(exc):
+                    raise
+                last_error = exc
+                if exc.code in (NOT_CONTROLLER, NOT_LEADER_OR_FOLLOWER):
+                    self.forget_controller()
+            failures += 1
+            if failures > self.config.retries:
+                raise last_error
+            backoff = min(self.config.retry_backoff_max, self.config.retry_backoff * 2 ** (failures - 1))
+            backoff *= 1 + self.rng.uniform(-JITTER, JITTER)
+            if self.clock() + backoff >= deadline:
+                raise self._timeout(operation, budget, last_error) from last_error
+            yield Sleep(backoff)
+
+    def _timeout(self, operation: str, budget: float, last_error: BaseException | None) -> KafkaClientError:
+        if isinstance(last_error, BootstrapError):
+            return BootstrapError(
+                last_error.failures, f"{last_error.setting} ({operation} gave up after {budget:g} s)"
+            )
+        return KafkaTimeoutError(operation, budget, last_error)
+
+    def remaining(self, deadline: float) -> float:
+        left = deadline - self.clock()
+        if left <= 0:
+            raise _Expired()
+        return left
+
+    def request_timeout(self, deadline: float) -> float:
+        return min(self.config.request_timeout, self.remaining(deadline))
+
+    def forget_controller(self) -> None:
+        self.controller = None
+        self.controller_id = None
+
+    # ------------------------------------------------------------------ connections
+
+    def connection(self, address: Address, deadline: float) -> Op[Connection]:
+        """The open connection to ``address``, opening (and negotiating) one if needed."""
+        conn = self.connections.get(address)
+        if conn is not None:
+            return conn
+        timeout = min(self.config.connection_setup_timeout, self.remaining(deadline))
+        handle = yield Connect(address, timeout)
+        conn = Connection(address, handle)
+        conn.node_id = next((i for i, a in self.known_nodes.items() if a == address), None)
+        try:
+            yield from self._api_versions(conn, deadline)
+            if self.config.sasl is not None:
+                yield from self._authenticate(conn, deadline)
+        except KafkaConnectionError as exc:
+            yield Close(handle)
+            raise _Established(exc.address, exc.reason, timed_out=exc.timed_out) from None
+        except BaseException:
+            yield Close(handle)
+            raise
+        self.connections[address] = conn
+        return conn
+
+    def drop(self, conn: Connection) -> Op[None]:
+        if self.connections.get(conn.address) is conn:
+            del self.connections[conn.address]
+        yield Close(conn.handle)
+
+    def close(self) -> Op[None]:
+        for conn in list(self.connections.values()):
+            yield from self.drop(conn)
+        self.forget_controller()
+
+    def _api_versions(self, conn: Connection, deadline: float) -> Op[None]:
+        version = API_VERSIONS_MAX
+        for _ in range(2):
+            response = yield from self.api_versions_request(conn, version, deadline)
+            if response.error_code == UNSUPPORTED_VERSION:
+                ours = next((k for k in response.api_keys if k.api_key == framing.API_VERSIONS_KEY), None)
+                if ours is None or ours.max_version < 0:
+                    break
+                version = min(API_VERSIONS_MAX, ours.max_version)
+                continue
+            if response.error_code:
+                raise error_for_code(response.error_code).in_context("ApiVersions", conn.label)
+            conn.versions = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
+            return
+        raise UnsupportedOperationError(
+            "ApiVersions",
+            "ApiVersions",
+            conn.label,
+            "it does not accept any ApiVersions version this client speaks",
+        )
+
+    def api_versions_request(
+        self, conn: Connection, version: int, deadline: float
+    ) -> Op[messages.ApiVersionsResponse]:
+        """One ApiVersions exchange; an answer the server encoded at v0 (its reply to a version it
+        does not know) is read as v0, as Kafka's client does."""
+        request = messages.ApiVersionsRequest(
+            client_software_name=CLIENT_SOFTWARE_NAME, client_software_version=CLIENT_SOFTWARE_VERSION
+        )
+        raw = yield from self._exchange(conn, request, version, deadline)
+        try:
+            _, body = framing.decode_response(raw, framing.API_VERSIONS_KEY, version)
+        except DecodeError:
+            if version == 0:
+                raise
+            _, body = framing.decode_response(raw, framing.API_VERSIONS_KEY, 0)
+        assert isinstance(body, messages.ApiVersionsResponse)
+        return body
+
+    def _authenticate(self, conn: Connection, deadline: float) -> Op[None]:
+        sasl = self.config.sasl
+        assert sasl is not None
+        mechanism = mechanism_for(sasl.mechanism, sasl.username, sasl.password)
+        handshake_version = self.choose_version(
+            conn, messages.SaslHandshakeRequest, "authenticate", minimum=1
+        )
+        handshake = yield from self.request(
+            conn, messages.SaslHandshakeRequest(mechanism=mechanism.name), handshake_version, deadline
+        )
+        if handshake.error_code:
+            offered = ", ".join(handshake.mechanisms) or "none"
+            error = error_for_code(handshake.error_code)
+            raise AuthenticationError(
+                conn.label,
+                f"SASL mechanism {mechanism.name} refused ({error.name}); the server enables: {offered}",
+            )
+        auth_version = self.choose_version(conn, messages.SaslAuthenticateRequest, "authenticate")
+        token: bytes | None = mechanism.initial()
+        while token is not None:
+            response = yield from self.request(
+                conn, messages.SaslAuthenticateRequest(auth_bytes=token), auth_version, deadline
+            )
+            if response.error_code:
+                error = error_for_code(response.error_code, response.error_message)
+                raise AuthenticationError(conn.label, f"{mechanism.name}: [{error.name}] {error.message}")
+            try:
+                token = mechanism.respond(response.auth_bytes)
+            except SaslFailure as exc:
+                raise AuthenticationError(conn.label, f"{mechanism.name}: {exc}") from None
+
+    # ------------------------------------------------------------------ requests
+
+    def choose_version(
+        self, conn: Connection, cls: type[Struct], operation: str, *, minimum: int = 0, why: str = ""
+    ) -> int:
+        """The highest version of ``cls`` both sides speak, at least ``minimum``."""
+        ours_min, ours_max = cls.VERSIONS
+        api = cls.NAME.removesuffix("Request")
+        theirs = conn.versions.get(cls.API_KEY)
+        if theirs is None:
+            raise UnsupportedOperationError(
+                operation, api, conn.label, f"it does not advertise {api} (API key {cls.API_KEY})"
+            )
+        low = max(ours_min, theirs[0], minimum)
+        high = min(ours_max, theirs[1])
+        if high < low:
+            need = f"v{max(ours_min, minimum)}-{ours_max}"
+            raise UnsupportedOperationError(
+                operation,
+                api,
+                conn.label,
+                f"it speaks {api} v{theirs[0]}-{theirs[1]}, this request needs "
+                f"{need}{' ' + why if why else ''}",
+            )
+        return high
+
+    def _exchange(self, conn: Connection, body: Struct, version: int, deadline: float) -> Op[bytes]:
+        conn.correlation_id = (conn.correlation_id + 1) & 0x7FFFFFFF
+        frame = framing.encode_request(body, version, conn.correlation_id, self.config.client_id)
+        timeout = self.request_timeout(deadline)
+        try:
+            raw: bytes = yield Exchange(conn.handle, frame, timeout)
+        except KafkaConnectionError as exc:
+            yield from self.drop(conn)
+            if exc.address != conn.label:
+                raise KafkaConnectionError(conn.label, exc.reason, timed_out=exc.timed_out) from None
+            raise
+        if framing.peek_correlation_id(raw) != conn.correlation_id:
+            yield from self.drop(conn)
+            raise KafkaConnectionError(
+                conn.label,
+                f"response correlation id {framing.peek_correlation_id(raw)} "
+                f"does not match request {conn.correlation_id}",
+            )
+        return raw
+
+    def request(self, conn: Connection, body: Struct, version: int, deadline: float) -> Op[Any]:
+        """Send ``body`` at ``version`` and return the decoded response body."""
+        raw = yield from self._exchange(conn, body, version, deadline)
+        try:
+            _, response = framing.decode_response(raw, body.API_KEY, version)
+        except ProtocolError:
+            yield from self.drop(conn)
+            raise
+        return response
+
+    # ------------------------------------------------------------------ routing
+
+    def _candidates(self) -> list[Address]:
+        addresses = list(dict.fromkeys([*self.config.bootstrap, *self.known_nodes.values()]))
+        start = self._cursor % len(addresses)
+        return addresses[start:] + addresses[:start]
+
+    def any_node(self, deadline: float) -> Op[Connection]:
+        """A connection to any reachable node: an open one, else the bootstrap addresses in turn."""
+        for conn in self.connections.values():
+            return conn
+        return (yield from self._first_reachable(self._candidates(), deadline))
+
+    def _first_reachable(self, addresses: Iterable[Address], deadline: float) -> Op[Connection]:
+        failures: dict[str, str] = {}
+        established: KafkaConnectionError | None = None
+        for address in addresses:
+            try:
+                return (yield from self.connection(address, deadline))
+            except KafkaConnectionError as exc:
+                failures[format_address(address)] = exc.reason
+                established = exc if isinstance(exc, _Established) else established
+                self._cursor += 1
+                self.remaining(deadline)
+        if established is not None:
+            raise established
+        raise BootstrapError(failures, self.config.bootstrap_setting)
+
+    def target(self, deadline: float) -> Op[Connection]:
+        """Where requests go: the active controller (bootstrap controllers) or any broker."""
+        if not self.config.bootstrap_controllers:
+            return (yield from self.any_node(deadline))
+        if self.controller is None:
+            yield from self.discover_controller(deadline)
+        assert self.controller is not None
+        conn = yield from self.connection(self.controller, deadline)
+        conn.node_id = self.controller_id
+        return conn
+
+    def describe_cluster_request(
+        self, conn: Connection, operation: str, deadline: float, endpoint_type: int
+    ) -> Op[messages.DescribeClusterResponse]:
+        minimum = 1 if endpoint_type == CONTROLLER_ENDPOINTS else 0
+        why = "(bootstrap.controllers needs DescribeCluster v1+, Kafka 3.7 or newer)" if minimum else ""
+        version = self.choose_version(
+            conn, messages.DescribeClusterRequest, operation, minimum=minimum, why=why
+        )
+        request = messages.DescribeClusterRequest(
+            include_cluster_authorized_operations=False, endpoint_type=endpoint_type
+        )
+        response: messages.DescribeClusterResponse = yield from self.request(conn, request, version, deadline)
+        if response.error_code:
+            raise error_for_code(response.error_code, response.error_message).in_context(
+                operation, conn.label
+            )
+        if version >= 1 and response.endpoint_type != endpoint_type:
+            error = error_for_code(
+                114, f"expected endpoint type {endpoint_type}, got {response.endpoint_type}"
+            )
+            raise error.in_context(operation, conn.label)
+        if endpoint_type == CONTROLLER_ENDPOINTS:
+            self.known_nodes.update({b.broker_id: (b.host, b.port) for b in response.brokers})
+        return response
+
+    def discover_controller(self, deadline: float) -> Op[None]:
+        """Ask the bootstrap (and known) controllers which controller is active."""
+        failures: dict[str, str] = {}
+        last: KafkaConnectionError | None = None
+        for address in self._candidates():
+            try:
+                conn = yield from self.connection(address, deadline)
+            except KafkaConnectionError as exc:
+                failures[format_address(address)] = exc.reason
+                last = exc if isinstance(exc, _Established) else last
+                self._cursor += 1
+                self.remaining(deadline)
+                continue
+            try:
+                response = yield from self.describe_cluster_request(
+                    conn, "find the active controller", deadline, CONTROLLER_ENDPOINTS
+                )
+            except KafkaConnectionError as exc:
+                failures[format_address(address)] = exc.reason
+                last = _Established(exc.address, exc.reason, timed_out=exc.timed_out)
+                self._cursor += 1
+                self.remaining(deadline)
+                continue
+            nodes = {b.broker_id: (b.host, b.port) for b in response.brokers}
+            if response.controller_id < 0 or response.controller_id not in nodes:
+                self._cursor += 1
+                raise ControllerNotKnownError(f"{conn.label} does not know an active controller yet")
+            self.controller_id = response.controller_id
+            self.controller = nodes[response.controller_id]
+            return
+        if last is not None:
+            raise last
+        raise BootstrapError(failures, self.config.bootstrap_setting)
+
+
+def controller_errors(config: ClientConfig) -> RetryPolicy:
+    """Retry only NOT_CONTROLLER, and NOT_LEADER_OR_FOLLOWER when talking to controllers directly
+    (Kafka 4.x's Admin client for AddRaftVoter, RemoveRaftVoter and UpdateFeatures)."""
+    codes = {NOT_CONTROLLER, NOT_LEADER_OR_FOLLOWER} if config.bootstrap_controllers else {NOT_CONTROLLER}
+
+    def policy(error: KafkaApiError) -> bool:
+        return error.code in codes
+
+    return policy

@@ -1,0 +1,1 @@
+"""One module per admin operation, each a sans-I/O generator on :class:`~..core.AdminCore`."""

@@ -1,0 +1,38 @@
+"""describe_features: an ApiVersions request (v4 when the server speaks it, so that features whose
+minimum level is 0 are included) to the active controller or a broker; reads SupportedFeatures,
+FinalizedFeatures and FinalizedFeaturesEpoch. Before ApiVersions v3 there are no features."""
+
+from __future__ import annotations
+
+from kafka_admin_kraft.client.core import API_VERSIONS_MAX, AdminCore, Op
+from kafka_admin_kraft.errors import error_for_code
+from kafka_admin_kraft.models import FeatureMetadata, FinalizedVersionRange, SupportedVersionRange
+from kafka_admin_kraft.protocol import framing
+
+OPERATION = "describe_features"
+
+
+def describe_features(core: AdminCore, timeout: float | None = None) -> Op[FeatureMetadata]:
+    def attempt(deadline: float) -> Op[FeatureMetadata]:
+        conn = yield from core.target(deadline)
+        theirs = conn.versions.get(framing.API_VERSIONS_KEY, (0, 0))
+        version = min(API_VERSIONS_MAX, theirs[1])
+        response = yield from core.api_versions_request(conn, version, deadline)
+        if response.error_code:
+            raise error_for_code(response.error_code).in_context(OPERATION, conn.label)
+        epoch = response.finalized_features_epoch
+        return FeatureMetadata(
+            finalized_features={
+                f.name: FinalizedVersionRange(
+                    min_version_level=f.min_version_level, max_version_level=f.max_version_level
+                )
+                for f in response.finalized_features
+            },
+            finalized_features_epoch=epoch if epoch >= 0 else None,
+            supported_features={
+                f.name: SupportedVersionRange(min_version=f.min_version, max_version=f.max_version)
+                for f in response.supported_features
+            },
+        )
+
+    return (yield from core.call(OPERATION, attempt, timeout))

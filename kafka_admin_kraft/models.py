@@ -1,0 +1,246 @@
+"""Typed results and arguments of the admin operations: frozen pydantic models.
+
+They mirror the value types of Kafka's Java Admin client (``QuorumInfo``, ``RaftVoterEndpoint``,
+``FeatureUpdate``, ``FeatureMetadata``, ...) with Python names. Directory and cluster ids are Kafka's
+text form of a uuid (22 characters of URL-safe base64, ``AAAAAAAAAAAAAAAAAAAAAA`` for "none").
+Optional values that Kafka encodes as -1 on the wire are ``None`` here.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+
+ZERO_UUID_TEXT = "AAAAAAAAAAAAAAAAAAAAAA"
+"""Kafka's ``Uuid.ZERO_UUID`` in text form: "no directory id"."""
+
+__all__ = [
+    "ZERO_UUID_TEXT",
+    "ClusterDescription",
+    "ClusterNode",
+    "Endpoint",
+    "FeatureMetadata",
+    "FeatureUpdate",
+    "FeatureUpdateResult",
+    "FinalizedVersionRange",
+    "Node",
+    "QuorumInfo",
+    "RaftVoterEndpoint",
+    "ReplicaState",
+    "SupportedVersionRange",
+    "UpgradeType",
+]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Endpoint(_Frozen):
+    """A listener of a controller: ``LISTENER://host:port`` (Java's ``RaftVoterEndpoint``).
+
+    The listener name must be non-empty, upper case and without surrounding whitespace, as Kafka
+    requires.
+    """
+
+    listener: str
+    """Listener name, e.g. ``CONTROLLER``."""
+    host: str
+    """Host name or address."""
+    port: int
+    """TCP port (0-65535)."""
+
+    @field_validator("listener")
+    @classmethod
+    def _listener_upper(cls, value: str) -> str:
+        if not value or value != value.strip() or value != value.upper():
+            raise ValueError(
+                f"listener must be non-empty, upper case and without surrounding whitespace, got {value!r}"
+            )
+        return value
+
+    @field_validator("port")
+    @classmethod
+    def _port_range(cls, value: int) -> int:
+        if not 0 <= value <= 65535:
+            raise ValueError(f"port must be 0-65535, got {value}")
+        return value
+
+    def __str__(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.listener}://{host}:{self.port}"
+
+
+RaftVoterEndpoint = Endpoint
+"""Java's name for :class:`Endpoint`."""
+
+
+class Node(_Frozen):
+    """A voter of the quorum and its listeners (DescribeQuorum v2+ ``Nodes``)."""
+
+    node_id: int
+    """The controller's node id."""
+    endpoints: tuple[Endpoint, ...]
+    """Its listeners, in response order."""
+
+
+class ReplicaState(_Frozen):
+    """What the quorum leader knows about one replica of ``__cluster_metadata``."""
+
+    replica_id: int
+    """Node id of the replica."""
+    replica_directory_id: str = ZERO_UUID_TEXT
+    """Its metadata log directory id (all zeros when unknown or before DescribeQuorum v2)."""
+    log_end_offset: int
+    """The last offset the leader saw it fetch (its own log end offset for the leader; -1 if never)."""
+    last_fetch_timestamp: int | None = None
+    """Wall-clock ms of its last fetch; None when unknown (-1 on the wire, or before v1)."""
+    last_caught_up_timestamp: int | None = None
+    """Wall-clock ms when it was last caught up with the leader; None when unknown."""
+
+
+class QuorumInfo(_Frozen):
+    """The state of the KRaft metadata quorum, as its leader reports it (DescribeQuorum)."""
+
+    leader_id: int
+    """Node id of the quorum leader."""
+    leader_epoch: int
+    """The leader's epoch."""
+    high_watermark: int
+    """The high watermark of ``__cluster_metadata`` (-1 when the leader has none yet)."""
+    voters: tuple[ReplicaState, ...]
+    """The current voter set, including a not yet committed change, in response order."""
+    committed_voters: tuple[ReplicaState, ...] | None = None
+    """The voter set as of the high watermark (DescribeQuorum v3); None when the server only speaks
+    v0-v2 and so cannot say. Never derived from ``voters``."""
+    observers: tuple[ReplicaState, ...]
+    """Replicas that fetch from the leader without voting (brokers, controllers not yet added)."""
+    nodes: dict[int, Node]
+    """Voters' listeners by node id (empty before DescribeQuorum v2)."""
+    api_version: int = -1
+    """The DescribeQuorum version the answer came in."""
+
+
+class ClusterNode(_Frozen):
+    """A broker or controller as DescribeCluster lists it."""
+
+    node_id: int
+    """Its node id."""
+    host: str
+    """Host of the listener the request came in on."""
+    port: int
+    """Port of that listener."""
+    rack: str | None = None
+    """Rack, if configured."""
+    is_fenced: bool = False
+    """Whether the broker is fenced (DescribeCluster v2+)."""
+
+
+class ClusterDescription(_Frozen):
+    """Cluster id, controller and nodes (DescribeCluster)."""
+
+    cluster_id: str
+    """The cluster id."""
+    controller: ClusterNode | None
+    """With bootstrap controllers: the active controller; with bootstrap servers: the node brokers
+    report (in KRaft a random live broker). None when unknown."""
+    nodes: tuple[ClusterNode, ...]
+    """Brokers (bootstrap servers) or registered controllers (bootstrap controllers)."""
+
+
+class SupportedVersionRange(_Frozen):
+    """The levels of a feature that a node can run."""
+
+    min_version: int
+    """Lowest supported level."""
+    max_version: int
+    """Highest supported level."""
+
+    @model_validator(mode="after")
+    def _check(self) -> SupportedVersionRange:
+        if self.min_version < 0 or self.max_version < 0 or self.max_version < self.min_version:
+            raise ValueError(f"invalid supported range {self.min_version}..{self.max_version}")
+        return self
+
+
+class FinalizedVersionRange(_Frozen):
+    """The finalized level of a feature (Kafka reports min = max = the level)."""
+
+    min_version_level: int
+    """Minimum finalized level."""
+    max_version_level: int
+    """Maximum finalized level: the feature's level."""
+
+    @model_validator(mode="after")
+    def _check(self) -> FinalizedVersionRange:
+        if (
+            self.min_version_level < 0
+            or self.max_version_level < 0
+            or self.max_version_level < self.min_version_level
+        ):
+            raise ValueError(f"invalid finalized range {self.min_version_level}..{self.max_version_level}")
+        return self
+
+
+class FeatureMetadata(_Frozen):
+    """Feature levels, as one node reports them in ApiVersions."""
+
+    finalized_features: dict[str, FinalizedVersionRange]
+    """Finalized levels by feature name (features at level 0 are not listed)."""
+    finalized_features_epoch: int | None
+    """The metadata offset the finalized levels come from; None when unknown."""
+    supported_features: dict[str, SupportedVersionRange]
+    """Levels the node supports, by feature name."""
+
+
+class UpgradeType(enum.IntEnum):
+    """How UpdateFeatures may move a level (the wire codes of UpdateFeatures v1+)."""
+
+    UNKNOWN = 0
+    UPGRADE = 1
+    SAFE_DOWNGRADE = 2
+    UNSAFE_DOWNGRADE = 3
+
+
+class FeatureUpdate(_Frozen):
+    """A requested level for one feature."""
+
+    level: int
+    """The target (maximum) level; 0 removes the feature and needs a downgrade type."""
+    upgrade_type: UpgradeType = UpgradeType.UPGRADE
+    """Upgrade, safe downgrade or unsafe downgrade."""
+
+    @model_validator(mode="after")
+    def _check(self) -> FeatureUpdate:
+        if self.level < 0:
+            raise ValueError(f"a feature level cannot be negative, got {self.level}")
+        if self.level == 0 and self.upgrade_type == UpgradeType.UPGRADE:
+            raise ValueError("level 0 with UPGRADE is not allowed: use a downgrade type to remove a feature")
+        if self.upgrade_type == UpgradeType.UNKNOWN:
+            raise ValueError("upgrade_type UNKNOWN cannot be sent")
+        return self
+
+
+class FeatureUpdateResult(_Frozen):
+    """The outcome of one feature's update."""
+
+    feature: str
+    """Feature name."""
+    error_code: int = 0
+    """0 on success, else Kafka's error code."""
+    error_message: str | None = None
+    """The server's message for this feature, if any."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether the update (or its validation) succeeded."""
+        return self.error_code == 0
+
+    def exception(self) -> Exception | None:
+        """The error as a :class:`~kafka_admin_kraft.errors.KafkaApiError`, or None on success."""
+        if self.error_code == 0:
+            return None
+        from kafka_admin_kraft.errors import error_for_code
+
+        return error_for_code(self.error_code, self.error_message).in_context("update_features")
