@@ -24,6 +24,12 @@ METADATA_TRANSACTIONS_VERSION: Final = 13
 CONTROLLER_REGISTRATION_VERSION: Final = 15
 """3.7-IV0 (KIP-919): controllers answer DescribeCluster for the controller endpoint type."""
 
+DEFAULT_FEATURE_LEVELS: Final[dict[str, int]] = {
+    "eligible.leader.replicas.version": 1, "group.version": 1, "share.version": 1,
+    "streams.version": 1, "transaction.version": 2,
+}
+"""What Kafka 4.2's formatter finalizes besides metadata.version when no --release-version is given."""
+
 RELEASE_STRINGS: Final[dict[int, str]] = {
     7: "3.3-IV3", 8: "3.4-IV0", 9: "3.5-IV0", 10: "3.5-IV1", 11: "3.5-IV2", 12: "3.6-IV0",
     13: "3.6-IV1", 14: "3.6-IV2", 15: "3.7-IV0", 16: "3.7-IV1", 17: "3.7-IV2", 18: "3.7-IV3",

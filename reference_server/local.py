@@ -1,0 +1,219 @@
+"""A reference quorum on this machine: format directories, write configs, start and stop processes.
+
+Directories are formatted with the project's storage writers exactly as ``kafka-storage format``
+does: ``meta.properties`` and ``bootstrap.checkpoint`` (Kafka 4.2 defaults: metadata.version 4.2-IV1
+and its default feature levels) everywhere, plus, for a dynamic quorum (``--initial-controllers``),
+the bootstrap snapshot ``00000000000000000000-0000000000.checkpoint`` holding every voter. A static
+quorum gets ``controller.quorum.voters`` in its properties instead. ``close`` kills whatever is
+still running. Used by the demo, the integration tests and the benchmarks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kafka_admin_kraft.features import DEFAULT_FEATURE_LEVELS, LATEST_PRODUCTION_METADATA_VERSION
+from kafka_admin_kraft.protocol.primitives import Uuid
+from kafka_admin_kraft.records import METADATA_PARTITION_DIR
+from kafka_admin_kraft.storage import (
+    InitialController,
+    MetaProperties,
+    bootstrap_records,
+    write_bootstrap_checkpoint,
+    write_bootstrap_snapshot,
+    write_meta_properties,
+)
+
+LISTENER = "CONTROLLER"
+HOST = "127.0.0.1"
+
+
+def free_ports(count: int) -> list[int]:
+    """Ports free on the loopback interface right now (held open together so they differ)."""
+    sockets = []
+    try:
+        for _ in range(count):
+            sock = socket.socket()
+            sock.bind((HOST, 0))
+            sockets.append(sock)
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def server_command(config: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "reference_server", "--config", str(config), *extra]
+
+
+def server_env() -> dict[str, str]:
+    return {**os.environ, "PYTHONUNBUFFERED": "1"}
+
+
+@dataclass
+class LocalNode:
+    """One controller: its id, port, directory id and files under ``root``."""
+
+    node_id: int
+    port: int
+    directory_id: Uuid
+    root: Path
+    process: subprocess.Popen[bytes] | None = None
+    starts: int = 0
+
+    @property
+    def metadata_dir(self) -> Path:
+        return self.root / f"node-{self.node_id}" / "metadata"
+
+    @property
+    def partition_dir(self) -> Path:
+        return self.metadata_dir / METADATA_PARTITION_DIR
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / f"node-{self.node_id}" / "controller.properties"
+
+    @property
+    def log_path(self) -> Path:
+        return self.root / f"node-{self.node_id}" / "server.log"
+
+    @property
+    def address(self) -> str:
+        return f"{HOST}:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def output(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+@dataclass
+class LocalQuorum:
+    """``size`` controllers on free loopback ports under ``root``."""
+
+    root: Path
+    size: int
+    dynamic: bool = True
+    properties: dict[str, str] = field(default_factory=dict)
+    cluster_id: str = field(default_factory=lambda: str(Uuid.random()))
+    nodes: dict[int, LocalNode] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for index, port in enumerate(free_ports(self.size)):
+            self.nodes[index + 1] = self.new_node(index + 1, port)
+
+    def new_node(self, node_id: int, port: int) -> LocalNode:
+        return LocalNode(node_id, port, Uuid.random(), self.root)
+
+    def voters_string(self) -> str:
+        return ",".join(f"{n.node_id}@{HOST}:{n.port}" for n in self.nodes.values())
+
+    def bootstrap_servers(self) -> str:
+        return ",".join(n.address for n in self.nodes.values())
+
+    def node_properties(self, node: LocalNode) -> dict[str, str]:
+        props = {
+            "process.roles": "controller",
+            "node.id": str(node.node_id),
+            "listeners": f"{LISTENER}://{HOST}:{node.port}",
+            "advertised.listeners": f"{LISTENER}://{HOST}:{node.port}",
+            "controller.listener.names": LISTENER,
+            "listener.security.protocol.map": f"{LISTENER}:PLAINTEXT",
+            "log.dirs": str(node.metadata_dir),
+            "metadata.log.dir": str(node.metadata_dir),
+        }
+        if self.dynamic:
+            props["controller.quorum.bootstrap.servers"] = self.bootstrap_servers()
+        else:
+            props["controller.quorum.voters"] = self.voters_string()
+        props.update(self.properties)
+        return props
+
+    def write_config(self, node: LocalNode, overrides: dict[str, str] | None = None) -> Path:
+        props = self.node_properties(node)
+        props.update(overrides or {})
+        node.config_path.parent.mkdir(parents=True, exist_ok=True)
+        node.config_path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+        return node.config_path
+
+    def format_node(self, node: LocalNode) -> None:
+        """What ``kafka-storage format --cluster-id <id> [--initial-controllers <list>]`` writes."""
+        node.metadata_dir.mkdir(parents=True, exist_ok=True)
+        write_meta_properties(node.metadata_dir, MetaProperties(version=1, cluster_id=self.cluster_id,
+                                                                node_id=node.node_id,
+                                                                directory_id=node.directory_id))
+        write_bootstrap_checkpoint(node.metadata_dir, bootstrap_records(LATEST_PRODUCTION_METADATA_VERSION,
+                                                                        DEFAULT_FEATURE_LEVELS))
+        if self.dynamic:
+            controllers = [InitialController(n.node_id, HOST, n.port, n.directory_id)
+                           for n in self.nodes.values()]
+            write_bootstrap_snapshot(node.metadata_dir, controllers, LISTENER)
+
+    def format(self) -> LocalQuorum:
+        for node in self.nodes.values():
+            self.write_config(node)
+            self.format_node(node)
+        return self
+
+    def start(self, node_id: int, *extra: str) -> LocalNode:
+        node = self.nodes[node_id]
+        if node.running:
+            raise RuntimeError(f"node {node_id} is already running")
+        node.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(node.log_path, "ab") as out:
+            node.process = subprocess.Popen(server_command(node.config_path, *extra), stdout=out, stderr=out,
+                                            stdin=subprocess.DEVNULL, env=server_env(), cwd=str(self.root))
+        node.starts += 1
+        return node
+
+    def start_all(self, *extra: str) -> LocalQuorum:
+        for node_id in self.nodes:
+            self.start(node_id, *extra)
+        return self
+
+    def kill(self, node_id: int, sig: int = signal.SIGKILL, timeout: float = 10.0) -> int:
+        """Send ``sig`` and wait for the process; return its exit code."""
+        node = self.nodes[node_id]
+        if node.process is None:
+            raise RuntimeError(f"node {node_id} is not running")
+        if node.process.poll() is None:
+            node.process.send_signal(sig)
+        code = node.process.wait(timeout)
+        node.process = None
+        return code
+
+    def close(self) -> None:
+        for node in self.nodes.values():
+            if node.process is not None and node.process.poll() is None:
+                node.process.kill()
+            if node.process is not None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    node.process.wait(10)
+            node.process = None
+
+    def wipe_partition(self, node_id: int) -> None:
+        """Remove ``__cluster_metadata-0`` (meta.properties and bootstrap.checkpoint stay)."""
+        shutil.rmtree(self.nodes[node_id].partition_dir, ignore_errors=True)
+
+    def running_nodes(self) -> list[LocalNode]:
+        return [n for n in self.nodes.values() if n.running]
+
+    def exited(self) -> list[LocalNode]:
+        """Nodes whose process ended on its own."""
+        return [n for n in self.nodes.values() if n.process is not None and n.process.poll() is not None]
+
+    def __enter__(self) -> LocalQuorum:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
