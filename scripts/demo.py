@@ -1,8 +1,11 @@
-"""The demo: a controller's metadata log directory and a DescribeQuorum exchange, byte for byte.
+"""The demo: a local three-controller reference quorum operated with the Admin SDK, then the bytes.
 
-It formats a directory the way ``kafka-storage format --standalone`` does, appends what a new
-leader writes in its first epoch, reads everything back with the streaming readers, and encodes and
-decodes a DescribeQuorum request and response as they travel on a connection.
+Part one formats and starts three reference controllers on 127.0.0.1 (a dynamic quorum, as
+``kafka-storage format --initial-controllers`` sets one up), describes the quorum, its features and
+its controllers with ``Admin``, kills the leader with SIGKILL, times the failover, restarts the old
+leader and watches it catch up, then stops everything. Part two formats a directory the way
+``kafka-storage format --standalone`` does, appends what a new leader writes in its first epoch,
+reads it all back, and encodes and decodes a DescribeQuorum exchange frame by frame.
 
     python scripts/demo.py [--dir DIRECTORY]
 """
@@ -15,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from kafka_admin_kraft import Admin, QuorumInfo
+from kafka_admin_kraft.features import DEFAULT_FEATURE_LEVELS, LATEST_PRODUCTION_METADATA_VERSION
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.primitives import Uuid
@@ -41,19 +46,70 @@ from kafka_admin_kraft.storage import (
     write_quorum_state,
 )
 from kafka_admin_kraft.storage.bootstrap import voters_record
+from reference_server.local import LocalQuorum
 
 NODE_ID = 1
 LISTENER = "CONTROLLER"
-METADATA_VERSION = 29  # 4.2-IV1, the default of Kafka 4.2's formatter
+METADATA_VERSION = LATEST_PRODUCTION_METADATA_VERSION
+
+
+def show_quorum(info: QuorumInfo) -> None:
+    print(f"  LeaderId {info.leader_id}, LeaderEpoch {info.leader_epoch}, "
+          f"HighWatermark {info.high_watermark}")
+    for kind, replicas in (("voter", info.voters), ("committed voter", info.committed_voters or ())):
+        for replica in replicas:
+            lag = info.high_watermark - replica.log_end_offset
+            print(f"    {kind:<16} {replica.replica_id}  directory {replica.replica_directory_id}  "
+                  f"LogEndOffset {replica.log_end_offset}  lag {lag}")
+
+
+def quorum_story(root: Path) -> None:
+    """Three controllers: describe, kill the leader, fail over, restart, catch up."""
+    with LocalQuorum(root, 3) as quorum:
+        quorum.format().start_all()
+        print(f"Started 3 reference controllers of cluster {quorum.cluster_id} "
+              f"on {quorum.bootstrap_servers()}")
+        with Admin(bootstrap_controllers=quorum.bootstrap_servers(), default_api_timeout_ms=30000) as admin:
+            info = admin.describe_metadata_quorum()
+            print("\n$ describe_metadata_quorum()")
+            show_quorum(info)
+            features = admin.describe_features()
+            finalized = ", ".join(f"{name}={level.max_version_level}"
+                                  for name, level in sorted(features.finalized_features.items()))
+            print(f"\n$ describe_features()\n  finalized: {finalized}")
+            cluster = admin.describe_cluster()
+            controller = cluster.controller.node_id if cluster.controller else None
+            print(f"\n$ describe_cluster()\n  cluster {cluster.cluster_id}, active controller {controller}, "
+                  f"controllers {[n.node_id for n in cluster.nodes]}")
+            old_leader = info.leader_id
+            print(f"\nkill -9 the leader (node {old_leader}) ...")
+            started = time.monotonic()
+            quorum.kill(old_leader)
+            while True:
+                info = admin.describe_metadata_quorum()
+                if info.leader_id not in (-1, old_leader):
+                    break
+                time.sleep(0.05)
+            print(f"  node {info.leader_id} leads epoch {info.leader_epoch} after "
+                  f"{time.monotonic() - started:.2f} s")
+            quorum.start(old_leader)
+            print(f"restart node {old_leader} ...")
+            while True:
+                info = admin.describe_metadata_quorum()
+                voter = next(v for v in info.voters if v.replica_id == old_leader)
+                if voter.log_end_offset >= info.high_watermark > 0:
+                    break
+                time.sleep(0.1)
+            print(f"  node {old_leader} caught up")
+            show_quorum(info)
+    print("stopped the quorum")
 
 
 def format_directory(directory: Path, cluster_id: str, directory_id: Uuid) -> None:
     """What ``kafka-storage format --standalone`` writes for node 1."""
     write_meta_properties(directory, MetaProperties(version=1, cluster_id=cluster_id, node_id=NODE_ID,
                                                     directory_id=directory_id))
-    write_bootstrap_checkpoint(directory, bootstrap_records(METADATA_VERSION, {
-        "eligible.leader.replicas.version": 1, "group.version": 1, "share.version": 1,
-        "streams.version": 1, "transaction.version": 2}))
+    write_bootstrap_checkpoint(directory, bootstrap_records(METADATA_VERSION, DEFAULT_FEATURE_LEVELS))
     write_bootstrap_snapshot(directory, [InitialController(NODE_ID, "localhost", 9093, directory_id)],
                              LISTENER)
 
@@ -149,6 +205,8 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, help="directory to format (default: a temporary one)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="kraft-demo-") as scratch:
+        quorum_story(Path(scratch) / "quorum")
+        print()
         directory = args.dir or Path(scratch) / "metadata"
         directory.mkdir(parents=True, exist_ok=True)
         cluster_id = str(Uuid.random())
