@@ -428,6 +428,7 @@ class ServerConfig:
             append_linger_ms=self.append_linger_ms,
             max_fetch_bytes=self.metadata_max_fetch_size_bytes,
             snapshot_interval_bytes=self.metadata_snapshot_max_new_record_bytes,
+            auto_join_enable=self.auto_join_enable,
         )
 
     def node_identity(self, cluster_id: str, directory_id: Uuid) -> NodeIdentity:

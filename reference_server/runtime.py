@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import itertools
 import logging
@@ -47,7 +48,7 @@ from kafka_admin_kraft.protocol.exceptions import KafkaAdminError, UndefinedVers
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.records import ApiMessageAndVersion
 from kafka_admin_kraft.storage import BootstrapMetadata
-from reference_server.handlers import ServerView, api_versions, describe_cluster
+from reference_server.handlers import ServerView, api_versions, describe_cluster, update_features
 from reference_server.peers import PeerClient
 from reference_server.raft.api import (
     InboundRequest,
@@ -57,14 +58,16 @@ from reference_server.raft.api import (
     RaftDriverFacing,
     ReplicatedLog,
 )
+from reference_server.raft.core import KRaftUpgradeError, NotLeaderError
 
 log = logging.getLogger("kafka.server.ControllerServer")
 socket_log = logging.getLogger("kafka.network.SocketServer")
 raft_log = logging.getLogger("kafka.raft.KafkaRaftClient")
 controller_log = logging.getLogger("kafka.controller.QuorumController")
 
-CORE_APIS: Final = frozenset({1, 52, 53, 54, 55, 59})
-"""Fetch, Vote, BeginQuorumEpoch, EndQuorumEpoch, DescribeQuorum and FetchSnapshot."""
+CORE_APIS: Final = frozenset({1, 52, 53, 54, 55, 59, 80, 81, 82})
+"""Fetch, Vote, BeginQuorumEpoch, EndQuorumEpoch, DescribeQuorum, FetchSnapshot, AddRaftVoter,
+RemoveRaftVoter and UpdateRaftVoter."""
 SERVED_APIS: Final = frozenset(api_versions.CONTROLLER_APIS)
 READ_CHUNK: Final = 1 << 20
 SHUTDOWN_GRACE_MS: Final = 1000
@@ -147,6 +150,8 @@ class ControllerRuntime:
         self._activation_offset: int | None = None
         self._active = False
         self._next_noop_ms = 0
+        self._feature_waits: list[_FeatureWait] = []
+        """UpdateFeatures answers held until their records are committed, in offset order."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -280,6 +285,8 @@ class ControllerRuntime:
         if result.committed_offset > self._committed:
             self._committed = result.committed_offset
         self._track_leadership()
+        if self._feature_waits:
+            self._release_feature_replies()
 
     def _timed(self, what: str, call: Callable[..., _T], *args: Any) -> _T:
         """Run a synchronous step; say so when it held the event loop long enough to worry peers."""
@@ -475,6 +482,11 @@ class ControllerRuntime:
         elif key == describe_cluster.API_KEY:
             assert isinstance(request.body, messages.DescribeClusterRequest)
             body = describe_cluster.handle(request.body, version, self.view(listener))
+        elif key == update_features.API_KEY:
+            assert isinstance(request.body, messages.UpdateFeaturesRequest)
+            body = await self._update_features(request.body, version, listener)
+            if body is None:
+                return False
         else:
             assert request.body is not None
             body = await self._ask_core(key, version, request.body, listener, peer)
@@ -509,6 +521,80 @@ class ControllerRuntime:
             return None
         finally:
             self._pending.pop(request_id, None)
+
+    # ------------------------------------------------------------------ UpdateFeatures
+
+    async def _update_features(self, request: messages.UpdateFeaturesRequest, version: int,
+                               listener: str) -> Struct | None:
+        """Decide with ``handlers.update_features``; append what it asks (the kraft.version upgrade
+        first, then the FeatureLevelRecords in one batch) and answer once all of it is committed and
+        applied; NOT_CONTROLLER if leadership is lost first."""
+        view = self.view(listener)
+        levels = dict(view.finalized_features)
+        for wait in self._feature_waits:  # appended but not committed yet: the controller's own view
+            levels.update(wait.changes)
+        view = dataclasses.replace(view, finalized_features=levels)
+        outcome = update_features.handle(request, version, view, active=self._active, check_voters=False)
+        if not outcome.needs_commit:
+            return outcome.response
+        names = list(update_features.requested_updates(request))
+        now = self.now_ms()
+        last = -1
+        try:
+            if outcome.upgrade_kraft_version:
+                last = self.core.upgrade_kraft_version(now)
+            if outcome.records:
+                last = self.core.append(list(outcome.records), now)
+        except KRaftUpgradeError as exc:
+            return update_features.failed(version, names, update_features.FeatureUpdateError(
+                f"Invalid update version 1 for feature {features.KRAFT_VERSION}. {exc}"))
+        except NotLeaderError:
+            return update_features.not_controller(self.core.leader_id, self.identity.node_id)
+        self._wake.set()
+        if last < 0:
+            return outcome.response
+        controller_log.info("[QuorumController id=%d] UpdateFeatures %s appended up to offset %d",
+                            self.identity.node_id, dict(outcome.changes), last)
+        request_id = next(self._request_ids)
+        future: asyncio.Future[Struct] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        self._feature_waits.append(_FeatureWait(last, self.core.epoch, request_id, outcome.response,
+                                                dict(outcome.changes)))
+        try:
+            return await future
+        except asyncio.CancelledError:
+            return None
+        finally:
+            self._pending.pop(request_id, None)
+
+    def _release_feature_replies(self) -> None:
+        """Answer the held UpdateFeatures whose records are committed and in the image; NOT_CONTROLLER
+        for every one still waiting once this node no longer leads the epoch it appended in."""
+        waits = []
+        applied = self.core.applied_offset
+        for wait in self._feature_waits:
+            if not self.core.is_leader or self.core.epoch != wait.epoch:
+                body: Struct = update_features.not_controller(self.core.leader_id, self.identity.node_id)
+            elif applied > wait.offset:
+                body = wait.response
+            else:
+                waits.append(wait)
+                continue
+            future = self._pending.pop(wait.request_id, None)
+            if future is not None and not future.done():
+                future.set_result(body)
+        self._feature_waits = waits
+
+
+@dataclass(frozen=True)
+class _FeatureWait:
+    """An UpdateFeatures answer waiting for ``offset`` (its last record) to be committed."""
+
+    offset: int
+    epoch: int
+    request_id: int
+    response: Struct
+    changes: dict[str, int]
 
 
 def _peer_name(writer: asyncio.StreamWriter) -> str:

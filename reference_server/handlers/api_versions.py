@@ -28,10 +28,10 @@ API_KEY: Final = 18
 UNSUPPORTED_VERSION: Final = 35
 INVALID_REQUEST: Final = 42
 
-CONTROLLER_APIS: Final = (1, 18, 52, 53, 54, 55, 59, 60)
-"""Fetch, ApiVersions, Vote, BeginQuorumEpoch, EndQuorumEpoch, DescribeQuorum, FetchSnapshot and
-DescribeCluster: what the controller listener serves today (later issues add voter changes and
-UpdateFeatures)."""
+CONTROLLER_APIS: Final = (1, 18, 52, 53, 54, 55, 57, 59, 60, 80, 81, 82)
+"""Fetch, ApiVersions, Vote, BeginQuorumEpoch, EndQuorumEpoch, DescribeQuorum, UpdateFeatures,
+FetchSnapshot, DescribeCluster, AddRaftVoter, RemoveRaftVoter and UpdateRaftVoter: what the
+controller listener serves."""
 
 _SOFTWARE: Final = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 

@@ -233,6 +233,9 @@ class RaftConfig:
     snapshot into it, or write a snapshot out (at least one batch); the rest waits for the next poll,
     which is due at once, so replies and sends keep flowing on a large log."""
     observer_session_timeout_ms: int = 300_000
+    auto_join_enable: bool = False
+    """``controller.quorum.auto.join.enable``: an observer controller adds itself to the voter set
+    (removing an older directory id of its node id first)."""
 
 
 @dataclass(frozen=True)
@@ -323,8 +326,9 @@ class RaftDriverFacing(Protocol):
     """
 
     def handle_request(self, request: InboundRequest, now_ms: int) -> None:
-        """Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch, FetchSnapshot and DescribeQuorum; the
-        reply comes out of ``poll`` (Fetch may wait up to its MaxWaitMs for new data)."""
+        """Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch, FetchSnapshot, DescribeQuorum, AddRaftVoter,
+        RemoveRaftVoter and UpdateRaftVoter; the reply comes out of ``poll`` (Fetch may wait up to its
+        MaxWaitMs for new data, AddRaftVoter / RemoveRaftVoter until their VotersRecord commits)."""
         ...
 
     def handle_response(self, request_id: int, body: Struct | None, now_ms: int) -> None:
@@ -340,6 +344,15 @@ class RaftDriverFacing(Protocol):
 
     def snapshot(self, now_ms: int) -> SnapshotId | None:
         """Take a snapshot at the high watermark now (on demand); None if there is nothing new."""
+        ...
+
+    def upgrade_kraft_version(self, now_ms: int) -> int:
+        """Leader only: kraft.version 0 -> 1 (static quorum to dynamic). Appends ONE control batch with
+        KRaftVersionRecord(1) and a VotersRecord of the current voters (endpoints, directory ids and
+        kraft.version ranges as learnt from their UpdateRaftVoter, else the static ones and ZERO);
+        returns its last offset, or -1 when kraft.version is already 1 or more (nothing appended).
+        Raises NotLeaderError when not the leader, and KRaftUpgradeError naming the voters that have
+        not reported support for kraft.version 1. (A downgrade is the caller's to refuse.)"""
         ...
 
     def resign(self, now_ms: int) -> None:

@@ -26,7 +26,7 @@ import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from kafka_admin_kraft.features import KRAFT_VERSION
+from kafka_admin_kraft.features import KRAFT_VERSION, SUPPORTED_FEATURES
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.exceptions import DecodeError
 from kafka_admin_kraft.protocol.message import Struct
@@ -44,7 +44,7 @@ from kafka_admin_kraft.records import (
 from kafka_admin_kraft.records.batch import BATCH_HEADER_SIZE
 from kafka_admin_kraft.records.builder import MAX_BATCH_SIZE, data_record_size
 from kafka_admin_kraft.storage import QuorumState
-from reference_server.raft import describe, rpc
+from reference_server.raft import changes, describe, rpc
 from reference_server.raft.api import (
     Address,
     Bootstrap,
@@ -60,9 +60,11 @@ from reference_server.raft.api import (
     ReplicatedLog,
     Reply,
     SnapshotWriter,
+    VoterInfo,
     VoterSet,
     jitter,
 )
+from reference_server.raft.changes import VoterChange
 from reference_server.raft.image import SnapshotImage, batch_size
 from reference_server.raft.leader import CHECK_QUORUM_TIMEOUT_FACTOR, LeaderState
 from reference_server.raft.state import (
@@ -93,6 +95,15 @@ class NotLeaderError(Exception):
 
 class RaftInvariantError(RuntimeError):
     """The local state contradicts a Raft invariant (a bug or corrupted files); Kafka throws too."""
+
+
+class KRaftUpgradeError(Exception):
+    """``upgrade_kraft_version`` refused: some voter has not reported support for kraft.version 1."""
+
+
+LOCAL_KRAFT_VERSIONS: tuple[int, int] = next((low, high) for name, low, high in SUPPORTED_FEATURES
+                                             if name == KRAFT_VERSION)
+"""The kraft.version range this replica supports."""
 
 
 @dataclass
@@ -153,6 +164,11 @@ class RaftCore:
         self._parked: list[_ParkedFetch] = []
         self._committed = -1
         self._shutting_down = False
+        self._voter_change: VoterChange | None = None
+        """The leader's pending AddRaftVoter / RemoveRaftVoter (one at a time)."""
+        self._voter_updates: dict[int, VoterInfo] = {}
+        """kraft.version 0: what voters told this leader with UpdateRaftVoter (Kafka's in-memory voter
+        set), used by ``upgrade_kraft_version``."""
         self._work: Iterator[int] | None = None
         """Image work spread over polls: loading a snapshot into the image, or writing one out."""
         self._work_writer: SnapshotWriter | None = None
@@ -296,6 +312,12 @@ class RaftCore:
                 self._reply(request, describe.unknown_partition_response(body, request.api_version))
             else:
                 self._reply(request, self.describe_quorum(request.api_version, now_ms))
+        elif key == rpc.ADD_RAFT_VOTER and isinstance(body, messages.AddRaftVoterRequest):
+            self._handle_add_voter(request, body, now_ms)
+        elif key == rpc.REMOVE_RAFT_VOTER and isinstance(body, messages.RemoveRaftVoterRequest):
+            self._handle_remove_voter(request, body, now_ms)
+        elif key == rpc.UPDATE_RAFT_VOTER and isinstance(body, messages.UpdateRaftVoterRequest):
+            self._reply(request, self._handle_update_voter(request, body, now_ms))
         else:
             raise ValueError(f"the raft core does not serve API key {key} ({type(body).__name__})")
         self._complete_parked_fetches(now_ms)
@@ -306,7 +328,10 @@ class RaftCore:
         if pending is None:
             return  # answered already, timed out, or sent in an earlier state
         success = False
-        if body is not None:
+        if pending.api_key == rpc.API_VERSIONS:
+            success = body is not None
+            self._on_new_voter_api_versions(request_id, body, now_ms)
+        elif body is not None:
             try:
                 success = self._dispatch_response(pending, body, now_ms)
             except DecodeError as exc:  # corrupt records in a Fetch/FetchSnapshot answer
@@ -595,12 +620,13 @@ class RaftCore:
         self._replies.append(Reply(request.request_id, body))
 
     def _send(self, destination: Address, api_key: int, body: Struct, now_ms: int, *, pre_vote: bool = False,
-              fetch_offset: int = -1) -> None:
+              fetch_offset: int = -1) -> int:
         request_id = self._next_request_id
         self._next_request_id += 1
         self._pending[request_id] = _Pending(api_key, destination, self._state.epoch, pre_vote, fetch_offset)
         self._requests.on_sent(destination, request_id, now_ms)
         self._sends.append(OutboundRequest(request_id, destination, api_key, body))
+        return request_id
 
     def _set_committed(self, offset: int) -> None:
         if offset > self._committed:
@@ -644,6 +670,9 @@ class RaftCore:
         being copied from the leader, and answers parked fetches against the new state."""
         self._requests.reset_all()
         self._pending.clear()
+        change = getattr(self, "_voter_change", None)
+        if change is not None:
+            self._finish_voter_change(rpc.NOT_LEADER_OR_FOLLOWER)
         state = self._state if hasattr(self, "_state") else None
         if isinstance(state, FollowerState) and state.fetching_snapshot is not None:
             state.fetching_snapshot.abort()
@@ -718,6 +747,7 @@ class RaftCore:
         epoch = candidate.epoch
         self._write_election(epoch, self._local_key.id, self._local_key)
         self._leave_state()
+        self._voter_updates = {}
         voters = self.voters
         state = LeaderState(epoch, self._local_key, self._log.end_offset(), voters,
                             frozenset(candidate.election.granted),
@@ -820,6 +850,11 @@ class RaftCore:
             return self._handle_end_quorum_epoch_response(pending, body, now_ms)
         if pending.api_key == rpc.FETCH_SNAPSHOT and isinstance(body, messages.FetchSnapshotResponse):
             return self._handle_fetch_snapshot_response(pending, body, now_ms)
+        if pending.api_key == rpc.UPDATE_RAFT_VOTER and isinstance(body, messages.UpdateRaftVoterResponse):
+            return self._handle_update_voter_response(pending, body, now_ms)
+        if (pending.api_key in (rpc.ADD_RAFT_VOTER, rpc.REMOVE_RAFT_VOTER)
+                and isinstance(body, messages.AddRaftVoterResponse | messages.RemoveRaftVoterResponse)):
+            return self._handle_auto_join_response(pending, body, now_ms)
         log.warning("unexpected %s answering API key %d", type(body).__name__, pending.api_key)
         return False
 
@@ -1219,6 +1254,10 @@ class RaftCore:
     def _on_leader_high_watermark(self, state: LeaderState) -> None:
         if state.high_watermark is not None:
             self._set_committed(state.high_watermark)
+            change = self._voter_change
+            if (change is not None and change.record_offset is not None
+                    and state.high_watermark > change.record_offset):
+                self._finish_voter_change(rpc.NONE)
 
     def _complete_parked_fetches(self, now_ms: int) -> None:
         """Answer parked fetches whose wait is over: new data, a new high watermark, the wait time
@@ -1497,10 +1536,18 @@ class RaftCore:
             log.info("node %d resigns: no majority fetched in epoch %d", self._local_key.id, state.epoch)
             self._to_resigned(now_ms)
             return
+        self._expire_voter_change(now_ms)
         if self._log.flushed_offset() < self._log.end_offset():
             self._log.flush()
         if state.update_local_state(self._log.flushed_offset(), now_ms):
             self._on_leader_high_watermark(state)
+        last_voters_offset = self._history.last_voters_offset()
+        if (not self._is_voter() and state.high_watermark is not None and last_voters_offset is not None
+                and last_voters_offset < state.high_watermark):
+            log.info("node %d resigns: it was removed from the voter set (committed below %d)",
+                     self._local_key.id, state.high_watermark)
+            self._to_resigned(now_ms)
+            return
         if now_ms >= state.next_begin_quorum_ms:
             unacknowledged = state.unacknowledged_voters()
             for voter_id in unacknowledged:
@@ -1580,6 +1627,8 @@ class RaftCore:
             return
         if not self._requests.is_ready(leader, now_ms):
             return
+        if state.fetching_snapshot is None and self._maybe_send_voter_request(state, leader, now_ms):
+            return
         if state.fetching_snapshot is not None:
             fetching = state.fetching_snapshot
             body: Struct = rpc.fetch_snapshot_request(
@@ -1651,11 +1700,16 @@ class RaftCore:
             deadlines.append(state.check_quorum_deadline_ms)
             if state.unacknowledged_voters():
                 deadlines.append(state.next_begin_quorum_ms)
+            if self._voter_change is not None:
+                deadlines.append(self._voter_change.deadline_ms)
         elif isinstance(state, CandidateState | ProspectiveState):
             deadlines.append(state.backoff_until_ms if state.backoff_until_ms is not None
                              else state.election_deadline_ms)
         elif isinstance(state, FollowerState):
             deadlines.append(state.fetch_deadline_ms)
+            if state.next_voter_request_ms > now_ms and (self._wants_auto_join() or (
+                    not state.has_updated_leader and self._needs_voter_update())):
+                deadlines.append(state.next_voter_request_ms)
         elif isinstance(state, UnattachedState):
             if self._is_voter():
                 deadlines.append(state.election_deadline_ms)
@@ -1668,6 +1722,381 @@ class RaftCore:
         # Deadlines already past were acted on in this poll, or wait for a request in flight (an
         # observer past its fetch timeout asks the bootstrap servers one request at a time).
         return min(deadline for deadline in deadlines if deadline > now_ms)
+
+    # =========================================================================================
+    # Voter changes: AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter (kraft-facts i.1-i.3, i.6)
+    # =========================================================================================
+
+    def upgrade_kraft_version(self, now_ms: int) -> int:
+        """kraft.version 0 -> 1 on the leader (see ``api.RaftDriverFacing.upgrade_kraft_version``).
+
+        1. Not the leader (or resigning) -> NotLeaderError; kraft.version already 1 -> -1.
+        2. Every voter must support kraft.version 1: the leader by its own range, the others by the
+           range they sent in UpdateRaftVoter to this leader; otherwise KRaftUpgradeError names them.
+        3. One control batch: KRaftVersionRecord(1) and a VotersRecord of the voters with the
+           directory ids, endpoints and ranges they reported (ZERO and the static endpoint otherwise);
+           both apply at once.
+        """
+        state = self._state
+        if not isinstance(state, LeaderState) or self._shutting_down:
+            raise NotLeaderError(f"node {self._identity.node_id} is not the leader (epoch {state.epoch}, "
+                                 f"{role_name(state)})")
+        if self._history.kraft_version() >= 1:
+            return -1
+        current = self.voters
+        voters: dict[int, VoterInfo] = {}
+        unsupported: list[int] = []
+        for voter_id in sorted(current.voters):
+            info = current.voters[voter_id]
+            if voter_id == self._local_key.id:
+                low, high = LOCAL_KRAFT_VERSIONS
+                voters[voter_id] = VoterInfo(self._local_key, self._identity.listeners or info.endpoints,
+                                             low, high)
+            else:
+                reported = self._voter_updates.get(voter_id)
+                voters[voter_id] = reported if reported is not None else VoterInfo(
+                    ReplicaKey(voter_id, info.key.directory_id), info.endpoints, info.min_kraft_version,
+                    info.max_kraft_version)
+            if not voters[voter_id].min_kraft_version <= 1 <= voters[voter_id].max_kraft_version:
+                unsupported.append(voter_id)
+        if unsupported:
+            raise KRaftUpgradeError(
+                f"Cannot upgrade kraft.version to 1: voters {unsupported} have not reported support for "
+                f"kraft.version 1 (they send UpdateRaftVoter to the leader once they follow it)")
+        base = self._log.end_offset()
+        batch = control_batch(base, state.epoch, now_ms, [
+            messages.KRaftVersionRecord(version=0, k_raft_version=1), voters_record(VoterSet(voters))])
+        self._log.append(batch)
+        self._apply_log_batches(base)
+        log.info("node %d upgrades kraft.version to 1 at offset %d", self._local_key.id, base)
+        return batch.last_offset
+
+    def _finish_voter_change(self, error: int, message: str | None = None) -> None:
+        """End the pending operation, answering its request when someone still waits for it."""
+        change = self._voter_change
+        if change is None:
+            return
+        self._voter_change = None
+        if change.request is not None:
+            self._reply(change.request, changes.change_response(change.kind, error, message))
+
+    def _expire_voter_change(self, now_ms: int) -> None:
+        change = self._voter_change
+        if change is not None and now_ms >= change.deadline_ms:
+            log.info("node %d: the %s of voter %s timed out", self._local_key.id, change.kind, change.key)
+            self._finish_voter_change(rpc.REQUEST_TIMED_OUT)
+
+    def _voter_change_blocked(self, state: LeaderState, now_ms: int, action: str) -> tuple[int, str] | None:
+        """Add steps 5-8 / remove steps 4-7: a pending change, no high watermark in this epoch,
+        kraft.version 0, or the latest VotersRecord not committed."""
+        self._expire_voter_change(now_ms)
+        if self._voter_change is not None:
+            return rpc.REQUEST_TIMED_OUT, changes.PENDING_CHANGE
+        if state.high_watermark is None:
+            return rpc.REQUEST_TIMED_OUT, changes.NO_HIGH_WATERMARK
+        if self._history.kraft_version() == 0:
+            return rpc.UNSUPPORTED_VERSION, changes.unsupported_kraft_version(action)
+        last = self._history.last_voters_offset()
+        if last is None or last >= state.high_watermark:
+            return rpc.REQUEST_TIMED_OUT, changes.uncommitted_voters(last, state.high_watermark)
+        return None
+
+    def _append_voters(self, state: LeaderState, voters: VoterSet, now_ms: int) -> int:
+        """Append a control batch with the VotersRecord of ``voters``; it applies at once."""
+        base = self._log.end_offset()
+        self._log.append(control_batch(base, state.epoch, now_ms, [voters_record(voters)]))
+        self._apply_log_batches(base)
+        return base
+
+    def _handle_add_voter(self, request: InboundRequest, body: messages.AddRaftVoterRequest,
+                          now_ms: int) -> None:
+        """AddRaftVoter, checks in Kafka's order (kraft-facts i.1):
+
+        1. ClusterId mismatch -> INCONSISTENT_CLUSTER_ID. 2. Not the leader -> NOT_LEADER_OR_FOLLOWER,
+        resigning -> BROKER_NOT_AVAILABLE. 3. Invalid voter key, 4. no default-listener endpoint ->
+        INVALID_REQUEST. 5-8. ``_voter_change_blocked``. 9. Already a voter -> DUPLICATE_VOTER.
+        10. ApiVersions cannot go to the new voter now -> REQUEST_TIMED_OUT. 11. Otherwise the change is
+        pending (deadline: request timeout) and goes on in ``_on_new_voter_api_versions``.
+        """
+        def answer(error: int, message: str | None = None) -> None:
+            self._reply(request, changes.add_response(error, message))
+
+        if not self._valid_cluster_id(body.cluster_id):
+            answer(rpc.INCONSISTENT_CLUSTER_ID,
+                   changes.cluster_id_mismatch(body.cluster_id, self._identity.cluster_id))
+            return
+        state = self._state
+        if not isinstance(state, LeaderState):
+            answer(rpc.NOT_LEADER_OR_FOLLOWER)
+            return
+        if self._shutting_down:
+            answer(rpc.BROKER_NOT_AVAILABLE)
+            return
+        if body.voter_id < 0 or body.voter_directory_id == ZERO_UUID:
+            answer(rpc.INVALID_REQUEST, "Add voter request didn't include a valid voter")
+            return
+        key = ReplicaKey(body.voter_id, body.voter_directory_id)
+        endpoints = tuple(Endpoint(item.name, item.host, item.port) for item in body.listeners)
+        default = next((endpoint for endpoint in endpoints if endpoint.name == self._listener), None)
+        if default is None:
+            answer(rpc.INVALID_REQUEST, changes.missing_default_endpoint(endpoints, self._listener))
+            return
+        blocked = self._voter_change_blocked(state, now_ms, "adding")
+        if blocked is not None:
+            answer(*blocked)
+            return
+        voters = self.voters
+        if key.id in voters.voters:
+            answer(rpc.DUPLICATE_VOTER, changes.duplicate_voter(key, voters))
+            return
+        address = Address(default.host, default.port, key.id)
+        if not self._requests.is_ready(address, now_ms):
+            answer(rpc.REQUEST_TIMED_OUT, changes.not_ready(key))
+            return
+        request_id = self._send(address, rpc.API_VERSIONS, messages.ApiVersionsRequest(
+            client_software_name=changes.CLIENT_SOFTWARE_NAME,
+            client_software_version=changes.CLIENT_SOFTWARE_VERSION), now_ms)
+        self._voter_change = VoterChange(changes.ADD, key, now_ms + self._config.request_timeout_ms, request,
+                                         request.api_version < 1 or body.ack_when_committed, endpoints,
+                                         request_id)
+
+    def _on_new_voter_api_versions(self, request_id: int, body: Struct | None, now_ms: int) -> None:
+        """The new voter's ApiVersions answer (add steps 12-16).
+
+        12. An error (None: the send failed, BROKER_NOT_AVAILABLE as Kafka's network channel says)
+            -> REQUEST_TIMED_OUT. 13. Its kraft.version range excludes the finalized one ->
+            INVALID_REQUEST. 14. Not caught up as an observer with exactly this replica key ->
+            REQUEST_TIMED_OUT. 15. Append the VotersRecord with the new voter (it counts for the high
+            watermark at once). 16. AckWhenCommitted = false answers now; the change stays pending.
+        """
+        change = self._voter_change
+        state = self._state
+        if (change is None or change.api_versions_request_id != request_id
+                or not isinstance(state, LeaderState)):
+            return
+        change.api_versions_request_id = None
+        if not isinstance(body, messages.ApiVersionsResponse) or body.error_code != rpc.NONE:
+            error = (body.error_code if isinstance(body, messages.ApiVersionsResponse)
+                     else rpc.BROKER_NOT_AVAILABLE)
+            self._finish_voter_change(rpc.REQUEST_TIMED_OUT,
+                                      changes.api_versions_error(rpc.error_name(error)))
+            return
+        finalized = self._history.kraft_version()
+        feature = next((entry for entry in body.supported_features if entry.name == KRAFT_VERSION), None)
+        low, high = (feature.min_version, feature.max_version) if feature is not None else (0, 0)
+        if not low <= finalized <= high:
+            self._finish_voter_change(rpc.INVALID_REQUEST,
+                                      changes.kraft_version_range(change.key, low, high, finalized))
+            return
+        observer = state.observer_states.get(change.key)
+        if (observer is None or observer.last_caught_up_ms < 0 or observer.last_fetch_ms < 0
+                or now_ms - observer.last_fetch_ms >= changes.CAUGHT_UP_MAX_AGE_MS):
+            self._finish_voter_change(rpc.REQUEST_TIMED_OUT, changes.lagging(change.key))
+            return
+        voters = self.voters
+        new_voter = VoterInfo(change.key, change.endpoints, low, high)
+        updated = VoterSet({**voters.voters, change.key.id: new_voter})
+        change.record_offset = self._append_voters(state, updated, now_ms)
+        log.info("node %d adds voter %s at offset %d", self._local_key.id, change.key, change.record_offset)
+        if not change.ack_when_committed and change.request is not None:
+            self._reply(change.request, changes.add_response(rpc.NONE))
+            change.request = None
+
+    def _handle_remove_voter(self, request: InboundRequest, body: messages.RemoveRaftVoterRequest,
+                             now_ms: int) -> None:
+        """RemoveRaftVoter (kraft-facts i.2): steps 1-2 as AddRaftVoter; 3. invalid voter key ->
+        INVALID_REQUEST; 4-7. ``_voter_change_blocked``; 8. the exact key is no voter, or the only one ->
+        VOTER_NOT_FOUND; 9. append the VotersRecord without it (pending until committed, then the
+        answer; a removed leader resigns once it commits, see ``_poll_leader``)."""
+        def answer(error: int, message: str | None = None) -> None:
+            self._reply(request, changes.remove_response(error, message))
+
+        if not self._valid_cluster_id(body.cluster_id):
+            answer(rpc.INCONSISTENT_CLUSTER_ID,
+                   changes.cluster_id_mismatch(body.cluster_id, self._identity.cluster_id))
+            return
+        state = self._state
+        if not isinstance(state, LeaderState):
+            answer(rpc.NOT_LEADER_OR_FOLLOWER)
+            return
+        if self._shutting_down:
+            answer(rpc.BROKER_NOT_AVAILABLE)
+            return
+        if body.voter_id < 0 or body.voter_directory_id == ZERO_UUID:
+            answer(rpc.INVALID_REQUEST, "Remove voter request didn't include a valid voter")
+            return
+        key = ReplicaKey(body.voter_id, body.voter_directory_id)
+        blocked = self._voter_change_blocked(state, now_ms, "removing")
+        if blocked is not None:
+            answer(*blocked)
+            return
+        voters = self.voters
+        info = voters.voters.get(key.id)
+        if info is None or info.key != key or len(voters.voters) == 1:
+            answer(rpc.VOTER_NOT_FOUND, changes.voter_not_found(key, voters))
+            return
+        updated = VoterSet({voter_id: voter for voter_id, voter in voters.voters.items()
+                            if voter_id != key.id})
+        offset = self._append_voters(state, updated, now_ms)
+        log.info("node %d removes voter %s at offset %d", self._local_key.id, key, offset)
+        self._voter_change = VoterChange(changes.REMOVE, key, now_ms + self._config.request_timeout_ms,
+                                         request, record_offset=offset)
+
+    def _update_voter_answer(self, request: InboundRequest, error: int) -> messages.UpdateRaftVoterResponse:
+        leader = self._leader_endpoint_for(request.listener)
+        return messages.UpdateRaftVoterResponse(
+            throttle_time_ms=0, error_code=error,
+            current_leader=messages.UpdateRaftVoterResponse.CurrentLeader(
+                leader_id=self.leader_id, leader_epoch=self._state.epoch,
+                host=leader.host if leader is not None else "",
+                port=leader.port if leader is not None else 0))
+
+    def _handle_update_voter(self, request: InboundRequest, body: messages.UpdateRaftVoterRequest,
+                             now_ms: int) -> messages.UpdateRaftVoterResponse:
+        """UpdateRaftVoter (kraft-facts i.3), answered at once, CurrentLeader in every answer:
+
+        1. ClusterId mismatch -> INCONSISTENT_CLUSTER_ID. 2. Epoch below ours -> FENCED_LEADER_EPOCH,
+        above -> UNKNOWN_LEADER_EPOCH, not leader -> NOT_LEADER_OR_FOLLOWER, resigning ->
+        BROKER_NOT_AVAILABLE. 3-5. Invalid voter key, no default-listener endpoint, invalid
+        kraft.version range -> INVALID_REQUEST. 6. Pending change or no high watermark ->
+        REQUEST_TIMED_OUT. 7. kraft.version 1: latest VotersRecord uncommitted -> REQUEST_TIMED_OUT.
+        8. Finalized kraft.version outside the range -> INVALID_REQUEST. 9. Not a voter (kraft.version
+        1: id and directory id; 0: id) -> VOTER_NOT_FOUND. 10. kraft.version 1: append the VotersRecord
+        with the updated voter; 0: remember it in memory (for ``upgrade_kraft_version``).
+        """
+        def answer(error: int) -> messages.UpdateRaftVoterResponse:
+            return self._update_voter_answer(request, error)
+
+        if not self._valid_cluster_id(body.cluster_id):
+            return answer(rpc.INCONSISTENT_CLUSTER_ID)
+        state = self._state
+        if body.current_leader_epoch < state.epoch:
+            return answer(rpc.FENCED_LEADER_EPOCH)
+        if body.current_leader_epoch > state.epoch:
+            return answer(rpc.UNKNOWN_LEADER_EPOCH)
+        if not isinstance(state, LeaderState):
+            return answer(rpc.NOT_LEADER_OR_FOLLOWER)
+        if self._shutting_down:
+            return answer(rpc.BROKER_NOT_AVAILABLE)
+        if body.voter_id < 0 or body.voter_directory_id == ZERO_UUID:
+            return answer(rpc.INVALID_REQUEST)
+        endpoints = tuple(Endpoint(item.name, item.host, item.port) for item in body.listeners)
+        if not any(endpoint.name == self._listener for endpoint in endpoints):
+            return answer(rpc.INVALID_REQUEST)
+        feature = body.k_raft_version_feature
+        low, high = feature.min_supported_version, feature.max_supported_version
+        if low < 0 or high < 0 or high < low:
+            return answer(rpc.INVALID_REQUEST)
+        self._expire_voter_change(now_ms)
+        if self._voter_change is not None or state.high_watermark is None:
+            return answer(rpc.REQUEST_TIMED_OUT)
+        kraft_version = self._history.kraft_version()
+        last = self._history.last_voters_offset()
+        if kraft_version >= 1 and (last is None or last >= state.high_watermark):
+            return answer(rpc.REQUEST_TIMED_OUT)
+        if not low <= kraft_version <= high:
+            return answer(rpc.INVALID_REQUEST)
+        key = ReplicaKey(body.voter_id, body.voter_directory_id)
+        voters = self.voters
+        info = voters.voters.get(key.id)
+        if info is None or (kraft_version >= 1 and info.key != key):
+            return answer(rpc.VOTER_NOT_FOUND)
+        updated = VoterInfo(key if kraft_version == 0 else info.key, endpoints, low, high)
+        if kraft_version >= 1:
+            self._append_voters(state, VoterSet({**voters.voters, key.id: updated}), now_ms)
+        else:
+            self._voter_updates[key.id] = updated
+        return answer(rpc.NONE)
+
+    def _needs_voter_update(self) -> bool:
+        """i.6: this voter's endpoints or kraft.version range differ from its voter-set entry."""
+        if not self._is_voter():
+            return False
+        info = self.voters.voters[self._local_key.id]
+        return (info.endpoints != self._identity.listeners
+                or (info.min_kraft_version, info.max_kraft_version) != LOCAL_KRAFT_VERSIONS)
+
+    def _wants_auto_join(self) -> bool:
+        return (self._config.auto_join_enable and self._identity.is_controller and not self._is_voter()
+                and self._history.kraft_version() >= 1 and not self._shutting_down)
+
+    def _maybe_send_voter_request(self, state: FollowerState, leader: Address, now_ms: int) -> bool:
+        """Instead of a Fetch (one request in flight to the leader):
+
+        1. A voter whose entry differs from what it is sends UpdateRaftVoter once per leader (again,
+           a request timeout later, after a retriable error such as the leader's missing HWM).
+        2. An observer controller with auto-join, once it fetched from the leader, removes a voter
+           entry with its id and another directory id, else adds itself (AckWhenCommitted = false),
+           then waits a fetch timeout before the next attempt.
+        """
+        if not state.has_fetched:
+            return False
+        if self._is_voter():
+            if (state.has_updated_leader or now_ms < state.next_voter_request_ms
+                    or not self._needs_voter_update()):
+                return False
+            # Fetches go on between attempts (one request in flight to the leader).
+            state.next_voter_request_ms = now_ms + self._config.request_timeout_ms
+            low, high = LOCAL_KRAFT_VERSIONS
+            self._send(leader, rpc.UPDATE_RAFT_VOTER, messages.UpdateRaftVoterRequest(
+                cluster_id=self._identity.cluster_id, current_leader_epoch=state.epoch,
+                voter_id=self._local_key.id, voter_directory_id=self._local_key.directory_id,
+                listeners=[messages.UpdateRaftVoterRequest.Listener(name=e.name, host=e.host, port=e.port)
+                           for e in self._identity.listeners],
+                k_raft_version_feature=messages.UpdateRaftVoterRequest.KRaftVersionFeature(
+                    min_supported_version=low, max_supported_version=high)), now_ms)
+            return True
+        if not self._wants_auto_join() or now_ms < state.next_voter_request_ms:
+            return False
+        state.next_voter_request_ms = now_ms + self._config.fetch_timeout_ms
+        stale = self.voters.voters.get(self._local_key.id)
+        body: Struct
+        if stale is not None and stale.key.directory_id != self._local_key.directory_id:
+            body = messages.RemoveRaftVoterRequest(cluster_id=self._identity.cluster_id,
+                                                   voter_id=stale.key.id,
+                                                   voter_directory_id=stale.key.directory_id)
+            self._send(leader, rpc.REMOVE_RAFT_VOTER, body, now_ms)
+        else:
+            body = messages.AddRaftVoterRequest(
+                cluster_id=self._identity.cluster_id, timeout_ms=self._config.request_timeout_ms,
+                voter_id=self._local_key.id, voter_directory_id=self._local_key.directory_id,
+                listeners=[messages.AddRaftVoterRequest.Listener(name=e.name, host=e.host, port=e.port)
+                           for e in self._identity.listeners],
+                ack_when_committed=False)
+            self._send(leader, rpc.ADD_RAFT_VOTER, body, now_ms)
+        return True
+
+    def _handle_update_voter_response(self, pending: _Pending, body: messages.UpdateRaftVoterResponse,
+                                      now_ms: int) -> bool:
+        """NONE, or an error retrying cannot fix, ends the update for this leader; news about the
+        leader is handled in common; REQUEST_TIMED_OUT and the rest retry after a backoff."""
+        current = body.current_leader
+        leader_id = rpc.optional_id(current.leader_id)
+        endpoints = (Endpoint(self._listener, current.host, current.port),) if current.host else ()
+        handled = self._handle_common_response(body.error_code, leader_id, current.leader_epoch, endpoints,
+                                               now_ms)
+        if handled is not None and body.error_code != rpc.NONE:
+            return handled
+        state = self._state
+        if body.error_code in (rpc.NONE, rpc.VOTER_NOT_FOUND, rpc.INVALID_REQUEST, rpc.UNSUPPORTED_VERSION,
+                               rpc.INCONSISTENT_CLUSTER_ID):
+            if isinstance(state, FollowerState) and state.epoch == pending.epoch:
+                state.has_updated_leader = True
+            if body.error_code != rpc.NONE:
+                log.warning("node %d: UpdateRaftVoter answered %s", self._local_key.id,
+                            rpc.error_name(body.error_code))
+            return True
+        return False
+
+    def _handle_auto_join_response(self, pending: _Pending,
+                                   body: messages.AddRaftVoterResponse | messages.RemoveRaftVoterResponse,
+                                   now_ms: int) -> bool:
+        """Auto-join: whatever the answer, the next attempt waits for the follower's timer."""
+        if body.error_code != rpc.NONE:
+            log.info("node %d: auto-join %s answered %s: %s", self._local_key.id,
+                     "AddRaftVoter" if pending.api_key == rpc.ADD_RAFT_VOTER else "RemoveRaftVoter",
+                     rpc.error_name(body.error_code), body.error_message)
+        return body.error_code in (rpc.NONE, rpc.REQUEST_TIMED_OUT, rpc.DUPLICATE_VOTER, rpc.VOTER_NOT_FOUND)
 
     # =========================================================================================
     # Committed image

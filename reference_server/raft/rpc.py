@@ -16,6 +16,9 @@ EndQuorumEpoch         54    0-1: v1 preferred candidates with directory ids, en
 DescribeQuorum         55    0-3: v1 timestamps; v2 error messages, directory ids, Nodes;
                              v3 CommittedVoters (proposal)
 FetchSnapshot          59    0-1: v1 NodeEndpoints and ReplicaDirectoryId
+AddRaftVoter           80    0-1: v1 AckWhenCommitted (leader only; see changes.py)
+RemoveRaftVoter        81    0
+UpdateRaftVoter        82    0: CurrentLeader in every answer
 =====================  ====  =================================================================
 """
 
@@ -38,12 +41,18 @@ BEGIN_QUORUM_EPOCH: Final = 53
 END_QUORUM_EPOCH: Final = 54
 DESCRIBE_QUORUM: Final = 55
 FETCH_SNAPSHOT: Final = 59
+API_VERSIONS: Final = 18
+ADD_RAFT_VOTER: Final = 80
+REMOVE_RAFT_VOTER: Final = 81
+UPDATE_RAFT_VOTER: Final = 82
 
 NONE: Final = 0
 UNKNOWN_SERVER_ERROR: Final = -1
 UNKNOWN_TOPIC_OR_PARTITION: Final = 3
 NOT_LEADER_OR_FOLLOWER: Final = 6
+REQUEST_TIMED_OUT: Final = 7
 BROKER_NOT_AVAILABLE: Final = 8
+UNSUPPORTED_VERSION: Final = 35
 INVALID_REQUEST: Final = 42
 FENCED_LEADER_EPOCH: Final = 74
 UNKNOWN_LEADER_EPOCH: Final = 75
@@ -51,12 +60,20 @@ SNAPSHOT_NOT_FOUND: Final = 98
 POSITION_OUT_OF_RANGE: Final = 99
 INCONSISTENT_CLUSTER_ID: Final = 104
 INVALID_VOTER_KEY: Final = 125
+DUPLICATE_VOTER: Final = 126
+VOTER_NOT_FOUND: Final = 127
 
 
 def error_message(code: int) -> str:
     """Kafka's default text of an error code."""
     entry = ERRORS.get(code)
     return entry.message if entry is not None else ""
+
+
+def error_name(code: int) -> str:
+    """Kafka's name of an error code (``Errors.name()``)."""
+    entry = ERRORS.get(code)
+    return entry.name if entry is not None else "UNKNOWN_SERVER_ERROR"
 
 
 def optional_id(value: int) -> int | None:

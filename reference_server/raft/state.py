@@ -108,6 +108,10 @@ class FollowerState:
     has_fetched: bool = False
     """A fetch from the leader succeeded since this state began (KIP-996 pre-vote rule)."""
     fetching_snapshot: SnapshotFetch | None = None
+    has_updated_leader: bool = False
+    """This voter's UpdateRaftVoter reached the leader of this epoch (or needs no sending)."""
+    next_voter_request_ms: int = 0
+    """An observer with auto-join sends its next AddRaftVoter / RemoveRaftVoter at this time."""
 
 
 @dataclass

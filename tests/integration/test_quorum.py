@@ -10,6 +10,7 @@ from integration.harness import FAST_ELECTIONS, HOST, NOT_LEADER_OR_FOLLOWER, Cl
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID
 from kafka_admin_kraft.storage import read_quorum_state
+from reference_server.handlers.api_versions import CONTROLLER_APIS
 
 NOT_LEADER_TEXT = ("For requests intended only for the leader, this error indicates that the broker is not "
                    "the current leader. For requests intended for any replica, this error indicates that the "
@@ -60,7 +61,8 @@ def test_api_versions_reports_the_committed_features(make_cluster: Callable[...,
     assert {f.name: f.max_version_level for f in response.finalized_features} == {
         "metadata.version": 29, "kraft.version": 1, "transaction.version": 2, "group.version": 1,
         "eligible.leader.replicas.version": 1, "share.version": 1, "streams.version": 1}
-    assert {a.api_key for a in response.api_keys} == {1, 18, 52, 53, 54, 55, 59, 60}
+    assert {a.api_key for a in response.api_keys} == set(CONTROLLER_APIS)
+    assert {1, 18, 52, 53, 54, 55, 59, 60, 80, 81, 82} <= set(CONTROLLER_APIS)
     supported = [(f.name, f.min_version, f.max_version) for f in response.supported_features]
     assert ("metadata.version", 7, 29) in supported
 

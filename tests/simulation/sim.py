@@ -23,7 +23,14 @@ client appends records to whoever is leader. Messages cross the wire encoded at 
 5. committed entries are never lost: a majority of voters hold the whole committed history durably
    (flushed log, or a snapshot below their log start) - so no high watermark ever passed an offset
    that a majority had not flushed;
-6. the leader of the highest epoch holds the whole committed history in its log.
+6. the leader of the highest epoch holds the whole committed history in its log;
+7. one voter change at a time: consecutive voter sets in any log differ by at most one voter;
+8. committed voter sets of any two replicas never disagree (same offset, same voter set).
+
+With kraft.version 1 the faults include voter changes: a client asks the leader to add a live
+non-voter or remove a voter (AddRaftVoter with or without AckWhenCommitted, RemoveRaftVoter);
+ApiVersions to the new voter is answered by the simulated server around the core. Invariant 5 then
+accepts a majority of any voter set in force (static, current or committed on some live node).
 
 Clients also send DescribeQuorum (v0-v3) to random nodes: the leader must describe itself (epoch,
 voters, high watermark) and every other node answer NOT_LEADER_OR_FOLLOWER.
@@ -90,6 +97,10 @@ def _classes() -> None:
         (54, messages.EndQuorumEpochRequest, messages.EndQuorumEpochResponse),
         (55, messages.DescribeQuorumRequest, messages.DescribeQuorumResponse),
         (59, messages.FetchSnapshotRequest, messages.FetchSnapshotResponse),
+        (18, messages.ApiVersionsRequest, messages.ApiVersionsResponse),
+        (80, messages.AddRaftVoterRequest, messages.AddRaftVoterResponse),
+        (81, messages.RemoveRaftVoterRequest, messages.RemoveRaftVoterResponse),
+        (82, messages.UpdateRaftVoterRequest, messages.UpdateRaftVoterResponse),
     ):
         REQUEST_CLASSES[key] = request
         RESPONSE_CLASSES[key] = response
@@ -197,7 +208,13 @@ class Simulation:
             54: self.rng.choice([0, 1]),
             55: 2,
             59: self.rng.choice([0, 1]),
+            18: 4,
+            80: self.rng.choice([0, 1]),
+            81: 0,
+            82: 0,
         }
+        self.voter_changes: dict[str, int] = {}
+        """Answers to the client's AddRaftVoter / RemoveRaftVoter, by error name."""
         self.nodes: dict[int, SimNode] = {}
         count = scenario.voters + scenario.observers
         for node_id in range(1, count + 1):
@@ -430,6 +447,14 @@ class Simulation:
         ):
             return False
         body = REQUEST_CLASSES[api_key].decode(payload, version) if self.scenario.wire else payload
+        if api_key == 18:  # ApiVersions: answered by the server around the core (kraft.version 0-1)
+            answer = messages.ApiVersionsResponse(error_code=0, supported_features=[
+                messages.ApiVersionsResponse.SupportedFeatureKey(name="kraft.version", min_version=0,
+                                                                 max_version=1)])
+            for _ in range(self._copies()):
+                self._schedule(self.now + self._delay(), "response", source_id, source_incarnation,
+                               request_id, api_key, version, self._encode(answer, version))
+            return True
         local_id = self.next_request_id
         self.next_request_id += 1
         target.inbound[local_id] = (source_id, source_incarnation, request_id, api_key, version)
@@ -442,6 +467,11 @@ class Simulation:
         if route is None:
             raise self.fail(f"n{node.node_id} replied to unknown request {local_id}")
         source_id, source_incarnation, request_id, api_key, version = route
+        if source_id == 0:  # a client's voter change
+            error = getattr(body, "error_code", -1)
+            self.voter_changes[str(error)] = self.voter_changes.get(str(error), 0) + 1
+            self.trace.append(f"{self.now}: n{node.node_id} answers voter change with error {error}")
+            return
         payload = self._encode(body, version)
         if not self._connected(node.node_id, source_id):
             return
@@ -614,7 +644,8 @@ class Simulation:
                 self._run(node)
                 self._schedule(self.now + self.rng.randrange(50, 400), "stop", node.node_id)
         elif roll < 0.85:
-            observers = [node for node in live if not node.is_voter]
+            in_use = set().union(*(node.core.voters.ids() for node in live if node.core is not None))
+            observers = [node for node in live if not node.is_voter and node.node_id not in in_use]
             if observers:
                 node = self.rng.choice(observers)
                 self._crash(node)
@@ -626,8 +657,46 @@ class Simulation:
                 self.checker.forget(node.node_id)
                 self.trace.append(f"{self.now}: n{node.node_id} wiped")
                 self._schedule(self.now + self.rng.randrange(100, 1000), "restart", node.node_id)
+        elif roll < 0.95 and self.scenario.kraft_version >= 1:
+            self._voter_change(live)
         self._schedule(self.now + self.rng.randrange(200, 1500), "fault")
         return True
+
+    def _voter_change(self, live: list[SimNode]) -> None:
+        """A client asks the leader to add a live non-voter (with its current directory id) or to
+        remove a voter; the answer is only counted (the checker watches the voter sets)."""
+        leaders = [node for node in live if node.core is not None and node.core.is_leader]
+        if not leaders:
+            return
+        node = leaders[0]
+        core = node.core
+        assert core is not None
+        voters = core.voters
+        candidates = [other for other in live if other.node_id not in voters.voters]
+        body: Struct
+        if candidates and (self.rng.random() < 0.6 or len(voters.voters) <= 1):
+            new = self.rng.choice(candidates)
+            api_key, version = 80, self.versions[80]
+            body = messages.AddRaftVoterRequest(
+                cluster_id=CLUSTER_ID, timeout_ms=2000, voter_id=new.node_id,
+                voter_directory_id=new.directory_id,
+                listeners=[messages.AddRaftVoterRequest.Listener(name=LISTENER, host=new.address[0],
+                                                                 port=new.address[1])],
+                ack_when_committed=self.rng.random() < 0.5)
+            self.trace.append(f"{self.now}: client adds n{new.node_id} through n{node.node_id}")
+        elif len(voters.voters) > 1:
+            info = voters.voters[self.rng.choice(sorted(voters.voters))]
+            api_key, version = 81, 0
+            body = messages.RemoveRaftVoterRequest(cluster_id=CLUSTER_ID, voter_id=info.key.id,
+                                                   voter_directory_id=info.key.directory_id)
+            self.trace.append(f"{self.now}: client removes n{info.key.id} through n{node.node_id}")
+        else:
+            return
+        local_id = self.next_request_id
+        self.next_request_id += 1
+        node.inbound[local_id] = (0, 0, 0, api_key, version)
+        core.handle_request(InboundRequest(local_id, api_key, version, body, LISTENER), self.now)
+        self._run(node)
 
     def installs(self) -> int:
         """Snapshots installed through FetchSnapshot (wiped logs are counted too)."""
@@ -693,6 +762,7 @@ class Checker:
         self._durable_cache: tuple[Any, ...] = ()
         self.heal_at: int | None = None
         self.committed_at_heal = 0
+        self.committed_voters: dict[int, tuple[ReplicaKey, ...]] = {}
 
     def _fail(self, message: str) -> SimulationFailure:
         return self.sim.fail(message)
@@ -736,6 +806,8 @@ class Checker:
             self._extend(live)
         for node in live:
             self._check_prefix(node)
+        for node in changed:
+            self._check_voter_sets(node)
         self._check_durability()
         self._check_leader_completeness(live)
 
@@ -816,25 +888,58 @@ class Checker:
                 f"{self.committed[index + mismatch] if index + mismatch < len(self.committed) else None}"
             )
 
+    def _check_voter_sets(self, node: SimNode) -> None:
+        """7. One voter change at a time: consecutive voter sets of a log differ by at most one voter.
+        8. Committed voter sets never disagree: the voter set a node read at an offset below its high
+           watermark is the one every other node read there."""
+        core = node.core
+        assert core is not None
+        entries = core._history.voters.entries()
+        hwm = core.high_watermark
+        for (_, before), (offset, after) in zip(entries, entries[1:], strict=False):
+            if len(before.ids() ^ after.ids()) > 1:
+                raise self._fail(f"n{node.node_id} changes voters {sorted(before.ids())} -> "
+                                 f"{sorted(after.ids())} at offset {offset} in one step")
+        for offset, voters in entries:
+            if offset >= hwm or offset < 0:
+                continue
+            keys = tuple(sorted(info.key for info in voters.voters.values()))
+            known = self.committed_voters.setdefault(offset, keys)
+            if known != keys:
+                raise self._fail(f"n{node.node_id} read committed voters {keys} at offset {offset}, "
+                                 f"another node {known}")
+
+    def _voter_candidates(self) -> list[frozenset[int]]:
+        """Voter sets a majority of which must hold the committed history: the static ones, and the
+        current and committed sets of every live node (with voter changes the set that committed an
+        offset may be any of these)."""
+        sets = {frozenset(node.node_id for node in self.sim.nodes.values() if node.is_voter)}
+        for node in self.sim.nodes.values():
+            if node.core is not None:
+                sets.add(node.core.voters.ids())
+                sets.add(node.core.committed_voters.ids())
+        return [voters for voters in sets if voters]
+
     def _check_durability(self) -> None:
-        voters = [node for node in self.sim.nodes.values() if node.is_voter]
-        state = (len(self.committed), *((node.log.mutations, node.log.flushed_offset()) for node in voters))
+        nodes = list(self.sim.nodes.values())
+        state = (len(self.committed), *((node.log.mutations, node.log.flushed_offset()) for node in nodes))
         if state == self._durable_cache:
             return
         self._durable_cache = state
-        held = sorted(
-            (
-                self._held(node.log.start_offset(), node.log.live_keys()[: node.log.durable_count()])
-                for node in voters
-            ),
-            reverse=True,
+        held_by = {node.node_id: self._held(node.log.start_offset(),
+                                            node.log.live_keys()[: node.log.durable_count()])
+                   for node in nodes}
+        failures = []
+        for voters in self._voter_candidates():
+            held = sorted((held_by[node_id] for node_id in voters if node_id in held_by), reverse=True)
+            majority = len(voters) // 2 + 1
+            if len(held) >= majority and held[majority - 1] >= self.committed_end:
+                return
+            failures.append((sorted(voters), held))
+        raise self._fail(
+            f"committed offsets up to {self.committed_end} are durable on fewer than a majority of "
+            f"any voter set (voters and held: {failures})"
         )
-        majority = len(voters) // 2 + 1
-        if held[majority - 1] < self.committed_end:
-            raise self._fail(
-                f"committed offsets up to {self.committed_end} are durable on fewer than "
-                f"{majority} voters (held: {held})"
-            )
 
     def _check_leader_completeness(self, live: list[SimNode]) -> None:
         leaders = [node for node in live if node.core is not None and node.core.is_leader]

@@ -203,7 +203,7 @@ class Network:
     """Delivers every request and response at once (no loss) through the wire codec, on a clock that
     only moves when asked."""
 
-    VERSIONS = {1: 17, 52: 2, 53: 1, 54: 1, 55: 2, 59: 1}
+    VERSIONS = {1: 17, 18: 4, 52: 2, 53: 1, 54: 1, 55: 2, 59: 1, 80: 1, 81: 0, 82: 0}
 
     def __init__(self, replicas: list[Replica]) -> None:
         self.replicas = {replica.node_id: replica for replica in replicas}
@@ -212,6 +212,10 @@ class Network:
         self.routes: dict[int, tuple[Replica, int, int]] = {}
         self.dropped: set[int] = set()
         """Node ids whose traffic is dropped (a crashed or isolated node)."""
+        self.client_replies: dict[int, Struct] = {}
+        """Replies to requests a test handed to a core itself (request ids below 1000)."""
+        self.kraft_ranges: dict[int, tuple[int, int]] = {}
+        """The kraft.version range a node's ApiVersions answer advertises (default 0-1)."""
 
     def _target(self, host: str, port: int, node_id: int | None) -> Replica | None:
         if node_id is not None:
@@ -234,7 +238,11 @@ class Network:
                 continue
             result = replica.core.poll(self.now)
             for reply in result.replies:
-                source, source_request_id, version = self.routes.pop(reply.request_id)
+                route = self.routes.pop(reply.request_id, None)
+                if route is None:
+                    self.client_replies[reply.request_id] = reply.body
+                    continue
+                source, source_request_id, version = route
                 body = type(reply.body).decode(reply.body.encode(version), version)
                 if source.node_id not in self.dropped:
                     source.core.handle_response(source_request_id, body, self.now)
@@ -248,6 +256,15 @@ class Network:
                     continue
                 version = self.VERSIONS[send.api_key]
                 body = type(send.body).decode(send.body.encode(version), version)
+                if send.api_key == 18:  # answered by the server around the core, as the runtime does
+                    low, high = self.kraft_ranges.get(target.node_id, (0, 1))
+                    answer = messages.ApiVersionsResponse(error_code=0, supported_features=[
+                        messages.ApiVersionsResponse.SupportedFeatureKey(
+                            name="kraft.version", min_version=low, max_version=high)])
+                    answer = type(answer).decode(answer.encode(version), version)
+                    replica.core.handle_response(send.request_id, answer, self.now)
+                    dirty.add(node_id)
+                    continue
                 self.routes[self.next_id] = (replica, send.request_id, version)
                 target.core.handle_request(
                     InboundRequest(self.next_id, send.api_key, version, body, LISTENER), self.now

@@ -170,7 +170,7 @@ def test_every_key_is_read() -> None:
     assert loaded.raft_config() == RaftConfig(election_timeout_ms=1500, fetch_timeout_ms=3000,
                                               election_backoff_max_ms=700, request_timeout_ms=2500,
                                               retry_backoff_ms=50, append_linger_ms=5, max_fetch_bytes=4096,
-                                              snapshot_interval_bytes=1000)
+                                              snapshot_interval_bytes=1000, auto_join_enable=True)
     assert loaded.unknown_keys == ()
 
 

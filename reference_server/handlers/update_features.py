@@ -1,0 +1,235 @@
+"""UpdateFeatures (API 57), versions 0-2, as a Kafka 4.2 active controller answers it.
+
+- v0: Feature, MaxVersionLevel and AllowDowngrade per feature; the response has a top-level
+  ErrorCode/ErrorMessage and Results, one per feature. KRaft's controller does not read
+  AllowDowngrade: a v0 request carries UpgradeType's default, UPGRADE, for every feature.
+- v1: UpgradeType per feature (1 UPGRADE, 2 SAFE_DOWNGRADE, 3 UNSAFE_DOWNGRADE) and ValidateOnly.
+- v2: the response drops Results; the top-level error covers every feature.
+
+Only the active controller answers (others: NOT_CONTROLLER with empty Results). The rules are
+Kafka's ``FeatureControlManager.updateFeatures`` (facts f.3): every feature is checked in request
+order and the first failure rejects the whole request with INVALID_UPDATE_VERSION, nothing written;
+the top-level message is ``The update failed for all features since the following feature had an
+error: <reason>`` and, at v0/v1, each feature's result carries the same code and message. On success
+the top-level message is null and each v0/v1 result says ``"NONE"`` (as Kafka's ``ApiError.NONE``
+prints). Per feature:
+
+1. an unknown upgrade type: ``The controller does not support the given upgrade type.``;
+2. a negative level: ``A feature version cannot be less than 0.``;
+3. a level outside this controller's supported range: ``Local controller <id> only supports versions
+   SupportedVersionRange[min_version:<a>, max_version:<b>]`` (``... does not support this feature.``
+   for a feature it does not know, whose range is 0-0);
+4. the direction: a lower level with UPGRADE, or a higher one with a downgrade type;
+5. metadata.version: an unknown level, or a downgrade across a level that changed the metadata
+   format (refused, whether safe or unsafe); a downgrade crossing none is allowed;
+6. kraft.version: only UPGRADE (0 -> 1, a static quorum becoming dynamic: KRaftVersionRecord and
+   VotersRecord in one control batch, written by the consensus core); any other change is refused;
+7. the other features: their dependencies (``Feature.validateVersion``) against the finalized levels
+   with the request's updates applied, then a FeatureLevelRecord (level 0 removes the feature).
+
+Reasons 1-4 and 6-7 are written ``Invalid update version <level> for feature <name>. <reason>``.
+ValidateOnly runs every check and writes nothing. Otherwise the FeatureLevelRecords go into one batch
+(atomic, as Kafka's ``ControllerResult.atomicOf``) and the runtime answers once that batch, and the
+kraft.version upgrade, are committed. This server knows no registered brokers or controllers, so only
+the local controller's supported ranges (and, for kraft.version, the voters') are checked. Cluster
+authorization is not modelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Final
+
+from kafka_admin_kraft import features
+from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.message import Struct
+from reference_server.handlers import ServerView
+from reference_server.raft.api import VoterSet
+
+API_KEY: Final = 57
+NONE: Final = 0
+NOT_CONTROLLER: Final = 41
+INVALID_UPDATE_VERSION: Final = 95
+
+UNKNOWN: Final = 0
+UPGRADE: Final = 1
+SAFE_DOWNGRADE: Final = 2
+UNSAFE_DOWNGRADE: Final = 3
+
+FAILED_PREFIX: Final = "The update failed for all features since the following feature had an error: "
+
+Request = messages.UpdateFeaturesRequest
+Response = messages.UpdateFeaturesResponse
+
+
+class FeatureUpdateError(Exception):
+    """A feature update refused with ``code`` (INVALID_UPDATE_VERSION) and Kafka's ``message``."""
+
+    def __init__(self, message: str, code: int = INVALID_UPDATE_VERSION) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What to do with a request: answer ``response`` at once, or first append ``records`` and/or
+    upgrade kraft.version and answer ``response`` once that is committed."""
+
+    response: Response
+    records: tuple[Struct, ...] = ()
+    upgrade_kraft_version: bool = False
+    changes: Mapping[str, int] = field(default_factory=dict)
+    """The levels this request finalizes (kraft.version included), for the runtime's view of
+    appended but not yet committed changes."""
+
+    @property
+    def needs_commit(self) -> bool:
+        return bool(self.records) or self.upgrade_kraft_version
+
+
+def requested_updates(request: Request) -> dict[str, tuple[int, int]]:
+    """Feature -> (level, upgrade type), in request order (a repeated feature: the last entry wins)."""
+    updates: dict[str, tuple[int, int]] = {}
+    for update in request.feature_updates:
+        updates[update.feature] = (update.max_version_level, update.upgrade_type)
+    return updates
+
+
+def response(api_version: int, names: list[str], code: int, message: str | None) -> Response:
+    """The response at ``api_version``: v0/v1 carry one result per feature with the same error."""
+    results = []
+    if api_version < 2:
+        result_message: str | None = "NONE" if code == NONE else message
+        results = [Response.UpdatableFeatureResult(feature=name, error_code=code,
+                                                   error_message=result_message) for name in names]
+    return Response(throttle_time_ms=0, error_code=code, error_message=message, results=results)
+
+
+def not_controller(leader_id: int, node_id: int) -> Response:
+    """A non-active controller's answer (QuorumController's NotControllerException, empty Results)."""
+    if leader_id >= 0 and leader_id != node_id:
+        text = f"The active controller appears to be node {leader_id}."
+    else:
+        text = "No controller appears to be active."
+    return Response(throttle_time_ms=0, error_code=NOT_CONTROLLER, error_message=text, results=[])
+
+
+def failed(api_version: int, names: list[str], error: FeatureUpdateError) -> Response:
+    return response(api_version, names, error.code, FAILED_PREFIX + error.message)
+
+
+def current_levels(view: ServerView) -> dict[str, int]:
+    """Finalized levels as the controller sees them, metadata.version and kraft.version included."""
+    levels = dict(view.finalized_features)
+    if view.metadata_version is not None:
+        levels[features.METADATA_VERSION] = view.metadata_version
+    levels.setdefault(features.KRAFT_VERSION, 0)
+    return levels
+
+
+def _range_text(low: int, high: int) -> str:
+    return f"SupportedVersionRange[min_version:{low}, max_version:{high}]"
+
+
+def _invalid(name: str, level: int, reason: str) -> FeatureUpdateError:
+    return FeatureUpdateError(f"Invalid update version {level} for feature {name}. {reason}")
+
+
+def check_update(name: str, level: int, upgrade_type: int, levels: Mapping[str, int],
+                 proposed: Mapping[str, int], node_id: int, voters: VoterSet | None, *,
+                 unstable: bool = False) -> None:
+    """Kafka's ``FeatureControlManager.updateFeature`` checks for one feature; raises
+    FeatureUpdateError with Kafka's message. ``voters``: the voter set whose supported kraft.version
+    ranges a kraft.version upgrade must fit, None to leave that check to the consensus core."""
+    if upgrade_type not in (UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE):
+        raise _invalid(name, level, "The controller does not support the given upgrade type.")
+    current = levels.get(name, 0)
+    if level < 0:
+        raise _invalid(name, level, "A feature version cannot be less than 0.")
+    low, high = features.supported_range(name, unstable=unstable)
+    if not low <= level <= high:
+        what = f"Local controller {node_id}"
+        reason = (f"{what} does not support this feature." if high == 0
+                  else f"{what} only supports versions {_range_text(low, high)}")
+        raise _invalid(name, level, reason)
+    if level < current and upgrade_type == UPGRADE:
+        raise _invalid(name, level, "Can't downgrade the version of this feature without setting the upgrade "
+                                    "type to either safe or unsafe downgrade.")
+    if level > current and upgrade_type != UPGRADE:
+        raise _invalid(name, level, "Can't downgrade to a newer version.")
+    if name == features.METADATA_VERSION:
+        _check_metadata_version(current, level, upgrade_type, unstable=unstable)
+    elif name == features.KRAFT_VERSION:
+        if upgrade_type != UPGRADE:
+            raise _invalid(name, level, "Can't downgrade the version of this feature.")
+        if level > current and voters is not None:
+            _check_voters_support(level, voters)
+    else:
+        dependency = features.dependency_error(name, level, proposed)
+        if dependency is not None:
+            raise _invalid(name, level, dependency)
+
+
+def _check_metadata_version(current: int, level: int, upgrade_type: int, *, unstable: bool) -> None:
+    if not features.is_known_metadata_version(level):
+        raise FeatureUpdateError(
+            f"Invalid metadata.version {level}. Valid versions are from {features.MINIMUM_METADATA_VERSION} "
+            f"to {features.latest_metadata_version(unstable=True)}.")
+    if level < current and features.metadata_changed(current, level):
+        text = f"Unsupported metadata.version downgrade from {current} to {level}. "
+        if upgrade_type == UNSAFE_DOWNGRADE:
+            text += "Unsafe metadata downgrade is not supported in this version."
+        else:
+            text += ("Refusing to perform the requested downgrade because it might delete metadata "
+                     "information.")
+        raise FeatureUpdateError(text)
+
+
+def _check_voters_support(level: int, voters: VoterSet) -> None:
+    """Every voter must support the new kraft.version (KafkaRaftClient's upgrade check)."""
+    unsupported = sorted(voter_id for voter_id, voter in voters.voters.items()
+                         if not voter.min_kraft_version <= level <= voter.max_kraft_version)
+    if unsupported:
+        raise _invalid(features.KRAFT_VERSION, level,
+                       f"The voter set {sorted(voters.voters)} doesn't support the version "
+                       f"(voters {unsupported} do not).")
+
+
+def handle(request: Request, api_version: int, view: ServerView, *, active: bool,
+           unstable: bool = False, check_voters: bool = True) -> Outcome:
+    """Decide a request. ``active``: this node is the active controller; ``view.finalized_features``
+    holds the levels to check against (the committed ones with this controller's uncommitted changes
+    applied). ``check_voters`` False leaves the kraft.version voter check to the consensus core."""
+    updates = requested_updates(request)
+    names = list(updates)
+    if not active or view.metadata_version is None:
+        return Outcome(not_controller(view.leader_id, view.node_id))
+    levels = current_levels(view)
+    proposed = dict(levels)
+    proposed.update({name: level for name, (level, _) in updates.items()})
+    records: list[Struct] = []
+    changes: dict[str, int] = {}
+    upgrade_kraft = False
+    try:
+        for name, (level, upgrade_type) in updates.items():
+            check_update(name, level, upgrade_type, levels, proposed, view.node_id,
+                         view.voters if check_voters else None, unstable=unstable)
+            if name == features.KRAFT_VERSION:
+                if level > levels.get(name, 0):
+                    upgrade_kraft = True
+                    changes[name] = level
+                continue
+            records.append(messages.FeatureLevelRecord(name=name, feature_level=level))
+            changes[name] = level
+    except FeatureUpdateError as error:
+        return Outcome(failed(api_version, names, error))
+    ok = response(api_version, names, NONE, None)
+    if request.validate_only:
+        return Outcome(ok)
+    return Outcome(ok, tuple(records), upgrade_kraft, changes)
+
+
+__all__ = ["API_KEY", "FeatureUpdateError", "Outcome", "check_update", "failed", "handle", "not_controller",
+           "response"]
