@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 
 # SIGTERM while the modules below load: nothing is open yet, so just leave (main() takes over next).
 signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(0))
@@ -23,6 +24,7 @@ from collections.abc import Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from kafka_admin_kraft.storage.bootstrap import BOOTSTRAP_FILE  # noqa: E402
+from reference_server.broker import BrokerOptions  # noqa: E402
 from reference_server.config import ConfigError, ServerConfig, load_config  # noqa: E402
 from reference_server.raft.core import RaftCore  # noqa: E402
 from reference_server.runtime import (  # noqa: E402
@@ -31,6 +33,8 @@ from reference_server.runtime import (  # noqa: E402
     RuntimeOptions,
     configure_logging,
 )
+from reference_server.security import ClientSecurity, Security  # noqa: E402
+from reference_server.security import from_config as security_from_config  # noqa: E402
 from reference_server.startup import StartupError, StartupState, start_storage  # noqa: E402
 
 log = logging.getLogger("kafka.Kafka$")
@@ -38,25 +42,40 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="kraft-server", description="Run one controller of the reference "
-                                     "KRaft quorum from a Kafka-style properties file.")
+    parser = argparse.ArgumentParser(prog="kraft-server", description="Run one node (controller, broker "
+                                     "or both) of the reference KRaft quorum from a Kafka-style properties "
+                                     "file.")
     parser.add_argument("-c", "--config", required=True, type=Path, help="the server properties file")
     parser.add_argument("--log-level", default="INFO", type=str.upper, choices=LOG_LEVELS,
                         help="log level of the lines written to stderr (default INFO)")
     return parser.parse_args(argv)
 
 
-def runtime_options(config: ServerConfig, state: StartupState) -> RuntimeOptions:
+def runtime_options(config: ServerConfig, state: StartupState,
+                    security: Security | None = None) -> RuntimeOptions:
     bootstrap_file = state.metadata_dir / BOOTSTRAP_FILE
     source = (f"the binary bootstrap metadata file: {bootstrap_file}" if bootstrap_file.exists()
               else "the default bootstrap")
+    broker_listeners = [item for item in config.listeners
+                        if config.is_broker and item.name not in config.controller_listener_names]
+    advertised = {item.name: item for item in config.advertised_listeners or config.listeners}
+    broker = None
+    if broker_listeners:
+        endpoints = {}
+        for item in broker_listeners:
+            shown = advertised.get(item.name, item)
+            endpoints[item.name] = (shown.host or socket.getfqdn(), shown.port)
+        broker = BrokerOptions(endpoints, config.default_listener_name)
     return RuntimeOptions(
         listeners=tuple(ListenerSpec(item.name, item.host, item.port)
-                        for item in config.controller_listeners),
+                        for item in [*config.controller_listeners, *broker_listeners]),
         socket_request_max_bytes=config.socket_request_max_bytes,
         metadata_max_idle_interval_ms=config.metadata_max_idle_interval_ms,
         bootstrap_metadata=state.bootstrap_metadata,
         bootstrap_source=source,
+        broker=broker,
+        security=security.listeners if security is not None else {},
+        peer_security=security.client if security is not None else ClientSecurity(),
     )
 
 
@@ -86,6 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         config = load_config(args.config)
+        security = security_from_config(config)
         state = start_storage(config)
     except _Interrupted as exc:
         log.info("Received %s during start-up, exiting", exc)
@@ -103,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         core = RaftCore(state.identity, state.raft_config, state.bootstrap, state.log, state.store,
                         random.Random(), now_ms)
         runtime = ControllerRuntime(state.identity, state.raft_config, core, state.log,
-                                    runtime_options(config, state))
+                                    runtime_options(config, state, security))
         return asyncio.run(serve(runtime))
     except (KeyboardInterrupt, _Interrupted):
         log.info("Interrupted during start-up, exiting")

@@ -33,6 +33,7 @@ from kafka_admin_kraft.storage import (
 )
 
 LISTENER = "CONTROLLER"
+BROKER_LISTENER = "BROKER"
 HOST = "127.0.0.1"
 
 
@@ -107,6 +108,8 @@ class LocalQuorum:
     properties: dict[str, str] = field(default_factory=dict)
     cluster_id: str = field(default_factory=lambda: str(Uuid.random()))
     nodes: dict[int, LocalNode] = field(default_factory=dict)
+    broker_ids: set[int] = field(default_factory=set)
+    """Nodes added with ``add_broker`` (``process.roles=broker``): not voters, not bootstrap servers."""
 
     def __post_init__(self) -> None:
         for index, port in enumerate(free_ports(self.size)):
@@ -115,20 +118,35 @@ class LocalQuorum:
     def new_node(self, node_id: int, port: int) -> LocalNode:
         return LocalNode(node_id, port, Uuid.random(), self.root)
 
+    def controllers(self) -> list[LocalNode]:
+        return [n for n in self.nodes.values() if n.node_id not in self.broker_ids]
+
     def voters_string(self) -> str:
-        return ",".join(f"{n.node_id}@{HOST}:{n.port}" for n in self.nodes.values())
+        return ",".join(f"{n.node_id}@{HOST}:{n.port}" for n in self.controllers())
 
     def bootstrap_servers(self) -> str:
-        return ",".join(n.address for n in self.nodes.values())
+        return ",".join(n.address for n in self.controllers())
+
+    def add_broker(self, node_id: int) -> LocalNode:
+        """A ``process.roles=broker`` node listening on ``BROKER://127.0.0.1:<port>``, written and
+        formatted as ``kafka-storage format --cluster-id <id> --no-initial-controllers`` does."""
+        node = self.new_node(node_id, free_ports(1)[0])
+        self.nodes[node_id] = node
+        self.broker_ids.add(node_id)
+        self.write_config(node)
+        self.format_node(node)
+        return node
 
     def node_properties(self, node: LocalNode) -> dict[str, str]:
+        broker = node.node_id in self.broker_ids
+        listener = BROKER_LISTENER if broker else LISTENER
         props = {
-            "process.roles": "controller",
+            "process.roles": "broker" if broker else "controller",
             "node.id": str(node.node_id),
-            "listeners": f"{LISTENER}://{HOST}:{node.port}",
-            "advertised.listeners": f"{LISTENER}://{HOST}:{node.port}",
+            "listeners": f"{listener}://{HOST}:{node.port}",
+            "advertised.listeners": f"{listener}://{HOST}:{node.port}",
             "controller.listener.names": LISTENER,
-            "listener.security.protocol.map": f"{LISTENER}:PLAINTEXT",
+            "listener.security.protocol.map": f"{LISTENER}:PLAINTEXT,{BROKER_LISTENER}:PLAINTEXT",
             "log.dirs": str(node.metadata_dir),
             "metadata.log.dir": str(node.metadata_dir),
         }
@@ -154,9 +172,9 @@ class LocalQuorum:
                                                                 directory_id=node.directory_id))
         write_bootstrap_checkpoint(node.metadata_dir, bootstrap_records(LATEST_PRODUCTION_METADATA_VERSION,
                                                                         DEFAULT_FEATURE_LEVELS))
-        if self.dynamic:
+        if self.dynamic and node.node_id not in self.broker_ids:
             controllers = [InitialController(n.node_id, HOST, n.port, n.directory_id)
-                           for n in self.nodes.values()]
+                           for n in self.controllers()]
             write_bootstrap_snapshot(node.metadata_dir, controllers, LISTENER)
 
     def format(self) -> LocalQuorum:

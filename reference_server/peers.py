@@ -9,6 +9,11 @@ connection is closed, as Kafka's NetworkClient does. After a failed connection a
 waits an exponential backoff (``reconnect.backoff.ms`` 50 to ``reconnect.backoff.max.ms`` 1000, with
 20% jitter); requests for that destination fail at once meanwhile, and the core retries them on its
 own schedule.
+
+On a TLS or SASL controller listener (``reference_server.security.ClientSecurity``) the connection
+is wrapped in TLS (the SDK's context: hostname verified against the voter's address) and, after
+ApiVersions, authenticated with SaslHandshake v1 and SaslAuthenticate using the SDK's mechanisms; a
+refused authentication fails the connection like a refused connection.
 """
 
 from __future__ import annotations
@@ -21,10 +26,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
+from kafka_admin_kraft.client.sasl import SaslFailure, mechanism_for
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
 from kafka_admin_kraft.protocol.message import Struct
 from reference_server.raft.api import OutboundRequest
+from reference_server.security import ClientSecurity
 
 log = logging.getLogger("kafka.raft.KafkaNetworkChannel")
 
@@ -122,10 +129,15 @@ class _Connection:
 
     async def _connect_and_read(self) -> str:
         timeout = self.client.request_timeout_ms / 1000
-        reader, writer = await asyncio.wait_for(asyncio.open_connection(self.host, self.port), timeout)
+        context = self.client.security.ssl_context
+        opening = (asyncio.open_connection(self.host, self.port, ssl=context, server_hostname=self.host)
+                   if context is not None else asyncio.open_connection(self.host, self.port))
+        reader, writer = await asyncio.wait_for(opening, timeout)
         self._writer = writer
         splitter = framing.FrameSplitter(self.client.max_frame_bytes)
         await asyncio.wait_for(self._negotiate(reader, writer, splitter), timeout)
+        if self.client.security.sasl is not None:
+            await asyncio.wait_for(self._authenticate(reader, writer, splitter), timeout)
         self.ready = True
         self.client.connected(self)
         queued, self.queue = self.queue, []
@@ -161,6 +173,34 @@ class _Connection:
                 continue
             raise OSError(f"ApiVersions failed with error code {body.error_code}")
         raise OSError("ApiVersions version negotiation did not converge")
+
+    async def _authenticate(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                            splitter: framing.FrameSplitter) -> None:
+        """SaslHandshake v1, then SaslAuthenticate until the mechanism is done; OSError if refused."""
+        sasl = self.client.security.sasl
+        assert sasl is not None
+        mechanism = mechanism_for(sasl.mechanism, sasl.username, sasl.password)
+        handshake = messages.SaslHandshakeRequest(mechanism=mechanism.name)
+        writer.write(framing.encode_request(handshake, 1, 0, self.client.client_id))
+        _, body = framing.decode_response(await _read_frame(reader, splitter), handshake.API_KEY, 1)
+        assert isinstance(body, messages.SaslHandshakeResponse)
+        if body.error_code:
+            raise OSError(f"SASL mechanism {mechanism.name} refused (error {body.error_code}); the peer "
+                          f"enables {body.mechanisms}")
+        low, high = self.versions.get(messages.SaslAuthenticateRequest.API_KEY, (0, 0))
+        version = min(high, messages.SaslAuthenticateRequest.VERSIONS[1])
+        token: bytes | None = mechanism.initial()
+        while token is not None:
+            request = messages.SaslAuthenticateRequest(auth_bytes=token)
+            writer.write(framing.encode_request(request, version, 0, self.client.client_id))
+            _, reply = framing.decode_response(await _read_frame(reader, splitter), request.API_KEY, version)
+            assert isinstance(reply, messages.SaslAuthenticateResponse)
+            if reply.error_code:
+                raise OSError(f"SASL authentication failed (error {reply.error_code}): {reply.error_message}")
+            try:
+                token = mechanism.respond(reply.auth_bytes)
+            except SaslFailure as exc:
+                raise OSError(f"SASL authentication failed: {exc}") from None
 
     def _on_frame(self, frame: bytes) -> None:
         correlation_id = framing.peek_correlation_id(frame)
@@ -210,6 +250,7 @@ class PeerClient:
     reconnect_backoff_ms: int = 50
     reconnect_backoff_max_ms: int = 1000
     max_frame_bytes: int = framing.DEFAULT_MAX_FRAME_BYTES
+    security: ClientSecurity = field(default_factory=ClientSecurity)
     rng: random.Random = field(default_factory=random.Random)
     _connections: dict[tuple[str, int], _Connection] = field(default_factory=dict)
     _backoff: dict[tuple[str, int], _Backoff] = field(default_factory=dict)

@@ -36,10 +36,11 @@ import functools
 import itertools
 import logging
 import signal
+import ssl
 import sys
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
 from kafka_admin_kraft import features
@@ -48,7 +49,8 @@ from kafka_admin_kraft.protocol.exceptions import KafkaAdminError, UndefinedVers
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.records import ApiMessageAndVersion
 from kafka_admin_kraft.storage import BootstrapMetadata
-from reference_server.handlers import ServerView, api_versions, describe_cluster, update_features
+from reference_server.broker import BrokerFrontend, BrokerOptions
+from reference_server.handlers import ServerView, api_versions, describe_cluster, envelope, update_features
 from reference_server.peers import PeerClient
 from reference_server.raft.api import (
     InboundRequest,
@@ -59,6 +61,7 @@ from reference_server.raft.api import (
     ReplicatedLog,
 )
 from reference_server.raft.core import KRaftUpgradeError, NotLeaderError
+from reference_server.security import SASL_APIS, ClientSecurity, ListenerSecurity, SaslOutcome, SaslSession
 
 log = logging.getLogger("kafka.server.ControllerServer")
 socket_log = logging.getLogger("kafka.network.SocketServer")
@@ -120,6 +123,12 @@ class RuntimeOptions:
     metadata_max_idle_interval_ms: int = 500
     bootstrap_metadata: BootstrapMetadata | None = None
     bootstrap_source: str = "the default bootstrap"
+    security: Mapping[str, ListenerSecurity] = field(default_factory=dict)
+    """TLS and SASL per listener name (``reference_server.security``); absent means PLAINTEXT."""
+    peer_security: ClientSecurity = ClientSecurity()
+    """How this node connects to the other voters."""
+    broker: BrokerOptions | None = None
+    """The broker role's listeners (``reference_server.broker``), None for a controller only."""
 
 
 class ControllerRuntime:
@@ -150,6 +159,8 @@ class ControllerRuntime:
         self._activation_offset: int | None = None
         self._active = False
         self._next_noop_ms = 0
+        self.broker = (BrokerFrontend(options.broker, identity.node_id, identity.cluster_id, core, self.view,
+                                      self.bound) if options.broker is not None else None)
         self._feature_waits: list[_FeatureWait] = []
         """UpdateFeatures answers held until their records are committed, in offset order."""
 
@@ -160,11 +171,12 @@ class ControllerRuntime:
         self._peers = PeerClient(self.identity.node_id, self._on_peer_response,
                                  request_timeout_ms=self.config.request_timeout_ms,
                                  max_frame_bytes=max(self.options.socket_request_max_bytes,
-                                                     framing.DEFAULT_MAX_FRAME_BYTES))
+                                                     framing.DEFAULT_MAX_FRAME_BYTES),
+                                 security=self.options.peer_security)
         for spec in self.options.listeners:
             server = await asyncio.start_server(
                 functools.partial(self._accept, listener=spec.name), spec.host or None, spec.port,
-                reuse_address=True, limit=READ_CHUNK)
+                reuse_address=True, limit=READ_CHUNK, ssl=self._listener_ssl(spec.name))
             self._servers.append(server)
             sockname = server.sockets[0].getsockname()
             self.bound[spec.name] = (sockname[0], sockname[1])
@@ -429,6 +441,8 @@ class ControllerRuntime:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, listener: str) -> None:
         peer = _peer_name(writer)
         splitter = framing.FrameSplitter(self.options.socket_request_max_bytes)
+        security = self.options.security.get(listener)
+        session = security.new_session(peer) if security is not None else None
         try:
             while True:
                 data = await reader.read(READ_CHUNK)
@@ -442,7 +456,7 @@ class ControllerRuntime:
                                        self.identity.node_id, peer, listener, exc)
                     return
                 for frame in frames:
-                    if not await self._handle_frame(frame, writer, listener, peer):
+                    if not await self._handle_frame(frame, writer, listener, peer, session):
                         return
         except (ConnectionError, OSError) as exc:
             socket_log.debug("Connection from %s ended: %s", peer, exc)
@@ -454,7 +468,7 @@ class ControllerRuntime:
             writer.close()
 
     async def _handle_frame(self, frame: bytes, writer: asyncio.StreamWriter, listener: str,
-                            peer: str) -> bool:
+                            peer: str, session: SaslSession | None = None) -> bool:
         """Answer one request; False when the connection must be closed."""
         prefix = f"[SocketServer listenerType=CONTROLLER, nodeId={self.identity.node_id}]"
         try:
@@ -470,10 +484,36 @@ class ControllerRuntime:
         header = request.header
         key, version = header.request_api_key, header.request_api_version
         correlation_id = header.correlation_id
-        if key not in SERVED_APIS:
+        if session is not None and (key == api_versions.API_KEY or not session.authenticated):
+            outcome = self._sasl_step(session, request, listener)
+            if outcome.response is not None:
+                writer.write(framing.encode_response(outcome.response, outcome.version, correlation_id))
+                await writer.drain()
+            return not outcome.close
+        if self.broker is not None and listener in self.broker.listeners:
+            answer = await self.broker.handle(request, frame, listener, _peer_host(writer))
+        elif key in SERVED_APIS:
+            answer = await self._dispatch(request, listener, peer)
+        else:
+            answer = None
+        if answer is None:
             socket_log.warning("%s Closing socket connection to %s: received request api key %d with version "
                                "%d which is not enabled on listener %s", prefix, peer, key, version, listener)
             return False
+        body, response_version = answer
+        try:
+            writer.write(framing.encode_response(body, response_version, correlation_id))
+        except KafkaAdminError as exc:
+            socket_log.error("%s Cannot encode the %s v%d response for %s: %s", prefix, type(body).__name__,
+                             response_version, peer, exc)
+            return False
+        await writer.drain()
+        return True
+
+    async def _dispatch(self, request: framing.RequestFrame, listener: str,
+                        peer: str) -> tuple[Struct, int] | None:
+        """The response to a request of a controller API and its version; None to close."""
+        key, version = request.header.request_api_key, request.header.request_api_version
         response_version = version
         body: Struct | None
         if key == api_versions.API_KEY:
@@ -485,21 +525,42 @@ class ControllerRuntime:
         elif key == update_features.API_KEY:
             assert isinstance(request.body, messages.UpdateFeaturesRequest)
             body = await self._update_features(request.body, version, listener)
-            if body is None:
-                return False
+        elif key == envelope.API_KEY:
+            assert isinstance(request.body, messages.EnvelopeRequest)
+            body = await self._envelope(request.body, listener, peer)
         else:
             assert request.body is not None
             body = await self._ask_core(key, version, request.body, listener, peer)
-            if body is None:
-                return False
+        return None if body is None else (body, response_version)
+
+    async def _envelope(self, wrapped: messages.EnvelopeRequest, listener: str, peer: str) -> Struct | None:
+        """A request a broker forwarded: handle the inner request as if it came on this listener."""
         try:
-            writer.write(framing.encode_response(body, response_version, correlation_id))
-        except KafkaAdminError as exc:
-            socket_log.error("%s Cannot encode the %s v%d response for %s: %s", prefix, type(body).__name__,
-                             response_version, peer, exc)
-            return False
-        await writer.drain()
-        return True
+            inner = envelope.unwrap_request(wrapped)
+        except Exception as exc:
+            socket_log.warning("Invalid request forwarded by %s in an Envelope: %s", peer, exc)
+            return envelope.error_response(envelope.INVALID_REQUEST)
+        if inner.header.request_api_key not in envelope.FORWARDED_APIS:
+            return envelope.error_response(envelope.INVALID_REQUEST)
+        answer = await self._dispatch(inner, listener, peer)
+        if answer is None:
+            return None
+        return envelope.wrap_response(answer[0], answer[1], inner.header.correlation_id)
+
+    def _listener_ssl(self, listener: str) -> ssl.SSLContext | None:
+        security = self.options.security.get(listener)
+        return security.ssl_context if security is not None else None
+
+    def _sasl_step(self, session: SaslSession, request: framing.RequestFrame, listener: str) -> SaslOutcome:
+        """ApiVersions (listing SaslHandshake and SaslAuthenticate) on a SASL listener, or a request
+        before authentication, which ``reference_server.security`` answers or refuses."""
+        key, version = request.header.request_api_key, request.header.request_api_version
+        if key != api_versions.API_KEY:
+            return session.handle(key, version, request.body)
+        assert request.body is None or isinstance(request.body, messages.ApiVersionsRequest)
+        body, response_version = api_versions.handle(request.body, version, self.view(listener),
+                                                     api_keys=(*api_versions.CONTROLLER_APIS, *SASL_APIS))
+        return SaslOutcome(body, response_version)
 
     async def _ask_core(self, key: int, version: int, body: Struct, listener: str,
                         peer: str) -> Struct | None:
@@ -595,6 +656,11 @@ class _FeatureWait:
     request_id: int
     response: Struct
     changes: dict[str, int]
+
+
+def _peer_host(writer: asyncio.StreamWriter) -> str:
+    peer: Any = writer.get_extra_info("peername")
+    return str(peer[0]) if isinstance(peer, tuple) and peer else ""
 
 
 def _peer_name(writer: asyncio.StreamWriter) -> str:

@@ -406,9 +406,6 @@ def start_storage(config: ServerConfig) -> StartupState:
     Raises :class:`StartupError` (Kafka's message) when the node must not start; the caller should
     print it and exit with status 1, as ``kafka-server-start`` does.
     """
-    if not config.is_controller:
-        raise StartupError(f"This server runs the controller role only; {PROCESS_ROLES}="
-                           f"{','.join(config.process_roles)}")
     dirs = check_log_dirs(config)
     bootstrap_metadata = read_bootstrap_metadata(config.metadata_log_dir)
     lock = lock_directory(config.metadata_log_dir)

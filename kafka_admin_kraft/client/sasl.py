@@ -2,6 +2,8 @@
 
 A mechanism produces the first client message, then answers each server message until it is done.
 The connection layer carries the messages in SaslAuthenticate requests after a SaslHandshake v1.
+The SCRAM primitives (``scram_keys``, ``hmac_digest``, ``parse_attributes``, ``escape_saslname``) are
+shared with the reference server's SCRAM server side.
 """
 
 from __future__ import annotations
@@ -9,12 +11,29 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import re
 import secrets
+from dataclasses import dataclass
 
-__all__ = ["PlainMechanism", "SaslFailure", "SaslMechanism", "ScramMechanism", "mechanism_for"]
+__all__ = [
+    "SCRAM_HASHES",
+    "PlainMechanism",
+    "SaslFailure",
+    "SaslMechanism",
+    "ScramKeys",
+    "ScramMechanism",
+    "escape_saslname",
+    "hmac_digest",
+    "mechanism_for",
+    "parse_attributes",
+    "scram_keys",
+    "unescape_saslname",
+]
 
 SCRAM_MIN_ITERATIONS = 4096
 """Kafka's ScramMechanism minimum iteration count for SHA-256 and SHA-512."""
+SCRAM_HASHES = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512", "SCRAM-SHA-1": "sha1"}
+"""SCRAM mechanism name -> hashlib name."""
 
 
 class SaslFailure(Exception):
@@ -53,11 +72,20 @@ class PlainMechanism(SaslMechanism):
         return None
 
 
-def _saslname(name: str) -> str:
+def escape_saslname(name: str) -> str:
+    """RFC 5802 ``saslname``: ``=`` and ``,`` escaped as ``=3D`` and ``=2C``."""
     return name.replace("=", "=3D").replace(",", "=2C")
 
 
-def _attributes(message: str) -> dict[str, str]:
+def unescape_saslname(name: str) -> str:
+    """The inverse of ``escape_saslname``; SaslFailure for a stray ``=``."""
+    if re.search(r"=(?!3D|2C)", name):
+        raise SaslFailure(f"invalid SCRAM user name {name!r}")
+    return name.replace("=2C", ",").replace("=3D", "=")
+
+
+def parse_attributes(message: str) -> dict[str, str]:
+    """``a=1,b=2`` SCRAM attributes; SaslFailure when malformed."""
     out: dict[str, str] = {}
     for part in message.split(","):
         if len(part) < 2 or part[1] != "=":
@@ -66,10 +94,34 @@ def _attributes(message: str) -> dict[str, str]:
     return out
 
 
+def hmac_digest(hash_name: str, key: bytes, data: bytes) -> bytes:
+    return hmac.new(key, data, hash_name).digest()
+
+
+@dataclass(frozen=True)
+class ScramKeys:
+    """What SCRAM derives from a password: the client key and what a server stores."""
+
+    client_key: bytes
+    stored_key: bytes
+    server_key: bytes
+
+
+def scram_keys(hash_name: str, password: str, salt: bytes, iterations: int) -> ScramKeys:
+    """``SaltedPassword = Hi(password, salt, i)`` and the keys derived from it (RFC 5802 section 3)."""
+    salted = hashlib.pbkdf2_hmac(hash_name, password.encode(), salt, iterations)
+    client_key = hmac_digest(hash_name, salted, b"Client Key")
+    return ScramKeys(
+        client_key=client_key,
+        stored_key=hashlib.new(hash_name, client_key).digest(),
+        server_key=hmac_digest(hash_name, salted, b"Server Key"),
+    )
+
+
 class ScramMechanism(SaslMechanism):
     """SCRAM-SHA-256 / SCRAM-SHA-512 client (no channel binding: gs2 header ``n,,``)."""
 
-    HASHES = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512", "SCRAM-SHA-1": "sha1"}
+    HASHES = SCRAM_HASHES
 
     def __init__(
         self,
@@ -88,12 +140,9 @@ class ScramMechanism(SaslMechanism):
         self.password = password
         self.nonce = nonce if nonce is not None else base64.b64encode(secrets.token_bytes(24)).decode()
         self.min_iterations = min_iterations
-        self.client_first_bare = f"n={_saslname(username)},r={self.nonce}"
+        self.client_first_bare = f"n={escape_saslname(username)},r={self.nonce}"
         self._server_signature: bytes | None = None
         self._step = 0
-
-    def _hmac(self, key: bytes, data: bytes) -> bytes:
-        return hmac.new(key, data, self.hash).digest()
 
     def initial(self) -> bytes:
         return ("n,," + self.client_first_bare).encode()
@@ -110,7 +159,7 @@ class ScramMechanism(SaslMechanism):
         raise SaslFailure("SCRAM exchange is already complete")
 
     def _client_final(self, server_first: str) -> bytes:
-        attrs = _attributes(server_first)
+        attrs = parse_attributes(server_first)
         if "e" in attrs:
             raise SaslFailure(f"server error: {attrs['e']}")
         try:
@@ -121,19 +170,16 @@ class ScramMechanism(SaslMechanism):
             raise SaslFailure("server nonce does not extend the client nonce")
         if iterations < self.min_iterations:
             raise SaslFailure(f"iteration count {iterations} is below {self.min_iterations}")
-        salted = hashlib.pbkdf2_hmac(self.hash, self.password.encode(), salt, iterations)
-        client_key = self._hmac(salted, b"Client Key")
-        stored_key = hashlib.new(self.hash, client_key).digest()
+        keys = scram_keys(self.hash, self.password, salt, iterations)
         without_proof = f"c={base64.b64encode(b'n,,').decode()},r={nonce}"
         auth_message = f"{self.client_first_bare},{server_first},{without_proof}".encode()
-        signature = self._hmac(stored_key, auth_message)
-        proof = bytes(a ^ b for a, b in zip(client_key, signature, strict=False))
-        server_key = self._hmac(salted, b"Server Key")
-        self._server_signature = self._hmac(server_key, auth_message)
+        signature = hmac_digest(self.hash, keys.stored_key, auth_message)
+        proof = bytes(a ^ b for a, b in zip(keys.client_key, signature, strict=False))
+        self._server_signature = hmac_digest(self.hash, keys.server_key, auth_message)
         return f"{without_proof},p={base64.b64encode(proof).decode()}".encode()
 
     def _verify_server_final(self, server_final: str) -> None:
-        attrs = _attributes(server_final)
+        attrs = parse_attributes(server_final)
         if "e" in attrs:
             raise SaslFailure(f"server error: {attrs['e']}")
         if "v" not in attrs or self._server_signature is None:

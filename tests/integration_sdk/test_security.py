@@ -1,0 +1,215 @@
+"""TLS and SASL end to end: reference quorums whose controller listener (and the voters' own
+connections to each other) use SSL, SASL_SSL or SASL_PLAINTEXT, described through the Admin SDK."""
+
+from __future__ import annotations
+
+import datetime
+import ipaddress
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from integration.client import ConnectionClosed
+from integration.harness import FAST_ELECTIONS, HOST, Cluster
+
+from kafka_admin_kraft import Admin
+from kafka_admin_kraft.errors import AuthenticationError
+
+x509 = pytest.importorskip("cryptography.x509", reason="the cryptography package makes the test certificates")
+from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
+from cryptography.hazmat.primitives.asymmetric import ec  # noqa: E402
+from cryptography.x509.oid import NameOID  # noqa: E402
+
+Make = Callable[..., Cluster]
+ADMIN_PASSWORD = "admin-secret"
+PLAIN = "org.apache.kafka.common.security.plain.PlainLoginModule"
+SCRAM = "org.apache.kafka.common.security.scram.ScramLoginModule"
+
+
+def _name(common_name: str) -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+
+
+def _pem_key(key: ec.EllipticCurvePrivateKey) -> bytes:
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())
+
+
+class Pki:
+    """A test CA and server keystores (PEM: key then certificate chain) signed by it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+        self.key = ec.generate_private_key(ec.SECP256R1())
+        now = datetime.datetime.now(datetime.timezone.utc)
+        self.cert = (x509.CertificateBuilder().subject_name(_name("test CA")).issuer_name(_name("test CA"))
+                     .public_key(self.key.public_key()).serial_number(x509.random_serial_number())
+                     .not_valid_before(now - datetime.timedelta(days=1))
+                     .not_valid_after(now + datetime.timedelta(days=2))
+                     .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+                     .add_extension(x509.KeyUsage(digital_signature=False, content_commitment=False,
+                                                  key_encipherment=False, data_encipherment=False,
+                                                  key_agreement=False, key_cert_sign=True, crl_sign=True,
+                                                  encipher_only=False, decipher_only=False), critical=True)
+                     .sign(self.key, hashes.SHA256()))
+        self.truststore = root / "ca.pem"
+        self.truststore.write_bytes(self.cert.public_bytes(serialization.Encoding.PEM))
+
+    def keystore(self, file_name: str, dns: list[str], ips: list[str]) -> Path:
+        key = ec.generate_private_key(ec.SECP256R1())
+        now = datetime.datetime.now(datetime.timezone.utc)
+        names: list[x509.GeneralName] = [x509.DNSName(d) for d in dns]
+        names += [x509.IPAddress(ipaddress.ip_address(ip)) for ip in ips]
+        cert = (x509.CertificateBuilder().subject_name(_name(dns[0])).issuer_name(self.cert.subject)
+                .public_key(key.public_key()).serial_number(x509.random_serial_number())
+                .not_valid_before(now - datetime.timedelta(days=1))
+                .not_valid_after(now + datetime.timedelta(days=2))
+                .add_extension(x509.SubjectAlternativeName(names), critical=False)
+                .sign(self.key, hashes.SHA256()))
+        path = self.root / file_name
+        path.write_bytes(_pem_key(key) + cert.public_bytes(serialization.Encoding.PEM)
+                         + self.cert.public_bytes(serialization.Encoding.PEM))
+        return path
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
+    return Pki(tmp_path_factory.mktemp("pki"))
+
+
+def _ssl_properties(pki: Pki, keystore: Path) -> dict[str, str]:
+    return {
+        "ssl.keystore.type": "PEM",
+        "listener.name.controller.ssl.keystore.location": str(keystore),
+        "ssl.truststore.type": "PEM",
+        "ssl.truststore.location": str(pki.truststore),
+    }
+
+
+def _jaas(module: str, users: dict[str, str]) -> str:
+    entries = " ".join(f'user_{name}="{password}"' for name, password in users.items())
+    return f'{module} required username="admin" password="{ADMIN_PASSWORD}" {entries};'
+
+
+def _cluster(make_cluster: Make, protocol: str, extra: dict[str, str], size: int = 3) -> Cluster:
+    properties = dict(FAST_ELECTIONS)
+    properties["listener.security.protocol.map"] = f"CONTROLLER:{protocol}"
+    properties.update(extra)
+    return make_cluster(size, properties=properties)
+
+
+def _describe(cluster: Cluster, **security: str) -> None:
+    """The quorum, described over the secured listener, once every voter has joined it."""
+    with Admin(bootstrap_controllers=cluster.bootstrap_servers(), default_api_timeout_ms=30000,
+               request_timeout_ms=5000, **security) as admin:
+        deadline = time.monotonic() + 30
+        while True:
+            quorum = admin.describe_metadata_quorum()
+            caught_up = all(v.log_end_offset >= quorum.high_watermark > 0 for v in quorum.voters)
+            if caught_up or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert quorum.leader_id in cluster.nodes
+        assert sorted(v.replica_id for v in quorum.voters) == sorted(cluster.nodes)
+        assert caught_up, "the voters' secured connections to each other never carried the log"
+        assert admin.describe_cluster().cluster_id == cluster.cluster_id
+
+
+def test_ssl_quorum(make_cluster: Make, pki: Pki) -> None:
+    keystore = pki.keystore("server.pem", ["localhost"], [HOST])
+    cluster = _cluster(make_cluster, "SSL", _ssl_properties(pki, keystore))
+    _describe(cluster, security_protocol="SSL", ssl_truststore_location=str(pki.truststore))
+
+    # A plaintext client against the TLS listener gets nowhere, and the node carries on.
+    node = cluster.nodes[1]
+    started = time.monotonic()
+    with pytest.raises((OSError, ConnectionClosed)), node.client(timeout=2) as client:
+        client.api_versions()
+    assert time.monotonic() - started < 10
+    cluster.assert_running()
+    _describe(cluster, security_protocol="SSL", ssl_truststore_location=str(pki.truststore))
+
+    # No CA to check the certificate against: a TLS failure, reported as an authentication error.
+    with Admin(bootstrap_controllers=cluster.bootstrap_servers(), default_api_timeout_ms=10000,
+               request_timeout_ms=5000,
+               security_protocol="SSL") as admin, pytest.raises(AuthenticationError, match="TLS"):
+        admin.describe_metadata_quorum()
+
+
+def test_ssl_hostname_verification(make_cluster: Make, pki: Pki) -> None:
+    keystore = pki.keystore("localhost-only.pem", ["localhost"], [])
+    cluster = _cluster(make_cluster, "SSL", _ssl_properties(pki, keystore), size=1)
+    port = cluster.nodes[1].port
+    started = time.monotonic()
+    with Admin(bootstrap_controllers=f"{HOST}:{port}", default_api_timeout_ms=10000,
+               request_timeout_ms=5000,
+               security_protocol="SSL", ssl_truststore_location=str(pki.truststore)) as admin, \
+            pytest.raises(AuthenticationError, match="(?i)hostname|IP address mismatch"):
+        admin.describe_metadata_quorum()
+    assert time.monotonic() - started < 8
+    cluster.assert_running()
+
+
+def test_sasl_ssl_scram_sha_512_quorum(make_cluster: Make, pki: Pki) -> None:
+    keystore = pki.keystore("server.pem", ["localhost"], [HOST])
+    extra = _ssl_properties(pki, keystore)
+    extra.update({
+        "sasl.enabled.mechanisms": "SCRAM-SHA-512",
+        "sasl.mechanism.controller.protocol": "SCRAM-SHA-512",
+        "listener.name.controller.scram-sha-512.sasl.jaas.config":
+            _jaas(SCRAM, {"admin": ADMIN_PASSWORD, "alice": "alice-secret"}),
+    })
+    cluster = _cluster(make_cluster, "SASL_SSL", extra)
+    options = {"security_protocol": "SASL_SSL", "ssl_truststore_location": str(pki.truststore),
+               "sasl_mechanism": "SCRAM-SHA-512"}
+    _describe(cluster, **options,
+              sasl_jaas_config=f'{SCRAM} required username="alice" password="alice-secret";')
+
+    started = time.monotonic()
+    with Admin(bootstrap_controllers=cluster.bootstrap_servers(), default_api_timeout_ms=20000,
+               request_timeout_ms=5000,
+               **options, sasl_jaas_config=f'{SCRAM} required username="alice" password="wrong";') as admin, \
+            pytest.raises(AuthenticationError, match="SASL_AUTHENTICATION_FAILED"):
+        admin.describe_metadata_quorum()
+    assert time.monotonic() - started < 5
+    cluster.assert_running()
+
+
+def test_sasl_plaintext_plain_and_scram_sha_256_quorum(make_cluster: Make) -> None:
+    users = {"admin": ADMIN_PASSWORD, "bob": "bob-secret"}
+    cluster = _cluster(make_cluster, "SASL_PLAINTEXT", {
+        "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256",
+        "sasl.mechanism.controller.protocol": "PLAIN",
+        "listener.name.controller.plain.sasl.jaas.config": _jaas(PLAIN, users),
+        "listener.name.controller.scram-sha-256.sasl.jaas.config": _jaas(SCRAM, users),
+    })
+    for mechanism, module in (("PLAIN", PLAIN), ("SCRAM-SHA-256", SCRAM)):
+        _describe(cluster, security_protocol="SASL_PLAINTEXT", sasl_mechanism=mechanism,
+                  sasl_jaas_config=f'{module} required username="bob" password="bob-secret";')
+
+    started = time.monotonic()
+    with Admin(bootstrap_controllers=cluster.bootstrap_servers(), default_api_timeout_ms=20000,
+               request_timeout_ms=5000,
+               security_protocol="SASL_PLAINTEXT", sasl_mechanism="PLAIN",
+               sasl_jaas_config=f'{PLAIN} required username="bob" password="wrong";') as admin, \
+            pytest.raises(AuthenticationError, match="Invalid username or password"):
+        admin.describe_metadata_quorum()
+    assert time.monotonic() - started < 5
+
+    # A mechanism the listener does not enable: refused at once, naming the enabled ones.
+    with Admin(bootstrap_controllers=cluster.bootstrap_servers(), default_api_timeout_ms=20000,
+               request_timeout_ms=5000,
+               security_protocol="SASL_PLAINTEXT", sasl_mechanism="SCRAM-SHA-512",
+               sasl_jaas_config=f'{SCRAM} required username="bob" password="bob-secret";') as admin, \
+            pytest.raises(AuthenticationError, match="PLAIN, SCRAM-SHA-256"):
+        admin.describe_metadata_quorum()
+
+    # Without authenticating, only ApiVersions is answered: DescribeQuorum closes the connection.
+    node = cluster.nodes[1]
+    with node.client(timeout=2) as client:
+        assert client.api_versions().error_code == 0
+        with pytest.raises((OSError, ConnectionClosed)):
+            client.describe_quorum(2)
+    cluster.assert_running()
