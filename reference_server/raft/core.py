@@ -1029,8 +1029,11 @@ class RaftCore:
         return rpc.begin_quorum_epoch_response(version, rpc.NONE, error, self._state.epoch, self.leader_id,
                                                self._leader_endpoint_for(request.listener))
 
-    def _handle_begin_quorum_epoch_response(self, pending: _Pending, body: messages.BeginQuorumEpochResponse,
-                                            now_ms: int) -> bool:
+    def _settle_epoch_response(
+            self, body: messages.BeginQuorumEpochResponse | messages.EndQuorumEpochResponse,
+            now_ms: int) -> bool | None:
+        """What BeginQuorumEpoch and EndQuorumEpoch answers share: learn the leader they name; None
+        for a success the caller records, else whether the answer was handled."""
         if body.error_code != rpc.NONE or len(body.topics) != 1 or len(body.topics[0].partitions) != 1:
             return False
         partition = body.topics[0].partitions[0]
@@ -1041,8 +1044,13 @@ class RaftCore:
                                                endpoints, now_ms)
         if handled is not None:
             return handled
-        if partition.error_code != rpc.NONE:
-            return False
+        return False if partition.error_code != rpc.NONE else None
+
+    def _handle_begin_quorum_epoch_response(self, pending: _Pending, body: messages.BeginQuorumEpochResponse,
+                                            now_ms: int) -> bool:
+        settled = self._settle_epoch_response(body, now_ms)
+        if settled is not None:
+            return settled
         state = self._state
         if isinstance(state, LeaderState) and pending.destination.node_id is not None:
             state.acknowledged.add(pending.destination.node_id)
@@ -1106,18 +1114,9 @@ class RaftCore:
 
     def _handle_end_quorum_epoch_response(self, pending: _Pending, body: messages.EndQuorumEpochResponse,
                                           now_ms: int) -> bool:
-        if body.error_code != rpc.NONE or len(body.topics) != 1 or len(body.topics[0].partitions) != 1:
-            return False
-        partition = body.topics[0].partitions[0]
-        leader_id = rpc.optional_id(partition.leader_id)
-        endpoints = (rpc.node_endpoint(body.node_endpoints, leader_id, self._listener)
-                     if leader_id is not None else ())
-        handled = self._handle_common_response(partition.error_code, leader_id, partition.leader_epoch,
-                                               endpoints, now_ms)
-        if handled is not None:
-            return handled
-        if partition.error_code != rpc.NONE:
-            return False
+        settled = self._settle_epoch_response(body, now_ms)
+        if settled is not None:
+            return settled
         state = self._state
         if isinstance(state, ResignedState) and pending.destination.node_id is not None:
             state.unacknowledged.discard(pending.destination.node_id)
