@@ -30,7 +30,7 @@ from kafka_admin_kraft.features import KRAFT_VERSION, SUPPORTED_FEATURES
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.exceptions import DecodeError
 from kafka_admin_kraft.protocol.message import Struct
-from kafka_admin_kraft.protocol.primitives import ZERO_UUID
+from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
 from kafka_admin_kraft.records import (
     ApiMessageAndVersion,
     MetadataRecord,
@@ -1820,19 +1820,9 @@ class RaftCore:
         def answer(error: int, message: str | None = None) -> None:
             self._reply(request, changes.add_response(error, message))
 
-        if not self._valid_cluster_id(body.cluster_id):
-            answer(rpc.INCONSISTENT_CLUSTER_ID,
-                   changes.cluster_id_mismatch(body.cluster_id, self._identity.cluster_id))
-            return
-        state = self._state
+        state = self._voter_change_leader(body.cluster_id, body.voter_id, body.voter_directory_id, "Add")
         if not isinstance(state, LeaderState):
-            answer(rpc.NOT_LEADER_OR_FOLLOWER)
-            return
-        if self._shutting_down:
-            answer(rpc.BROKER_NOT_AVAILABLE)
-            return
-        if body.voter_id < 0 or body.voter_directory_id == ZERO_UUID:
-            answer(rpc.INVALID_REQUEST, "Add voter request didn't include a valid voter")
+            answer(*state)
             return
         key = ReplicaKey(body.voter_id, body.voter_directory_id)
         endpoints = tuple(Endpoint(item.name, item.host, item.port) for item in body.listeners)
@@ -1901,6 +1891,21 @@ class RaftCore:
             self._reply(change.request, changes.add_response(rpc.NONE))
             change.request = None
 
+    def _voter_change_leader(self, cluster_id: str | None, voter_id: int, directory_id: Uuid,
+                             verb: str) -> LeaderState | tuple[int, str | None]:
+        """Steps 1-3 that AddRaftVoter and RemoveRaftVoter share: the leader's state, or the refusal."""
+        if not self._valid_cluster_id(cluster_id):
+            return rpc.INCONSISTENT_CLUSTER_ID, changes.cluster_id_mismatch(cluster_id,
+                                                                            self._identity.cluster_id)
+        state = self._state
+        if not isinstance(state, LeaderState):
+            return rpc.NOT_LEADER_OR_FOLLOWER, None
+        if self._shutting_down:
+            return rpc.BROKER_NOT_AVAILABLE, None
+        if voter_id < 0 or directory_id == ZERO_UUID:
+            return rpc.INVALID_REQUEST, f"{verb} voter request didn't include a valid voter"
+        return state
+
     def _handle_remove_voter(self, request: InboundRequest, body: messages.RemoveRaftVoterRequest,
                              now_ms: int) -> None:
         """RemoveRaftVoter (kraft-facts i.2): steps 1-2 as AddRaftVoter; 3. invalid voter key ->
@@ -1910,19 +1915,9 @@ class RaftCore:
         def answer(error: int, message: str | None = None) -> None:
             self._reply(request, changes.remove_response(error, message))
 
-        if not self._valid_cluster_id(body.cluster_id):
-            answer(rpc.INCONSISTENT_CLUSTER_ID,
-                   changes.cluster_id_mismatch(body.cluster_id, self._identity.cluster_id))
-            return
-        state = self._state
+        state = self._voter_change_leader(body.cluster_id, body.voter_id, body.voter_directory_id, "Remove")
         if not isinstance(state, LeaderState):
-            answer(rpc.NOT_LEADER_OR_FOLLOWER)
-            return
-        if self._shutting_down:
-            answer(rpc.BROKER_NOT_AVAILABLE)
-            return
-        if body.voter_id < 0 or body.voter_directory_id == ZERO_UUID:
-            answer(rpc.INVALID_REQUEST, "Remove voter request didn't include a valid voter")
+            answer(*state)
             return
         key = ReplicaKey(body.voter_id, body.voter_directory_id)
         blocked = self._voter_change_blocked(state, now_ms, "removing")
