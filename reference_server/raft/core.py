@@ -998,6 +998,22 @@ class RaftCore:
         given = tuple(Endpoint(name, host, port) for name, host, port in endpoints)
         return given or self._voter_endpoints(leader_id)
 
+    def _follow_announced_leader(self, leader_id: int, leader_epoch: int,
+                                 leader_endpoints: Iterable[messages.BeginQuorumEpochRequest.LeaderEndpoint
+                                                            | messages.EndQuorumEpochRequest.LeaderEndpoint],
+                                 now_ms: int) -> int:
+        """Steps 2-3 that BeginQuorumEpoch and EndQuorumEpoch share: check the announced epoch and
+        leader and follow it; the error code for the answer (NONE when followed)."""
+        if leader_epoch < self._state.epoch:
+            return rpc.FENCED_LEADER_EPOCH
+        if leader_id < 0:
+            return rpc.INVALID_REQUEST
+        endpoints = self._request_leader_endpoints(leader_id,
+                                                   ((e.name, e.host, e.port) for e in leader_endpoints))
+        if not self._maybe_transition(leader_id, leader_epoch, endpoints, now_ms):
+            return rpc.INVALID_REQUEST
+        return rpc.NONE
+
     def _handle_begin_quorum_epoch(self, request: InboundRequest, body: messages.BeginQuorumEpochRequest,
                                    now_ms: int) -> messages.BeginQuorumEpochResponse:
         """BeginQuorumEpoch (API 53): a new leader announces itself.
@@ -1014,18 +1030,11 @@ class RaftCore:
         partition = rpc.begin_quorum_epoch_partition(body)
         if partition is None:
             return rpc.begin_quorum_epoch_response(version, rpc.INVALID_REQUEST)
-        error = rpc.NONE
-        if partition.leader_epoch < self._state.epoch:
-            error = rpc.FENCED_LEADER_EPOCH
-        elif partition.leader_id < 0:
-            error = rpc.INVALID_REQUEST
-        else:
-            endpoints = self._request_leader_endpoints(
-                partition.leader_id, ((e.name, e.host, e.port) for e in body.leader_endpoints))
-            if not self._maybe_transition(partition.leader_id, partition.leader_epoch, endpoints, now_ms):
-                error = rpc.INVALID_REQUEST
-            elif version >= 1 and not self._valid_voter_key(body.voter_id, partition.voter_directory_id):
-                error = rpc.INVALID_VOTER_KEY
+        error = self._follow_announced_leader(partition.leader_id, partition.leader_epoch,
+                                              body.leader_endpoints, now_ms)
+        if error == rpc.NONE and version >= 1 and not self._valid_voter_key(body.voter_id,
+                                                                           partition.voter_directory_id):
+            error = rpc.INVALID_VOTER_KEY
         return rpc.begin_quorum_epoch_response(version, rpc.NONE, error, self._state.epoch, self.leader_id,
                                                self._leader_endpoint_for(request.listener))
 
@@ -1089,26 +1098,17 @@ class RaftCore:
         partition = rpc.end_quorum_epoch_partition(body)
         if partition is None:
             return rpc.end_quorum_epoch_response(version, rpc.INVALID_REQUEST)
-        error = rpc.NONE
-        if partition.leader_epoch < self._state.epoch:
-            error = rpc.FENCED_LEADER_EPOCH
-        elif partition.leader_id < 0:
-            error = rpc.INVALID_REQUEST
-        else:
-            endpoints = self._request_leader_endpoints(
-                partition.leader_id, ((e.name, e.host, e.port) for e in body.leader_endpoints))
-            if not self._maybe_transition(partition.leader_id, partition.leader_epoch, endpoints, now_ms):
-                error = rpc.INVALID_REQUEST
+        error = self._follow_announced_leader(partition.leader_id, partition.leader_epoch,
+                                              body.leader_endpoints, now_ms)
+        state = self._state
+        if error == rpc.NONE and isinstance(state, FollowerState) and state.leader_id == partition.leader_id:
+            if version >= 1:
+                candidates = [ReplicaKey(c.candidate_id, c.candidate_directory_id)
+                              for c in partition.preferred_candidates]
             else:
-                state = self._state
-                if isinstance(state, FollowerState) and state.leader_id == partition.leader_id:
-                    if version >= 1:
-                        candidates = [ReplicaKey(c.candidate_id, c.candidate_directory_id)
-                                      for c in partition.preferred_candidates]
-                    else:
-                        candidates = [ReplicaKey(voter_id) for voter_id in partition.preferred_successors]
-                    state.fetch_deadline_ms = now_ms + self._end_epoch_backoff_ms(candidates)
-                    state.has_fetched = False
+                candidates = [ReplicaKey(voter_id) for voter_id in partition.preferred_successors]
+            state.fetch_deadline_ms = now_ms + self._end_epoch_backoff_ms(candidates)
+            state.has_fetched = False
         return rpc.end_quorum_epoch_response(version, rpc.NONE, error, self._state.epoch, self.leader_id,
                                              self._leader_endpoint_for(request.listener))
 
