@@ -12,7 +12,8 @@ Both clients run the same sans-I/O operations (``kafka_admin_kraft.client.operat
 drives them with blocking sockets, ``AsyncAdmin`` on asyncio. Options are Kafka client properties,
 given as keywords with underscores (``request_timeout_ms=5000``), as a dict (``from_config``) or as
 a ``.properties`` file (``from_properties``). Timeouts of operations are in seconds and default to
-``default.api.timeout.ms``.
+``default.api.timeout.ms``. Each operation (and with it pydantic and the result models) is imported
+on its first call, so that creating a client costs no more than a tool's start-up can spare.
 
 An ``Admin`` serialises its operations (a lock); an ``AsyncAdmin`` runs one operation at a time too
 (an ``asyncio.Lock``), since both share one connection per node.
@@ -27,11 +28,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from kafka_admin_kraft.client.config import ClientConfig, load_properties, options_to_properties
 from kafka_admin_kraft.client.core import AdminCore
-from kafka_admin_kraft.client.operations.describe_cluster import describe_cluster
-from kafka_admin_kraft.client.operations.describe_features import describe_features
-from kafka_admin_kraft.client.operations.describe_metadata_quorum import describe_metadata_quorum
-from kafka_admin_kraft.client.operations.raft_voters import add_raft_voter, remove_raft_voter
-from kafka_admin_kraft.client.operations.update_features import update_features
 from kafka_admin_kraft.client.transport import (
     AsyncTransport,
     SocketTransport,
@@ -41,18 +37,19 @@ from kafka_admin_kraft.client.transport import (
     run_sync,
 )
 from kafka_admin_kraft.errors import KafkaClientError
-from kafka_admin_kraft.models import (
-    ClusterDescription,
-    Endpoint,
-    FeatureMetadata,
-    FeatureUpdate,
-    FeatureUpdateResult,
-    QuorumInfo,
-)
-from kafka_admin_kraft.protocol.primitives import Uuid
 
 if TYPE_CHECKING:
     import asyncio
+
+    from kafka_admin_kraft.models import (
+        ClusterDescription,
+        Endpoint,
+        FeatureMetadata,
+        FeatureUpdate,
+        FeatureUpdateResult,
+        QuorumInfo,
+    )
+    from kafka_admin_kraft.protocol.primitives import Uuid
 
 __all__ = ["Admin", "AsyncAdmin"]
 
@@ -72,10 +69,14 @@ def _config(
 
 
 def _endpoints(endpoints: Iterable[Endpoint | Mapping[str, Any]]) -> list[Endpoint]:
+    from kafka_admin_kraft.models import Endpoint
+
     return [e if isinstance(e, Endpoint) else Endpoint(**e) for e in endpoints]
 
 
 def _updates(updates: Mapping[str, FeatureUpdate | int]) -> dict[str, FeatureUpdate]:
+    from kafka_admin_kraft.models import FeatureUpdate
+
     return {
         name: u if isinstance(u, FeatureUpdate) else FeatureUpdate(level=u) for name, u in updates.items()
     }
@@ -152,15 +153,24 @@ class Admin(_Base):
     def describe_metadata_quorum(self, *, timeout: float | None = None) -> QuorumInfo:
         """The quorum as its leader reports it: leader, epoch, high watermark, voters, committed
         voters (DescribeQuorum v3 servers only, else None), observers and voters' endpoints."""
+        from kafka_admin_kraft.client.operations.describe_metadata_quorum import describe_metadata_quorum
+
         return self._run(describe_metadata_quorum(self._core, timeout))
 
     def describe_cluster(self, *, timeout: float | None = None) -> ClusterDescription:
         """Cluster id, controller and nodes."""
+        from kafka_admin_kraft.client.operations.describe_cluster import describe_cluster
+
         return self._run(describe_cluster(self._core, timeout))
 
-    def describe_features(self, *, timeout: float | None = None) -> FeatureMetadata:
-        """Finalized feature levels, their epoch and the levels the node supports."""
-        return self._run(describe_features(self._core, timeout))
+    def describe_features(
+        self, *, node_id: int | None = None, timeout: float | None = None
+    ) -> FeatureMetadata:
+        """Finalized feature levels, their epoch and the levels the node supports: the active
+        controller's (or a broker's), or those of the node ``node_id``."""
+        from kafka_admin_kraft.client.operations.describe_features import describe_features
+
+        return self._run(describe_features(self._core, timeout, node_id))
 
     def add_raft_voter(
         self,
@@ -176,6 +186,8 @@ class Admin(_Base):
 
         Returns once the leader acknowledged (by default, when the new voter set is committed);
         raises the server's error otherwise (DuplicateVoterError, RequestTimedOutError, ...)."""
+        from kafka_admin_kraft.client.operations.raft_voters import add_raft_voter
+
         self._run(
             add_raft_voter(
                 self._core,
@@ -197,6 +209,8 @@ class Admin(_Base):
         timeout: float | None = None,
     ) -> None:
         """Remove the voter with this id and directory id from the voter set."""
+        from kafka_admin_kraft.client.operations.raft_voters import remove_raft_voter
+
         self._run(
             remove_raft_voter(
                 self._core, voter_id, voter_directory_id, cluster_id=cluster_id, timeout=timeout
@@ -214,6 +228,8 @@ class Admin(_Base):
 
         Returns one result per feature (check ``.ok`` / ``.exception()``); a request-wide error is
         raised instead, as the same error applies to every feature."""
+        from kafka_admin_kraft.client.operations.update_features import update_features
+
         return self._run(
             update_features(self._core, _updates(updates), validate_only=validate_only, timeout=timeout)
         )
@@ -282,15 +298,23 @@ class AsyncAdmin(_Base):
 
     async def describe_metadata_quorum(self, *, timeout: float | None = None) -> QuorumInfo:
         """See :meth:`Admin.describe_metadata_quorum`."""
+        from kafka_admin_kraft.client.operations.describe_metadata_quorum import describe_metadata_quorum
+
         return await self._run(describe_metadata_quorum(self._core, timeout))
 
     async def describe_cluster(self, *, timeout: float | None = None) -> ClusterDescription:
         """See :meth:`Admin.describe_cluster`."""
+        from kafka_admin_kraft.client.operations.describe_cluster import describe_cluster
+
         return await self._run(describe_cluster(self._core, timeout))
 
-    async def describe_features(self, *, timeout: float | None = None) -> FeatureMetadata:
+    async def describe_features(
+        self, *, node_id: int | None = None, timeout: float | None = None
+    ) -> FeatureMetadata:
         """See :meth:`Admin.describe_features`."""
-        return await self._run(describe_features(self._core, timeout))
+        from kafka_admin_kraft.client.operations.describe_features import describe_features
+
+        return await self._run(describe_features(self._core, timeout, node_id))
 
     async def add_raft_voter(
         self,
@@ -303,6 +327,8 @@ class AsyncAdmin(_Base):
         timeout: float | None = None,
     ) -> None:
         """See :meth:`Admin.add_raft_voter`."""
+        from kafka_admin_kraft.client.operations.raft_voters import add_raft_voter
+
         await self._run(
             add_raft_voter(
                 self._core,
@@ -324,6 +350,8 @@ class AsyncAdmin(_Base):
         timeout: float | None = None,
     ) -> None:
         """See :meth:`Admin.remove_raft_voter`."""
+        from kafka_admin_kraft.client.operations.raft_voters import remove_raft_voter
+
         await self._run(
             remove_raft_voter(
                 self._core, voter_id, voter_directory_id, cluster_id=cluster_id, timeout=timeout
@@ -338,6 +366,8 @@ class AsyncAdmin(_Base):
         timeout: float | None = None,
     ) -> dict[str, FeatureUpdateResult]:
         """See :meth:`Admin.update_features`."""
+        from kafka_admin_kraft.client.operations.update_features import update_features
+
         return await self._run(
             update_features(self._core, _updates(updates), validate_only=validate_only, timeout=timeout)
         )

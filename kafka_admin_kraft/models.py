@@ -34,7 +34,9 @@ __all__ = [
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Validators are built when a model is first used, not at import: a tool that prints a quorum
+    # pays only for the models it creates.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Endpoint(_Frozen):
