@@ -102,8 +102,9 @@ Effect = Connect | Exchange | Close | Sleep
 Op = Generator[Effect, Any, T]
 
 
-class ControllerNotKnownError(KafkaClientError):
-    """The controllers asked do not know an active controller yet (an election is going on)."""
+class NotYetKnownError(KafkaClientError):
+    """The cluster cannot name the node a call needs yet: no active controller (an election is going
+    on), or no node with the id asked for. Retried, as Kafka's client waits for its metadata."""
 
 
 class _Established(KafkaConnectionError):
@@ -174,7 +175,7 @@ class AdminCore:
                 return (yield from attempt(deadline))
             except _Expired:
                 raise self._timeout(operation, budget, last_error) from last_error
-            except (KafkaConnectionError, ControllerNotKnownError) as exc:
+            except (KafkaConnectionError, NotYetKnownError) as exc:
                 last_error = exc
                 self.forget_controller()
             except KafkaApiError as exc:
@@ -434,9 +435,29 @@ class AdminCore:
                 114, f"expected endpoint type {endpoint_type}, got {response.endpoint_type}"
             )
             raise error.in_context(operation, conn.label)
-        if endpoint_type == CONTROLLER_ENDPOINTS:
+        if endpoint_type == self.endpoint_type:
             self.known_nodes.update({b.broker_id: (b.host, b.port) for b in response.brokers})
         return response
+
+    @property
+    def endpoint_type(self) -> int:
+        """The DescribeCluster endpoints of the nodes this client talks to."""
+        return CONTROLLER_ENDPOINTS if self.config.bootstrap_controllers else BROKER_ENDPOINTS
+
+    def node(self, node_id: int, operation: str, deadline: float) -> Op[Connection]:
+        """A connection to the node with this id, asking DescribeCluster where it is when the id is
+        not known yet (controllers with bootstrap controllers, brokers with bootstrap servers)."""
+        if node_id not in self.known_nodes:
+            conn = yield from self.target(deadline)
+            if node_id not in self.known_nodes:
+                yield from self.describe_cluster_request(conn, operation, deadline, self.endpoint_type)
+        address = self.known_nodes.get(node_id)
+        if address is None:
+            known = ", ".join(str(i) for i in sorted(self.known_nodes)) or "none"
+            raise NotYetKnownError(f"the cluster has no node {node_id} (nodes: {known})")
+        conn = yield from self.connection(address, deadline)
+        conn.node_id = node_id
+        return conn
 
     def discover_controller(self, deadline: float) -> Op[None]:
         """Ask the bootstrap (and known) controllers which controller is active."""
@@ -464,7 +485,7 @@ class AdminCore:
             nodes = {b.broker_id: (b.host, b.port) for b in response.brokers}
             if response.controller_id < 0 or response.controller_id not in nodes:
                 self._cursor += 1
-                raise ControllerNotKnownError(f"{conn.label} does not know an active controller yet")
+                raise NotYetKnownError(f"{conn.label} does not know an active controller yet")
             self.controller_id = response.controller_id
             self.controller = nodes[response.controller_id]
             return

@@ -1,6 +1,10 @@
 """describe_features: an ApiVersions request (v4 when the server speaks it, so that features whose
 minimum level is 0 are included) to the active controller or a broker; reads SupportedFeatures,
-FinalizedFeatures and FinalizedFeaturesEpoch. Before ApiVersions v3 there are no features."""
+FinalizedFeatures and FinalizedFeaturesEpoch. Before ApiVersions v3 there are no features.
+
+With ``node_id`` (Kafka 4.2's DescribeFeaturesOptions.nodeId) the request goes to that node instead,
+found through DescribeCluster: each node reports the levels it supports, which differ during a
+rolling upgrade."""
 
 from __future__ import annotations
 
@@ -12,9 +16,14 @@ from kafka_admin_kraft.protocol import framing
 OPERATION = "describe_features"
 
 
-def describe_features(core: AdminCore, timeout: float | None = None) -> Op[FeatureMetadata]:
+def describe_features(
+    core: AdminCore, timeout: float | None = None, node_id: int | None = None
+) -> Op[FeatureMetadata]:
     def attempt(deadline: float) -> Op[FeatureMetadata]:
-        conn = yield from core.target(deadline)
+        if node_id is None:
+            conn = yield from core.target(deadline)
+        else:
+            conn = yield from core.node(node_id, OPERATION, deadline)
         theirs = conn.versions.get(framing.API_VERSIONS_KEY, (0, 0))
         version = min(API_VERSIONS_MAX, theirs[1])
         response = yield from core.api_versions_request(conn, version, deadline)
