@@ -7,8 +7,9 @@ Figures (one line each):
   kafka-python KafkaAdminClient.describe_metadata_quorum() on the same leader in the same run, with only
               its bootstrap replaced (it cannot bootstrap from a controller; see
               tests/integration/test_kafka_python.py)
-  import      ``import kafka_admin_kraft`` (wall time in a fresh interpreter, best of 5), and with
-              ``kafka_admin_kraft.Admin`` resolved (pydantic and the client loaded)
+  import      ``import kafka_admin_kraft`` (wall time in a fresh interpreter, best of 5), with
+              ``kafka_admin_kraft.Admin`` resolved (the client), and with what a first call loads
+              (its operation, pydantic and the result models)
 
 Usage: python bench/bench_admin.py [--calls N]
 """
@@ -26,12 +27,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kafka_admin_kraft import Admin, AsyncAdmin
+from reference_server.local import HOST, LocalQuorum
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-
-from integration.harness import HOST, Cluster  # noqa: E402
-
-from kafka_admin_kraft import Admin, AsyncAdmin  # noqa: E402
 
 
 def figures(name: str, samples: list[float]) -> None:
@@ -50,6 +49,18 @@ def timed(call: Callable[[], Any], n: int, warmup: int = 20) -> list[float]:
         call()
         out.append(time.perf_counter() - start)
     return out
+
+
+def wait_caught_up(admin: Admin, timeout: float = 60.0) -> int:
+    """The leader's id, once every voter has replicated up to the high watermark."""
+    deadline = time.monotonic() + timeout
+    while True:
+        quorum = admin.describe_metadata_quorum()
+        if all(v.log_end_offset >= quorum.high_watermark > 0 for v in quorum.voters):
+            return quorum.leader_id
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"voters not caught up after {timeout:g} s: {quorum}")
+        time.sleep(0.1)
 
 
 def import_ms(statement: str) -> float:
@@ -85,13 +96,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=2000)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp, Cluster(Path(tmp), 3) as cluster:
-        cluster.format()
-        cluster.start_all()
-        leader, _ = cluster.wait_for_leader(30)
-        cluster.wait_caught_up(leader)
-        with Admin(bootstrap_controllers=cluster.bootstrap_servers()) as admin:
-            assert admin.describe_metadata_quorum().leader_id == leader
+    with tempfile.TemporaryDirectory() as tmp, LocalQuorum(Path(tmp), 3) as cluster:
+        cluster.format().start_all()
+        with Admin(bootstrap_controllers=cluster.bootstrap_servers(), default_api_timeout_ms=60000) as admin:
+            leader = wait_caught_up(admin)
             figures("ours", timed(admin.describe_metadata_quorum, args.calls))
 
         async def run_async() -> list[float]:
@@ -115,6 +123,14 @@ def main() -> None:
     print(
         f"import        {import_ms('import kafka_admin_kraft; kafka_admin_kraft.Admin'):.1f} ms  "
         f"with kafka_admin_kraft.Admin resolved"
+    )
+    first_call = (
+        "import kafka_admin_kraft; kafka_admin_kraft.Admin; "
+        "import kafka_admin_kraft.client.operations.describe_metadata_quorum as op; op.QuorumInfo"
+    )
+    print(
+        f"import        {import_ms(first_call):.1f} ms  "
+        f"with what a first describe_metadata_quorum() loads (pydantic, the result models)"
     )
 
 
