@@ -46,12 +46,10 @@ class RawMetadataRecord:
 MetadataRecord = ApiMessageAndVersion | RawMetadataRecord
 
 
-def _record_classes() -> dict[int, type[Struct]]:
-    return {key: messages.metadata_record_class(key) for key in messages.METADATA_RECORD_NAMES}
-
-
-RECORD_CLASSES: Final = _record_classes()
-"""Record api key -> codec class, for the record types the codec models."""
+def record_class(api_key: int) -> type[Struct] | None:
+    """The codec class of a record api key, None for types the codec does not model. Each class is
+    loaded on first use: a tool that reads three record types does not load seventy."""
+    return messages.metadata_record_class(api_key) if api_key in messages.METADATA_RECORD_NAMES else None
 
 
 def _frame_field(value: bytes, pos: int, name: str) -> tuple[int, int]:
@@ -86,7 +84,7 @@ def decode_metadata_record(value: bytes | None) -> MetadataRecord:
     if value is None:
         raise CorruptRecordError("metadata record value is null", what="metadata record", path="value")
     api_key, version, pos = read_frame(value)
-    cls = RECORD_CLASSES.get(api_key)
+    cls = record_class(api_key)
     if cls is None or not cls.VERSIONS[0] <= version <= cls.VERSIONS[1]:
         return RawMetadataRecord(api_key, version, value[pos:])
     try:

@@ -26,7 +26,6 @@ from kafka_admin_kraft.records import (
     metadata_batches,
 )
 from kafka_admin_kraft.records.builder import data_record_size
-from kafka_admin_kraft.records.metadata import RECORD_CLASSES
 
 INT16 = st.integers(-(1 << 15), (1 << 15) - 1)
 INT32 = st.integers(-(1 << 31), (1 << 31) - 1)
@@ -78,8 +77,8 @@ def test_streams_of_batches_round_trip(items: list[RecordBatch]) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(0, 0x7FFF).filter(lambda key: key not in RECORD_CLASSES), st.integers(0, 0x7FFF),
-       st.binary(max_size=64))
+@given(st.integers(0, 0x7FFF).filter(lambda key: key not in messages.METADATA_RECORD_NAMES),
+       st.integers(0, 0x7FFF), st.binary(max_size=64))
 def test_unknown_metadata_records_round_trip_raw(api_key: int, version: int, body: bytes) -> None:
     raw = RawMetadataRecord(api_key, version, body)
     value = encode_metadata_record(raw)

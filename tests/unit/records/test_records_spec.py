@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
+from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.records.control import SCHEMA_CLASSES, ControlRecordType
-from kafka_admin_kraft.records.metadata import RECORD_CLASSES
 
 
 def _schema(shared_dir: Path, name: str) -> dict[str, object]:
@@ -16,7 +16,8 @@ def _schema(shared_dir: Path, name: str) -> dict[str, object]:
 
 
 def test_metadata_record_api_keys_match_the_schemas(shared_dir: Path) -> None:
-    for api_key, cls in RECORD_CLASSES.items():
+    for api_key in messages.METADATA_RECORD_NAMES:
+        cls = messages.metadata_record_class(api_key)
         schema = _schema(shared_dir, cls.NAME)
         assert schema["type"] == "metadata"
         assert schema["apiKey"] == api_key
