@@ -9,6 +9,21 @@ from kafka_admin_kraft.storage.bootstrap import (
     write_bootstrap_snapshot,
 )
 from kafka_admin_kraft.storage.errors import StorageFormatError
+from kafka_admin_kraft.storage.formatter import (
+    DirectoryReport,
+    DynamicVoterError,
+    FormatOptions,
+    FormatPlan,
+    FormatTarget,
+    FormatterError,
+    NodeStorageConfig,
+    ScramCredential,
+    inspect_directories,
+    parse_controller_quorum_voters,
+    parse_initial_controllers,
+    parse_scram_credential,
+    plan_format,
+)
 from kafka_admin_kraft.storage.leader_epoch_checkpoint import (
     EpochEntry,
     read_leader_epoch_checkpoint,
@@ -28,13 +43,26 @@ from kafka_admin_kraft.storage.quorum_state import QuorumState, read_quorum_stat
 
 __all__ = [
     "BootstrapMetadata",
+    "DirectoryReport",
+    "DynamicVoterError",
     "EpochEntry",
+    "FormatOptions",
+    "FormatPlan",
+    "FormatTarget",
+    "FormatterError",
     "InitialController",
     "MetaProperties",
+    "NodeStorageConfig",
     "PartitionMetadata",
     "QuorumState",
+    "ScramCredential",
     "StorageFormatError",
     "bootstrap_records",
+    "inspect_directories",
+    "parse_controller_quorum_voters",
+    "parse_initial_controllers",
+    "parse_scram_credential",
+    "plan_format",
     "read_bootstrap_checkpoint",
     "read_leader_epoch_checkpoint",
     "read_meta_properties",

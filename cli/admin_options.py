@@ -1,0 +1,231 @@
+"""`--bootstrap-server` / `--bootstrap-controller` / `--command-config`, shared by the tools that talk
+to a cluster, and the translation of SDK exceptions into the text Kafka's tools print.
+
+Kafka's tools build an Admin client from the `--command-config` properties with the chosen bootstrap
+option on top; the file may hold anything (for `add-controller` it is a whole controller config), and
+the Java client ignores what it does not use. The SDK refuses unknown properties by design, so only
+the client settings it knows are passed on, and `ssl.*` / `sasl.*` only when `security.protocol` uses
+them, which is what the Java client effectively does.
+
+Nothing here imports the SDK at module level: the tools import this module to declare their options,
+and `--help` must stay fast.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+
+import click
+
+from cli import output
+
+if TYPE_CHECKING:
+    from kafka_admin_kraft.admin import Admin
+
+F = TypeVar("F", bound=Callable[..., object])
+
+JAVA_ERRORS_PACKAGE = "org.apache.kafka.common.errors."
+
+_JAVA_EXCEPTION_NAMES = {
+    -1: "UnknownServerException",
+    2: "CorruptRecordException",
+    7: "TimeoutException",
+    10: "RecordTooLargeException",
+    11: "ControllerMovedException",
+    12: "OffsetMetadataTooLarge",
+    13: "NetworkException",
+    17: "InvalidTopicException",
+    18: "RecordBatchTooLargeException",
+    29: "TopicAuthorizationException",
+    30: "GroupAuthorizationException",
+    31: "ClusterAuthorizationException",
+    36: "TopicExistsException",
+    40: "InvalidConfigurationException",
+    45: "OutOfOrderSequenceException",
+    46: "DuplicateSequenceException",
+    49: "InvalidPidMappingException",
+    50: "InvalidTxnTimeoutException",
+    53: "TransactionalIdAuthorizationException",
+    56: "KafkaStorageException",
+    58: "SaslAuthenticationException",
+    61: "DelegationTokenDisabledException",
+    64: "UnsupportedByAuthenticationException",
+    65: "DelegationTokenAuthorizationException",
+    68: "GroupNotEmptyException",
+    97: "PrincipalDeserializationException",
+    106: "FetchSessionTopicIdException",
+    128: "InvalidRegularExpression",
+}
+"""Java exception classes whose names do not follow from the error name (ERROR_NAME -> ErrorNameException)."""
+
+
+if TYPE_CHECKING:
+    _IntType = click.ParamType[int]
+else:  # click before 8.2 has no generic ParamType
+    _IntType = click.ParamType
+
+
+class JavaInt(_IntType):
+    """An int option that fails the way argparse4j's Integer type does, as a parse error."""
+
+    name = "integer"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        text = str(value)
+        digits = text[1:] if text[:1] in "+-" else text
+        if digits.isascii() and digits.isdigit() and -(2**31) <= int(text) < 2**31:
+            return int(text)
+        label = "/".join(param.opts) if param is not None else "value"
+        raise click.UsageError(
+            f"argument {label}: could not convert '{text}' to Integer (For input string: \"{text}\")", ctx
+        )
+
+
+JAVA_INT = JavaInt()
+
+
+def bootstrap_options(command: F) -> F:
+    """Add the three connection options to a tool's top-level group."""
+    options = [
+        click.option(
+            "--bootstrap-server",
+            metavar="HOSTS",
+            help="Brokers to connect to (they forward to the active controller), as host:port[,host:port]. "
+            "Example: --bootstrap-server localhost:9092",
+        ),
+        click.option(
+            "--bootstrap-controller",
+            metavar="HOSTS",
+            help="Controllers to connect to directly, as host:port[,host:port]. "
+            "Example: --bootstrap-controller localhost:9093",
+        ),
+        click.option(
+            "--command-config",
+            metavar="FILE",
+            help="Kafka client properties (security.protocol, ssl.*, sasl.*, timeouts) for the admin client. "
+            "Example: --command-config admin.properties",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@dataclass(frozen=True)
+class AdminTarget:
+    """Where and how to connect, as given on the command line."""
+
+    bootstrap_server: str | None
+    bootstrap_controller: str | None
+    command_config: str | None
+
+    def check(self, ctx: click.Context) -> None:
+        """Exactly one bootstrap option, with argparse4j's words for a required exclusive group."""
+        root = ctx.find_root()
+        if self.bootstrap_server is not None and self.bootstrap_controller is not None:
+            raise click.UsageError(
+                "argument --bootstrap-controller: not allowed with argument --bootstrap-server", root
+            )
+        if self.bootstrap_server is None and self.bootstrap_controller is None:
+            raise click.UsageError(
+                "one of the arguments --bootstrap-server --bootstrap-controller is required", root
+            )
+
+    def command_properties(self) -> dict[str, str]:
+        """The `--command-config` file as read (empty without one)."""
+        if self.command_config is None:
+            return {}
+        if not os.path.exists(self.command_config):
+            output.fail(f"Properties file {self.command_config} does not exists!")
+        from kafka_admin_kraft.client.config import load_properties
+
+        try:
+            return load_properties(self.command_config)
+        except (OSError, UnicodeDecodeError) as exc:
+            output.fail(str(exc))
+
+    def admin_properties(self, properties: dict[str, str]) -> dict[str, str]:
+        """Client properties for the SDK: the settings it uses, plus the chosen bootstrap key."""
+        from kafka_admin_kraft.client.config import KNOWN
+
+        kept = {key: value for key, value in properties.items() if key in KNOWN}
+        protocol = kept.get("security.protocol", "PLAINTEXT").strip().upper()
+        if protocol not in ("SSL", "SASL_SSL"):
+            kept = {key: value for key, value in kept.items() if not key.startswith("ssl.")}
+        if not protocol.startswith("SASL_"):
+            kept = {key: value for key, value in kept.items() if not key.startswith("sasl.")}
+        kept.pop("bootstrap.servers", None)
+        kept.pop("bootstrap.controllers", None)
+        if self.bootstrap_server is not None:
+            kept["bootstrap.servers"] = self.bootstrap_server
+        else:
+            kept["bootstrap.controllers"] = str(self.bootstrap_controller)
+        return kept
+
+
+def target(ctx: click.Context) -> AdminTarget:
+    """The tool's connection options, checked (subcommands call this first, so that `<cmd> --help`
+    works without a bootstrap option, as in Kafka)."""
+    found = ctx.find_object(AdminTarget)
+    if found is None:
+        raise RuntimeError("the tool's group did not record its connection options")
+    found.check(ctx)
+    return found
+
+
+def open_admin(properties: dict[str, str]) -> Admin:
+    """An Admin client from client properties; a bad setting is a terse error."""
+    from kafka_admin_kraft.admin import Admin
+    from kafka_admin_kraft.errors import ConfigError
+
+    try:
+        return Admin.from_config(properties)
+    except ConfigError as exc:
+        output.fail(str(exc))
+
+
+def java_exception_name(code: int, name: str) -> str:
+    """The Java exception class Kafka's client raises for an error code."""
+    simple = _JAVA_EXCEPTION_NAMES.get(code) or "".join(p.capitalize() for p in name.split("_")) + "Exception"
+    return JAVA_ERRORS_PACKAGE + simple
+
+
+def error_text(exc: BaseException) -> str:
+    """What Kafka's tools print for a failed admin call: `<Java exception class>: <message>`."""
+    from kafka_admin_kraft.errors import (
+        AuthenticationError,
+        BootstrapError,
+        ConfigError,
+        KafkaApiError,
+        KafkaTimeoutError,
+        UnsupportedOperationError,
+    )
+
+    if isinstance(exc, KafkaApiError):
+        return f"{java_exception_name(exc.code, exc.name)}: {exc.message}"
+    if isinstance(exc, (KafkaTimeoutError, BootstrapError)):
+        return f"{JAVA_ERRORS_PACKAGE}TimeoutException: {exc}"
+    if isinstance(exc, UnsupportedOperationError):
+        return f"{JAVA_ERRORS_PACKAGE}UnsupportedVersionException: {exc}"
+    if isinstance(exc, AuthenticationError):
+        return f"{JAVA_ERRORS_PACKAGE}AuthenticationException: {exc}"
+    if isinstance(exc, ConfigError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
+@contextmanager
+def reported_errors() -> Iterator[None]:
+    """Turn SDK errors into Kafka's stderr text and exit status 1."""
+    from kafka_admin_kraft.errors import KafkaAdminError
+
+    try:
+        yield
+    except KafkaAdminError as exc:
+        output.fail(error_text(exc))

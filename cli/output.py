@@ -1,0 +1,58 @@
+"""All terminal output of the tools: Kafka's text, JSON for scripts, and progress on a TTY only.
+
+Text that Kafka's tools print is matched byte for byte, so commands build it as strings and hand it
+here unchanged. JSON output is one document per command, with stable field names documented in the
+README.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+import click
+
+OUTPUT_FORMATS = ("text", "json")
+
+output_option = click.option(
+    "--output",
+    "output_format",
+    type=click.Choice(OUTPUT_FORMATS),
+    default="text",
+    show_default=True,
+    help="Print Kafka's text, or one JSON document for scripts (example: --output json).",
+)
+
+
+def write(text: str) -> None:
+    """Print text exactly as given (callers supply Kafka's newlines)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def write_json(document: Any) -> None:
+    """Print one JSON document, keys in the order the command built them."""
+    sys.stdout.write(json.dumps(document, indent=2) + "\n")
+    sys.stdout.flush()
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """Print a terse error to stderr and exit, as Kafka's tools do for errors they expect."""
+    sys.stderr.write(message.rstrip("\n") + "\n")
+    sys.stderr.flush()
+    raise SystemExit(code)
+
+
+@contextmanager
+def progress(description: str) -> Iterator[None]:
+    """Show a spinner on stderr while waiting, only when stderr is a terminal (never in scripts)."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status(description):
+        yield

@@ -1,0 +1,68 @@
+"""What the tool tests share: running the installed console scripts, and reference clusters to run them
+against (three dynamic controllers, optionally a broker and a controller formatted as an observer)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from integration.harness import FAST_ELECTIONS, Cluster, wait_until
+
+from reference_server.local import LocalNode, free_ports
+
+PROPERTIES = {**FAST_ELECTIONS, "controller.quorum.request.timeout.ms": "2000"}
+
+
+def script(tool: str) -> str:
+    """The installed console script: next to this interpreter, else on PATH."""
+    beside = Path(sys.executable).parent / tool
+    if beside.exists():
+        return str(beside)
+    found = shutil.which(tool)
+    if found is None:
+        raise AssertionError(f"{tool} is not installed (pip install -e .)")
+    return found
+
+
+def run(tool: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run an installed tool; stdout and stderr are captured as text (not a terminal)."""
+    return subprocess.run(
+        [script(tool), *args], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )
+
+
+def start_quorum(root: Path, *, broker_id: int | None = None) -> Cluster:
+    """Three dynamic controllers (and a broker) started and with a leader that has a high watermark."""
+    cluster = Cluster(root, 3, properties=dict(PROPERTIES))
+    cluster.format()
+    if broker_id is not None:
+        cluster.add_broker(broker_id)
+    cluster.start_all()
+    leader, _ = cluster.wait_for_leader(60)
+    cluster.wait_caught_up(leader, 60)
+    if broker_id is not None:
+        cluster.wait_ready(broker_id, 60)
+
+        def broker_observed() -> bool:
+            data = cluster.quorum_from(leader)
+            return data is not None and any(o.replica_id == broker_id for o in data.observers)
+
+        wait_until(broker_observed, 60, "the broker to fetch as an observer")
+    return cluster
+
+
+def add_observer_controller(cluster: Cluster, node_id: int) -> LocalNode:
+    """A controller formatted like ``kafka-storage format --no-initial-controllers`` and started: it
+    fetches from the leader as an observer until someone adds it to the voters."""
+    node = cluster.new_node(node_id, free_ports(1)[0])
+    cluster.nodes[node_id] = node
+    cluster.write_config(node)
+    dynamic, cluster.dynamic = cluster.dynamic, False
+    try:
+        cluster.format_node(node)
+    finally:
+        cluster.dynamic = dynamic
+    cluster.start(node_id)
+    return node

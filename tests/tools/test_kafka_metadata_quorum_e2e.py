@@ -1,0 +1,119 @@
+"""The installed `kafka-metadata-quorum` against a reference cluster (three dynamic controllers and a
+broker, real processes): describe through controllers and through the broker, then add a fourth
+controller and remove it again, and the server's refusals as Kafka's tool prints them."""
+# ruff: noqa: E501
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+
+import pytest
+from integration.harness import Cluster
+
+from .cluster_util import add_observer_controller, run, start_quorum
+
+BROKER_ID = 100
+TOOL = "kafka-metadata-quorum"
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    started = start_quorum(tmp_path_factory.mktemp("quorum"), broker_id=BROKER_ID)
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+def quorum_tool(cluster: Cluster, *args: str) -> tuple[int, str, str]:
+    result = run(TOOL, "--bootstrap-controller", cluster.bootstrap_servers(), *args)
+    return result.returncode, result.stdout, result.stderr
+
+
+def test_describe_status(cluster: Cluster) -> None:
+    code, out, err = quorum_tool(cluster, "describe", "--status")
+    assert (code, err) == (0, "")
+    labels = ["ClusterId:", "LeaderId:", "LeaderEpoch:", "HighWatermark:", "MaxFollowerLag:", "MaxFollowerLagTimeMs:",
+              "CurrentVoters:", "CommittedVoters:", "CurrentObservers:"]
+    lines = out.splitlines()
+    assert [line[:24].rstrip() for line in lines] == labels
+    assert all(len(line[:24]) == 24 and line[24] != " " for line in lines)
+    values = {line[:24].rstrip(): line[24:] for line in lines}
+    assert values["ClusterId:"] == cluster.cluster_id
+    assert re.fullmatch(r"-?\d+", values["HighWatermark:"])
+    assert int(values["LeaderId:"]) in (1, 2, 3)
+    expected_voters = ", ".join(
+        f'{{"id": {n.node_id}, "directoryId": "{n.directory_id}", "endpoints": ["CONTROLLER://127.0.0.1:{n.port}"]}}'
+        for n in sorted(cluster.controllers(), key=lambda n: n.node_id) if n.node_id != BROKER_ID)
+    assert values["CurrentVoters:"] == f"[{expected_voters}]"
+    assert values["CommittedVoters:"] == f"[{expected_voters}]"
+    broker = cluster.nodes[BROKER_ID]
+    assert f'{{"id": {BROKER_ID}, "directoryId": "{broker.directory_id}"}}' in values["CurrentObservers:"]
+
+
+def test_describe_replication(cluster: Cluster) -> None:
+    code, out, err = quorum_tool(cluster, "describe", "--replication")
+    assert (code, err) == (0, "")
+    lines = out.split("\n")
+    assert lines[-1] == ""
+    rows = lines[:-1]
+    assert re.fullmatch(r"NodeId\s+DirectoryId\s+LogEndOffset\s+Lag\s+LastFetchTimestamp\s+LastCaughtUpTimestamp"
+                        r"\s+Status\s+", rows[0])
+    assert all(row.endswith("\t") for row in rows)
+    assert re.fullmatch(r"\d+\s+\S+\s+\d+\s+\d+\s+-?\d+\s+-?\d+\s+Leader\s*", rows[1])
+    statuses = [row.split("\t")[6].strip() for row in rows[1:]]
+    assert statuses[:3] == ["Leader", "Follower", "Follower"]
+    assert "Observer" in statuses[3:]
+    assert len({len(cell) for cell in (row.split("\t")[1] for row in rows)}) == 1
+
+    code, out, _ = quorum_tool(cluster, "describe", "--re", "--hu")  # prefixes, as argparse4j allows
+    assert code == 0
+    leader_cells = out.splitlines()[1].split("\t")
+    assert "ms ago" in leader_cells[4] and "ms ago" in leader_cells[5]
+
+
+def test_describe_through_the_broker(cluster: Cluster) -> None:
+    broker = cluster.nodes[BROKER_ID]
+    result = run(TOOL, "--bootstrap-server", broker.address, "describe", "--status")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.splitlines()[0] == f"ClusterId:              {cluster.cluster_id}"
+    assert f'"id": {BROKER_ID}' in result.stdout.splitlines()[-1]
+    result = run(TOOL, "--bootstrap-server", broker.address, "describe", "--replication", "--output", "json")
+    assert result.returncode == 0
+    assert BROKER_ID in [row["node_id"] for row in json.loads(result.stdout)["replicas"]]
+
+
+def test_describe_status_json(cluster: Cluster) -> None:
+    code, out, _ = quorum_tool(cluster, "describe", "--status", "--output", "json")
+    assert code == 0
+    document = json.loads(out)
+    assert document["cluster_id"] == cluster.cluster_id
+    assert sorted(v["id"] for v in document["current_voters"]) == [1, 2, 3]
+    assert document["committed_voters"] is not None
+
+
+def test_add_then_remove_a_controller_and_refusals(cluster: Cluster) -> None:
+    new = add_observer_controller(cluster, 4)
+    endpoint = f"CONTROLLER://127.0.0.1:{new.port}"
+    code, out, err = quorum_tool(cluster, "--command-config", str(new.config_path), "add-controller")
+    assert (code, err) == (0, ""), err
+    assert out == f"Added controller 4 with directory id {new.directory_id} and endpoints: {endpoint}\n"
+    code, out, _ = quorum_tool(cluster, "describe", "--status")
+    assert f'{{"id": 4, "directoryId": "{new.directory_id}", "endpoints": ["{endpoint}"]}}' in out.splitlines()[6]
+
+    # Adding a controller whose id already votes: the leader's DUPLICATE_VOTER, as the Java client reports it.
+    code, out, err = quorum_tool(cluster, "--command-config", str(cluster.nodes[1].config_path), "add-controller")
+    assert (code, out) == (1, "")
+    assert err.startswith("org.apache.kafka.common.errors.DuplicateVoterException: The voter id for ReplicaKey(id=1")
+
+    code, out, err = quorum_tool(cluster, "remove-controller", "-i", "4", "-d", str(new.directory_id))
+    assert (code, err) == (0, ""), err
+    assert out == f"Removed  KRaft controller 4 with directory id {new.directory_id}\n"
+    code, out, _ = quorum_tool(cluster, "describe", "--status")
+    assert '"id": 4' not in out.splitlines()[6]
+
+    code, out, err = quorum_tool(cluster, "remove-controller", "-i", "4", "-d", str(new.directory_id))
+    assert (code, out) == (1, "")
+    assert err.startswith("org.apache.kafka.common.errors.VoterNotFoundException: Cannot remove voter")
