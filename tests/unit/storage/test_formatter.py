@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli.storage_util import CLUSTER_ID, decode_scram_record, meta_properties, read_batches, tree
+from tools.storage_util import CLUSTER_ID, decode_scram_record, meta_properties, read_batches, tree
 
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import Uuid
