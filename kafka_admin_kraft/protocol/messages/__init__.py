@@ -20,6 +20,12 @@ if TYPE_CHECKING:
     from kafka_admin_kraft.protocol.messages.begin_quorum_epoch import BeginQuorumEpochRequest as BeginQuorumEpochRequest
     from kafka_admin_kraft.protocol.messages.begin_quorum_epoch import BeginQuorumEpochResponse as BeginQuorumEpochResponse
     from kafka_admin_kraft.protocol.messages.begin_transaction_record import BeginTransactionRecord as BeginTransactionRecord
+    from kafka_admin_kraft.protocol.messages.broker_heartbeat import BrokerHeartbeatRequest as BrokerHeartbeatRequest
+    from kafka_admin_kraft.protocol.messages.broker_heartbeat import BrokerHeartbeatResponse as BrokerHeartbeatResponse
+    from kafka_admin_kraft.protocol.messages.broker_registration_change_record import BrokerRegistrationChangeRecord as BrokerRegistrationChangeRecord
+    from kafka_admin_kraft.protocol.messages.broker_registration import BrokerRegistrationRequest as BrokerRegistrationRequest
+    from kafka_admin_kraft.protocol.messages.broker_registration import BrokerRegistrationResponse as BrokerRegistrationResponse
+    from kafka_admin_kraft.protocol.messages.default_principal_data import DefaultPrincipalData as DefaultPrincipalData
     from kafka_admin_kraft.protocol.messages.describe_cluster import DescribeClusterRequest as DescribeClusterRequest
     from kafka_admin_kraft.protocol.messages.describe_cluster import DescribeClusterResponse as DescribeClusterResponse
     from kafka_admin_kraft.protocol.messages.describe_quorum import DescribeQuorumRequest as DescribeQuorumRequest
@@ -30,6 +36,7 @@ if TYPE_CHECKING:
     from kafka_admin_kraft.protocol.messages.envelope import EnvelopeRequest as EnvelopeRequest
     from kafka_admin_kraft.protocol.messages.envelope import EnvelopeResponse as EnvelopeResponse
     from kafka_admin_kraft.protocol.messages.feature_level_record import FeatureLevelRecord as FeatureLevelRecord
+    from kafka_admin_kraft.protocol.messages.fence_broker_record import FenceBrokerRecord as FenceBrokerRecord
     from kafka_admin_kraft.protocol.messages.fetch import FetchRequest as FetchRequest
     from kafka_admin_kraft.protocol.messages.fetch import FetchResponse as FetchResponse
     from kafka_admin_kraft.protocol.messages.fetch_snapshot import FetchSnapshotRequest as FetchSnapshotRequest
@@ -54,6 +61,7 @@ if TYPE_CHECKING:
     from kafka_admin_kraft.protocol.messages.snapshot_footer_record import SnapshotFooterRecord as SnapshotFooterRecord
     from kafka_admin_kraft.protocol.messages.snapshot_header_record import SnapshotHeaderRecord as SnapshotHeaderRecord
     from kafka_admin_kraft.protocol.messages.topic_record import TopicRecord as TopicRecord
+    from kafka_admin_kraft.protocol.messages.unfence_broker_record import UnfenceBrokerRecord as UnfenceBrokerRecord
     from kafka_admin_kraft.protocol.messages.update_features import UpdateFeaturesRequest as UpdateFeaturesRequest
     from kafka_admin_kraft.protocol.messages.update_features import UpdateFeaturesResponse as UpdateFeaturesResponse
     from kafka_admin_kraft.protocol.messages.update_raft_voter import UpdateRaftVoterRequest as UpdateRaftVoterRequest
@@ -71,6 +79,12 @@ _MODULES = {
     'BeginQuorumEpochRequest': 'begin_quorum_epoch',
     'BeginQuorumEpochResponse': 'begin_quorum_epoch',
     'BeginTransactionRecord': 'begin_transaction_record',
+    'BrokerHeartbeatRequest': 'broker_heartbeat',
+    'BrokerHeartbeatResponse': 'broker_heartbeat',
+    'BrokerRegistrationChangeRecord': 'broker_registration_change_record',
+    'BrokerRegistrationRequest': 'broker_registration',
+    'BrokerRegistrationResponse': 'broker_registration',
+    'DefaultPrincipalData': 'default_principal_data',
     'DescribeClusterRequest': 'describe_cluster',
     'DescribeClusterResponse': 'describe_cluster',
     'DescribeQuorumRequest': 'describe_quorum',
@@ -81,6 +95,7 @@ _MODULES = {
     'EnvelopeRequest': 'envelope',
     'EnvelopeResponse': 'envelope',
     'FeatureLevelRecord': 'feature_level_record',
+    'FenceBrokerRecord': 'fence_broker_record',
     'FetchRequest': 'fetch',
     'FetchResponse': 'fetch',
     'FetchSnapshotRequest': 'fetch_snapshot',
@@ -105,6 +120,7 @@ _MODULES = {
     'SnapshotFooterRecord': 'snapshot_footer_record',
     'SnapshotHeaderRecord': 'snapshot_header_record',
     'TopicRecord': 'topic_record',
+    'UnfenceBrokerRecord': 'unfence_broker_record',
     'UpdateFeaturesRequest': 'update_features',
     'UpdateFeaturesResponse': 'update_features',
     'UpdateRaftVoterRequest': 'update_raft_voter',
@@ -127,6 +143,8 @@ REQUEST_NAMES = {
     58: 'EnvelopeRequest',
     59: 'FetchSnapshotRequest',
     60: 'DescribeClusterRequest',
+    62: 'BrokerRegistrationRequest',
+    63: 'BrokerHeartbeatRequest',
     80: 'AddRaftVoterRequest',
     81: 'RemoveRaftVoterRequest',
     82: 'UpdateRaftVoterRequest',
@@ -145,6 +163,8 @@ RESPONSE_NAMES = {
     58: 'EnvelopeResponse',
     59: 'FetchSnapshotResponse',
     60: 'DescribeClusterResponse',
+    62: 'BrokerRegistrationResponse',
+    63: 'BrokerHeartbeatResponse',
     80: 'AddRaftVoterResponse',
     81: 'RemoveRaftVoterResponse',
     82: 'UpdateRaftVoterResponse',
@@ -153,14 +173,17 @@ METADATA_RECORD_NAMES = {
     0: 'RegisterBrokerRecord',
     2: 'TopicRecord',
     3: 'PartitionRecord',
+    7: 'FenceBrokerRecord',
+    8: 'UnfenceBrokerRecord',
     12: 'FeatureLevelRecord',
+    17: 'BrokerRegistrationChangeRecord',
     20: 'NoOpRecord',
     23: 'BeginTransactionRecord',
     24: 'EndTransactionRecord',
     25: 'AbortTransactionRecord',
     27: 'RegisterControllerRecord',
 }
-__all__ = ['AbortTransactionRecord', 'AddRaftVoterRequest', 'AddRaftVoterResponse', 'ApiVersionsRequest', 'ApiVersionsResponse', 'BeginQuorumEpochRequest', 'BeginQuorumEpochResponse', 'BeginTransactionRecord', 'DescribeClusterRequest', 'DescribeClusterResponse', 'DescribeQuorumRequest', 'DescribeQuorumResponse', 'EndQuorumEpochRequest', 'EndQuorumEpochResponse', 'EndTransactionRecord', 'EnvelopeRequest', 'EnvelopeResponse', 'FeatureLevelRecord', 'FetchRequest', 'FetchResponse', 'FetchSnapshotRequest', 'FetchSnapshotResponse', 'KRaftVersionRecord', 'LeaderChangeMessage', 'MetadataRequest', 'MetadataResponse', 'NoOpRecord', 'PartitionRecord', 'QuorumStateData', 'RegisterBrokerRecord', 'RegisterControllerRecord', 'RemoveRaftVoterRequest', 'RemoveRaftVoterResponse', 'RequestHeader', 'ResponseHeader', 'SaslAuthenticateRequest', 'SaslAuthenticateResponse', 'SaslHandshakeRequest', 'SaslHandshakeResponse', 'SnapshotFooterRecord', 'SnapshotHeaderRecord', 'TopicRecord', 'UpdateFeaturesRequest', 'UpdateFeaturesResponse', 'UpdateRaftVoterRequest', 'UpdateRaftVoterResponse', 'VoteRequest', 'VoteResponse', 'VotersRecord']
+__all__ = ['AbortTransactionRecord', 'AddRaftVoterRequest', 'AddRaftVoterResponse', 'ApiVersionsRequest', 'ApiVersionsResponse', 'BeginQuorumEpochRequest', 'BeginQuorumEpochResponse', 'BeginTransactionRecord', 'BrokerHeartbeatRequest', 'BrokerHeartbeatResponse', 'BrokerRegistrationChangeRecord', 'BrokerRegistrationRequest', 'BrokerRegistrationResponse', 'DefaultPrincipalData', 'DescribeClusterRequest', 'DescribeClusterResponse', 'DescribeQuorumRequest', 'DescribeQuorumResponse', 'EndQuorumEpochRequest', 'EndQuorumEpochResponse', 'EndTransactionRecord', 'EnvelopeRequest', 'EnvelopeResponse', 'FeatureLevelRecord', 'FenceBrokerRecord', 'FetchRequest', 'FetchResponse', 'FetchSnapshotRequest', 'FetchSnapshotResponse', 'KRaftVersionRecord', 'LeaderChangeMessage', 'MetadataRequest', 'MetadataResponse', 'NoOpRecord', 'PartitionRecord', 'QuorumStateData', 'RegisterBrokerRecord', 'RegisterControllerRecord', 'RemoveRaftVoterRequest', 'RemoveRaftVoterResponse', 'RequestHeader', 'ResponseHeader', 'SaslAuthenticateRequest', 'SaslAuthenticateResponse', 'SaslHandshakeRequest', 'SaslHandshakeResponse', 'SnapshotFooterRecord', 'SnapshotHeaderRecord', 'TopicRecord', 'UnfenceBrokerRecord', 'UpdateFeaturesRequest', 'UpdateFeaturesResponse', 'UpdateRaftVoterRequest', 'UpdateRaftVoterResponse', 'VoteRequest', 'VoteResponse', 'VotersRecord']
 
 
 def __getattr__(name: str) -> Any:
