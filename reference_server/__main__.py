@@ -65,7 +65,10 @@ def runtime_options(config: ServerConfig, state: StartupState,
         for item in broker_listeners:
             shown = advertised.get(item.name, item)
             endpoints[item.name] = (shown.host or socket.getfqdn(), shown.port)
-        broker = BrokerOptions(endpoints, config.default_listener_name)
+        protocols = {item.name: config.listener_security_protocol_map.get(item.name, "PLAINTEXT")
+                     for item in broker_listeners}
+        broker = BrokerOptions(endpoints, config.default_listener_name, protocols,
+                               state.identity.directory_id, config.broker_heartbeat_interval_ms)
     return RuntimeOptions(
         listeners=tuple(ListenerSpec(item.name, item.host, item.port)
                         for item in [*config.controller_listeners, *broker_listeners]),
@@ -74,6 +77,7 @@ def runtime_options(config: ServerConfig, state: StartupState,
         bootstrap_metadata=state.bootstrap_metadata,
         bootstrap_source=source,
         broker=broker,
+        broker_session_timeout_ms=config.broker_session_timeout_ms,
         security=security.listeners if security is not None else {},
         peer_security=security.client if security is not None else ClientSecurity(),
     )

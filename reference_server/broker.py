@@ -1,34 +1,49 @@
-"""The broker role's client listeners: what a node with ``process.roles=broker`` serves to clients.
+"""The broker role: what a node with ``process.roles`` including ``broker`` does besides replicating.
 
-The node replicates the metadata log as an observer of the quorum (the consensus core does that: a
-replica that is not a voter fetches from the leader it finds through
-``controller.quorum.bootstrap.servers``). On its broker listeners (every ``listeners`` entry not
-named in ``controller.listener.names``) it answers, as a Kafka broker does:
+The node replicates the metadata log as an observer of the quorum (or as a voter when it is a
+controller too: ``process.roles=broker,controller``); the consensus core does that, a broker-only
+node finding the leader through ``controller.quorum.bootstrap.servers``. Besides:
 
-- ApiVersions with the broker API set (``handlers.metadata.BROKER_APIS``) and the finalized features
-  of its metadata image;
-- Metadata and DescribeCluster from its metadata cache (``handlers.metadata``);
-- DescribeQuorum, AddRaftVoter, RemoveRaftVoter and UpdateFeatures by forwarding them to the active
-  controller wrapped in an Envelope (``handlers.envelope``). The active controller is the quorum
-  leader the core knows, reached at its endpoint for the first ``controller.listener.names`` entry
-  in the voter set. Each forwarded request uses its own connection, so a slow AddRaftVoter holds up
-  no other client. When no controller can be reached the client gets NOT_CONTROLLER or
+- **Registration** (``BrokerLifecycle``): once the active controller is known the broker sends it
+  BrokerRegistration (its broker listeners with their security protocols, the features it supports,
+  a random incarnation id per process, its metadata directory id), then BrokerHeartbeat every
+  ``broker.heartbeat.interval.ms`` with the offset its metadata image reached. The controller
+  appends RegisterBrokerRecord and unfences the broker once it has caught up to its own
+  registration (``handlers.broker_lifecycle``); a broker that stops heartbeating is fenced after
+  ``broker.session.timeout.ms``. STALE_BROKER_EPOCH or BROKER_ID_NOT_REGISTERED make it register again.
+- **Client listeners** (every ``listeners`` entry not named in ``controller.listener.names``, with
+  TLS and SASL as ``listener.security.protocol.map`` says, ``reference_server.security``):
+  ApiVersions with the broker API set (``handlers.metadata.BROKER_APIS``) and the finalized features
+  of its image; Metadata and DescribeCluster from its image: the registered, unfenced brokers
+  (``handlers.metadata``); DescribeQuorum, AddRaftVoter, RemoveRaftVoter and UpdateFeatures
+  forwarded to the active controller in an Envelope carrying the client's principal
+  (``handlers.envelope``). When no controller can be reached the client gets NOT_CONTROLLER or
   NOT_LEADER_OR_FOLLOWER and retries.
+
+The active controller is the quorum leader the core knows, reached at its endpoint for the first
+``controller.listener.names`` entry with the node's controller-client security (TLS, SASL).
+Requests to it go through ``ControllerChannels``: a connection carries one request at a time and
+returns to a small pool of idle connections when answered, so a slow AddRaftVoter holds up no other
+request and the next ones reuse a connection instead of opening one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
+from kafka_admin_kraft.features import SUPPORTED_FEATURES
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
 from kafka_admin_kraft.protocol.message import Struct
-from reference_server.handlers import ServerView, api_versions, envelope
+from kafka_admin_kraft.protocol.primitives import Uuid
+from reference_server.config import SECURITY_PROTOCOLS
+from reference_server.handlers import ServerView, api_versions, broker_lifecycle, envelope
 from reference_server.handlers.metadata import (
     BROKER_APIS,
     BrokerNode,
@@ -36,12 +51,18 @@ from reference_server.handlers.metadata import (
     handle_describe_cluster,
     handle_metadata,
 )
+from reference_server.peers import Channel, open_channel
 from reference_server.raft.api import Endpoint, RaftDriverFacing
+from reference_server.security import ClientSecurity
 
 log = logging.getLogger("kafka.server.ForwardingManager")
+lifecycle_log = logging.getLogger("kafka.server.BrokerLifecycleManager")
 
 FORWARD_TIMEOUT_S: Final = 30.0
 """How long a forwarded request may take at the controller (AddRaftVoter waits for a commit)."""
+CONNECT_TIMEOUT_S: Final = 5.0
+MAX_IDLE_CONNECTIONS: Final = 4
+RETRY_BACKOFF_S: Final = 0.1
 
 
 @dataclass(frozen=True)
@@ -52,33 +73,111 @@ class BrokerOptions:
     """Broker listener name -> advertised (host, port); port 0 means the port actually bound."""
     controller_listener_name: str
     """The first ``controller.listener.names`` entry: the controllers' endpoint to forward to."""
+    protocols: Mapping[str, str] = field(default_factory=dict)
+    """Broker listener name -> security protocol (PLAINTEXT when absent), for the registration."""
+    directory_id: Uuid | None = None
+    """The metadata directory's id, registered as the broker's log directory."""
+    heartbeat_interval_ms: int = 2000
+
+
+class ControllerChannels:
+    """Connections to controllers, one request at a time each, idle ones kept for the next request."""
+
+    def __init__(self, node_id: int, security: ClientSecurity, max_frame_bytes: int) -> None:
+        self.security = security
+        self.max_frame_bytes = max_frame_bytes
+        self.client_id = f"broker-{node_id}-to-controller"
+        self._idle: dict[tuple[str, int], list[Channel]] = {}
+        self._correlation_ids = itertools.count(1)
+
+    def idle(self, endpoint: Endpoint) -> int:
+        """Idle connections kept to ``endpoint`` (tests)."""
+        return len(self._idle.get((endpoint.host, endpoint.port), []))
+
+    async def request(self, endpoint: Endpoint, body: Struct, timeout: float) -> Struct:
+        """Send ``body`` at the highest version both sides speak and return the response. A kept
+        connection the controller closed meanwhile is replaced once; other failures raise OSError,
+        EOFError, asyncio.TimeoutError or the codec's errors."""
+        idle = self._idle.setdefault((endpoint.host, endpoint.port), [])
+        while idle:
+            channel = idle.pop()
+            try:
+                return await self._exchange(channel, body, timeout, idle)
+            except (EOFError, ConnectionError):
+                continue  # closed while idle: try the next one, or a new connection
+        channel = await open_channel(endpoint.host, endpoint.port, self.security, self.client_id,
+                                     self.max_frame_bytes, CONNECT_TIMEOUT_S)
+        return await self._exchange(channel, body, timeout, idle)
+
+    async def _exchange(self, channel: Channel, body: Struct, timeout: float, idle: list[Channel]) -> Struct:
+        try:
+            version = channel.version_for(body.API_KEY)
+            response = await asyncio.wait_for(
+                channel.exchange(body, version, next(self._correlation_ids), self.client_id), timeout)
+        except BaseException:
+            channel.close()
+            raise
+        if len(idle) < MAX_IDLE_CONNECTIONS:
+            idle.append(channel)
+        else:
+            channel.close()
+        return response
+
+    def close(self) -> None:
+        for channels in self._idle.values():
+            for channel in channels:
+                channel.close()
+        self._idle.clear()
 
 
 class BrokerFrontend:
-    """Answers the requests arriving on broker listeners; the runtime decodes, encodes and writes."""
+    """Answers the requests arriving on broker listeners (the runtime decodes, encodes and writes)
+    and keeps the broker registered with the active controller."""
 
     def __init__(self, options: BrokerOptions, node_id: int, cluster_id: str, core: RaftDriverFacing,
-                 server_view: Callable[[str], ServerView], bound: Mapping[str, tuple[str, int]]) -> None:
+                 server_view: Callable[[str], ServerView], bound: Mapping[str, tuple[str, int]],
+                 channels: ControllerChannels) -> None:
         self.options = options
         self.node_id = node_id
         self.cluster_id = cluster_id
         self.core = core
         self.server_view = server_view
         self.bound = bound
-        self._correlation_ids = itertools.count(1)
+        self.channels = channels
+        self.incarnation_id = Uuid.random()
+        self.broker_epoch = -1
+        self._unfenced_seen = False
+        self._lifecycle: asyncio.Task[None] | None = None
 
     @property
     def listeners(self) -> frozenset[str]:
         return frozenset(self.options.listeners)
 
-    def view(self, listener: str) -> BrokerView:
+    def advertised(self, listener: str) -> tuple[str, int]:
         host, port = self.options.listeners[listener]
-        if port == 0:
-            port = self.bound.get(listener, (host, port))[1]
-        return BrokerView(self.cluster_id, self.node_id, (BrokerNode(self.node_id, host, port),))
+        return (host, self.bound.get(listener, (host, port))[1]) if port == 0 else (host, port)
 
-    async def handle(self, request: framing.RequestFrame, frame: bytes, listener: str,
-                     client_host: str) -> tuple[Struct, int] | None:
+    def view(self, listener: str) -> BrokerView:
+        """Registered brokers with an endpoint on ``listener``. Until the image first shows this broker
+        registered and unfenced, it lists itself as live: a Kafka broker opens its listeners only
+        from that point on, so its clients never see it missing."""
+        nodes = []
+        for registration in self.core.registered_brokers():
+            endpoint = next((e for e in registration.end_points if e.name == listener), None)
+            if registration.broker_id == self.node_id:
+                self._unfenced_seen = self._unfenced_seen or not registration.fenced
+                if not self._unfenced_seen:
+                    continue
+            if endpoint is not None:
+                nodes.append(BrokerNode(registration.broker_id, endpoint.host, endpoint.port,
+                                        registration.rack, registration.fenced))
+        if not self._unfenced_seen:
+            host, port = self.advertised(listener)
+            nodes.append(BrokerNode(self.node_id, host, port))
+        return BrokerView(self.cluster_id, self.node_id, tuple(sorted(nodes, key=lambda n: n.node_id)))
+
+    async def handle(self, request: framing.RequestFrame, frame: bytes, listener: str, client_host: str,
+                     principal: str) -> tuple[Struct, int] | None:
         """The response and its version; None for an API the broker listener does not serve."""
         key, version = request.header.request_api_key, request.header.request_api_version
         body = request.body
@@ -91,7 +190,7 @@ class BrokerFrontend:
             return handle_metadata(body, version, self.view(listener)), version
         if isinstance(body, messages.DescribeClusterRequest):
             return handle_describe_cluster(body, version, self.view(listener)), version
-        return await self.forward(frame, key, version, client_host), version
+        return await self.forward(frame, key, version, client_host, principal), version
 
     def active_controller(self) -> Endpoint | None:
         """The quorum leader's controller endpoint, None while unknown."""
@@ -101,37 +200,95 @@ class BrokerFrontend:
         name = self.options.controller_listener_name
         return next((e for e in leader.endpoints if e.name == name), leader.endpoints[0])
 
-    async def forward(self, frame: bytes, api_key: int, api_version: int, client_host: str) -> Struct:
+    async def forward(self, frame: bytes, api_key: int, api_version: int, client_host: str,
+                      principal: str) -> Struct:
         """Send the request to the active controller in an Envelope and return its inner response."""
         controller = self.active_controller()
         if controller is None:
             log.info("[ForwardingManager id=%d] No active controller known; answering API %d with a "
                      "retriable error", self.node_id, api_key)
             return envelope.unreachable(api_key, api_version, self.node_id)
-        wrapped = envelope.wrap(frame, client_host)
         try:
-            answer = await asyncio.wait_for(self._exchange(controller, wrapped), FORWARD_TIMEOUT_S)
+            answer = await self.channels.request(controller, envelope.wrap(frame, client_host, principal),
+                                                 FORWARD_TIMEOUT_S)
+            assert isinstance(answer, messages.EnvelopeResponse)
             return envelope.unwrap_response(answer, api_key, api_version)
         except (OSError, asyncio.TimeoutError, EOFError, ValueError, KafkaAdminError) as exc:
             log.info("[ForwardingManager id=%d] Forwarding API %d to controller %d at %s:%d failed: %s",
                      self.node_id, api_key, self.core.leader_id, controller.host, controller.port, exc)
             return envelope.unreachable(api_key, api_version, self.node_id)
 
-    async def _exchange(self, controller: Endpoint,
-                        wrapped: messages.EnvelopeRequest) -> messages.EnvelopeResponse:
-        reader, writer = await asyncio.open_connection(controller.host, controller.port)
-        try:
-            correlation_id = next(self._correlation_ids)
-            writer.write(framing.encode_request(wrapped, 0, correlation_id,
-                                                client_id=f"broker-{self.node_id}-forwarding"))
-            await writer.drain()
-            size = int.from_bytes(await reader.readexactly(4), "big", signed=True)
-            if size < 0:
-                raise ValueError(f"negative response size {size}")
-            got, body = framing.decode_response(await reader.readexactly(size), envelope.API_KEY, 0)
-            if got != correlation_id:
-                raise ValueError(f"correlation id {got} does not match {correlation_id}")
-            assert isinstance(body, messages.EnvelopeResponse)
-            return body
-        finally:
-            writer.close()
+    # ------------------------------------------------------------------ registration
+
+    def start(self) -> None:
+        self._lifecycle = asyncio.get_running_loop().create_task(self._keep_registered(),
+                                                                 name="broker lifecycle")
+
+    async def close(self) -> None:
+        if self._lifecycle is not None:
+            self._lifecycle.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._lifecycle
+        self.channels.close()
+
+    def registration(self) -> messages.BrokerRegistrationRequest:
+        R = messages.BrokerRegistrationRequest
+        listeners = []
+        for name in self.options.listeners:
+            host, port = self.advertised(name)
+            protocol = SECURITY_PROTOCOLS.index(self.options.protocols.get(name, "PLAINTEXT"))
+            listeners.append(R.Listener(name=name, host=host, port=port, security_protocol=protocol))
+        directory = self.options.directory_id
+        return R(broker_id=self.node_id, cluster_id=self.cluster_id, incarnation_id=self.incarnation_id,
+                 listeners=listeners,
+                 features=[R.Feature(name=name, min_supported_version=low, max_supported_version=high)
+                           for name, low, high in SUPPORTED_FEATURES],
+                 rack=None, is_migrating_zk_broker=False, log_dirs=[directory] if directory else [],
+                 previous_broker_epoch=-1)
+
+    def heartbeat(self) -> messages.BrokerHeartbeatRequest:
+        return messages.BrokerHeartbeatRequest(broker_id=self.node_id, broker_epoch=self.broker_epoch,
+                                               current_metadata_offset=self.core.applied_offset - 1,
+                                               want_fence=False, want_shut_down=False)
+
+    async def _keep_registered(self) -> None:
+        """Register with the active controller, then heartbeat; register again when it forgets us."""
+        interval = self.options.heartbeat_interval_ms / 1000
+        while True:
+            controller = self.active_controller()
+            if controller is None:
+                await asyncio.sleep(RETRY_BACKOFF_S)
+                continue
+            body: Struct = self.registration() if self.broker_epoch < 0 else self.heartbeat()
+            try:
+                answer = await self.channels.request(controller, body, FORWARD_TIMEOUT_S)
+            except (OSError, asyncio.TimeoutError, EOFError, KafkaAdminError) as exc:
+                lifecycle_log.info("[BrokerLifecycleManager id=%d] %s to controller %d failed: %s",
+                                   self.node_id, type(body).__name__, self.core.leader_id, exc)
+                await asyncio.sleep(RETRY_BACKOFF_S)
+                continue
+            await asyncio.sleep(self._on_answer(answer, interval))
+
+    def _on_answer(self, answer: Struct, interval: float) -> float:
+        """Take in a registration or heartbeat answer; return how long to wait before the next one."""
+        if isinstance(answer, messages.BrokerRegistrationResponse):
+            if answer.error_code != broker_lifecycle.NONE:
+                lifecycle_log.info("[BrokerLifecycleManager id=%d] Registration refused with error %d",
+                                   self.node_id, answer.error_code)
+                return RETRY_BACKOFF_S
+            self.broker_epoch = answer.broker_epoch
+            lifecycle_log.info("[BrokerLifecycleManager id=%d] Successfully registered broker %d with broker "
+                               "epoch %d", self.node_id, self.node_id, self.broker_epoch)
+            return 0.0
+        assert isinstance(answer, messages.BrokerHeartbeatResponse)
+        if answer.error_code in (broker_lifecycle.STALE_BROKER_EPOCH,
+                                 broker_lifecycle.BROKER_ID_NOT_REGISTERED):
+            lifecycle_log.info("[BrokerLifecycleManager id=%d] The controller no longer knows broker "
+                               "epoch %d (error %d); registering again", self.node_id, self.broker_epoch,
+                               answer.error_code)
+            self.broker_epoch = -1
+            return 0.0
+        if answer.error_code != broker_lifecycle.NONE:
+            return RETRY_BACKOFF_S
+        # Until unfenced, heartbeat more often so the broker is unfenced as soon as it caught up.
+        return min(interval, 0.1) if answer.is_fenced else interval

@@ -73,6 +73,8 @@ INTERNAL_METADATA_MAX_BATCH_SIZE: Final = "internal.metadata.max.batch.size.in.b
 INTERNAL_METADATA_MAX_FETCH_SIZE: Final = "internal.metadata.max.fetch.size.in.bytes"
 SOCKET_REQUEST_MAX_BYTES: Final = "socket.request.max.bytes"
 UNSTABLE_FEATURE_VERSIONS_ENABLE: Final = "unstable.feature.versions.enable"
+BROKER_HEARTBEAT_INTERVAL_MS: Final = "broker.heartbeat.interval.ms"
+BROKER_SESSION_TIMEOUT_MS: Final = "broker.session.timeout.ms"
 
 DEFAULT_LISTENERS: Final = "PLAINTEXT://:9092"
 DEFAULT_LOG_DIR: Final = "/tmp/kafka-logs"
@@ -366,6 +368,8 @@ class ServerConfig:
     metadata_max_fetch_size_bytes: int = 8 * 1024 * 1024
     socket_request_max_bytes: int = 100 * 1024 * 1024
     unstable_feature_versions_enable: bool = False
+    broker_heartbeat_interval_ms: int = 2000
+    broker_session_timeout_ms: int = 9000
     originals: Mapping[str, str] = field(default_factory=dict)
     """Every key of the file, as loaded (unknown ones included)."""
     unknown_keys: tuple[str, ...] = ()
@@ -566,6 +570,8 @@ def parse_config(props: Mapping[str, str], *, path: Path | None = None) -> Serve
         metadata_max_fetch_size_bytes=p.integer(INTERNAL_METADATA_MAX_FETCH_SIZE, 8 * 1024 * 1024),
         socket_request_max_bytes=p.integer(SOCKET_REQUEST_MAX_BYTES, 100 * 1024 * 1024, at_least=1),
         unstable_feature_versions_enable=p.boolean(UNSTABLE_FEATURE_VERSIONS_ENABLE, False),
+        broker_heartbeat_interval_ms=p.integer(BROKER_HEARTBEAT_INTERVAL_MS, 2000),
+        broker_session_timeout_ms=p.integer(BROKER_SESSION_TIMEOUT_MS, 9000),
         originals=dict(props),
         unknown_keys=tuple(sorted(set(props) - p.used)),
         path=path,

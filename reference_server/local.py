@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,6 +70,8 @@ class LocalNode:
     root: Path
     process: subprocess.Popen[bytes] | None = None
     starts: int = 0
+    broker_port: int | None = None
+    """The BROKER listener's port of a node that runs both roles, None otherwise."""
 
     @property
     def metadata_dir(self) -> Path:
@@ -91,6 +94,12 @@ class LocalNode:
         return f"{HOST}:{self.port}"
 
     @property
+    def broker_address(self) -> str:
+        """Where clients reach the broker role: the BROKER listener of a combined node, else the
+        node's only listener."""
+        return f"{HOST}:{self.broker_port if self.broker_port is not None else self.port}"
+
+    @property
     def running(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
@@ -110,10 +119,16 @@ class LocalQuorum:
     nodes: dict[int, LocalNode] = field(default_factory=dict)
     broker_ids: set[int] = field(default_factory=set)
     """Nodes added with ``add_broker`` (``process.roles=broker``): not voters, not bootstrap servers."""
+    combined_ids: set[int] = field(default_factory=set)
+    """Controllers that run the broker role too (``process.roles=broker,controller``), with a second
+    listener, ``BROKER://127.0.0.1:<broker_port>``."""
 
     def __post_init__(self) -> None:
-        for index, port in enumerate(free_ports(self.size)):
+        ports = free_ports(self.size + len(self.combined_ids))
+        for index, port in enumerate(ports[:self.size]):
             self.nodes[index + 1] = self.new_node(index + 1, port)
+        for node_id, port in zip(sorted(self.combined_ids), ports[self.size:], strict=True):
+            self.nodes[node_id].broker_port = port
 
     def new_node(self, node_id: int, port: int) -> LocalNode:
         return LocalNode(node_id, port, Uuid.random(), self.root)
@@ -140,11 +155,16 @@ class LocalQuorum:
     def node_properties(self, node: LocalNode) -> dict[str, str]:
         broker = node.node_id in self.broker_ids
         listener = BROKER_LISTENER if broker else LISTENER
+        listeners = f"{listener}://{HOST}:{node.port}"
+        roles = "broker" if broker else "controller"
+        if node.broker_port is not None:
+            listeners += f",{BROKER_LISTENER}://{HOST}:{node.broker_port}"
+            roles = "broker,controller"
         props = {
-            "process.roles": "broker" if broker else "controller",
+            "process.roles": roles,
             "node.id": str(node.node_id),
-            "listeners": f"{listener}://{HOST}:{node.port}",
-            "advertised.listeners": f"{listener}://{HOST}:{node.port}",
+            "listeners": listeners,
+            "advertised.listeners": listeners,
             "controller.listener.names": LISTENER,
             "listener.security.protocol.map": f"{LISTENER}:PLAINTEXT,{BROKER_LISTENER}:PLAINTEXT",
             "log.dirs": str(node.metadata_dir),
@@ -164,17 +184,23 @@ class LocalQuorum:
         node.config_path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
         return node.config_path
 
-    def format_node(self, node: LocalNode) -> None:
-        """What ``kafka-storage format --cluster-id <id> [--initial-controllers <list>]`` writes."""
+    def format_node(self, node: LocalNode, initial_controllers: Collection[int] | None = None) -> None:
+        """What ``kafka-storage format --cluster-id <id> [--initial-controllers <list>]`` writes.
+
+        ``initial_controllers``: the node ids of the bootstrap voter set; None means every controller
+        of a dynamic quorum, an empty list ``--no-initial-controllers`` (the node starts as an
+        observer) and ``[node_id]`` ``--standalone``."""
         node.metadata_dir.mkdir(parents=True, exist_ok=True)
         write_meta_properties(node.metadata_dir, MetaProperties(version=1, cluster_id=self.cluster_id,
                                                                 node_id=node.node_id,
                                                                 directory_id=node.directory_id))
         write_bootstrap_checkpoint(node.metadata_dir, bootstrap_records(LATEST_PRODUCTION_METADATA_VERSION,
                                                                         DEFAULT_FEATURE_LEVELS))
-        if self.dynamic and node.node_id not in self.broker_ids:
-            controllers = [InitialController(n.node_id, HOST, n.port, n.directory_id)
-                           for n in self.controllers()]
+        if not self.dynamic or node.node_id in self.broker_ids:
+            return
+        controllers = [InitialController(n.node_id, HOST, n.port, n.directory_id) for n in self.controllers()
+                       if initial_controllers is None or n.node_id in initial_controllers]
+        if controllers:
             write_bootstrap_snapshot(node.metadata_dir, controllers, LISTENER)
 
     def format(self) -> LocalQuorum:

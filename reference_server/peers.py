@@ -13,7 +13,8 @@ own schedule.
 On a TLS or SASL controller listener (``reference_server.security.ClientSecurity``) the connection
 is wrapped in TLS (the SDK's context: hostname verified against the voter's address) and, after
 ApiVersions, authenticated with SaslHandshake v1 and SaslAuthenticate using the SDK's mechanisms; a
-refused authentication fails the connection like a refused connection.
+refused authentication fails the connection like a refused connection. ``open_channel`` does these
+steps, for the peer connections here and for a broker's connections to the active controller.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
+from kafka_admin_kraft.client.config import SaslSettings
 from kafka_admin_kraft.client.sasl import SaslFailure, mechanism_for
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
@@ -67,10 +69,9 @@ class _Connection:
         self.port = port
         self.ready = False
         self.closed = False
-        self.versions: dict[int, tuple[int, int]] = {}
         self.queue: list[_Pending] = []
         self.in_flight: dict[int, _Pending] = {}
-        self._writer: asyncio.StreamWriter | None = None
+        self._channel: Channel | None = None
         self._next_correlation = 1
         self.task = asyncio.get_running_loop().create_task(self._run(), name=f"peer {host}:{port}")
 
@@ -83,33 +84,22 @@ class _Connection:
         else:
             self.queue.append(pending)
 
-    def _choose_version(self, api_key: int) -> int:
-        ours = messages.request_class(api_key).VERSIONS
-        theirs = self.versions.get(api_key)
-        if theirs is None:
-            raise _SendError(f"{self} does not support API key {api_key}")
-        version = min(ours[1], theirs[1])
-        if version < max(ours[0], theirs[0]):
-            raise _SendError(f"no version of API key {api_key} is supported by both us {ours} and "
-                             f"{self} {theirs}")
-        return version
-
     def _write(self, pending: _Pending) -> None:
         request = pending.request
+        assert self._channel is not None
         try:
-            pending.version = self._choose_version(request.api_key)
+            pending.version = self._channel.version_for(request.api_key)
             correlation_id = self._next_correlation
             self._next_correlation = (correlation_id + 1) & 0x7FFFFFFF
             frame = framing.encode_request(request.body, pending.version, correlation_id,
                                            self.client.client_id)
-        except (_SendError, KafkaAdminError) as exc:
+        except (OSError, KafkaAdminError) as exc:
             log.warning("%s Cannot send %s request %d to %s: %s", self.client.prefix,
                         type(request.body).__name__, request.request_id, self, exc)
             self.client.fail(pending)
             return
-        assert self._writer is not None
         self.in_flight[correlation_id] = pending
-        self._writer.write(frame)
+        self._channel.writer.write(frame)
 
     async def _run(self) -> None:
         reason = "closed"
@@ -128,79 +118,20 @@ class _Connection:
             self.close(reason)
 
     async def _connect_and_read(self) -> str:
-        timeout = self.client.request_timeout_ms / 1000
-        context = self.client.security.ssl_context
-        opening = (asyncio.open_connection(self.host, self.port, ssl=context, server_hostname=self.host)
-                   if context is not None else asyncio.open_connection(self.host, self.port))
-        reader, writer = await asyncio.wait_for(opening, timeout)
-        self._writer = writer
-        splitter = framing.FrameSplitter(self.client.max_frame_bytes)
-        await asyncio.wait_for(self._negotiate(reader, writer, splitter), timeout)
-        if self.client.security.sasl is not None:
-            await asyncio.wait_for(self._authenticate(reader, writer, splitter), timeout)
+        channel = await open_channel(self.host, self.port, self.client.security, self.client.client_id,
+                                     self.client.max_frame_bytes, self.client.request_timeout_ms / 1000)
+        self._channel = channel
         self.ready = True
         self.client.connected(self)
         queued, self.queue = self.queue, []
         for pending in queued:
             self._write(pending)
         while True:
-            data = await reader.read(READ_CHUNK)
+            data = await channel.reader.read(READ_CHUNK)
             if not data:
                 return "the peer closed the connection"
-            for frame in splitter.feed(data):
+            for frame in channel.splitter.feed(data):
                 self._on_frame(frame)
-
-    async def _negotiate(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                         splitter: framing.FrameSplitter) -> None:
-        version = API_VERSIONS_LATEST
-        for _ in range(3):
-            request = messages.ApiVersionsRequest(client_software_name=CLIENT_SOFTWARE_NAME,
-                                                  client_software_version=CLIENT_SOFTWARE_VERSION)
-            writer.write(framing.encode_request(request, version, 0, self.client.client_id))
-            frame = await _read_frame(reader, splitter)
-            try:
-                _, body = framing.decode_response(frame, API_VERSIONS_KEY, version)
-            except KafkaAdminError:
-                # A server that does not know our version answers at v0.
-                _, body = framing.decode_response(frame, API_VERSIONS_KEY, 0)
-            assert isinstance(body, messages.ApiVersionsResponse)
-            ranges = {entry.api_key: (entry.min_version, entry.max_version) for entry in body.api_keys}
-            if body.error_code == 0:
-                self.versions = ranges
-                return
-            if body.error_code == UNSUPPORTED_VERSION and API_VERSIONS_KEY in ranges:
-                version = min(ranges[API_VERSIONS_KEY][1], API_VERSIONS_LATEST)
-                continue
-            raise OSError(f"ApiVersions failed with error code {body.error_code}")
-        raise OSError("ApiVersions version negotiation did not converge")
-
-    async def _authenticate(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                            splitter: framing.FrameSplitter) -> None:
-        """SaslHandshake v1, then SaslAuthenticate until the mechanism is done; OSError if refused."""
-        sasl = self.client.security.sasl
-        assert sasl is not None
-        mechanism = mechanism_for(sasl.mechanism, sasl.username, sasl.password)
-        handshake = messages.SaslHandshakeRequest(mechanism=mechanism.name)
-        writer.write(framing.encode_request(handshake, 1, 0, self.client.client_id))
-        _, body = framing.decode_response(await _read_frame(reader, splitter), handshake.API_KEY, 1)
-        assert isinstance(body, messages.SaslHandshakeResponse)
-        if body.error_code:
-            raise OSError(f"SASL mechanism {mechanism.name} refused (error {body.error_code}); the peer "
-                          f"enables {body.mechanisms}")
-        low, high = self.versions.get(messages.SaslAuthenticateRequest.API_KEY, (0, 0))
-        version = min(high, messages.SaslAuthenticateRequest.VERSIONS[1])
-        token: bytes | None = mechanism.initial()
-        while token is not None:
-            request = messages.SaslAuthenticateRequest(auth_bytes=token)
-            writer.write(framing.encode_request(request, version, 0, self.client.client_id))
-            _, reply = framing.decode_response(await _read_frame(reader, splitter), request.API_KEY, version)
-            assert isinstance(reply, messages.SaslAuthenticateResponse)
-            if reply.error_code:
-                raise OSError(f"SASL authentication failed (error {reply.error_code}): {reply.error_message}")
-            try:
-                token = mechanism.respond(reply.auth_bytes)
-            except SaslFailure as exc:
-                raise OSError(f"SASL authentication failed: {exc}") from None
 
     def _on_frame(self, frame: bytes) -> None:
         correlation_id = framing.peek_correlation_id(frame)
@@ -214,8 +145,8 @@ class _Connection:
         if self.closed:
             return
         self.closed = True
-        if self._writer is not None:
-            self._writer.close()
+        if self._channel is not None:
+            self._channel.close()
         failed = list(self.in_flight.values()) + self.queue
         self.in_flight.clear()
         self.queue = []
@@ -224,8 +155,101 @@ class _Connection:
             self.task.cancel()
 
 
-class _SendError(Exception):
-    pass
+@dataclass
+class Channel:
+    """An open connection to a controller listener: TLS set up, API versions known, SASL done."""
+
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    splitter: framing.FrameSplitter
+    versions: dict[int, tuple[int, int]]
+
+    def version_for(self, api_key: int) -> int:
+        """The highest version of ``api_key`` both sides speak; OSError when there is none."""
+        low, high = messages.request_class(api_key).VERSIONS
+        theirs = self.versions.get(api_key)
+        if theirs is None or min(high, theirs[1]) < max(low, theirs[0]):
+            raise OSError(f"the peer does not support API key {api_key} in versions {low}-{high}")
+        return min(high, theirs[1])
+
+    async def exchange(self, body: Struct, version: int, correlation_id: int, client_id: str) -> Struct:
+        """Send one request and read its response (nothing else may be in flight)."""
+        self.writer.write(framing.encode_request(body, version, correlation_id, client_id))
+        await self.writer.drain()
+        frame = await _read_frame(self.reader, self.splitter)
+        got, response = framing.decode_response(frame, body.API_KEY, version)
+        if got != correlation_id:
+            raise OSError(f"correlation id {got} does not match {correlation_id}")
+        return response
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+async def open_channel(host: str, port: int, security: ClientSecurity, client_id: str, max_frame_bytes: int,
+                       timeout: float) -> Channel:
+    """Connect (with TLS when ``security`` says so), ask ApiVersions and authenticate with SASL; each
+    step within ``timeout`` seconds. OSError (or EOFError, KafkaAdminError) when any step fails."""
+    context = security.ssl_context
+    opening = (asyncio.open_connection(host, port, ssl=context, server_hostname=host)
+               if context is not None else asyncio.open_connection(host, port))
+    reader, writer = await asyncio.wait_for(opening, timeout)
+    try:
+        splitter = framing.FrameSplitter(max_frame_bytes)
+        versions = await asyncio.wait_for(_negotiate(reader, writer, splitter, client_id), timeout)
+        channel = Channel(reader, writer, splitter, versions)
+        if security.sasl is not None:
+            await asyncio.wait_for(_authenticate(channel, security.sasl, client_id), timeout)
+    except BaseException:
+        writer.close()
+        raise
+    return channel
+
+
+async def _negotiate(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                     splitter: framing.FrameSplitter, client_id: str) -> dict[int, tuple[int, int]]:
+    version = API_VERSIONS_LATEST
+    for _ in range(3):
+        request = messages.ApiVersionsRequest(client_software_name=CLIENT_SOFTWARE_NAME,
+                                              client_software_version=CLIENT_SOFTWARE_VERSION)
+        writer.write(framing.encode_request(request, version, 0, client_id))
+        frame = await _read_frame(reader, splitter)
+        try:
+            _, body = framing.decode_response(frame, API_VERSIONS_KEY, version)
+        except KafkaAdminError:
+            # A server that does not know our version answers at v0.
+            _, body = framing.decode_response(frame, API_VERSIONS_KEY, 0)
+        assert isinstance(body, messages.ApiVersionsResponse)
+        ranges = {entry.api_key: (entry.min_version, entry.max_version) for entry in body.api_keys}
+        if body.error_code == 0:
+            return ranges
+        if body.error_code == UNSUPPORTED_VERSION and API_VERSIONS_KEY in ranges:
+            version = min(ranges[API_VERSIONS_KEY][1], API_VERSIONS_LATEST)
+            continue
+        raise OSError(f"ApiVersions failed with error code {body.error_code}")
+    raise OSError("ApiVersions version negotiation did not converge")
+
+
+async def _authenticate(channel: Channel, sasl: SaslSettings, client_id: str) -> None:
+    """SaslHandshake v1, then SaslAuthenticate until the mechanism is done; OSError if refused."""
+    mechanism = mechanism_for(sasl.mechanism, sasl.username, sasl.password)
+    body = await channel.exchange(messages.SaslHandshakeRequest(mechanism=mechanism.name), 1, 0, client_id)
+    assert isinstance(body, messages.SaslHandshakeResponse)
+    if body.error_code:
+        raise OSError(f"SASL mechanism {mechanism.name} refused (error {body.error_code}); the peer "
+                      f"enables {body.mechanisms}")
+    version = channel.version_for(messages.SaslAuthenticateRequest.API_KEY)
+    token: bytes | None = mechanism.initial()
+    while token is not None:
+        request = messages.SaslAuthenticateRequest(auth_bytes=token)
+        reply = await channel.exchange(request, version, 0, client_id)
+        assert isinstance(reply, messages.SaslAuthenticateResponse)
+        if reply.error_code:
+            raise OSError(f"SASL authentication failed (error {reply.error_code}): {reply.error_message}")
+        try:
+            token = mechanism.respond(reply.auth_bytes)
+        except SaslFailure as exc:
+            raise OSError(f"SASL authentication failed: {exc}") from None
 
 
 async def _read_frame(reader: asyncio.StreamReader, splitter: framing.FrameSplitter) -> bytes:
@@ -236,7 +260,7 @@ async def _read_frame(reader: asyncio.StreamReader, splitter: framing.FrameSplit
         frames = splitter.feed(data)
         if frames:
             if len(frames) > 1:
-                raise OSError("unexpected frames after the ApiVersions response")
+                raise OSError("more than one response to a single request")
             return frames[0]
 
 

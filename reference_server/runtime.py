@@ -21,7 +21,8 @@ How the pieces meet:
    is committed, it activates as Kafka's QuorumController does: if no metadata.version was ever
    committed it appends the bootstrap records (from ``bootstrap.checkpoint``, inside a metadata
    transaction from 3.6-IV1 on), then it appends a NoOpRecord every
-   ``metadata.max.idle.interval.ms``.
+   ``metadata.max.idle.interval.ms``. It answers BrokerRegistration and BrokerHeartbeat
+   (``handlers.broker_lifecycle``) and fences a broker whose session expired.
 4. **Shutdown.** SIGTERM or SIGINT: the core resigns, the driver runs a moment
    longer so the resignation goes out, then listeners and connections close and the log is flushed.
    SIGUSR1 asks the core for a snapshot.
@@ -39,7 +40,7 @@ import signal
 import ssl
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
@@ -47,10 +48,18 @@ from kafka_admin_kraft import features
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError, UndefinedVersionError
 from kafka_admin_kraft.protocol.message import Struct
-from kafka_admin_kraft.records import ApiMessageAndVersion
+from kafka_admin_kraft.records import ApiMessageAndVersion, MetadataRecord
 from kafka_admin_kraft.storage import BootstrapMetadata
-from reference_server.broker import BrokerFrontend, BrokerOptions
-from reference_server.handlers import ServerView, api_versions, describe_cluster, envelope, update_features
+from reference_server.broker import BrokerFrontend, BrokerOptions, ControllerChannels
+from reference_server.handlers import (
+    ServerView,
+    api_versions,
+    broker_lifecycle,
+    describe_cluster,
+    envelope,
+    update_features,
+)
+from reference_server.handlers.metadata import BROKER_APIS
 from reference_server.peers import PeerClient
 from reference_server.raft.api import (
     InboundRequest,
@@ -61,7 +70,15 @@ from reference_server.raft.api import (
     ReplicatedLog,
 )
 from reference_server.raft.core import KRaftUpgradeError, NotLeaderError
-from reference_server.security import SASL_APIS, ClientSecurity, ListenerSecurity, SaslOutcome, SaslSession
+from reference_server.raft.image import FENCE
+from reference_server.security import (
+    SASL_APIS,
+    ClientSecurity,
+    ListenerSecurity,
+    SaslOutcome,
+    SaslSession,
+    principal_name,
+)
 
 log = logging.getLogger("kafka.server.ControllerServer")
 socket_log = logging.getLogger("kafka.network.SocketServer")
@@ -74,6 +91,8 @@ RemoveRaftVoter and UpdateRaftVoter."""
 SERVED_APIS: Final = frozenset(api_versions.CONTROLLER_APIS)
 READ_CHUNK: Final = 1 << 20
 SHUTDOWN_GRACE_MS: Final = 1000
+SESSION_CHECK_INTERVAL_MS: Final = 250
+"""How often the active controller looks for broker sessions that expired."""
 SLOW_CALL_MS: Final = 500
 """A synchronous step longer than this is logged: peers time requests out after 2 s by default."""
 _T = TypeVar("_T")
@@ -129,6 +148,8 @@ class RuntimeOptions:
     """How this node connects to the other voters."""
     broker: BrokerOptions | None = None
     """The broker role's listeners (``reference_server.broker``), None for a controller only."""
+    broker_session_timeout_ms: int = 9000
+    """``broker.session.timeout.ms``: the active controller fences a broker silent that long."""
 
 
 class ControllerRuntime:
@@ -159,10 +180,20 @@ class ControllerRuntime:
         self._activation_offset: int | None = None
         self._active = False
         self._next_noop_ms = 0
-        self.broker = (BrokerFrontend(options.broker, identity.node_id, identity.cluster_id, core, self.view,
-                                      self.bound) if options.broker is not None else None)
-        self._feature_waits: list[_FeatureWait] = []
-        """UpdateFeatures answers held until their records are committed, in offset order."""
+        self.broker = None
+        if options.broker is not None:
+            frame_bytes = max(options.socket_request_max_bytes, framing.DEFAULT_MAX_FRAME_BYTES)
+            channels = ControllerChannels(identity.node_id, options.peer_security, frame_bytes)
+            self.broker = BrokerFrontend(options.broker, identity.node_id, identity.cluster_id, core,
+                                         self.view, self.bound, channels)
+        self._commit_waits: list[_CommitWait] = []
+        """Answers held until their records are committed (UpdateFeatures, broker registrations and
+        heartbeats that change a registration), in offset order."""
+        self._broker_sessions: dict[int, int] = {}
+        """Broker id -> time of its last heartbeat (or of this controller's activation)."""
+        self._fencing: set[int] = set()
+        """Brokers whose session expired, with a fencing record appended but not yet in the image."""
+        self._next_session_check_ms = 0
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -182,6 +213,8 @@ class ControllerRuntime:
             self.bound[spec.name] = (sockname[0], sockname[1])
             log.info("[ControllerServer id=%d] Listening on %s://%s:%d", self.identity.node_id,
                      spec.name, spec.host or "0.0.0.0", sockname[1])
+        if self.broker is not None:
+            self.broker.start()
 
     def stop(self, exit_code: int = 0) -> None:
         """Ask ``run`` to shut down gracefully."""
@@ -240,6 +273,8 @@ class ControllerRuntime:
                 raft_log.exception("%s Graceful resignation failed", self.prefix)
         for server in self._servers:
             server.close()
+        if self.broker is not None:
+            await self.broker.close()
         for task in list(self._connections):
             task.cancel()
         for future in self._pending.values():
@@ -297,8 +332,8 @@ class ControllerRuntime:
         if result.committed_offset > self._committed:
             self._committed = result.committed_offset
         self._track_leadership()
-        if self._feature_waits:
-            self._release_feature_replies()
+        if self._commit_waits:
+            self._release_commit_waits()
 
     def _timed(self, what: str, call: Callable[..., _T], *args: Any) -> _T:
         """Run a synchronous step; say so when it held the event loop long enough to worry peers."""
@@ -350,11 +385,31 @@ class ControllerRuntime:
         if interval > 0 and now >= self._next_noop_ms:
             self._append([messages.NoOpRecord()], now)
             self._next_noop_ms = now + interval
+        if now >= self._next_session_check_ms:
+            self._next_session_check_ms = now + SESSION_CHECK_INTERVAL_MS
+            self._fence_expired_brokers(now)
+
+    def _fence_expired_brokers(self, now: int) -> None:
+        """Fence every unfenced broker whose last heartbeat is older than the session timeout."""
+        for registration in self.core.registered_brokers():
+            broker_id = registration.broker_id
+            if registration.fenced:
+                self._fencing.discard(broker_id)
+                continue
+            last = self._broker_sessions.setdefault(broker_id, now)
+            if broker_id in self._fencing or now - last <= self.options.broker_session_timeout_ms:
+                continue
+            controller_log.info("[QuorumController id=%d] Fencing broker %d because its session has timed "
+                                "out.", self.identity.node_id, broker_id)
+            self._fencing.add(broker_id)
+            self._append([broker_lifecycle.fencing_record(registration, FENCE)], now)
 
     def _activate(self, now: int) -> None:
         me = self.identity.node_id
         self._active = True
         self._next_noop_ms = now + self.options.metadata_max_idle_interval_ms
+        self._broker_sessions = {broker.broker_id: now for broker in self.core.registered_brokers()}
+        self._fencing.clear()
         controller_log.info("[QuorumController id=%d] Becoming the active controller at epoch %d, next write "
                             "offset %d.", me, self.core.epoch, self.log.end_offset())
         image = self.core.committed_features()
@@ -395,7 +450,7 @@ class ControllerRuntime:
             records.append(messages.EndTransactionRecord())
         return records, text
 
-    def _append(self, records: list[Struct], now: int) -> None:
+    def _append(self, records: Sequence[Struct | MetadataRecord], now: int) -> None:
         try:
             self.core.append(records, now)
         except Exception as exc:  # NotLeaderError when leadership moved since the last poll
@@ -491,7 +546,8 @@ class ControllerRuntime:
                 await writer.drain()
             return not outcome.close
         if self.broker is not None and listener in self.broker.listeners:
-            answer = await self.broker.handle(request, frame, listener, _peer_host(writer))
+            principal = principal_name(session, writer.get_extra_info("peercert"))
+            answer = await self.broker.handle(request, frame, listener, _peer_host(writer), principal)
         elif key in SERVED_APIS:
             answer = await self._dispatch(request, listener, peer)
         else:
@@ -528,6 +584,12 @@ class ControllerRuntime:
         elif key == envelope.API_KEY:
             assert isinstance(request.body, messages.EnvelopeRequest)
             body = await self._envelope(request.body, listener, peer)
+        elif key == broker_lifecycle.REGISTRATION_KEY:
+            assert isinstance(request.body, messages.BrokerRegistrationRequest)
+            body = await self._register_broker(request.body)
+        elif key == broker_lifecycle.HEARTBEAT_KEY:
+            assert isinstance(request.body, messages.BrokerHeartbeatRequest)
+            body = await self._broker_heartbeat(request.body)
         else:
             assert request.body is not None
             body = await self._ask_core(key, version, request.body, listener, peer)
@@ -536,12 +598,18 @@ class ControllerRuntime:
     async def _envelope(self, wrapped: messages.EnvelopeRequest, listener: str, peer: str) -> Struct | None:
         """A request a broker forwarded: handle the inner request as if it came on this listener."""
         try:
+            principal = envelope.deserialize_principal(wrapped.request_principal)
+        except ValueError as exc:
+            socket_log.warning("Envelope from %s with an unreadable principal: %s", peer, exc)
+            return envelope.error_response(envelope.PRINCIPAL_DESERIALIZATION_FAILURE)
+        try:
             inner = envelope.unwrap_request(wrapped)
         except Exception as exc:
             socket_log.warning("Invalid request forwarded by %s in an Envelope: %s", peer, exc)
             return envelope.error_response(envelope.INVALID_REQUEST)
         if inner.header.request_api_key not in envelope.FORWARDED_APIS:
             return envelope.error_response(envelope.INVALID_REQUEST)
+        socket_log.debug("%s forwarded API %d for %s:%s", peer, inner.header.request_api_key, *principal)
         answer = await self._dispatch(inner, listener, peer)
         if answer is None:
             return None
@@ -558,8 +626,10 @@ class ControllerRuntime:
         if key != api_versions.API_KEY:
             return session.handle(key, version, request.body)
         assert request.body is None or isinstance(request.body, messages.ApiVersionsRequest)
+        served = (BROKER_APIS if self.broker is not None and listener in self.broker.listeners
+                  else api_versions.CONTROLLER_APIS)
         body, response_version = api_versions.handle(request.body, version, self.view(listener),
-                                                     api_keys=(*api_versions.CONTROLLER_APIS, *SASL_APIS))
+                                                     api_keys=(*served, *SASL_APIS))
         return SaslOutcome(body, response_version)
 
     async def _ask_core(self, key: int, version: int, body: Struct, listener: str,
@@ -592,7 +662,7 @@ class ControllerRuntime:
         applied; NOT_CONTROLLER if leadership is lost first."""
         view = self.view(listener)
         levels = dict(view.finalized_features)
-        for wait in self._feature_waits:  # appended but not committed yet: the controller's own view
+        for wait in self._commit_waits:  # appended but not committed yet: the controller's own view
             levels.update(wait.changes)
         view = dataclasses.replace(view, finalized_features=levels)
         outcome = update_features.handle(request, version, view, active=self._active, check_voters=False)
@@ -616,11 +686,21 @@ class ControllerRuntime:
             return outcome.response
         controller_log.info("[QuorumController id=%d] UpdateFeatures %s appended up to offset %d",
                             self.identity.node_id, dict(outcome.changes), last)
+        def not_controller() -> Struct:
+            return update_features.not_controller(self.core.leader_id, self.identity.node_id)
+
+        return await self._when_committed(last, outcome.response, not_controller, dict(outcome.changes))
+
+    async def _when_committed(self, offset: int, response: Struct, not_controller: Callable[[], Struct],
+                              changes: dict[str, int] | None = None) -> Struct | None:
+        """``response`` once ``offset`` is committed and in the image, ``not_controller()`` if this
+        node stops leading the epoch first."""
         request_id = next(self._request_ids)
         future: asyncio.Future[Struct] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
-        self._feature_waits.append(_FeatureWait(last, self.core.epoch, request_id, outcome.response,
-                                                dict(outcome.changes)))
+        self._commit_waits.append(_CommitWait(offset, self.core.epoch, request_id, response, not_controller,
+                                              changes or {}))
+        self._wake.set()
         try:
             return await future
         except asyncio.CancelledError:
@@ -628,14 +708,14 @@ class ControllerRuntime:
         finally:
             self._pending.pop(request_id, None)
 
-    def _release_feature_replies(self) -> None:
-        """Answer the held UpdateFeatures whose records are committed and in the image; NOT_CONTROLLER
-        for every one still waiting once this node no longer leads the epoch it appended in."""
+    def _release_commit_waits(self) -> None:
+        """Answer the held requests whose records are committed and in the image; NOT_CONTROLLER for
+        every one still waiting once this node no longer leads the epoch it appended in."""
         waits = []
         applied = self.core.applied_offset
-        for wait in self._feature_waits:
+        for wait in self._commit_waits:
             if not self.core.is_leader or self.core.epoch != wait.epoch:
-                body: Struct = update_features.not_controller(self.core.leader_id, self.identity.node_id)
+                body: Struct = wait.not_controller()
             elif applied > wait.offset:
                 body = wait.response
             else:
@@ -644,18 +724,59 @@ class ControllerRuntime:
             future = self._pending.pop(wait.request_id, None)
             if future is not None and not future.done():
                 future.set_result(body)
-        self._feature_waits = waits
+        self._commit_waits = waits
+
+    # ------------------------------------------------------------------ broker registrations
+
+    async def _register_broker(self, request: messages.BrokerRegistrationRequest) -> Struct | None:
+        image = self.core.committed_features()
+        now = self.now_ms()
+        live = frozenset(broker_id for broker_id, last in self._broker_sessions.items()
+                         if now - last <= self.options.broker_session_timeout_ms)
+        decision = broker_lifecycle.register(
+            request, active=self._active, cluster_id=self.identity.cluster_id,
+            metadata_version=image.metadata_version or features.LATEST_PRODUCTION_METADATA_VERSION,
+            registered={r.broker_id: r for r in self.core.registered_brokers()}, live=live,
+            next_offset=self.log.end_offset())
+        return await self._decided(decision, request.broker_id, "Registering broker")
+
+    async def _broker_heartbeat(self, request: messages.BrokerHeartbeatRequest) -> Struct | None:
+        registration = next((r for r in self.core.registered_brokers() if r.broker_id == request.broker_id),
+                            None)
+        decision = broker_lifecycle.heartbeat(request, active=self._active, registration=registration)
+        return await self._decided(decision, request.broker_id, "Changing the registration of broker")
+
+    async def _decided(self, decision: broker_lifecycle.Decision, broker_id: int, what: str) -> Struct | None:
+        """Renew the broker's session when the answer is no error; append the decision's record and
+        answer once it is committed."""
+        if decision.response.error_code != broker_lifecycle.NONE:
+            return decision.response
+        now = self.now_ms()
+        self._broker_sessions[broker_id] = now
+        if decision.record is None:
+            return decision.response
+        try:
+            offset = self.core.append([decision.record], now)
+        except NotLeaderError:
+            return type(decision.response)(error_code=broker_lifecycle.NOT_CONTROLLER)
+        controller_log.info("[QuorumController id=%d] %s %d: %s at offset %d", self.identity.node_id, what,
+                            broker_id, type(decision.record.message).__name__, offset)
+        refused = type(decision.response)(error_code=broker_lifecycle.NOT_CONTROLLER)
+        return await self._when_committed(offset, decision.response, lambda: refused)
 
 
 @dataclass(frozen=True)
-class _FeatureWait:
-    """An UpdateFeatures answer waiting for ``offset`` (its last record) to be committed."""
+class _CommitWait:
+    """An answer waiting for ``offset`` (its last record) to be committed."""
 
     offset: int
     epoch: int
     request_id: int
     response: Struct
+    not_controller: Callable[[], Struct]
+    """Makes the answer if this node stops leading ``epoch`` first."""
     changes: dict[str, int]
+    """Feature levels the records finalize (UpdateFeatures), for the controller's own view."""
 
 
 def _peer_host(writer: asyncio.StreamWriter) -> str:

@@ -1,4 +1,4 @@
-"""TLS and SASL for the controller listeners: what Kafka's ``ChannelBuilders`` and
+"""TLS and SASL for the listeners (controller and broker alike): what Kafka's ``ChannelBuilders`` and
 ``SaslServerAuthenticator`` do, for PEM keystores and the PLAIN and SCRAM-SHA-256/512 mechanisms.
 
 Settings (each looked up first with the listener prefix ``listener.name.<listener lower case>.``,
@@ -31,6 +31,10 @@ verification unless ``ssl.endpoint.identification.algorithm`` is empty) and
 ``kafka_admin_kraft.client.sasl`` for the mechanisms, whose SCRAM primitives the server side here
 shares.
 
+A connection's principal is Kafka's default: ``User:<name>`` with the SASL authorization id, else
+the TLS client certificate's distinguished name (RFC 2253, as Java prints it), else ``ANONYMOUS``.
+A broker forwards it to the controller in the Envelope.
+
 On a SASL listener only ApiVersions, SaslHandshake (v0 refused: raw tokens are not supported, the
 connection is closed) and SaslAuthenticate are served before authentication; anything else closes
 the connection, as Kafka does. A failed authentication is answered with SASL_AUTHENTICATION_FAILED
@@ -49,7 +53,7 @@ import ssl
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from kafka_admin_kraft.client.config import ClientConfig, SaslSettings, parse_jaas
 from kafka_admin_kraft.client.sasl import (
@@ -105,6 +109,8 @@ class SaslServer:
 
     name = ""
     complete = False
+    authorization_id = ""
+    """The authenticated user, once ``complete``."""
 
     def evaluate(self, token: bytes) -> bytes:
         raise NotImplementedError
@@ -134,6 +140,7 @@ class PlainServer(SaslServer):
         if authzid and authzid != username:
             raise AuthenticationFailed("Authentication failed: Client requested an authorization id "
                                        "that is different from username")
+        self.authorization_id = username
         self.complete = True
         return b""
 
@@ -194,6 +201,7 @@ class ScramServer(SaslServer):
         if authzid and authzid != f"a={attrs['n']}":
             raise SaslFailure("authorization id differs from the user name")
         self._gs2_header = f"{gs2_flag},{authzid},"
+        self.authorization_id = username
         self._client_first_bare = bare
         self._credential = credential
         self._nonce = attrs["r"] + base64.b64encode(secrets.token_bytes(18)).decode()
@@ -290,9 +298,36 @@ class SaslSession:
                 error_code=SASL_AUTHENTICATION_FAILED, error_message=str(exc), auth_bytes=b""), close=True)
         if server.complete:
             self.authenticated = True
+            self.principal = server.authorization_id
             log.debug("Authenticated %s with %s", self.peer, server.name)
         return SaslOutcome(messages.SaslAuthenticateResponse(error_code=0, auth_bytes=challenge,
                                                              session_lifetime_ms=0))
+
+
+ANONYMOUS: Final = "ANONYMOUS"
+_RDN_NAMES: Final = {"commonName": "CN", "organizationName": "O", "organizationalUnitName": "OU",
+                     "countryName": "C", "stateOrProvinceName": "ST", "localityName": "L",
+                     "streetAddress": "STREET", "domainComponent": "DC", "userId": "UID"}
+
+
+def principal_name(session: SaslSession | None, peer_certificate: Mapping[str, Any] | None) -> str:
+    """The name of a connection's ``User`` principal (DefaultKafkaPrincipalBuilder)."""
+    if session is not None and session.authenticated:
+        return session.principal
+    subject = (peer_certificate or {}).get("subject")
+    if not subject:
+        return ANONYMOUS
+    # RFC 2253 lists the relative distinguished names from the last to the first.
+    parts = [f"{_RDN_NAMES.get(key, key)}={_escape_rdn(value)}"
+             for rdn in reversed(subject) for key, value in rdn]
+    return ",".join(parts)
+
+
+def _escape_rdn(value: str) -> str:
+    escaped = "".join(f"\\{char}" if char in ',+"\\<>;' else char for char in value)
+    if escaped.startswith((" ", "#")):
+        escaped = "\\" + escaped
+    return escaped[:-1] + "\\ " if escaped.endswith(" ") else escaped
 
 
 def _illegal_state(api_key: int) -> Struct:
@@ -362,11 +397,11 @@ class _Lookup:
 
 
 def from_config(config: ServerConfig) -> Security:
-    """Every controller listener's security, and the inter-controller client's; ConfigError when a
-    setting is missing, unsupported or unreadable."""
+    """Every listener's security, and the client's towards the controllers (voters to voters, brokers
+    to the active controller); ConfigError when a setting is missing, unsupported or unreadable."""
     props = config.originals
     listeners = {}
-    for listener in config.controller_listeners:
+    for listener in config.listeners:
         protocol = config.listener_security_protocol_map.get(listener.name, "PLAINTEXT")
         listeners[listener.name] = _listener_security(props, listener.name, protocol)
     default = config.default_listener_name

@@ -1,16 +1,20 @@
 """Envelope (API 58), version 0: how a broker forwards a client's request to the active controller.
 
 - Request: RequestData (the client's request header and body, without the size prefix),
-  RequestPrincipal (the serialized principal the broker authenticated; the reference broker has no
-  authentication and sends empty bytes) and ClientHostAddress (the client's IP address, 4 or 16 bytes).
+  RequestPrincipal (the principal the broker authenticated the client as, serialized as Kafka's
+  ``DefaultKafkaPrincipalBuilder`` does: an int16 version, 0, then DefaultPrincipalData v0 with Type
+  ``User``, the Name and TokenAuthenticated false) and ClientHostAddress (the client's IP address, 4
+  or 16 bytes).
 - Response: ResponseData (the inner response header and body, without the size prefix) and ErrorCode
   (an error of the envelope itself; ResponseData is then null).
 
-The controller decodes RequestData, handles the inner request as if it had arrived on its own
-listener, and answers with the inner response encoded at the inner version and correlation id. The
-broker decodes that and answers its client, re-encoding with the client's correlation id. When no
-controller can be reached the broker answers in the inner API's own shape with the error that makes
-clients retry: NOT_CONTROLLER for UpdateFeatures, NOT_LEADER_OR_FOLLOWER for the raft APIs.
+The controller reads the principal (an envelope whose principal does not parse is answered
+PRINCIPAL_DESERIALIZATION_FAILURE), decodes RequestData, handles the inner request as if it had
+arrived on its own listener, and answers with the inner response encoded at the inner version and
+correlation id. The broker decodes that and answers its client, re-encoding with the client's
+correlation id. When no controller can be reached the broker answers in the inner API's own shape
+with the error that makes clients retry: NOT_CONTROLLER for UpdateFeatures, NOT_LEADER_OR_FOLLOWER
+for the raft APIs.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import ipaddress
 from typing import Final
 
 from kafka_admin_kraft.protocol import framing, messages
+from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
 from kafka_admin_kraft.protocol.message import Struct
 from reference_server.handlers import update_features
 from reference_server.raft import describe
@@ -26,6 +31,9 @@ from reference_server.raft import describe
 API_KEY: Final = 58
 NOT_LEADER_OR_FOLLOWER: Final = 6
 INVALID_REQUEST: Final = 42
+PRINCIPAL_DESERIALIZATION_FAILURE: Final = 97
+PRINCIPAL_TYPE: Final = "User"
+PRINCIPAL_VERSION: Final = 0
 
 FORWARDED_APIS: Final = frozenset({55, 57, 80, 81})
 """DescribeQuorum, UpdateFeatures, AddRaftVoter and RemoveRaftVoter: what a broker forwards."""
@@ -39,9 +47,28 @@ def client_address_bytes(host: str) -> bytes:
         return b""
 
 
-def wrap(request_frame: bytes, client_host: str, principal: bytes = b"") -> messages.EnvelopeRequest:
-    """The EnvelopeRequest carrying ``request_frame`` (a request's header and body, no size prefix)."""
-    return messages.EnvelopeRequest(request_data=request_frame, request_principal=principal,
+def serialize_principal(name: str) -> bytes:
+    """``User:<name>`` as a Kafka broker puts it in RequestPrincipal."""
+    data = messages.DefaultPrincipalData(type=PRINCIPAL_TYPE, name=name, token_authenticated=False)
+    return PRINCIPAL_VERSION.to_bytes(2, "big") + data.encode(PRINCIPAL_VERSION)
+
+
+def deserialize_principal(data: bytes | None) -> tuple[str, str]:
+    """(type, name) of a serialized principal; ValueError when it is not one."""
+    if data is None or len(data) < 2 or int.from_bytes(data[:2], "big", signed=True) != PRINCIPAL_VERSION:
+        raise ValueError("not a version 0 DefaultPrincipalData")
+    try:
+        principal = messages.DefaultPrincipalData.decode(data[2:], PRINCIPAL_VERSION)
+    except KafkaAdminError as exc:
+        raise ValueError(f"invalid DefaultPrincipalData: {exc}") from None
+    return principal.type, principal.name
+
+
+def wrap(request_frame: bytes, client_host: str, principal: str) -> messages.EnvelopeRequest:
+    """The EnvelopeRequest carrying ``request_frame`` (a request's header and body, no size prefix)
+    for a client authenticated as ``User:<principal>``."""
+    return messages.EnvelopeRequest(request_data=request_frame,
+                                    request_principal=serialize_principal(principal),
                                     client_host_address=client_address_bytes(client_host))
 
 

@@ -2,15 +2,16 @@
 
 Metadata, versions 0-13 (the codec's; Kafka 4 brokers serve 0-13):
 
-- Brokers: the live brokers this broker knows on the listener the request arrived on. The reference
-  broker knows no broker registrations, so it lists itself.
+- Brokers: the registered, unfenced brokers of the metadata image that have an endpoint on the
+  listener the request arrived on.
 - ControllerId (v1+): a KRaft broker reports a random live broker, never a controller (clients send
   controller-bound requests to it and it forwards them); here itself.
 - ClusterId (v2+), ClusterAuthorizedOperations (v8-10, on request), top-level ErrorCode (v13).
 - Topics: the metadata image holds no TopicRecords, so a request for every topic (null Topics, or an
   empty list) gets none and each named topic UNKNOWN_TOPIC_OR_PARTITION.
 
-DescribeCluster, versions 0-2: the same brokers and controller id; EndpointType 1 (brokers). A v1+
+DescribeCluster, versions 0-2: the same brokers and controller id, plus the fenced ones with
+IsFenced when a v2 request sets IncludeFencedBrokers; EndpointType 1 (brokers). A v1+
 request naming EndpointType 2 gets MISMATCHED_ENDPOINT_TYPE, any other type UNSUPPORTED_ENDPOINT_TYPE.
 A broker needs no metadata.version check (that one is for controllers).
 """
@@ -47,6 +48,7 @@ class BrokerNode:
     host: str
     port: int
     rack: str | None = None
+    fenced: bool = False
 
 
 @dataclass(frozen=True)
@@ -56,11 +58,16 @@ class BrokerView:
     cluster_id: str
     node_id: int
     brokers: tuple[BrokerNode, ...]
+    """Every registered broker with an endpoint on the listener, fenced ones included."""
+
+    @property
+    def live(self) -> list[BrokerNode]:
+        return [broker for broker in self.brokers if not broker.fenced]
 
     @property
     def controller_id(self) -> int:
         """KRaft brokers name a live broker as the controller: this one when it is listed."""
-        ids = [broker.node_id for broker in self.brokers]
+        ids = [broker.node_id for broker in self.live]
         return self.node_id if self.node_id in ids else (ids[0] if ids else -1)
 
 
@@ -68,7 +75,7 @@ def handle_metadata(request: messages.MetadataRequest, api_version: int,
                     view: BrokerView) -> messages.MetadataResponse:
     Response = messages.MetadataResponse
     brokers = [Response.MetadataResponseBroker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
-               for b in view.brokers]
+               for b in view.live]
     topics = [Response.MetadataResponseTopic(error_code=UNKNOWN_TOPIC_OR_PARTITION, name=topic.name,
                                              topic_id=topic.topic_id, is_internal=False, partitions=[],
                                              topic_authorized_operations=NO_OPERATIONS)
@@ -91,8 +98,9 @@ def handle_describe_cluster(request: messages.DescribeClusterRequest, api_versio
     if requested != BROKER_ENDPOINT:
         return Response(error_code=UNSUPPORTED_ENDPOINT_TYPE,
                         error_message=f"Unsupported endpoint type {requested}")
-    brokers = [Response.DescribeClusterBroker(broker_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
-               for b in view.brokers]
+    listed = view.brokers if api_version >= 2 and request.include_fenced_brokers else view.live
+    brokers = [Response.DescribeClusterBroker(broker_id=b.node_id, host=b.host, port=b.port, rack=b.rack,
+                                              is_fenced=b.fenced) for b in listed]
     operations = CLUSTER_OPERATIONS if request.include_cluster_authorized_operations else NO_OPERATIONS
     return Response(error_code=0, error_message=None, endpoint_type=BROKER_ENDPOINT,
                     cluster_id=view.cluster_id, controller_id=view.controller_id, brokers=brokers,

@@ -14,13 +14,14 @@ newest version; the driver encodes them at the version negotiated with the peer.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
-from kafka_admin_kraft.records import RecordBatch, SnapshotId
+from kafka_admin_kraft.records import MetadataRecord, RecordBatch, SnapshotId
 from kafka_admin_kraft.storage import QuorumState
 
 
@@ -337,7 +338,7 @@ class RaftDriverFacing(Protocol):
     def poll(self, now_ms: int) -> PollResult:
         ...
 
-    def append(self, batch_records: list[Struct], now_ms: int) -> int:
+    def append(self, batch_records: Sequence[Struct | MetadataRecord], now_ms: int) -> int:
         """Leader only: append metadata records (generated record messages) in one batch of the
         current epoch; return the offset of the last one. Raises NotLeaderError otherwise."""
         ...
@@ -388,6 +389,10 @@ class RaftDriverFacing(Protocol):
 
     def committed_features(self) -> CommittedFeatures:
         """The features of the committed metadata image, as of ``applied_offset``."""
+        ...
+
+    def registered_brokers(self) -> list[messages.RegisterBrokerRecord]:
+        """The broker registrations of the committed metadata image (Fenced as it stands), by id."""
         ...
 
 

@@ -242,6 +242,10 @@ class RaftCore:
         return CommittedFeatures(levels, image.highest_offset, image.metadata_version,
                                  image.transaction_start_offset)
 
+    def registered_brokers(self) -> list[messages.RegisterBrokerRecord]:
+        """The broker registrations of the committed image, by broker id."""
+        return self._image.broker_registrations()
+
     @property
     def image(self) -> SnapshotImage:
         """The committed metadata image (tests and tools; the driver uses ``committed_features``)."""

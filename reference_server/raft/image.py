@@ -8,6 +8,9 @@ batches of a snapshot. Compaction keeps the latest record per key:
 * FeatureLevelRecord per feature name (a level of 0 removes the feature, except metadata.version);
 * TopicRecord per topic id, PartitionRecord per (topic id, partition), RegisterBrokerRecord per broker
   id, RegisterControllerRecord per controller id;
+* BrokerRegistrationChangeRecord, FenceBrokerRecord and UnfenceBrokerRecord change the Fenced flag of
+  the broker's RegisterBrokerRecord when the broker epoch matches, and vanish: a snapshot holds each
+  registration as it stands, as Kafka's image writes it;
 * NoOpRecords vanish;
 * any other record (types the image does not key, raw records) is kept in log order.
 
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Final
 
 from kafka_admin_kraft.features import METADATA_VERSION
 from kafka_admin_kraft.protocol import messages
@@ -37,6 +41,7 @@ from kafka_admin_kraft.records import (
     SnapshotId,
     decode_metadata_record,
     encode_batch,
+    encode_metadata_record,
     read_frame,
 )
 
@@ -49,9 +54,16 @@ NO_OP_RECORD = 20
 BEGIN_TRANSACTION_RECORD = 23
 END_TRANSACTION_RECORD = 24
 ABORT_TRANSACTION_RECORD = 25
+FENCE_BROKER_RECORD = 7
+UNFENCE_BROKER_RECORD = 8
+BROKER_REGISTRATION_CHANGE_RECORD = 17
+FENCE: Final = 1
+"""BrokerRegistrationChangeRecord.Fenced: 1 fenced, 0 no change, -1 unfenced."""
+UNFENCE: Final = -1
 _DECODED = frozenset({FEATURE_LEVEL_RECORD, TOPIC_RECORD, PARTITION_RECORD, REGISTER_BROKER_RECORD,
                       REGISTER_CONTROLLER_RECORD, BEGIN_TRANSACTION_RECORD, END_TRANSACTION_RECORD,
-                      ABORT_TRANSACTION_RECORD})
+                      ABORT_TRANSACTION_RECORD, FENCE_BROKER_RECORD, UNFENCE_BROKER_RECORD,
+                      BROKER_REGISTRATION_CHANGE_RECORD})
 """Record types the image decodes; every other type is kept by reference without decoding."""
 
 
@@ -124,6 +136,17 @@ class SnapshotImage:
         """Every finalized feature of the image whose level is not 0 (kraft.version is not a record
         of the image: the core adds it from the control records)."""
         return {name: level for name, (level, _) in self._features.items() if level != 0}
+
+    def broker_registrations(self) -> list[messages.RegisterBrokerRecord]:
+        """Every registered broker as it stands, by broker id."""
+        found = []
+        for (api_key, _), value in self._keyed.items():
+            if api_key == REGISTER_BROKER_RECORD:
+                record = decode_metadata_record(value)
+                assert isinstance(record, ApiMessageAndVersion)
+                assert isinstance(record.message, messages.RegisterBrokerRecord)
+                found.append(record.message)
+        return sorted(found, key=lambda registration: registration.broker_id)
 
     def keyed_count(self) -> int:
         """How many records ``values`` yields before the ones kept in log order."""
@@ -210,6 +233,11 @@ class SnapshotImage:
                          offset)
         elif isinstance(message, messages.RegisterBrokerRecord):
             self._change(("keyed", (REGISTER_BROKER_RECORD, message.broker_id), value, 0), offset)
+        elif isinstance(message, messages.BrokerRegistrationChangeRecord):
+            self._change(("fencing", (message.broker_id, message.broker_epoch), None, message.fenced), offset)
+        elif isinstance(message, messages.FenceBrokerRecord | messages.UnfenceBrokerRecord):
+            fenced = FENCE if isinstance(message, messages.FenceBrokerRecord) else UNFENCE
+            self._change(("fencing", (message.id, message.epoch), None, fenced), offset)
         elif isinstance(message, messages.RegisterControllerRecord):
             self._change(("keyed", (REGISTER_CONTROLLER_RECORD, message.controller_id), value, 0), offset)
         else:  # a type the codec does not model at this version
@@ -234,6 +262,9 @@ class SnapshotImage:
         elif kind == "keyed":
             assert value is not None
             self._keyed[key] = value  # type: ignore[index]
+        elif kind == "fencing":
+            assert isinstance(key, tuple)
+            self._fence(key[0], key[1], level)
         else:
             source = key if isinstance(key, SnapshotId) else None
             offset = level
@@ -242,6 +273,19 @@ class SnapshotImage:
                 last.last = offset
             else:
                 self._others.append(OtherRun(source, offset, offset))
+
+    def _fence(self, broker_id: int, broker_epoch: int, change: int) -> None:
+        stored = self._keyed.get((REGISTER_BROKER_RECORD, broker_id))
+        if stored is None or change not in (FENCE, UNFENCE):
+            return
+        record = decode_metadata_record(stored)
+        assert isinstance(record, ApiMessageAndVersion)
+        registration = record.message
+        assert isinstance(registration, messages.RegisterBrokerRecord)
+        if registration.broker_epoch != broker_epoch:
+            return  # a change for an older registration of this broker id
+        registration.fenced = change == FENCE
+        self._keyed[(REGISTER_BROKER_RECORD, broker_id)] = encode_metadata_record(record)
 
     # ------------------------------------------------------------------ writing out
 

@@ -158,3 +158,34 @@ def test_periodic_snapshot_is_written_over_several_polls() -> None:
     assert snapshot_id is not None
     records = list(iter_metadata_records(log.snapshot_batches(snapshot_id)))
     assert [r for r in records if isinstance(r, RawMetadataRecord)] == [config(i) for i in range(5)]
+
+
+def broker(broker_id: int, epoch: int) -> ApiMessageAndVersion:
+    R = messages.RegisterBrokerRecord
+    endpoint = R.BrokerEndpoint(name="BROKER", host="h", port=9092, security_protocol=0)
+    return ApiMessageAndVersion(R(broker_id=broker_id, incarnation_id=Uuid(bytes(15) + b"\x07"),
+                                  broker_epoch=epoch, end_points=[endpoint], fenced=True), 3)
+
+
+def test_fencing_records_change_the_registration_and_vanish() -> None:
+    """BrokerRegistrationChangeRecord (and the older Fence/UnfenceBrokerRecord) flip Fenced on the
+    registration with the same broker epoch; the snapshot holds the registrations as they stand."""
+    log = MemoryLog()
+    change = messages.BrokerRegistrationChangeRecord
+    append(log, 1, broker(1, 10), broker(2, 11), record(change(broker_id=1, broker_epoch=10, fenced=-1)),
+           record(change(broker_id=2, broker_epoch=99, fenced=-1)),  # another epoch: ignored
+           record(messages.UnfenceBrokerRecord(id=2, epoch=11)),
+           record(messages.FenceBrokerRecord(id=2, epoch=11)),
+           record(change(broker_id=3, broker_epoch=1, fenced=-1)))  # unknown broker: ignored
+    image = SnapshotImage()
+    apply_all(image, log)
+    assert [(b.broker_id, b.fenced) for b in image.broker_registrations()] == [(1, False), (2, True)]
+    values = [decode_metadata_record(v) for v in image.values(read(log))]
+    assert [(r.message.broker_id, r.message.fenced, r.version) for r in values  # type: ignore[union-attr]
+            if isinstance(r, ApiMessageAndVersion)] == [(1, False, 3), (2, True, 3)]
+    assert image.other_count() == 0
+    # A new registration replaces the old one, fenced again.
+    append(log, 1, broker(1, 20))
+    apply_all(image, log)
+    assert [(b.broker_id, b.broker_epoch, b.fenced) for b in image.broker_registrations()] == [
+        (1, 20, True), (2, 11, True)]

@@ -143,6 +143,10 @@ class FakeCore:
         self._catch_up()
         return self.image.next_offset
 
+    def registered_brokers(self) -> list[messages.RegisterBrokerRecord]:
+        self._catch_up()
+        return self.image.broker_registrations()
+
     def committed_features(self) -> CommittedFeatures:
         self._catch_up()
         image = self.image

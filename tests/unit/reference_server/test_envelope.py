@@ -21,9 +21,9 @@ def _request_frame(body: messages.DescribeQuorumRequest, version: int, correlati
 def test_wrap_and_unwrap_a_request_round_trip() -> None:
     inner = messages.DescribeQuorumRequest(topics=[])
     frame = _request_frame(inner, 2, 77)
-    wrapped = envelope.wrap(frame, "127.0.0.1")
+    wrapped = envelope.wrap(frame, "127.0.0.1", "alice")
     assert wrapped.request_data == frame and wrapped.client_host_address == bytes([127, 0, 0, 1])
-    assert wrapped.request_principal == b""
+    assert envelope.deserialize_principal(wrapped.request_principal) == ("User", "alice")
     on_the_wire = framing.encode_request(wrapped, 0, 5)
     decoded = framing.decode_request(on_the_wire[4:])
     assert isinstance(decoded.body, messages.EnvelopeRequest)
@@ -31,6 +31,15 @@ def test_wrap_and_unwrap_a_request_round_trip() -> None:
     assert (unwrapped.header.request_api_key, unwrapped.header.request_api_version) == (55, 2)
     assert unwrapped.header.correlation_id == 77 and unwrapped.header.client_id == "adminclient-1"
     assert unwrapped.body == inner
+
+
+def test_the_principal_is_serialized_as_kafka_does() -> None:
+    # int16 version 0, then DefaultPrincipalData v0: compact "User", compact "ANONYMOUS", false, no tags
+    assert envelope.serialize_principal("ANONYMOUS") == (b"\x00\x00" b"\x05User" b"\x0aANONYMOUS" b"\x00"
+                                                         b"\x00")
+    for bad in (None, b"", b"\x00", b"\x00\x01\x05User\x01\x00\x00", b"\x00\x00\x05Us"):
+        with pytest.raises(ValueError, match="DefaultPrincipalData"):
+            envelope.deserialize_principal(bad)
 
 
 def test_client_addresses() -> None:

@@ -8,10 +8,13 @@ from kafka_admin_kraft.client.sasl import mechanism_for
 from reference_server.security import (
     PLAIN_FAILED,
     AuthenticationFailed,
+    ListenerSecurity,
     PlainServer,
     SaslServer,
+    SaslSession,
     ScramCredential,
     ScramServer,
+    principal_name,
 )
 
 
@@ -21,6 +24,7 @@ def _exchange(server: SaslServer, mechanism: str, user: str, password: str) -> N
     while token is not None:
         token = client.respond(server.evaluate(token))
     assert server.complete and client.complete
+    assert server.authorization_id == user
 
 
 @pytest.mark.parametrize("mechanism", ["SCRAM-SHA-256", "SCRAM-SHA-512"])
@@ -38,3 +42,15 @@ def test_plain_server() -> None:
         PlainServer({"alice": "secret"}).evaluate(b"\0alice\0wrong")
     with pytest.raises(AuthenticationFailed, match="different from username"):
         PlainServer({"alice": "secret"}).evaluate(b"bob\0alice\0secret")
+
+
+def test_principal_names() -> None:
+    """SASL: the authorization id; TLS with a client certificate: its subject in RFC 2253 order (last
+    attribute first) with special characters escaped; otherwise ANONYMOUS."""
+    session = SaslSession(ListenerSecurity("BROKER", "SASL_SSL"), "/127.0.0.1:5000",
+                          authenticated=True, principal="alice")
+    subject = ((("countryName", "US"),), (("organizationName", "Acme, Inc"),), (("commonName", "client"),))
+    assert principal_name(session, {"subject": subject}) == "alice"
+    assert principal_name(None, {"subject": subject}) == "CN=client,O=Acme\\, Inc,C=US"
+    unauthenticated = SaslSession(ListenerSecurity("BROKER", "SASL_SSL"), "/127.0.0.1:5000")
+    assert principal_name(unauthenticated, None) == principal_name(None, {}) == "ANONYMOUS"

@@ -313,7 +313,7 @@ def test_runtime_leadership_lost_while_waiting_answers_not_controller() -> None:
         client = server.client()
         core.commit_limit = core.log.end_offset()
         client.send(request(("streams.version", 0, SAFE)), 2)
-        wait_for(lambda: bool(runtime._feature_waits))
+        wait_for(lambda: bool(runtime._commit_waits))
 
         def lose() -> None:
             core.lead = False

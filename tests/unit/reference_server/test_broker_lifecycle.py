@@ -1,0 +1,147 @@
+"""BrokerRegistration and BrokerHeartbeat decisions on the active controller, and the broker's pool of
+connections to the controller (one request per connection at a time, idle ones reused)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from kafka_admin_kraft.features import SUPPORTED_FEATURES
+from kafka_admin_kraft.protocol import framing, messages
+from kafka_admin_kraft.protocol.primitives import Uuid
+from reference_server.broker import ControllerChannels
+from reference_server.handlers import broker_lifecycle as lifecycle
+from reference_server.raft.api import Endpoint
+from reference_server.security import ClientSecurity
+
+CLUSTER = "Q0RHZ3pHbmZTc3FyN2NQTg"
+INCARNATION = Uuid(bytes(15) + b"\x01")
+
+
+def registration_request(incarnation: Uuid = INCARNATION, mv: tuple[int, int] = (7, 29),
+                         cluster_id: str = CLUSTER) -> messages.BrokerRegistrationRequest:
+    R = messages.BrokerRegistrationRequest
+    features = [R.Feature(name=n, min_supported_version=lo, max_supported_version=hi)
+                for n, lo, hi in SUPPORTED_FEATURES if n != "metadata.version"]
+    features.append(R.Feature(name="metadata.version", min_supported_version=mv[0],
+                              max_supported_version=mv[1]))
+    listener = R.Listener(name="BROKER", host="h", port=9092, security_protocol=3)
+    return R(broker_id=100, cluster_id=cluster_id, incarnation_id=incarnation, listeners=[listener],
+             features=features)
+
+
+def register(request: messages.BrokerRegistrationRequest, *, active: bool = True,
+             registered: dict[int, messages.RegisterBrokerRecord] | None = None,
+             live: frozenset[int] = frozenset()) -> lifecycle.Decision:
+    return lifecycle.register(request, active=active, cluster_id=CLUSTER, metadata_version=29,
+                              registered=registered or {}, live=live, next_offset=42)
+
+
+def registered_record(fenced: bool = True) -> messages.RegisterBrokerRecord:
+    record = register(registration_request()).record
+    assert record is not None and isinstance(record.message, messages.RegisterBrokerRecord)
+    record.message.fenced = fenced
+    return record.message
+
+
+def test_registration_refusals_in_kafka_order() -> None:
+    assert register(registration_request(), active=False).response.error_code == lifecycle.NOT_CONTROLLER
+    assert register(registration_request(cluster_id="other")).response.error_code == \
+        lifecycle.INCONSISTENT_CLUSTER_ID
+    other = registration_request(incarnation=Uuid(bytes(15) + b"\x02"))
+    existing = {100: registered_record()}
+    assert register(other, registered=existing, live=frozenset({100})).response.error_code == \
+        lifecycle.DUPLICATE_BROKER_REGISTRATION
+    assert register(other, registered=existing).record is not None  # the old session expired
+    assert register(registration_request(mv=(7, 28))).response.error_code == lifecycle.UNSUPPORTED_VERSION
+    for refused in (register(registration_request(), active=False),
+                    register(registration_request(mv=(7, 28)))):
+        assert refused.record is None and refused.response.broker_epoch == -1
+
+
+def test_a_registration_appends_a_fenced_record_whose_offset_is_the_broker_epoch() -> None:
+    decision = register(registration_request())
+    assert decision.response.error_code == 0 and decision.response.broker_epoch == 42
+    assert decision.record is not None and decision.record.version == 3
+    record = decision.record.message
+    assert isinstance(record, messages.RegisterBrokerRecord)
+    assert (record.broker_id, record.broker_epoch, record.fenced, record.incarnation_id) == (100, 42, True,
+                                                                                            INCARNATION)
+    assert [(e.name, e.port, e.security_protocol) for e in record.end_points] == [("BROKER", 9092, 3)]
+
+
+def beat(registration: messages.RegisterBrokerRecord | None, *, epoch: int = 42, offset: int = 42,
+         fence: bool = False, shut_down: bool = False, active: bool = True) -> lifecycle.Decision:
+    request = messages.BrokerHeartbeatRequest(broker_id=100, broker_epoch=epoch,
+                                              current_metadata_offset=offset, want_fence=fence,
+                                              want_shut_down=shut_down)
+    return lifecycle.heartbeat(request, active=active, registration=registration)
+
+
+def test_heartbeats_unfence_a_caught_up_broker_and_fence_on_request() -> None:
+    fenced, unfenced = registered_record(), registered_record(fenced=False)
+    assert beat(fenced, active=False).response.error_code == lifecycle.NOT_CONTROLLER
+    assert beat(None).response.error_code == lifecycle.BROKER_ID_NOT_REGISTERED
+    assert beat(fenced, epoch=7).response.error_code == lifecycle.STALE_BROKER_EPOCH
+    lagging = beat(fenced, offset=41)
+    assert lagging.record is None
+    assert (lagging.response.is_fenced, lagging.response.is_caught_up) == (True, False)
+    unfencing = beat(fenced)
+    assert unfencing.record is not None and unfencing.response.is_fenced is False
+    change = unfencing.record.message
+    assert isinstance(change, messages.BrokerRegistrationChangeRecord) and unfencing.record.version == 0
+    assert (change.broker_id, change.broker_epoch, change.fenced) == (100, 42, -1)
+    assert beat(unfenced).record is None
+    shutting = beat(unfenced, shut_down=True)
+    assert shutting.record is not None and shutting.response.should_shut_down is True
+    assert shutting.record.message.fenced == 1  # type: ignore[attr-defined]
+    assert beat(unfenced, fence=True).response.is_fenced is True
+
+
+class ScriptedController:
+    """Answers ApiVersions and BrokerHeartbeat, counting the connections it accepted."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        splitter = framing.FrameSplitter()
+        while data := await reader.read(65536):
+            for frame in splitter.feed(data):
+                request = framing.decode_request(frame)
+                header = request.header
+                reply: messages.ApiVersionsResponse | messages.BrokerHeartbeatResponse
+                if header.request_api_key == 18:
+                    A = messages.ApiVersionsResponse
+                    reply = A(api_keys=[A.ApiVersion(api_key=18, min_version=0, max_version=4),
+                                        A.ApiVersion(api_key=63, min_version=0, max_version=1)])
+                else:
+                    await asyncio.sleep(0.05)
+                    reply = messages.BrokerHeartbeatResponse(is_fenced=False)
+                version = header.request_api_version
+                writer.write(framing.encode_response(reply, version, header.correlation_id))
+        writer.close()
+
+
+def test_requests_share_idle_connections_and_concurrent_ones_open_more() -> None:
+    async def scenario() -> tuple[int, int, int]:
+        controller = ScriptedController()
+        server = await asyncio.start_server(controller.serve, "127.0.0.1", 0)
+        endpoint = Endpoint("CONTROLLER", "127.0.0.1", server.sockets[0].getsockname()[1])
+        channels = ControllerChannels(100, ClientSecurity(), 1 << 20)
+        body = messages.BrokerHeartbeatRequest(broker_id=100)
+        try:
+            for _ in range(3):
+                answer = await channels.request(endpoint, body, 5)
+                assert isinstance(answer, messages.BrokerHeartbeatResponse) and answer.is_fenced is False
+            sequential = controller.connections
+            await asyncio.gather(*(channels.request(endpoint, body, 5) for _ in range(3)))
+            return sequential, controller.connections, channels.idle(endpoint)
+        finally:
+            channels.close()
+            server.close()
+            await server.wait_closed()
+
+    sequential, total, idle = asyncio.run(scenario())
+    assert sequential == 1  # one connection carried the three requests in turn
+    assert total == 3 and idle == 3  # three at once: two more connections, all kept afterwards
