@@ -1,0 +1,15 @@
+"""The metadata audit pipeline on Spark: a ``kraft-metadata`` data source and the audit jobs.
+
+* :mod:`~kafka_admin_kraft.pipeline.planning` finds log directories and cuts files into splits,
+* :mod:`~kafka_admin_kraft.pipeline.rows` decodes a split into rows
+  (:mod:`~kafka_admin_kraft.pipeline.schema` lists the columns),
+* :mod:`~kafka_admin_kraft.pipeline.source` is the Spark data source
+  (``spark.read.format("kraft-metadata")``),
+* :mod:`~kafka_admin_kraft.pipeline.rules` is how committed and truncated records are told apart,
+* :mod:`~kafka_admin_kraft.pipeline.audit` runs the jobs and writes the Parquet tables,
+* :mod:`~kafka_admin_kraft.pipeline.report` writes the Markdown or HTML report and its SVG timeline,
+* :mod:`~kafka_admin_kraft.pipeline.session` starts Spark (Java check, worker Python, master).
+
+Only ``source``, ``audit`` (inside its functions) and ``session`` import PySpark; importing this
+package does not.
+"""

@@ -1,0 +1,67 @@
+"""The row layout of the ``kraft-metadata`` data source: one row per record (or per error).
+
+The layout is plain Python data so that the reader, the single-process loop of the benchmarks and
+the Spark side (DDL string, Arrow schema) all derive from one list.
+"""
+
+from __future__ import annotations
+
+from typing import Final, NamedTuple
+
+
+class Column(NamedTuple):
+    name: str
+    ddl: str
+    """Spark SQL type."""
+    doc: str
+
+
+COLUMNS: Final[tuple[Column, ...]] = (
+    Column("cluster_id", "string", "cluster.id of the log directory's meta.properties (null if absent)"),
+    Column("node_id", "int", "node.id of the log directory's meta.properties (null if absent)"),
+    Column("directory_id", "string", "directory.id of the log directory's meta.properties"),
+    Column("log_dir", "string", "the metadata log directory (holding meta.properties)"),
+    Column("file", "string", "path of the file the row comes from"),
+    Column("file_kind", "string", "segment, snapshot or bootstrap"),
+    Column("snapshot_end_offset", "bigint", "snapshots: the end offset in the file name"),
+    Column("snapshot_epoch", "int", "snapshots: the epoch in the file name"),
+    Column("batch_position", "bigint", "byte position of the batch (or of the error) in the file"),
+    Column("batch_base_offset", "bigint", "base offset of the batch"),
+    Column("batch_last_offset", "bigint", "last offset of the batch"),
+    Column("batch_crc", "bigint", "CRC-32C stored in the batch"),
+    Column("record_index", "int", "index of the record inside its batch"),
+    Column("offset", "bigint", "offset of the record"),
+    Column("leader_epoch", "int", "partition leader epoch of the batch"),
+    Column("timestamp", "bigint", "record timestamp (ms)"),
+    Column("is_control", "boolean", "the batch has the control flag"),
+    Column("record_type", "string", "schema name: LeaderChangeMessage, VotersRecord, ..."),
+    Column("record_version", "int", "version of the record schema"),
+    Column("record_json", "string", "the decoded record as JSON (snake_case keys)"),
+    Column("leader_id", "int", "LeaderChangeMessage: the new leader"),
+    Column("voter_ids", "array<int>", "VotersRecord / LeaderChangeMessage: voter ids"),
+    Column("voter_directory_ids", "array<string>", "VotersRecord: directory id of each voter"),
+    Column("granting_voter_ids", "array<int>", "LeaderChangeMessage: voters that granted the vote"),
+    Column("feature_name", "string", "FeatureLevelRecord name; kraft.version for KRaftVersionRecord"),
+    Column("feature_level", "int", "FeatureLevelRecord / KRaftVersionRecord level"),
+    Column("error_kind", "string", "corrupt, torn_tail or undecodable; null for records"),
+    Column("error", "string", "what is wrong, with file and position"),
+)
+
+COLUMN_NAMES: Final[tuple[str, ...]] = tuple(column.name for column in COLUMNS)
+COLUMN_INDEX: Final[dict[str, int]] = {name: index for index, name in enumerate(COLUMN_NAMES)}
+SCHEMA_DDL: Final = ", ".join(f"{column.name} {column.ddl}" for column in COLUMNS)
+
+SEGMENT: Final = "segment"
+SNAPSHOT: Final = "snapshot"
+BOOTSTRAP: Final = "bootstrap"
+
+CORRUPT: Final = "corrupt"
+TORN_TAIL: Final = "torn_tail"
+UNDECODABLE: Final = "undecodable"
+
+LEADER_CHANGE: Final = "LeaderChangeMessage"
+VOTERS: Final = "VotersRecord"
+KRAFT_VERSION: Final = "KRaftVersionRecord"
+FEATURE_LEVEL: Final = "FeatureLevelRecord"
+AUDITED_TYPES: Final = (LEADER_CHANGE, VOTERS, KRAFT_VERSION, FEATURE_LEVEL)
+"""Record types whose typed columns the audit jobs read."""
