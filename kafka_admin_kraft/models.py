@@ -34,9 +34,7 @@ __all__ = [
 
 
 class _Frozen(BaseModel):
-    # Validators are built when a model is first used, not at import: a tool that prints a quorum
-    # pays only for the models it creates.
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class Endpoint(_Frozen):
