@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -290,6 +289,8 @@ class ClientConfig:
             if "ssl.keystore.location" in opts:
                 context.load_cert_chain(opts["ssl.keystore.location"], password=password)
             elif "ssl.keystore.key" in opts:
+                import tempfile  # only for inline PEM keystores: kept off the tools' start-up path
+
                 with tempfile.TemporaryDirectory() as tmp:
                     cert = Path(tmp) / "cert.pem"
                     key = Path(tmp) / "key.pem"

@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from kafka_admin_kraft.client.config import Address, ClientConfig, format_address
-from kafka_admin_kraft.client.sasl import SaslFailure, mechanism_for
 from kafka_admin_kraft.errors import (
     AuthenticationError,
     BootstrapError,
@@ -289,6 +288,9 @@ class AdminCore:
         return body
 
     def _authenticate(self, conn: Connection, deadline: float) -> Op[None]:
+        # hashlib, hmac and secrets load only for SASL connections, off the tools' start-up path
+        from kafka_admin_kraft.client.sasl import SaslFailure, mechanism_for
+
         sasl = self.config.sasl
         assert sasl is not None
         mechanism = mechanism_for(sasl.mechanism, sasl.username, sasl.password)
