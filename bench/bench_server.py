@@ -34,60 +34,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from integration.harness import HOST, LISTENER, Cluster, wait_until  # noqa: E402
+from prewritten_log import SEGMENT_BYTES, config_record, partition_record, write_first_epoch  # noqa: E402
 
-from kafka_admin_kraft.protocol import messages  # noqa: E402
-from kafka_admin_kraft.protocol.primitives import Uuid, write_uvarint  # noqa: E402
 from kafka_admin_kraft.records import (  # noqa: E402
-    ApiMessageAndVersion,
     MetadataRecord,
-    RawMetadataRecord,
-    SegmentWriter,
-    control_batch,
-    encode_batch,
     list_segments,
     list_snapshots,
-    metadata_batches,
 )
-from kafka_admin_kraft.storage import InitialController, bootstrap_records  # noqa: E402
-from kafka_admin_kraft.storage.bootstrap import voters_record  # noqa: E402
-
-CONFIG_RECORD = 4
-SEGMENT_BYTES = 8 * 1024 * 1024
-RECORDS_PER_BATCH = 100
-VALUE_BYTES = 1000
-
-
-def compact_string(out: bytearray, text: str) -> None:
-    data = text.encode()
-    write_uvarint(out, len(data) + 1)
-    out += data
-
-
-def config_record(index: int) -> RawMetadataRecord:
-    """ConfigRecord v0 (api key 4): a 1 KiB topic config value."""
-    body = bytearray([2])  # ResourceType TOPIC
-    compact_string(body, f"topic-{index:07d}")
-    compact_string(body, "x.payload")
-    compact_string(body, f"{index:07d}" * (VALUE_BYTES // 7))
-    body.append(0)  # no tagged fields
-    return RawMetadataRecord(CONFIG_RECORD, 0, bytes(body))
-
-
-TOPIC_ID = Uuid.from_string("MTAyNDAyNDAyNDAyNDAyNA")
-PARTITIONS = 1000
-REPLICAS = 100
-DIRECTORIES = [Uuid.random() for _ in range(REPLICAS)]
-
-
-def partition_record(index: int) -> ApiMessageAndVersion:
-    """PartitionRecord v2 of one of 1,000 partitions with 100 replicas (~2.4 KB): a leader and ISR
-    change each time, so the snapshot keeps only the latest per partition."""
-    replicas = list(range(REPLICAS))
-    return ApiMessageAndVersion(messages.PartitionRecord(
-        partition_id=index % PARTITIONS, topic_id=TOPIC_ID, replicas=replicas,
-        isr=replicas[: REPLICAS - index % 3], leader=index % REPLICAS, leader_epoch=index // PARTITIONS,
-        partition_epoch=index // PARTITIONS, directories=DIRECTORIES), 2)
-
+from kafka_admin_kraft.storage import InitialController  # noqa: E402
 
 RECORD_KINDS: dict[str, Callable[[int], MetadataRecord]] = {"updates": partition_record,
                                                              "unique": config_record}
@@ -96,42 +50,9 @@ RECORD_KINDS: dict[str, Callable[[int], MetadataRecord]] = {"updates": partition
 def prewrite_log(cluster: Cluster, megabytes: int, kind: str) -> int:
     """Write the first leader's epoch into node 1's directory and copy it to the others; return the
     log end offset."""
-    node = cluster.nodes[1]
-    partition = node.partition_dir
-    now = int(time.time() * 1000)
-    controllers = [InitialController(n.node_id, HOST, n.port, n.directory_id)
-                   for n in cluster.nodes.values()]
-    voters = [messages.LeaderChangeMessage.Voter(voter_id=i) for i in cluster.nodes]
-    leader_change = messages.LeaderChangeMessage(version=0, leader_id=1, voters=voters,
-                                                 granting_voters=list(voters))
-    batches = [control_batch(0, 1, now, [leader_change,
-                                         messages.KRaftVersionRecord(version=0, k_raft_version=1),
-                                         voters_record(controllers, LISTENER)])]
-    bootstrap: list[MetadataRecord] = [ApiMessageAndVersion(messages.BeginTransactionRecord(
-        name="Bootstrap records"), 0), *bootstrap_records(29), ApiMessageAndVersion(
-            messages.EndTransactionRecord(), 0)]
-    batches.extend(metadata_batches(batches[-1].next_offset, 1, now, bootstrap))
-    target = megabytes * 1024 * 1024
-    writer = SegmentWriter(partition, 0)
-    written = 0
-    index = 0
-    try:
-        for batch in batches:
-            writer.append(batch)
-        next_offset = batches[-1].next_offset
-        while written < target:
-            records = [RECORD_KINDS[kind](index + i) for i in range(RECORDS_PER_BATCH)]
-            index += RECORDS_PER_BATCH
-            batch = metadata_batches(next_offset, 1, now, records)[0]
-            data = encode_batch(batch)
-            if writer.size + len(data) > SEGMENT_BYTES:
-                writer.close()
-                writer = SegmentWriter(partition, next_offset)
-            writer.append(data)
-            written += len(data)
-            next_offset = batch.next_offset
-    finally:
-        writer.close()
+    partition = cluster.nodes[1].partition_dir
+    controllers = [InitialController(n.node_id, HOST, n.port, n.directory_id) for n in cluster.nodes.values()]
+    next_offset = write_first_epoch(partition, controllers, LISTENER, megabytes, RECORD_KINDS[kind])
     for other in cluster.nodes.values():
         if other.node_id != 1:
             for path in list_segments(partition):
