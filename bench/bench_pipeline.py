@@ -1,0 +1,240 @@
+"""Records per second through the ``kraft-metadata`` data source and the whole audit, on a generated
+fleet, with 1 and 2 executor cores, next to a single-process loop over the same files.
+
+    python bench/bench_pipeline.py --clusters 20 --controllers 3 --mb-per-log 8
+
+The fleet is written with the project's record writers: per cluster one metadata log (leader
+changes with their VotersRecords every few thousand batches, feature upgrades, topic and partition
+records, no-ops) rolled into segments of ``--segment-mb``, copied to every controller's directory
+with its own meta.properties and bootstrap.checkpoint.
+Prints one line per figure. Spark start-up is not timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from kafka_admin_kraft.features import DEFAULT_FEATURE_LEVELS
+from kafka_admin_kraft.pipeline.planning import plan
+from kafka_admin_kraft.pipeline.rows import read_split
+from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.primitives import Uuid
+from kafka_admin_kraft.records import SegmentWriter, control_batch, metadata_batches
+from kafka_admin_kraft.records.metadata import ApiMessageAndVersion
+from kafka_admin_kraft.storage import (
+    MetaProperties,
+    bootstrap_records,
+    write_bootstrap_checkpoint,
+    write_meta_properties,
+)
+
+
+def _voters(ids: list[int], dirs: dict[int, Uuid]) -> messages.VotersRecord:
+    V = messages.VotersRecord
+    return V(
+        voters=[
+            V.Voter(
+                voter_id=i,
+                voter_directory_id=dirs[i],
+                endpoints=[V.Endpoint(name="CONTROLLER", host=f"ctl{i}", port=9093)],
+                k_raft_version_feature=V.KRaftVersionFeature(
+                    min_supported_version=0, max_supported_version=1
+                ),
+            )
+            for i in ids
+        ]
+    )
+
+
+def write_cluster(root: Path, index: int, controllers: int, log_bytes: int, segment_bytes: int) -> int:
+    """One cluster's directories; returns the records written to the leader's log."""
+    cluster_id = str(Uuid.random())
+    ids = list(range(1, controllers + 1))
+    dirs = {i: Uuid.random() for i in ids}
+    first = root / f"cluster-{index:02d}" / "ctl-1" / "metadata"
+    partition = first / "__cluster_metadata-0"
+    partition.mkdir(parents=True)
+    records = 0
+    offset = 0
+    epoch = 0
+    now = 1_700_000_000_000 + index * 10_000_000
+    L = messages.LeaderChangeMessage
+    written = 0
+    base = 0
+    writer = SegmentWriter(partition, base)
+    level = 21
+    while written < log_bytes:
+        if offset == 0 or (offset // 5000) != ((offset - 1) // 5000):
+            epoch += 1
+            leader = ids[epoch % len(ids)]
+            batch = control_batch(
+                offset,
+                epoch,
+                now,
+                [
+                    L(
+                        leader_id=leader,
+                        voters=[L.Voter(voter_id=i) for i in ids],
+                        granting_voters=[L.Voter(voter_id=i) for i in ids[:2]],
+                    ),
+                    _voters(ids, dirs),
+                ],
+            )
+            batches = [batch]
+        elif offset % 997 == 0 and level < 29:
+            level += 1
+            batches = metadata_batches(
+                offset,
+                epoch,
+                now,
+                [
+                    ApiMessageAndVersion(
+                        messages.FeatureLevelRecord(name="metadata.version", feature_level=level), 0
+                    )
+                ],
+            )
+        elif offset % 3 == 0:
+            batches = metadata_batches(offset, epoch, now, [ApiMessageAndVersion(messages.NoOpRecord(), 0)])
+        else:
+            topic_id = Uuid.random()
+            values = [ApiMessageAndVersion(messages.TopicRecord(name=f"t-{offset}", topic_id=topic_id), 0)]
+            values += [
+                ApiMessageAndVersion(
+                    messages.PartitionRecord(
+                        partition_id=p,
+                        topic_id=topic_id,
+                        replicas=[1, 2, 3],
+                        isr=[1, 2, 3],
+                        leader=1 + p % 3,
+                        leader_epoch=0,
+                        partition_epoch=0,
+                    ),
+                    0,
+                )
+                for p in range(6)
+            ]
+            batches = metadata_batches(offset, epoch, now, values)
+        for batch in batches:
+            if writer.size >= segment_bytes:
+                writer.close()
+                writer = SegmentWriter(partition, batch.base_offset)
+            before = writer.size
+            writer.append(batch)
+            written += writer.size - before
+            records += len(batch.records)
+            offset = batch.next_offset
+        now += 7
+    writer.close()
+    for i in ids:
+        target = root / f"cluster-{index:02d}" / f"ctl-{i}" / "metadata"
+        if i != 1:
+            shutil.copytree(first, target)
+        write_meta_properties(
+            target, MetaProperties(version=1, cluster_id=cluster_id, node_id=i, directory_id=dirs[i])
+        )
+        write_bootstrap_checkpoint(target, bootstrap_records(21, DEFAULT_FEATURE_LEVELS))
+    return records
+
+
+def generate(root: Path, clusters: int, controllers: int, mb_per_log: float, segment_mb: float) -> None:
+    for index in range(clusters):
+        write_cluster(root, index, controllers, int(mb_per_log * 2**20), int(segment_mb * 2**20))
+
+
+def fleet_bytes(root: Path) -> int:
+    return sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
+
+
+def single_process(root: Path, split_bytes: int) -> tuple[int, float]:
+    splits = plan([str(root)], split_bytes=split_bytes).splits
+    started = time.perf_counter()
+    count = 0
+    for split in splits:
+        for _ in read_split(split):
+            count += 1
+    return count, time.perf_counter() - started
+
+
+def spark_figures(root: Path, cores: int, split_bytes: int, output: Path) -> tuple[int, float, float]:
+    from pyspark.sql import functions as F
+
+    from kafka_admin_kraft.pipeline.audit import load_records, run_audit
+    from kafka_admin_kraft.pipeline.session import spark_session
+
+    spark = spark_session(
+        f"local[{cores}]",
+        conf={
+            "spark.ui.enabled": "false",
+            "spark.sql.shuffle.partitions": str(4 * cores),
+            "spark.driver.memory": "3g",
+        },
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        frame = load_records(spark, [str(root)], split_bytes=split_bytes)
+        started = time.perf_counter()
+        row = frame.agg(F.count(F.lit(1)).alias("n"), F.sum(F.length("record_json")).alias("j")).collect()[0]
+        source_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        run_audit(spark, [str(root)], str(output / f"audit-{cores}"), split_bytes=split_bytes)
+        audit_seconds = time.perf_counter() - started
+    finally:
+        spark.stop()
+    return int(row["n"]), source_seconds, audit_seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clusters", type=int, default=20)
+    parser.add_argument("--controllers", type=int, default=3)
+    parser.add_argument("--mb-per-log", type=float, default=8.0)
+    parser.add_argument("--segment-mb", type=float, default=16.0)
+    parser.add_argument("--split-mb", type=float, default=16.0)
+    parser.add_argument("--cores", default="1,2")
+    parser.add_argument("--dir", default=None, help="reuse or keep the fleet here")
+    args = parser.parse_args()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    keep = args.dir is not None
+    root = Path(args.dir) if keep else Path(tempfile.mkdtemp(prefix="kraft-fleet-"))
+    split_bytes = int(args.split_mb * 2**20)
+    try:
+        if not (root / "cluster-00").exists():
+            started = time.perf_counter()
+            generate(root, args.clusters, args.controllers, args.mb_per_log, args.segment_mb)
+            print(
+                f"fleet: {args.clusters} clusters x {args.controllers} controllers, "
+                f"{fleet_bytes(root) / 2**20:.0f} MiB written in {time.perf_counter() - started:.1f}s"
+            )
+        else:
+            print(f"fleet: reusing {root} ({fleet_bytes(root) / 2**20:.0f} MiB)")
+        splits = plan([str(root)], split_bytes=split_bytes).splits
+        print(f"splits: {len(splits)} (split size {args.split_mb:g} MiB)")
+        count, seconds = single_process(root, split_bytes)
+        print(
+            f"single-process loop (read_split, JSON on): {count} records in {seconds:.1f}s = "
+            f"{count / seconds:,.0f} records/s"
+        )
+        with tempfile.TemporaryDirectory(prefix="kraft-audit-") as out:
+            for cores in (int(c) for c in args.cores.split(",")):
+                rows, source_seconds, audit_seconds = spark_figures(root, cores, split_bytes, Path(out))
+                print(
+                    f"data source, local[{cores}]: {rows} records in {source_seconds:.1f}s = "
+                    f"{rows / source_seconds:,.0f} records/s"
+                )
+                print(
+                    f"whole audit, local[{cores}]: {rows} records in {audit_seconds:.1f}s = "
+                    f"{rows / audit_seconds:,.0f} records/s"
+                )
+    finally:
+        if not keep:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
