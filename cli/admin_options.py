@@ -30,38 +30,6 @@ F = TypeVar("F", bound=Callable[..., object])
 
 JAVA_ERRORS_PACKAGE = "org.apache.kafka.common.errors."
 
-_JAVA_EXCEPTION_NAMES = {
-    -1: "UnknownServerException",
-    2: "CorruptRecordException",
-    7: "TimeoutException",
-    10: "RecordTooLargeException",
-    11: "ControllerMovedException",
-    12: "OffsetMetadataTooLarge",
-    13: "NetworkException",
-    17: "InvalidTopicException",
-    18: "RecordBatchTooLargeException",
-    29: "TopicAuthorizationException",
-    30: "GroupAuthorizationException",
-    31: "ClusterAuthorizationException",
-    36: "TopicExistsException",
-    40: "InvalidConfigurationException",
-    45: "OutOfOrderSequenceException",
-    46: "DuplicateSequenceException",
-    49: "InvalidPidMappingException",
-    50: "InvalidTxnTimeoutException",
-    53: "TransactionalIdAuthorizationException",
-    56: "KafkaStorageException",
-    58: "SaslAuthenticationException",
-    61: "DelegationTokenDisabledException",
-    64: "UnsupportedByAuthenticationException",
-    65: "DelegationTokenAuthorizationException",
-    68: "GroupNotEmptyException",
-    97: "PrincipalDeserializationException",
-    106: "FetchSessionTopicIdException",
-    128: "InvalidRegularExpression",
-}
-"""Java exception classes whose names do not follow from the error name (ERROR_NAME -> ErrorNameException)."""
-
 
 if TYPE_CHECKING:
     _IntType = click.ParamType[int]
@@ -190,12 +158,6 @@ def open_admin(properties: dict[str, str]) -> Admin:
         output.fail(str(exc))
 
 
-def java_exception_name(code: int, name: str) -> str:
-    """The Java exception class Kafka's client raises for an error code."""
-    simple = _JAVA_EXCEPTION_NAMES.get(code) or "".join(p.capitalize() for p in name.split("_")) + "Exception"
-    return JAVA_ERRORS_PACKAGE + simple
-
-
 def error_text(exc: BaseException) -> str:
     """What Kafka's tools print for a failed admin call: `<Java exception class>: <message>`."""
     from kafka_admin_kraft.errors import (
@@ -208,7 +170,7 @@ def error_text(exc: BaseException) -> str:
     )
 
     if isinstance(exc, KafkaApiError):
-        return f"{java_exception_name(exc.code, exc.name)}: {exc.message}"
+        return f"{JAVA_ERRORS_PACKAGE}{exc.java_exception}: {exc.message}"
     if isinstance(exc, (KafkaTimeoutError, BootstrapError)):
         return f"{JAVA_ERRORS_PACKAGE}TimeoutException: {exc}"
     if isinstance(exc, UnsupportedOperationError):

@@ -744,7 +744,7 @@ def generate_errors(table_path: Path = ERROR_TABLE) -> str:
     with table_path.open(newline="") as handle:
         rows = [row for row in csv.reader(handle, delimiter="\t") if row and not row[0].startswith("#")]
     header, rows = rows[0], rows[1:]
-    assert header == ["code", "name", "retriable", "message"], header
+    assert header == ["code", "name", "retriable", "java_exception", "message"], header
     lines = [HEADER.format(source="specs/errors.tsv"),
              '"""Kafka\'s error codes: the table as data and one exception class per code."""',
              "",
@@ -762,21 +762,23 @@ def generate_errors(table_path: Path = ERROR_TABLE) -> str:
              "    name: str",
              "    retriable: bool",
              "    message: str",
+             "    java_exception: str",
              "    exception: type[KafkaApiError]",
              ""]
-    for code, name, retriable, message in rows:
+    for code, name, retriable, java_exception, message in rows:
         if int(code) == 0:
             continue
         base = "KafkaApiError"
         lines += ["", f"class {_class_name(name)}({base}):",
                   f'    """Error {code}: {message}"""' if message else f'    """Error {code}."""',
                   "", f"    code = {int(code)}", f"    name = {name!r}",
-                  f"    retriable = {retriable == 'yes'}", f"    description = {message!r}", ""]
+                  f"    retriable = {retriable == 'yes'}", f"    description = {message!r}",
+                  f"    java_exception = {java_exception!r}", ""]
     lines += ["", "ERRORS: dict[int, ErrorCode] = {"]
-    for code, name, retriable, message in rows:
+    for code, name, retriable, java_exception, message in rows:
         exception = "KafkaApiError" if int(code) == 0 else _class_name(name)
         lines.append(f"    {int(code)}: ErrorCode({int(code)}, {name!r}, {retriable == 'yes'}, {message!r}, "
-                     f"{exception}),")
+                     f"{java_exception!r}, {exception}),")
     lines += ["}", "", "ERRORS_BY_NAME: dict[str, ErrorCode] = {e.name: e for e in ERRORS.values()}",
               "",
               "",

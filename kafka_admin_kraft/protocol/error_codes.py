@@ -16,6 +16,7 @@ class ErrorCode(NamedTuple):
     name: str
     retriable: bool
     message: str
+    java_exception: str
     exception: type[KafkaApiError]
 
 
@@ -26,6 +27,7 @@ class UnknownServerErrorError(KafkaApiError):
     name = 'UNKNOWN_SERVER_ERROR'
     retriable = False
     description = 'The server experienced an unexpected error when processing the request.'
+    java_exception = 'UnknownServerException'
 
 
 class OffsetOutOfRangeError(KafkaApiError):
@@ -35,6 +37,7 @@ class OffsetOutOfRangeError(KafkaApiError):
     name = 'OFFSET_OUT_OF_RANGE'
     retriable = False
     description = 'The requested offset is not within the range of offsets maintained by the server.'
+    java_exception = 'OffsetOutOfRangeException'
 
 
 class CorruptMessageError(KafkaApiError):
@@ -44,6 +47,7 @@ class CorruptMessageError(KafkaApiError):
     name = 'CORRUPT_MESSAGE'
     retriable = True
     description = 'This message has failed its CRC checksum, exceeds the valid size, has a null key for a compacted topic, or is otherwise corrupt.'
+    java_exception = 'CorruptRecordException'
 
 
 class UnknownTopicOrPartitionError(KafkaApiError):
@@ -53,6 +57,7 @@ class UnknownTopicOrPartitionError(KafkaApiError):
     name = 'UNKNOWN_TOPIC_OR_PARTITION'
     retriable = True
     description = 'This server does not host this topic-partition.'
+    java_exception = 'UnknownTopicOrPartitionException'
 
 
 class InvalidFetchSizeError(KafkaApiError):
@@ -62,6 +67,7 @@ class InvalidFetchSizeError(KafkaApiError):
     name = 'INVALID_FETCH_SIZE'
     retriable = False
     description = 'The requested fetch size is invalid.'
+    java_exception = 'InvalidFetchSizeException'
 
 
 class LeaderNotAvailableError(KafkaApiError):
@@ -71,6 +77,7 @@ class LeaderNotAvailableError(KafkaApiError):
     name = 'LEADER_NOT_AVAILABLE'
     retriable = True
     description = 'There is no leader for this topic-partition as we are in the middle of a leadership election.'
+    java_exception = 'LeaderNotAvailableException'
 
 
 class NotLeaderOrFollowerError(KafkaApiError):
@@ -80,6 +87,7 @@ class NotLeaderOrFollowerError(KafkaApiError):
     name = 'NOT_LEADER_OR_FOLLOWER'
     retriable = True
     description = 'For requests intended only for the leader, this error indicates that the broker is not the current leader. For requests intended for any replica, this error indicates that the broker is not a replica of the topic partition.'
+    java_exception = 'NotLeaderOrFollowerException'
 
 
 class RequestTimedOutError(KafkaApiError):
@@ -89,6 +97,7 @@ class RequestTimedOutError(KafkaApiError):
     name = 'REQUEST_TIMED_OUT'
     retriable = True
     description = 'The request timed out.'
+    java_exception = 'TimeoutException'
 
 
 class BrokerNotAvailableError(KafkaApiError):
@@ -98,6 +107,7 @@ class BrokerNotAvailableError(KafkaApiError):
     name = 'BROKER_NOT_AVAILABLE'
     retriable = False
     description = 'The broker is not available.'
+    java_exception = 'BrokerNotAvailableException'
 
 
 class ReplicaNotAvailableError(KafkaApiError):
@@ -107,6 +117,7 @@ class ReplicaNotAvailableError(KafkaApiError):
     name = 'REPLICA_NOT_AVAILABLE'
     retriable = True
     description = 'The replica is not available for the requested topic-partition. Produce/Fetch requests and other requests intended only for the leader or follower return NOT_LEADER_OR_FOLLOWER if the broker is not a replica of the topic-partition.'
+    java_exception = 'ReplicaNotAvailableException'
 
 
 class MessageTooLargeError(KafkaApiError):
@@ -116,6 +127,7 @@ class MessageTooLargeError(KafkaApiError):
     name = 'MESSAGE_TOO_LARGE'
     retriable = False
     description = 'The request included a message larger than the max message size the server will accept.'
+    java_exception = 'RecordTooLargeException'
 
 
 class StaleControllerEpochError(KafkaApiError):
@@ -125,6 +137,7 @@ class StaleControllerEpochError(KafkaApiError):
     name = 'STALE_CONTROLLER_EPOCH'
     retriable = False
     description = 'The controller moved to another broker.'
+    java_exception = 'ControllerMovedException'
 
 
 class OffsetMetadataTooLargeError(KafkaApiError):
@@ -134,6 +147,7 @@ class OffsetMetadataTooLargeError(KafkaApiError):
     name = 'OFFSET_METADATA_TOO_LARGE'
     retriable = False
     description = 'The metadata field of the offset request was too large.'
+    java_exception = 'OffsetMetadataTooLarge'
 
 
 class NetworkExceptionError(KafkaApiError):
@@ -143,6 +157,7 @@ class NetworkExceptionError(KafkaApiError):
     name = 'NETWORK_EXCEPTION'
     retriable = True
     description = 'The server disconnected before a response was received.'
+    java_exception = 'NetworkException'
 
 
 class CoordinatorLoadInProgressError(KafkaApiError):
@@ -152,6 +167,7 @@ class CoordinatorLoadInProgressError(KafkaApiError):
     name = 'COORDINATOR_LOAD_IN_PROGRESS'
     retriable = True
     description = "The coordinator is loading and hence can't process requests."
+    java_exception = 'CoordinatorLoadInProgressException'
 
 
 class CoordinatorNotAvailableError(KafkaApiError):
@@ -161,6 +177,7 @@ class CoordinatorNotAvailableError(KafkaApiError):
     name = 'COORDINATOR_NOT_AVAILABLE'
     retriable = True
     description = 'The coordinator is not available.'
+    java_exception = 'CoordinatorNotAvailableException'
 
 
 class NotCoordinatorError(KafkaApiError):
@@ -170,6 +187,7 @@ class NotCoordinatorError(KafkaApiError):
     name = 'NOT_COORDINATOR'
     retriable = True
     description = 'This is not the correct coordinator.'
+    java_exception = 'NotCoordinatorException'
 
 
 class InvalidTopicExceptionError(KafkaApiError):
@@ -179,6 +197,7 @@ class InvalidTopicExceptionError(KafkaApiError):
     name = 'INVALID_TOPIC_EXCEPTION'
     retriable = False
     description = 'The request attempted to perform an operation on an invalid topic.'
+    java_exception = 'InvalidTopicException'
 
 
 class RecordListTooLargeError(KafkaApiError):
@@ -188,6 +207,7 @@ class RecordListTooLargeError(KafkaApiError):
     name = 'RECORD_LIST_TOO_LARGE'
     retriable = False
     description = 'The request included message batch larger than the configured segment size on the server.'
+    java_exception = 'RecordBatchTooLargeException'
 
 
 class NotEnoughReplicasError(KafkaApiError):
@@ -197,6 +217,7 @@ class NotEnoughReplicasError(KafkaApiError):
     name = 'NOT_ENOUGH_REPLICAS'
     retriable = True
     description = 'Messages are rejected since there are fewer in-sync replicas than required.'
+    java_exception = 'NotEnoughReplicasException'
 
 
 class NotEnoughReplicasAfterAppendError(KafkaApiError):
@@ -206,6 +227,7 @@ class NotEnoughReplicasAfterAppendError(KafkaApiError):
     name = 'NOT_ENOUGH_REPLICAS_AFTER_APPEND'
     retriable = True
     description = 'Messages are written to the log, but to fewer in-sync replicas than required.'
+    java_exception = 'NotEnoughReplicasAfterAppendException'
 
 
 class InvalidRequiredAcksError(KafkaApiError):
@@ -215,6 +237,7 @@ class InvalidRequiredAcksError(KafkaApiError):
     name = 'INVALID_REQUIRED_ACKS'
     retriable = False
     description = 'Produce request specified an invalid value for required acks.'
+    java_exception = 'InvalidRequiredAcksException'
 
 
 class IllegalGenerationError(KafkaApiError):
@@ -224,6 +247,7 @@ class IllegalGenerationError(KafkaApiError):
     name = 'ILLEGAL_GENERATION'
     retriable = False
     description = 'Specified group generation id is not valid.'
+    java_exception = 'IllegalGenerationException'
 
 
 class InconsistentGroupProtocolError(KafkaApiError):
@@ -233,6 +257,7 @@ class InconsistentGroupProtocolError(KafkaApiError):
     name = 'INCONSISTENT_GROUP_PROTOCOL'
     retriable = False
     description = "The group member's supported protocols are incompatible with those of existing members or first group member tried to join with empty protocol type or empty protocol list."
+    java_exception = 'InconsistentGroupProtocolException'
 
 
 class InvalidGroupIdError(KafkaApiError):
@@ -242,6 +267,7 @@ class InvalidGroupIdError(KafkaApiError):
     name = 'INVALID_GROUP_ID'
     retriable = False
     description = 'The group id is invalid.'
+    java_exception = 'InvalidGroupIdException'
 
 
 class UnknownMemberIdError(KafkaApiError):
@@ -251,6 +277,7 @@ class UnknownMemberIdError(KafkaApiError):
     name = 'UNKNOWN_MEMBER_ID'
     retriable = False
     description = 'The coordinator is not aware of this member.'
+    java_exception = 'UnknownMemberIdException'
 
 
 class InvalidSessionTimeoutError(KafkaApiError):
@@ -260,6 +287,7 @@ class InvalidSessionTimeoutError(KafkaApiError):
     name = 'INVALID_SESSION_TIMEOUT'
     retriable = False
     description = 'The session timeout is not within the range allowed by the broker (as configured by group.min.session.timeout.ms and group.max.session.timeout.ms).'
+    java_exception = 'InvalidSessionTimeoutException'
 
 
 class RebalanceInProgressError(KafkaApiError):
@@ -269,6 +297,7 @@ class RebalanceInProgressError(KafkaApiError):
     name = 'REBALANCE_IN_PROGRESS'
     retriable = False
     description = 'The group is rebalancing, so a rejoin is needed.'
+    java_exception = 'RebalanceInProgressException'
 
 
 class InvalidCommitOffsetSizeError(KafkaApiError):
@@ -278,6 +307,7 @@ class InvalidCommitOffsetSizeError(KafkaApiError):
     name = 'INVALID_COMMIT_OFFSET_SIZE'
     retriable = False
     description = 'The committing offset data size is not valid.'
+    java_exception = 'InvalidCommitOffsetSizeException'
 
 
 class TopicAuthorizationFailedError(KafkaApiError):
@@ -287,6 +317,7 @@ class TopicAuthorizationFailedError(KafkaApiError):
     name = 'TOPIC_AUTHORIZATION_FAILED'
     retriable = False
     description = 'Topic authorization failed.'
+    java_exception = 'TopicAuthorizationException'
 
 
 class GroupAuthorizationFailedError(KafkaApiError):
@@ -296,6 +327,7 @@ class GroupAuthorizationFailedError(KafkaApiError):
     name = 'GROUP_AUTHORIZATION_FAILED'
     retriable = False
     description = 'Group authorization failed.'
+    java_exception = 'GroupAuthorizationException'
 
 
 class ClusterAuthorizationFailedError(KafkaApiError):
@@ -305,6 +337,7 @@ class ClusterAuthorizationFailedError(KafkaApiError):
     name = 'CLUSTER_AUTHORIZATION_FAILED'
     retriable = False
     description = 'Cluster authorization failed.'
+    java_exception = 'ClusterAuthorizationException'
 
 
 class InvalidTimestampError(KafkaApiError):
@@ -314,6 +347,7 @@ class InvalidTimestampError(KafkaApiError):
     name = 'INVALID_TIMESTAMP'
     retriable = False
     description = 'The timestamp of the message is out of acceptable range.'
+    java_exception = 'InvalidTimestampException'
 
 
 class UnsupportedSaslMechanismError(KafkaApiError):
@@ -323,6 +357,7 @@ class UnsupportedSaslMechanismError(KafkaApiError):
     name = 'UNSUPPORTED_SASL_MECHANISM'
     retriable = False
     description = 'The broker does not support the requested SASL mechanism.'
+    java_exception = 'UnsupportedSaslMechanismException'
 
 
 class IllegalSaslStateError(KafkaApiError):
@@ -332,6 +367,7 @@ class IllegalSaslStateError(KafkaApiError):
     name = 'ILLEGAL_SASL_STATE'
     retriable = False
     description = 'Request is not valid given the current SASL state.'
+    java_exception = 'IllegalSaslStateException'
 
 
 class UnsupportedVersionError(KafkaApiError):
@@ -341,6 +377,7 @@ class UnsupportedVersionError(KafkaApiError):
     name = 'UNSUPPORTED_VERSION'
     retriable = False
     description = 'The version of API is not supported.'
+    java_exception = 'UnsupportedVersionException'
 
 
 class TopicAlreadyExistsError(KafkaApiError):
@@ -350,6 +387,7 @@ class TopicAlreadyExistsError(KafkaApiError):
     name = 'TOPIC_ALREADY_EXISTS'
     retriable = False
     description = 'Topic with this name already exists.'
+    java_exception = 'TopicExistsException'
 
 
 class InvalidPartitionsError(KafkaApiError):
@@ -359,6 +397,7 @@ class InvalidPartitionsError(KafkaApiError):
     name = 'INVALID_PARTITIONS'
     retriable = False
     description = 'Number of partitions is below 1.'
+    java_exception = 'InvalidPartitionsException'
 
 
 class InvalidReplicationFactorError(KafkaApiError):
@@ -368,6 +407,7 @@ class InvalidReplicationFactorError(KafkaApiError):
     name = 'INVALID_REPLICATION_FACTOR'
     retriable = False
     description = 'Replication factor is below 1 or larger than the number of available brokers.'
+    java_exception = 'InvalidReplicationFactorException'
 
 
 class InvalidReplicaAssignmentError(KafkaApiError):
@@ -377,6 +417,7 @@ class InvalidReplicaAssignmentError(KafkaApiError):
     name = 'INVALID_REPLICA_ASSIGNMENT'
     retriable = False
     description = 'Replica assignment is invalid.'
+    java_exception = 'InvalidReplicaAssignmentException'
 
 
 class InvalidConfigError(KafkaApiError):
@@ -386,6 +427,7 @@ class InvalidConfigError(KafkaApiError):
     name = 'INVALID_CONFIG'
     retriable = False
     description = 'Configuration is invalid.'
+    java_exception = 'InvalidConfigurationException'
 
 
 class NotControllerError(KafkaApiError):
@@ -395,6 +437,7 @@ class NotControllerError(KafkaApiError):
     name = 'NOT_CONTROLLER'
     retriable = True
     description = 'This is not the correct controller for this cluster.'
+    java_exception = 'NotControllerException'
 
 
 class InvalidRequestError(KafkaApiError):
@@ -404,6 +447,7 @@ class InvalidRequestError(KafkaApiError):
     name = 'INVALID_REQUEST'
     retriable = False
     description = 'This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details.'
+    java_exception = 'InvalidRequestException'
 
 
 class UnsupportedForMessageFormatError(KafkaApiError):
@@ -413,6 +457,7 @@ class UnsupportedForMessageFormatError(KafkaApiError):
     name = 'UNSUPPORTED_FOR_MESSAGE_FORMAT'
     retriable = False
     description = 'The message format version on the broker does not support the request.'
+    java_exception = 'UnsupportedForMessageFormatException'
 
 
 class PolicyViolationError(KafkaApiError):
@@ -422,6 +467,7 @@ class PolicyViolationError(KafkaApiError):
     name = 'POLICY_VIOLATION'
     retriable = False
     description = 'Request parameters do not satisfy the configured policy.'
+    java_exception = 'PolicyViolationException'
 
 
 class OutOfOrderSequenceNumberError(KafkaApiError):
@@ -431,6 +477,7 @@ class OutOfOrderSequenceNumberError(KafkaApiError):
     name = 'OUT_OF_ORDER_SEQUENCE_NUMBER'
     retriable = False
     description = 'The broker received an out of order sequence number.'
+    java_exception = 'OutOfOrderSequenceException'
 
 
 class DuplicateSequenceNumberError(KafkaApiError):
@@ -440,6 +487,7 @@ class DuplicateSequenceNumberError(KafkaApiError):
     name = 'DUPLICATE_SEQUENCE_NUMBER'
     retriable = False
     description = 'The broker received a duplicate sequence number.'
+    java_exception = 'DuplicateSequenceException'
 
 
 class InvalidProducerEpochError(KafkaApiError):
@@ -449,6 +497,7 @@ class InvalidProducerEpochError(KafkaApiError):
     name = 'INVALID_PRODUCER_EPOCH'
     retriable = False
     description = 'Producer attempted to produce with an old epoch.'
+    java_exception = 'InvalidProducerEpochException'
 
 
 class InvalidTxnStateError(KafkaApiError):
@@ -458,6 +507,7 @@ class InvalidTxnStateError(KafkaApiError):
     name = 'INVALID_TXN_STATE'
     retriable = False
     description = 'The producer attempted a transactional operation in an invalid state.'
+    java_exception = 'InvalidTxnStateException'
 
 
 class InvalidProducerIdMappingError(KafkaApiError):
@@ -467,6 +517,7 @@ class InvalidProducerIdMappingError(KafkaApiError):
     name = 'INVALID_PRODUCER_ID_MAPPING'
     retriable = False
     description = 'The producer attempted to use a producer id which is not currently assigned to its transactional id.'
+    java_exception = 'InvalidPidMappingException'
 
 
 class InvalidTransactionTimeoutError(KafkaApiError):
@@ -476,6 +527,7 @@ class InvalidTransactionTimeoutError(KafkaApiError):
     name = 'INVALID_TRANSACTION_TIMEOUT'
     retriable = False
     description = 'The transaction timeout is larger than the maximum value allowed by the broker (as configured by transaction.max.timeout.ms).'
+    java_exception = 'InvalidTxnTimeoutException'
 
 
 class ConcurrentTransactionsError(KafkaApiError):
@@ -485,6 +537,7 @@ class ConcurrentTransactionsError(KafkaApiError):
     name = 'CONCURRENT_TRANSACTIONS'
     retriable = True
     description = 'The producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing.'
+    java_exception = 'ConcurrentTransactionsException'
 
 
 class TransactionCoordinatorFencedError(KafkaApiError):
@@ -494,6 +547,7 @@ class TransactionCoordinatorFencedError(KafkaApiError):
     name = 'TRANSACTION_COORDINATOR_FENCED'
     retriable = False
     description = 'Indicates that the transaction coordinator sending a WriteTxnMarker is no longer the current coordinator for a given producer.'
+    java_exception = 'TransactionCoordinatorFencedException'
 
 
 class TransactionalIdAuthorizationFailedError(KafkaApiError):
@@ -503,6 +557,7 @@ class TransactionalIdAuthorizationFailedError(KafkaApiError):
     name = 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED'
     retriable = False
     description = 'Transactional Id authorization failed.'
+    java_exception = 'TransactionalIdAuthorizationException'
 
 
 class SecurityDisabledError(KafkaApiError):
@@ -512,6 +567,7 @@ class SecurityDisabledError(KafkaApiError):
     name = 'SECURITY_DISABLED'
     retriable = False
     description = 'Security features are disabled.'
+    java_exception = 'SecurityDisabledException'
 
 
 class OperationNotAttemptedError(KafkaApiError):
@@ -521,6 +577,7 @@ class OperationNotAttemptedError(KafkaApiError):
     name = 'OPERATION_NOT_ATTEMPTED'
     retriable = False
     description = 'The broker did not attempt to execute this operation. This may happen for batched RPCs where some operations in the batch failed, causing the broker to respond without trying the rest.'
+    java_exception = 'OperationNotAttemptedException'
 
 
 class KafkaStorageErrorError(KafkaApiError):
@@ -530,6 +587,7 @@ class KafkaStorageErrorError(KafkaApiError):
     name = 'KAFKA_STORAGE_ERROR'
     retriable = True
     description = 'Disk error when trying to access log file on the disk.'
+    java_exception = 'KafkaStorageException'
 
 
 class LogDirNotFoundError(KafkaApiError):
@@ -539,6 +597,7 @@ class LogDirNotFoundError(KafkaApiError):
     name = 'LOG_DIR_NOT_FOUND'
     retriable = False
     description = 'The user-specified log directory is not found in the broker config.'
+    java_exception = 'LogDirNotFoundException'
 
 
 class SaslAuthenticationFailedError(KafkaApiError):
@@ -548,6 +607,7 @@ class SaslAuthenticationFailedError(KafkaApiError):
     name = 'SASL_AUTHENTICATION_FAILED'
     retriable = False
     description = 'SASL Authentication failed.'
+    java_exception = 'SaslAuthenticationException'
 
 
 class UnknownProducerIdError(KafkaApiError):
@@ -557,6 +617,7 @@ class UnknownProducerIdError(KafkaApiError):
     name = 'UNKNOWN_PRODUCER_ID'
     retriable = False
     description = "This exception is raised by the broker if it could not locate the producer metadata associated with the producerId in question. This could happen if, for instance, the producer's records were deleted because their retention time had elapsed. Once the last records of the producerId are removed, the producer's metadata is removed from the broker, and future appends by the producer will return this exception."
+    java_exception = 'UnknownProducerIdException'
 
 
 class ReassignmentInProgressError(KafkaApiError):
@@ -566,6 +627,7 @@ class ReassignmentInProgressError(KafkaApiError):
     name = 'REASSIGNMENT_IN_PROGRESS'
     retriable = False
     description = 'A partition reassignment is in progress.'
+    java_exception = 'ReassignmentInProgressException'
 
 
 class DelegationTokenAuthDisabledError(KafkaApiError):
@@ -575,6 +637,7 @@ class DelegationTokenAuthDisabledError(KafkaApiError):
     name = 'DELEGATION_TOKEN_AUTH_DISABLED'
     retriable = False
     description = 'Delegation Token feature is not enabled.'
+    java_exception = 'DelegationTokenDisabledException'
 
 
 class DelegationTokenNotFoundError(KafkaApiError):
@@ -584,6 +647,7 @@ class DelegationTokenNotFoundError(KafkaApiError):
     name = 'DELEGATION_TOKEN_NOT_FOUND'
     retriable = False
     description = 'Delegation Token is not found on server.'
+    java_exception = 'DelegationTokenNotFoundException'
 
 
 class DelegationTokenOwnerMismatchError(KafkaApiError):
@@ -593,6 +657,7 @@ class DelegationTokenOwnerMismatchError(KafkaApiError):
     name = 'DELEGATION_TOKEN_OWNER_MISMATCH'
     retriable = False
     description = 'Specified Principal is not valid Owner/Renewer.'
+    java_exception = 'DelegationTokenOwnerMismatchException'
 
 
 class DelegationTokenRequestNotAllowedError(KafkaApiError):
@@ -602,6 +667,7 @@ class DelegationTokenRequestNotAllowedError(KafkaApiError):
     name = 'DELEGATION_TOKEN_REQUEST_NOT_ALLOWED'
     retriable = False
     description = 'Delegation Token requests are not allowed on PLAINTEXT/1-way SSL channels and on delegation token authenticated channels.'
+    java_exception = 'UnsupportedByAuthenticationException'
 
 
 class DelegationTokenAuthorizationFailedError(KafkaApiError):
@@ -611,6 +677,7 @@ class DelegationTokenAuthorizationFailedError(KafkaApiError):
     name = 'DELEGATION_TOKEN_AUTHORIZATION_FAILED'
     retriable = False
     description = 'Delegation Token authorization failed.'
+    java_exception = 'DelegationTokenAuthorizationException'
 
 
 class DelegationTokenExpiredError(KafkaApiError):
@@ -620,6 +687,7 @@ class DelegationTokenExpiredError(KafkaApiError):
     name = 'DELEGATION_TOKEN_EXPIRED'
     retriable = False
     description = 'Delegation Token is expired.'
+    java_exception = 'DelegationTokenExpiredException'
 
 
 class InvalidPrincipalTypeError(KafkaApiError):
@@ -629,6 +697,7 @@ class InvalidPrincipalTypeError(KafkaApiError):
     name = 'INVALID_PRINCIPAL_TYPE'
     retriable = False
     description = 'Supplied principalType is not supported.'
+    java_exception = 'InvalidPrincipalTypeException'
 
 
 class NonEmptyGroupError(KafkaApiError):
@@ -638,6 +707,7 @@ class NonEmptyGroupError(KafkaApiError):
     name = 'NON_EMPTY_GROUP'
     retriable = False
     description = 'The group is not empty.'
+    java_exception = 'GroupNotEmptyException'
 
 
 class GroupIdNotFoundError(KafkaApiError):
@@ -647,6 +717,7 @@ class GroupIdNotFoundError(KafkaApiError):
     name = 'GROUP_ID_NOT_FOUND'
     retriable = False
     description = 'The group id does not exist.'
+    java_exception = 'GroupIdNotFoundException'
 
 
 class FetchSessionIdNotFoundError(KafkaApiError):
@@ -656,6 +727,7 @@ class FetchSessionIdNotFoundError(KafkaApiError):
     name = 'FETCH_SESSION_ID_NOT_FOUND'
     retriable = True
     description = 'The fetch session ID was not found.'
+    java_exception = 'FetchSessionIdNotFoundException'
 
 
 class InvalidFetchSessionEpochError(KafkaApiError):
@@ -665,6 +737,7 @@ class InvalidFetchSessionEpochError(KafkaApiError):
     name = 'INVALID_FETCH_SESSION_EPOCH'
     retriable = True
     description = 'The fetch session epoch is invalid.'
+    java_exception = 'InvalidFetchSessionEpochException'
 
 
 class ListenerNotFoundError(KafkaApiError):
@@ -674,6 +747,7 @@ class ListenerNotFoundError(KafkaApiError):
     name = 'LISTENER_NOT_FOUND'
     retriable = True
     description = 'There is no listener on the leader broker that matches the listener on which metadata request was processed.'
+    java_exception = 'ListenerNotFoundException'
 
 
 class TopicDeletionDisabledError(KafkaApiError):
@@ -683,6 +757,7 @@ class TopicDeletionDisabledError(KafkaApiError):
     name = 'TOPIC_DELETION_DISABLED'
     retriable = False
     description = 'Topic deletion is disabled.'
+    java_exception = 'TopicDeletionDisabledException'
 
 
 class FencedLeaderEpochError(KafkaApiError):
@@ -692,6 +767,7 @@ class FencedLeaderEpochError(KafkaApiError):
     name = 'FENCED_LEADER_EPOCH'
     retriable = True
     description = 'The leader epoch in the request is older than the epoch on the broker.'
+    java_exception = 'FencedLeaderEpochException'
 
 
 class UnknownLeaderEpochError(KafkaApiError):
@@ -701,6 +777,7 @@ class UnknownLeaderEpochError(KafkaApiError):
     name = 'UNKNOWN_LEADER_EPOCH'
     retriable = True
     description = 'The leader epoch in the request is newer than the epoch on the broker.'
+    java_exception = 'UnknownLeaderEpochException'
 
 
 class UnsupportedCompressionTypeError(KafkaApiError):
@@ -710,6 +787,7 @@ class UnsupportedCompressionTypeError(KafkaApiError):
     name = 'UNSUPPORTED_COMPRESSION_TYPE'
     retriable = False
     description = 'The requesting client does not support the compression type of given partition.'
+    java_exception = 'UnsupportedCompressionTypeException'
 
 
 class StaleBrokerEpochError(KafkaApiError):
@@ -719,6 +797,7 @@ class StaleBrokerEpochError(KafkaApiError):
     name = 'STALE_BROKER_EPOCH'
     retriable = False
     description = 'Broker epoch has changed.'
+    java_exception = 'StaleBrokerEpochException'
 
 
 class OffsetNotAvailableError(KafkaApiError):
@@ -728,6 +807,7 @@ class OffsetNotAvailableError(KafkaApiError):
     name = 'OFFSET_NOT_AVAILABLE'
     retriable = True
     description = 'The leader high watermark has not caught up from a recent leader election so the offsets cannot be guaranteed to be monotonically increasing.'
+    java_exception = 'OffsetNotAvailableException'
 
 
 class MemberIdRequiredError(KafkaApiError):
@@ -737,6 +817,7 @@ class MemberIdRequiredError(KafkaApiError):
     name = 'MEMBER_ID_REQUIRED'
     retriable = False
     description = 'The group member needs to have a valid member id before actually entering a consumer group.'
+    java_exception = 'MemberIdRequiredException'
 
 
 class PreferredLeaderNotAvailableError(KafkaApiError):
@@ -746,6 +827,7 @@ class PreferredLeaderNotAvailableError(KafkaApiError):
     name = 'PREFERRED_LEADER_NOT_AVAILABLE'
     retriable = True
     description = 'The preferred leader was not available.'
+    java_exception = 'PreferredLeaderNotAvailableException'
 
 
 class GroupMaxSizeReachedError(KafkaApiError):
@@ -755,6 +837,7 @@ class GroupMaxSizeReachedError(KafkaApiError):
     name = 'GROUP_MAX_SIZE_REACHED'
     retriable = False
     description = 'The group has reached its maximum size.'
+    java_exception = 'GroupMaxSizeReachedException'
 
 
 class FencedInstanceIdError(KafkaApiError):
@@ -764,6 +847,7 @@ class FencedInstanceIdError(KafkaApiError):
     name = 'FENCED_INSTANCE_ID'
     retriable = False
     description = 'The broker rejected this static consumer since another consumer with the same group.instance.id has registered with a different member.id.'
+    java_exception = 'FencedInstanceIdException'
 
 
 class EligibleLeadersNotAvailableError(KafkaApiError):
@@ -773,6 +857,7 @@ class EligibleLeadersNotAvailableError(KafkaApiError):
     name = 'ELIGIBLE_LEADERS_NOT_AVAILABLE'
     retriable = True
     description = 'Eligible topic partition leaders are not available.'
+    java_exception = 'EligibleLeadersNotAvailableException'
 
 
 class ElectionNotNeededError(KafkaApiError):
@@ -782,6 +867,7 @@ class ElectionNotNeededError(KafkaApiError):
     name = 'ELECTION_NOT_NEEDED'
     retriable = True
     description = 'Leader election not needed for topic partition.'
+    java_exception = 'ElectionNotNeededException'
 
 
 class NoReassignmentInProgressError(KafkaApiError):
@@ -791,6 +877,7 @@ class NoReassignmentInProgressError(KafkaApiError):
     name = 'NO_REASSIGNMENT_IN_PROGRESS'
     retriable = False
     description = 'No partition reassignment is in progress.'
+    java_exception = 'NoReassignmentInProgressException'
 
 
 class GroupSubscribedToTopicError(KafkaApiError):
@@ -800,6 +887,7 @@ class GroupSubscribedToTopicError(KafkaApiError):
     name = 'GROUP_SUBSCRIBED_TO_TOPIC'
     retriable = False
     description = 'Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it.'
+    java_exception = 'GroupSubscribedToTopicException'
 
 
 class InvalidRecordError(KafkaApiError):
@@ -809,6 +897,7 @@ class InvalidRecordError(KafkaApiError):
     name = 'INVALID_RECORD'
     retriable = False
     description = 'This record has failed the validation on broker and hence will be rejected.'
+    java_exception = 'InvalidRecordException'
 
 
 class UnstableOffsetCommitError(KafkaApiError):
@@ -818,6 +907,7 @@ class UnstableOffsetCommitError(KafkaApiError):
     name = 'UNSTABLE_OFFSET_COMMIT'
     retriable = True
     description = 'There are unstable offsets that need to be cleared.'
+    java_exception = 'UnstableOffsetCommitException'
 
 
 class ThrottlingQuotaExceededError(KafkaApiError):
@@ -827,6 +917,7 @@ class ThrottlingQuotaExceededError(KafkaApiError):
     name = 'THROTTLING_QUOTA_EXCEEDED'
     retriable = True
     description = 'The throttling quota has been exceeded.'
+    java_exception = 'ThrottlingQuotaExceededException'
 
 
 class ProducerFencedError(KafkaApiError):
@@ -836,6 +927,7 @@ class ProducerFencedError(KafkaApiError):
     name = 'PRODUCER_FENCED'
     retriable = False
     description = 'There is a newer producer with the same transactionalId which fences the current one.'
+    java_exception = 'ProducerFencedException'
 
 
 class ResourceNotFoundError(KafkaApiError):
@@ -845,6 +937,7 @@ class ResourceNotFoundError(KafkaApiError):
     name = 'RESOURCE_NOT_FOUND'
     retriable = False
     description = 'A request illegally referred to a resource that does not exist.'
+    java_exception = 'ResourceNotFoundException'
 
 
 class DuplicateResourceError(KafkaApiError):
@@ -854,6 +947,7 @@ class DuplicateResourceError(KafkaApiError):
     name = 'DUPLICATE_RESOURCE'
     retriable = False
     description = 'A request illegally referred to the same resource twice.'
+    java_exception = 'DuplicateResourceException'
 
 
 class UnacceptableCredentialError(KafkaApiError):
@@ -863,6 +957,7 @@ class UnacceptableCredentialError(KafkaApiError):
     name = 'UNACCEPTABLE_CREDENTIAL'
     retriable = False
     description = 'Requested credential would not meet criteria for acceptability.'
+    java_exception = 'UnacceptableCredentialException'
 
 
 class InconsistentVoterSetError(KafkaApiError):
@@ -872,6 +967,7 @@ class InconsistentVoterSetError(KafkaApiError):
     name = 'INCONSISTENT_VOTER_SET'
     retriable = False
     description = 'Indicates that the either the sender or recipient of a voter-only request is not one of the expected voters.'
+    java_exception = 'InconsistentVoterSetException'
 
 
 class InvalidUpdateVersionError(KafkaApiError):
@@ -881,6 +977,7 @@ class InvalidUpdateVersionError(KafkaApiError):
     name = 'INVALID_UPDATE_VERSION'
     retriable = False
     description = 'The given update version was invalid.'
+    java_exception = 'InvalidUpdateVersionException'
 
 
 class FeatureUpdateFailedError(KafkaApiError):
@@ -890,6 +987,7 @@ class FeatureUpdateFailedError(KafkaApiError):
     name = 'FEATURE_UPDATE_FAILED'
     retriable = False
     description = 'Unable to update finalized features due to an unexpected server error.'
+    java_exception = 'FeatureUpdateFailedException'
 
 
 class PrincipalDeserializationFailureError(KafkaApiError):
@@ -899,6 +997,7 @@ class PrincipalDeserializationFailureError(KafkaApiError):
     name = 'PRINCIPAL_DESERIALIZATION_FAILURE'
     retriable = False
     description = 'Request principal deserialization failed during forwarding. This indicates an internal error on the broker cluster security setup.'
+    java_exception = 'PrincipalDeserializationException'
 
 
 class SnapshotNotFoundError(KafkaApiError):
@@ -908,6 +1007,7 @@ class SnapshotNotFoundError(KafkaApiError):
     name = 'SNAPSHOT_NOT_FOUND'
     retriable = False
     description = 'Requested snapshot was not found.'
+    java_exception = 'SnapshotNotFoundException'
 
 
 class PositionOutOfRangeError(KafkaApiError):
@@ -917,6 +1017,7 @@ class PositionOutOfRangeError(KafkaApiError):
     name = 'POSITION_OUT_OF_RANGE'
     retriable = False
     description = 'Requested position is not greater than or equal to zero, and less than the size of the snapshot.'
+    java_exception = 'PositionOutOfRangeException'
 
 
 class UnknownTopicIdError(KafkaApiError):
@@ -926,6 +1027,7 @@ class UnknownTopicIdError(KafkaApiError):
     name = 'UNKNOWN_TOPIC_ID'
     retriable = True
     description = 'This server does not host this topic ID.'
+    java_exception = 'UnknownTopicIdException'
 
 
 class DuplicateBrokerRegistrationError(KafkaApiError):
@@ -935,6 +1037,7 @@ class DuplicateBrokerRegistrationError(KafkaApiError):
     name = 'DUPLICATE_BROKER_REGISTRATION'
     retriable = False
     description = 'This broker ID is already in use.'
+    java_exception = 'DuplicateBrokerRegistrationException'
 
 
 class BrokerIdNotRegisteredError(KafkaApiError):
@@ -944,6 +1047,7 @@ class BrokerIdNotRegisteredError(KafkaApiError):
     name = 'BROKER_ID_NOT_REGISTERED'
     retriable = False
     description = 'The given broker ID was not registered.'
+    java_exception = 'BrokerIdNotRegisteredException'
 
 
 class InconsistentTopicIdError(KafkaApiError):
@@ -953,6 +1057,7 @@ class InconsistentTopicIdError(KafkaApiError):
     name = 'INCONSISTENT_TOPIC_ID'
     retriable = True
     description = "The log's topic ID did not match the topic ID in the request."
+    java_exception = 'InconsistentTopicIdException'
 
 
 class InconsistentClusterIdError(KafkaApiError):
@@ -962,6 +1067,7 @@ class InconsistentClusterIdError(KafkaApiError):
     name = 'INCONSISTENT_CLUSTER_ID'
     retriable = False
     description = 'The clusterId in the request does not match that found on the server.'
+    java_exception = 'InconsistentClusterIdException'
 
 
 class TransactionalIdNotFoundError(KafkaApiError):
@@ -971,6 +1077,7 @@ class TransactionalIdNotFoundError(KafkaApiError):
     name = 'TRANSACTIONAL_ID_NOT_FOUND'
     retriable = False
     description = 'The transactionalId could not be found.'
+    java_exception = 'TransactionalIdNotFoundException'
 
 
 class FetchSessionTopicIdErrorError(KafkaApiError):
@@ -980,6 +1087,7 @@ class FetchSessionTopicIdErrorError(KafkaApiError):
     name = 'FETCH_SESSION_TOPIC_ID_ERROR'
     retriable = True
     description = 'The fetch session encountered inconsistent topic ID usage.'
+    java_exception = 'FetchSessionTopicIdException'
 
 
 class IneligibleReplicaError(KafkaApiError):
@@ -989,6 +1097,7 @@ class IneligibleReplicaError(KafkaApiError):
     name = 'INELIGIBLE_REPLICA'
     retriable = False
     description = 'The new ISR contains at least one ineligible replica.'
+    java_exception = 'IneligibleReplicaException'
 
 
 class NewLeaderElectedError(KafkaApiError):
@@ -998,6 +1107,7 @@ class NewLeaderElectedError(KafkaApiError):
     name = 'NEW_LEADER_ELECTED'
     retriable = False
     description = 'The AlterPartition request successfully updated the partition state but the leader has changed.'
+    java_exception = 'NewLeaderElectedException'
 
 
 class OffsetMovedToTieredStorageError(KafkaApiError):
@@ -1007,6 +1117,7 @@ class OffsetMovedToTieredStorageError(KafkaApiError):
     name = 'OFFSET_MOVED_TO_TIERED_STORAGE'
     retriable = False
     description = 'The requested offset is moved to tiered storage.'
+    java_exception = 'OffsetMovedToTieredStorageException'
 
 
 class FencedMemberEpochError(KafkaApiError):
@@ -1016,6 +1127,7 @@ class FencedMemberEpochError(KafkaApiError):
     name = 'FENCED_MEMBER_EPOCH'
     retriable = False
     description = 'The member epoch is fenced by the group coordinator. The member must abandon all its partitions and rejoin.'
+    java_exception = 'FencedMemberEpochException'
 
 
 class UnreleasedInstanceIdError(KafkaApiError):
@@ -1025,6 +1137,7 @@ class UnreleasedInstanceIdError(KafkaApiError):
     name = 'UNRELEASED_INSTANCE_ID'
     retriable = False
     description = 'The instance ID is still used by another member in the consumer group. That member must leave first.'
+    java_exception = 'UnreleasedInstanceIdException'
 
 
 class UnsupportedAssignorError(KafkaApiError):
@@ -1034,6 +1147,7 @@ class UnsupportedAssignorError(KafkaApiError):
     name = 'UNSUPPORTED_ASSIGNOR'
     retriable = False
     description = 'The assignor or its version range is not supported by the consumer group.'
+    java_exception = 'UnsupportedAssignorException'
 
 
 class StaleMemberEpochError(KafkaApiError):
@@ -1043,6 +1157,7 @@ class StaleMemberEpochError(KafkaApiError):
     name = 'STALE_MEMBER_EPOCH'
     retriable = False
     description = 'The member epoch is stale. The member must retry after receiving its updated member epoch via the ConsumerGroupHeartbeat API.'
+    java_exception = 'StaleMemberEpochException'
 
 
 class MismatchedEndpointTypeError(KafkaApiError):
@@ -1052,6 +1167,7 @@ class MismatchedEndpointTypeError(KafkaApiError):
     name = 'MISMATCHED_ENDPOINT_TYPE'
     retriable = False
     description = 'The request was sent to an endpoint of the wrong type.'
+    java_exception = 'MismatchedEndpointTypeException'
 
 
 class UnsupportedEndpointTypeError(KafkaApiError):
@@ -1061,6 +1177,7 @@ class UnsupportedEndpointTypeError(KafkaApiError):
     name = 'UNSUPPORTED_ENDPOINT_TYPE'
     retriable = False
     description = 'This endpoint type is not supported yet.'
+    java_exception = 'UnsupportedEndpointTypeException'
 
 
 class UnknownControllerIdError(KafkaApiError):
@@ -1070,6 +1187,7 @@ class UnknownControllerIdError(KafkaApiError):
     name = 'UNKNOWN_CONTROLLER_ID'
     retriable = False
     description = 'This controller ID is not known.'
+    java_exception = 'UnknownControllerIdException'
 
 
 class UnknownSubscriptionIdError(KafkaApiError):
@@ -1079,6 +1197,7 @@ class UnknownSubscriptionIdError(KafkaApiError):
     name = 'UNKNOWN_SUBSCRIPTION_ID'
     retriable = False
     description = 'Client sent a push telemetry request with an invalid or outdated subscription ID.'
+    java_exception = 'UnknownSubscriptionIdException'
 
 
 class TelemetryTooLargeError(KafkaApiError):
@@ -1088,6 +1207,7 @@ class TelemetryTooLargeError(KafkaApiError):
     name = 'TELEMETRY_TOO_LARGE'
     retriable = False
     description = 'Client sent a push telemetry request larger than the maximum size the broker will accept.'
+    java_exception = 'TelemetryTooLargeException'
 
 
 class InvalidRegistrationError(KafkaApiError):
@@ -1097,6 +1217,7 @@ class InvalidRegistrationError(KafkaApiError):
     name = 'INVALID_REGISTRATION'
     retriable = False
     description = 'The controller has considered the broker registration to be invalid.'
+    java_exception = 'InvalidRegistrationException'
 
 
 class TransactionAbortableError(KafkaApiError):
@@ -1106,6 +1227,7 @@ class TransactionAbortableError(KafkaApiError):
     name = 'TRANSACTION_ABORTABLE'
     retriable = False
     description = 'The server encountered an error with the transaction. The client can abort the transaction to continue using this transactional ID.'
+    java_exception = 'TransactionAbortableException'
 
 
 class InvalidRecordStateError(KafkaApiError):
@@ -1115,6 +1237,7 @@ class InvalidRecordStateError(KafkaApiError):
     name = 'INVALID_RECORD_STATE'
     retriable = False
     description = 'The record state is invalid. The acknowledgement of delivery could not be completed.'
+    java_exception = 'InvalidRecordStateException'
 
 
 class ShareSessionNotFoundError(KafkaApiError):
@@ -1124,6 +1247,7 @@ class ShareSessionNotFoundError(KafkaApiError):
     name = 'SHARE_SESSION_NOT_FOUND'
     retriable = True
     description = 'The share session was not found.'
+    java_exception = 'ShareSessionNotFoundException'
 
 
 class InvalidShareSessionEpochError(KafkaApiError):
@@ -1133,6 +1257,7 @@ class InvalidShareSessionEpochError(KafkaApiError):
     name = 'INVALID_SHARE_SESSION_EPOCH'
     retriable = True
     description = 'The share session epoch is invalid.'
+    java_exception = 'InvalidShareSessionEpochException'
 
 
 class FencedStateEpochError(KafkaApiError):
@@ -1142,6 +1267,7 @@ class FencedStateEpochError(KafkaApiError):
     name = 'FENCED_STATE_EPOCH'
     retriable = False
     description = 'The share coordinator rejected the request because the share-group state epoch did not match.'
+    java_exception = 'FencedStateEpochException'
 
 
 class InvalidVoterKeyError(KafkaApiError):
@@ -1151,6 +1277,7 @@ class InvalidVoterKeyError(KafkaApiError):
     name = 'INVALID_VOTER_KEY'
     retriable = False
     description = "The voter key doesn't match the receiving replica's key."
+    java_exception = 'InvalidVoterKeyException'
 
 
 class DuplicateVoterError(KafkaApiError):
@@ -1160,6 +1287,7 @@ class DuplicateVoterError(KafkaApiError):
     name = 'DUPLICATE_VOTER'
     retriable = False
     description = 'The voter is already part of the set of voters.'
+    java_exception = 'DuplicateVoterException'
 
 
 class VoterNotFoundError(KafkaApiError):
@@ -1169,6 +1297,7 @@ class VoterNotFoundError(KafkaApiError):
     name = 'VOTER_NOT_FOUND'
     retriable = False
     description = 'The voter is not part of the set of voters.'
+    java_exception = 'VoterNotFoundException'
 
 
 class InvalidRegularExpressionError(KafkaApiError):
@@ -1178,6 +1307,7 @@ class InvalidRegularExpressionError(KafkaApiError):
     name = 'INVALID_REGULAR_EXPRESSION'
     retriable = False
     description = 'The regular expression is not valid.'
+    java_exception = 'InvalidRegularExpression'
 
 
 class RebootstrapRequiredError(KafkaApiError):
@@ -1187,6 +1317,7 @@ class RebootstrapRequiredError(KafkaApiError):
     name = 'REBOOTSTRAP_REQUIRED'
     retriable = False
     description = 'Client metadata is stale. The client should rebootstrap to obtain new metadata.'
+    java_exception = 'RebootstrapRequiredException'
 
 
 class StreamsInvalidTopologyError(KafkaApiError):
@@ -1196,6 +1327,7 @@ class StreamsInvalidTopologyError(KafkaApiError):
     name = 'STREAMS_INVALID_TOPOLOGY'
     retriable = False
     description = 'The supplied topology is invalid.'
+    java_exception = 'StreamsInvalidTopologyException'
 
 
 class StreamsInvalidTopologyEpochError(KafkaApiError):
@@ -1205,6 +1337,7 @@ class StreamsInvalidTopologyEpochError(KafkaApiError):
     name = 'STREAMS_INVALID_TOPOLOGY_EPOCH'
     retriable = False
     description = 'The supplied topology epoch is invalid.'
+    java_exception = 'StreamsInvalidTopologyEpochException'
 
 
 class StreamsTopologyFencedError(KafkaApiError):
@@ -1214,6 +1347,7 @@ class StreamsTopologyFencedError(KafkaApiError):
     name = 'STREAMS_TOPOLOGY_FENCED'
     retriable = False
     description = 'The supplied topology epoch is outdated.'
+    java_exception = 'StreamsTopologyFencedException'
 
 
 class ShareSessionLimitReachedError(KafkaApiError):
@@ -1223,144 +1357,145 @@ class ShareSessionLimitReachedError(KafkaApiError):
     name = 'SHARE_SESSION_LIMIT_REACHED'
     retriable = True
     description = 'The limit of share sessions has been reached.'
+    java_exception = 'ShareSessionLimitReachedException'
 
 
 ERRORS: dict[int, ErrorCode] = {
-    -1: ErrorCode(-1, 'UNKNOWN_SERVER_ERROR', False, 'The server experienced an unexpected error when processing the request.', UnknownServerErrorError),
-    0: ErrorCode(0, 'NONE', False, '', KafkaApiError),
-    1: ErrorCode(1, 'OFFSET_OUT_OF_RANGE', False, 'The requested offset is not within the range of offsets maintained by the server.', OffsetOutOfRangeError),
-    2: ErrorCode(2, 'CORRUPT_MESSAGE', True, 'This message has failed its CRC checksum, exceeds the valid size, has a null key for a compacted topic, or is otherwise corrupt.', CorruptMessageError),
-    3: ErrorCode(3, 'UNKNOWN_TOPIC_OR_PARTITION', True, 'This server does not host this topic-partition.', UnknownTopicOrPartitionError),
-    4: ErrorCode(4, 'INVALID_FETCH_SIZE', False, 'The requested fetch size is invalid.', InvalidFetchSizeError),
-    5: ErrorCode(5, 'LEADER_NOT_AVAILABLE', True, 'There is no leader for this topic-partition as we are in the middle of a leadership election.', LeaderNotAvailableError),
-    6: ErrorCode(6, 'NOT_LEADER_OR_FOLLOWER', True, 'For requests intended only for the leader, this error indicates that the broker is not the current leader. For requests intended for any replica, this error indicates that the broker is not a replica of the topic partition.', NotLeaderOrFollowerError),
-    7: ErrorCode(7, 'REQUEST_TIMED_OUT', True, 'The request timed out.', RequestTimedOutError),
-    8: ErrorCode(8, 'BROKER_NOT_AVAILABLE', False, 'The broker is not available.', BrokerNotAvailableError),
-    9: ErrorCode(9, 'REPLICA_NOT_AVAILABLE', True, 'The replica is not available for the requested topic-partition. Produce/Fetch requests and other requests intended only for the leader or follower return NOT_LEADER_OR_FOLLOWER if the broker is not a replica of the topic-partition.', ReplicaNotAvailableError),
-    10: ErrorCode(10, 'MESSAGE_TOO_LARGE', False, 'The request included a message larger than the max message size the server will accept.', MessageTooLargeError),
-    11: ErrorCode(11, 'STALE_CONTROLLER_EPOCH', False, 'The controller moved to another broker.', StaleControllerEpochError),
-    12: ErrorCode(12, 'OFFSET_METADATA_TOO_LARGE', False, 'The metadata field of the offset request was too large.', OffsetMetadataTooLargeError),
-    13: ErrorCode(13, 'NETWORK_EXCEPTION', True, 'The server disconnected before a response was received.', NetworkExceptionError),
-    14: ErrorCode(14, 'COORDINATOR_LOAD_IN_PROGRESS', True, "The coordinator is loading and hence can't process requests.", CoordinatorLoadInProgressError),
-    15: ErrorCode(15, 'COORDINATOR_NOT_AVAILABLE', True, 'The coordinator is not available.', CoordinatorNotAvailableError),
-    16: ErrorCode(16, 'NOT_COORDINATOR', True, 'This is not the correct coordinator.', NotCoordinatorError),
-    17: ErrorCode(17, 'INVALID_TOPIC_EXCEPTION', False, 'The request attempted to perform an operation on an invalid topic.', InvalidTopicExceptionError),
-    18: ErrorCode(18, 'RECORD_LIST_TOO_LARGE', False, 'The request included message batch larger than the configured segment size on the server.', RecordListTooLargeError),
-    19: ErrorCode(19, 'NOT_ENOUGH_REPLICAS', True, 'Messages are rejected since there are fewer in-sync replicas than required.', NotEnoughReplicasError),
-    20: ErrorCode(20, 'NOT_ENOUGH_REPLICAS_AFTER_APPEND', True, 'Messages are written to the log, but to fewer in-sync replicas than required.', NotEnoughReplicasAfterAppendError),
-    21: ErrorCode(21, 'INVALID_REQUIRED_ACKS', False, 'Produce request specified an invalid value for required acks.', InvalidRequiredAcksError),
-    22: ErrorCode(22, 'ILLEGAL_GENERATION', False, 'Specified group generation id is not valid.', IllegalGenerationError),
-    23: ErrorCode(23, 'INCONSISTENT_GROUP_PROTOCOL', False, "The group member's supported protocols are incompatible with those of existing members or first group member tried to join with empty protocol type or empty protocol list.", InconsistentGroupProtocolError),
-    24: ErrorCode(24, 'INVALID_GROUP_ID', False, 'The group id is invalid.', InvalidGroupIdError),
-    25: ErrorCode(25, 'UNKNOWN_MEMBER_ID', False, 'The coordinator is not aware of this member.', UnknownMemberIdError),
-    26: ErrorCode(26, 'INVALID_SESSION_TIMEOUT', False, 'The session timeout is not within the range allowed by the broker (as configured by group.min.session.timeout.ms and group.max.session.timeout.ms).', InvalidSessionTimeoutError),
-    27: ErrorCode(27, 'REBALANCE_IN_PROGRESS', False, 'The group is rebalancing, so a rejoin is needed.', RebalanceInProgressError),
-    28: ErrorCode(28, 'INVALID_COMMIT_OFFSET_SIZE', False, 'The committing offset data size is not valid.', InvalidCommitOffsetSizeError),
-    29: ErrorCode(29, 'TOPIC_AUTHORIZATION_FAILED', False, 'Topic authorization failed.', TopicAuthorizationFailedError),
-    30: ErrorCode(30, 'GROUP_AUTHORIZATION_FAILED', False, 'Group authorization failed.', GroupAuthorizationFailedError),
-    31: ErrorCode(31, 'CLUSTER_AUTHORIZATION_FAILED', False, 'Cluster authorization failed.', ClusterAuthorizationFailedError),
-    32: ErrorCode(32, 'INVALID_TIMESTAMP', False, 'The timestamp of the message is out of acceptable range.', InvalidTimestampError),
-    33: ErrorCode(33, 'UNSUPPORTED_SASL_MECHANISM', False, 'The broker does not support the requested SASL mechanism.', UnsupportedSaslMechanismError),
-    34: ErrorCode(34, 'ILLEGAL_SASL_STATE', False, 'Request is not valid given the current SASL state.', IllegalSaslStateError),
-    35: ErrorCode(35, 'UNSUPPORTED_VERSION', False, 'The version of API is not supported.', UnsupportedVersionError),
-    36: ErrorCode(36, 'TOPIC_ALREADY_EXISTS', False, 'Topic with this name already exists.', TopicAlreadyExistsError),
-    37: ErrorCode(37, 'INVALID_PARTITIONS', False, 'Number of partitions is below 1.', InvalidPartitionsError),
-    38: ErrorCode(38, 'INVALID_REPLICATION_FACTOR', False, 'Replication factor is below 1 or larger than the number of available brokers.', InvalidReplicationFactorError),
-    39: ErrorCode(39, 'INVALID_REPLICA_ASSIGNMENT', False, 'Replica assignment is invalid.', InvalidReplicaAssignmentError),
-    40: ErrorCode(40, 'INVALID_CONFIG', False, 'Configuration is invalid.', InvalidConfigError),
-    41: ErrorCode(41, 'NOT_CONTROLLER', True, 'This is not the correct controller for this cluster.', NotControllerError),
-    42: ErrorCode(42, 'INVALID_REQUEST', False, 'This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details.', InvalidRequestError),
-    43: ErrorCode(43, 'UNSUPPORTED_FOR_MESSAGE_FORMAT', False, 'The message format version on the broker does not support the request.', UnsupportedForMessageFormatError),
-    44: ErrorCode(44, 'POLICY_VIOLATION', False, 'Request parameters do not satisfy the configured policy.', PolicyViolationError),
-    45: ErrorCode(45, 'OUT_OF_ORDER_SEQUENCE_NUMBER', False, 'The broker received an out of order sequence number.', OutOfOrderSequenceNumberError),
-    46: ErrorCode(46, 'DUPLICATE_SEQUENCE_NUMBER', False, 'The broker received a duplicate sequence number.', DuplicateSequenceNumberError),
-    47: ErrorCode(47, 'INVALID_PRODUCER_EPOCH', False, 'Producer attempted to produce with an old epoch.', InvalidProducerEpochError),
-    48: ErrorCode(48, 'INVALID_TXN_STATE', False, 'The producer attempted a transactional operation in an invalid state.', InvalidTxnStateError),
-    49: ErrorCode(49, 'INVALID_PRODUCER_ID_MAPPING', False, 'The producer attempted to use a producer id which is not currently assigned to its transactional id.', InvalidProducerIdMappingError),
-    50: ErrorCode(50, 'INVALID_TRANSACTION_TIMEOUT', False, 'The transaction timeout is larger than the maximum value allowed by the broker (as configured by transaction.max.timeout.ms).', InvalidTransactionTimeoutError),
-    51: ErrorCode(51, 'CONCURRENT_TRANSACTIONS', True, 'The producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing.', ConcurrentTransactionsError),
-    52: ErrorCode(52, 'TRANSACTION_COORDINATOR_FENCED', False, 'Indicates that the transaction coordinator sending a WriteTxnMarker is no longer the current coordinator for a given producer.', TransactionCoordinatorFencedError),
-    53: ErrorCode(53, 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED', False, 'Transactional Id authorization failed.', TransactionalIdAuthorizationFailedError),
-    54: ErrorCode(54, 'SECURITY_DISABLED', False, 'Security features are disabled.', SecurityDisabledError),
-    55: ErrorCode(55, 'OPERATION_NOT_ATTEMPTED', False, 'The broker did not attempt to execute this operation. This may happen for batched RPCs where some operations in the batch failed, causing the broker to respond without trying the rest.', OperationNotAttemptedError),
-    56: ErrorCode(56, 'KAFKA_STORAGE_ERROR', True, 'Disk error when trying to access log file on the disk.', KafkaStorageErrorError),
-    57: ErrorCode(57, 'LOG_DIR_NOT_FOUND', False, 'The user-specified log directory is not found in the broker config.', LogDirNotFoundError),
-    58: ErrorCode(58, 'SASL_AUTHENTICATION_FAILED', False, 'SASL Authentication failed.', SaslAuthenticationFailedError),
-    59: ErrorCode(59, 'UNKNOWN_PRODUCER_ID', False, "This exception is raised by the broker if it could not locate the producer metadata associated with the producerId in question. This could happen if, for instance, the producer's records were deleted because their retention time had elapsed. Once the last records of the producerId are removed, the producer's metadata is removed from the broker, and future appends by the producer will return this exception.", UnknownProducerIdError),
-    60: ErrorCode(60, 'REASSIGNMENT_IN_PROGRESS', False, 'A partition reassignment is in progress.', ReassignmentInProgressError),
-    61: ErrorCode(61, 'DELEGATION_TOKEN_AUTH_DISABLED', False, 'Delegation Token feature is not enabled.', DelegationTokenAuthDisabledError),
-    62: ErrorCode(62, 'DELEGATION_TOKEN_NOT_FOUND', False, 'Delegation Token is not found on server.', DelegationTokenNotFoundError),
-    63: ErrorCode(63, 'DELEGATION_TOKEN_OWNER_MISMATCH', False, 'Specified Principal is not valid Owner/Renewer.', DelegationTokenOwnerMismatchError),
-    64: ErrorCode(64, 'DELEGATION_TOKEN_REQUEST_NOT_ALLOWED', False, 'Delegation Token requests are not allowed on PLAINTEXT/1-way SSL channels and on delegation token authenticated channels.', DelegationTokenRequestNotAllowedError),
-    65: ErrorCode(65, 'DELEGATION_TOKEN_AUTHORIZATION_FAILED', False, 'Delegation Token authorization failed.', DelegationTokenAuthorizationFailedError),
-    66: ErrorCode(66, 'DELEGATION_TOKEN_EXPIRED', False, 'Delegation Token is expired.', DelegationTokenExpiredError),
-    67: ErrorCode(67, 'INVALID_PRINCIPAL_TYPE', False, 'Supplied principalType is not supported.', InvalidPrincipalTypeError),
-    68: ErrorCode(68, 'NON_EMPTY_GROUP', False, 'The group is not empty.', NonEmptyGroupError),
-    69: ErrorCode(69, 'GROUP_ID_NOT_FOUND', False, 'The group id does not exist.', GroupIdNotFoundError),
-    70: ErrorCode(70, 'FETCH_SESSION_ID_NOT_FOUND', True, 'The fetch session ID was not found.', FetchSessionIdNotFoundError),
-    71: ErrorCode(71, 'INVALID_FETCH_SESSION_EPOCH', True, 'The fetch session epoch is invalid.', InvalidFetchSessionEpochError),
-    72: ErrorCode(72, 'LISTENER_NOT_FOUND', True, 'There is no listener on the leader broker that matches the listener on which metadata request was processed.', ListenerNotFoundError),
-    73: ErrorCode(73, 'TOPIC_DELETION_DISABLED', False, 'Topic deletion is disabled.', TopicDeletionDisabledError),
-    74: ErrorCode(74, 'FENCED_LEADER_EPOCH', True, 'The leader epoch in the request is older than the epoch on the broker.', FencedLeaderEpochError),
-    75: ErrorCode(75, 'UNKNOWN_LEADER_EPOCH', True, 'The leader epoch in the request is newer than the epoch on the broker.', UnknownLeaderEpochError),
-    76: ErrorCode(76, 'UNSUPPORTED_COMPRESSION_TYPE', False, 'The requesting client does not support the compression type of given partition.', UnsupportedCompressionTypeError),
-    77: ErrorCode(77, 'STALE_BROKER_EPOCH', False, 'Broker epoch has changed.', StaleBrokerEpochError),
-    78: ErrorCode(78, 'OFFSET_NOT_AVAILABLE', True, 'The leader high watermark has not caught up from a recent leader election so the offsets cannot be guaranteed to be monotonically increasing.', OffsetNotAvailableError),
-    79: ErrorCode(79, 'MEMBER_ID_REQUIRED', False, 'The group member needs to have a valid member id before actually entering a consumer group.', MemberIdRequiredError),
-    80: ErrorCode(80, 'PREFERRED_LEADER_NOT_AVAILABLE', True, 'The preferred leader was not available.', PreferredLeaderNotAvailableError),
-    81: ErrorCode(81, 'GROUP_MAX_SIZE_REACHED', False, 'The group has reached its maximum size.', GroupMaxSizeReachedError),
-    82: ErrorCode(82, 'FENCED_INSTANCE_ID', False, 'The broker rejected this static consumer since another consumer with the same group.instance.id has registered with a different member.id.', FencedInstanceIdError),
-    83: ErrorCode(83, 'ELIGIBLE_LEADERS_NOT_AVAILABLE', True, 'Eligible topic partition leaders are not available.', EligibleLeadersNotAvailableError),
-    84: ErrorCode(84, 'ELECTION_NOT_NEEDED', True, 'Leader election not needed for topic partition.', ElectionNotNeededError),
-    85: ErrorCode(85, 'NO_REASSIGNMENT_IN_PROGRESS', False, 'No partition reassignment is in progress.', NoReassignmentInProgressError),
-    86: ErrorCode(86, 'GROUP_SUBSCRIBED_TO_TOPIC', False, 'Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it.', GroupSubscribedToTopicError),
-    87: ErrorCode(87, 'INVALID_RECORD', False, 'This record has failed the validation on broker and hence will be rejected.', InvalidRecordError),
-    88: ErrorCode(88, 'UNSTABLE_OFFSET_COMMIT', True, 'There are unstable offsets that need to be cleared.', UnstableOffsetCommitError),
-    89: ErrorCode(89, 'THROTTLING_QUOTA_EXCEEDED', True, 'The throttling quota has been exceeded.', ThrottlingQuotaExceededError),
-    90: ErrorCode(90, 'PRODUCER_FENCED', False, 'There is a newer producer with the same transactionalId which fences the current one.', ProducerFencedError),
-    91: ErrorCode(91, 'RESOURCE_NOT_FOUND', False, 'A request illegally referred to a resource that does not exist.', ResourceNotFoundError),
-    92: ErrorCode(92, 'DUPLICATE_RESOURCE', False, 'A request illegally referred to the same resource twice.', DuplicateResourceError),
-    93: ErrorCode(93, 'UNACCEPTABLE_CREDENTIAL', False, 'Requested credential would not meet criteria for acceptability.', UnacceptableCredentialError),
-    94: ErrorCode(94, 'INCONSISTENT_VOTER_SET', False, 'Indicates that the either the sender or recipient of a voter-only request is not one of the expected voters.', InconsistentVoterSetError),
-    95: ErrorCode(95, 'INVALID_UPDATE_VERSION', False, 'The given update version was invalid.', InvalidUpdateVersionError),
-    96: ErrorCode(96, 'FEATURE_UPDATE_FAILED', False, 'Unable to update finalized features due to an unexpected server error.', FeatureUpdateFailedError),
-    97: ErrorCode(97, 'PRINCIPAL_DESERIALIZATION_FAILURE', False, 'Request principal deserialization failed during forwarding. This indicates an internal error on the broker cluster security setup.', PrincipalDeserializationFailureError),
-    98: ErrorCode(98, 'SNAPSHOT_NOT_FOUND', False, 'Requested snapshot was not found.', SnapshotNotFoundError),
-    99: ErrorCode(99, 'POSITION_OUT_OF_RANGE', False, 'Requested position is not greater than or equal to zero, and less than the size of the snapshot.', PositionOutOfRangeError),
-    100: ErrorCode(100, 'UNKNOWN_TOPIC_ID', True, 'This server does not host this topic ID.', UnknownTopicIdError),
-    101: ErrorCode(101, 'DUPLICATE_BROKER_REGISTRATION', False, 'This broker ID is already in use.', DuplicateBrokerRegistrationError),
-    102: ErrorCode(102, 'BROKER_ID_NOT_REGISTERED', False, 'The given broker ID was not registered.', BrokerIdNotRegisteredError),
-    103: ErrorCode(103, 'INCONSISTENT_TOPIC_ID', True, "The log's topic ID did not match the topic ID in the request.", InconsistentTopicIdError),
-    104: ErrorCode(104, 'INCONSISTENT_CLUSTER_ID', False, 'The clusterId in the request does not match that found on the server.', InconsistentClusterIdError),
-    105: ErrorCode(105, 'TRANSACTIONAL_ID_NOT_FOUND', False, 'The transactionalId could not be found.', TransactionalIdNotFoundError),
-    106: ErrorCode(106, 'FETCH_SESSION_TOPIC_ID_ERROR', True, 'The fetch session encountered inconsistent topic ID usage.', FetchSessionTopicIdErrorError),
-    107: ErrorCode(107, 'INELIGIBLE_REPLICA', False, 'The new ISR contains at least one ineligible replica.', IneligibleReplicaError),
-    108: ErrorCode(108, 'NEW_LEADER_ELECTED', False, 'The AlterPartition request successfully updated the partition state but the leader has changed.', NewLeaderElectedError),
-    109: ErrorCode(109, 'OFFSET_MOVED_TO_TIERED_STORAGE', False, 'The requested offset is moved to tiered storage.', OffsetMovedToTieredStorageError),
-    110: ErrorCode(110, 'FENCED_MEMBER_EPOCH', False, 'The member epoch is fenced by the group coordinator. The member must abandon all its partitions and rejoin.', FencedMemberEpochError),
-    111: ErrorCode(111, 'UNRELEASED_INSTANCE_ID', False, 'The instance ID is still used by another member in the consumer group. That member must leave first.', UnreleasedInstanceIdError),
-    112: ErrorCode(112, 'UNSUPPORTED_ASSIGNOR', False, 'The assignor or its version range is not supported by the consumer group.', UnsupportedAssignorError),
-    113: ErrorCode(113, 'STALE_MEMBER_EPOCH', False, 'The member epoch is stale. The member must retry after receiving its updated member epoch via the ConsumerGroupHeartbeat API.', StaleMemberEpochError),
-    114: ErrorCode(114, 'MISMATCHED_ENDPOINT_TYPE', False, 'The request was sent to an endpoint of the wrong type.', MismatchedEndpointTypeError),
-    115: ErrorCode(115, 'UNSUPPORTED_ENDPOINT_TYPE', False, 'This endpoint type is not supported yet.', UnsupportedEndpointTypeError),
-    116: ErrorCode(116, 'UNKNOWN_CONTROLLER_ID', False, 'This controller ID is not known.', UnknownControllerIdError),
-    117: ErrorCode(117, 'UNKNOWN_SUBSCRIPTION_ID', False, 'Client sent a push telemetry request with an invalid or outdated subscription ID.', UnknownSubscriptionIdError),
-    118: ErrorCode(118, 'TELEMETRY_TOO_LARGE', False, 'Client sent a push telemetry request larger than the maximum size the broker will accept.', TelemetryTooLargeError),
-    119: ErrorCode(119, 'INVALID_REGISTRATION', False, 'The controller has considered the broker registration to be invalid.', InvalidRegistrationError),
-    120: ErrorCode(120, 'TRANSACTION_ABORTABLE', False, 'The server encountered an error with the transaction. The client can abort the transaction to continue using this transactional ID.', TransactionAbortableError),
-    121: ErrorCode(121, 'INVALID_RECORD_STATE', False, 'The record state is invalid. The acknowledgement of delivery could not be completed.', InvalidRecordStateError),
-    122: ErrorCode(122, 'SHARE_SESSION_NOT_FOUND', True, 'The share session was not found.', ShareSessionNotFoundError),
-    123: ErrorCode(123, 'INVALID_SHARE_SESSION_EPOCH', True, 'The share session epoch is invalid.', InvalidShareSessionEpochError),
-    124: ErrorCode(124, 'FENCED_STATE_EPOCH', False, 'The share coordinator rejected the request because the share-group state epoch did not match.', FencedStateEpochError),
-    125: ErrorCode(125, 'INVALID_VOTER_KEY', False, "The voter key doesn't match the receiving replica's key.", InvalidVoterKeyError),
-    126: ErrorCode(126, 'DUPLICATE_VOTER', False, 'The voter is already part of the set of voters.', DuplicateVoterError),
-    127: ErrorCode(127, 'VOTER_NOT_FOUND', False, 'The voter is not part of the set of voters.', VoterNotFoundError),
-    128: ErrorCode(128, 'INVALID_REGULAR_EXPRESSION', False, 'The regular expression is not valid.', InvalidRegularExpressionError),
-    129: ErrorCode(129, 'REBOOTSTRAP_REQUIRED', False, 'Client metadata is stale. The client should rebootstrap to obtain new metadata.', RebootstrapRequiredError),
-    130: ErrorCode(130, 'STREAMS_INVALID_TOPOLOGY', False, 'The supplied topology is invalid.', StreamsInvalidTopologyError),
-    131: ErrorCode(131, 'STREAMS_INVALID_TOPOLOGY_EPOCH', False, 'The supplied topology epoch is invalid.', StreamsInvalidTopologyEpochError),
-    132: ErrorCode(132, 'STREAMS_TOPOLOGY_FENCED', False, 'The supplied topology epoch is outdated.', StreamsTopologyFencedError),
-    133: ErrorCode(133, 'SHARE_SESSION_LIMIT_REACHED', True, 'The limit of share sessions has been reached.', ShareSessionLimitReachedError),
+    -1: ErrorCode(-1, 'UNKNOWN_SERVER_ERROR', False, 'The server experienced an unexpected error when processing the request.', 'UnknownServerException', UnknownServerErrorError),
+    0: ErrorCode(0, 'NONE', False, '', '', KafkaApiError),
+    1: ErrorCode(1, 'OFFSET_OUT_OF_RANGE', False, 'The requested offset is not within the range of offsets maintained by the server.', 'OffsetOutOfRangeException', OffsetOutOfRangeError),
+    2: ErrorCode(2, 'CORRUPT_MESSAGE', True, 'This message has failed its CRC checksum, exceeds the valid size, has a null key for a compacted topic, or is otherwise corrupt.', 'CorruptRecordException', CorruptMessageError),
+    3: ErrorCode(3, 'UNKNOWN_TOPIC_OR_PARTITION', True, 'This server does not host this topic-partition.', 'UnknownTopicOrPartitionException', UnknownTopicOrPartitionError),
+    4: ErrorCode(4, 'INVALID_FETCH_SIZE', False, 'The requested fetch size is invalid.', 'InvalidFetchSizeException', InvalidFetchSizeError),
+    5: ErrorCode(5, 'LEADER_NOT_AVAILABLE', True, 'There is no leader for this topic-partition as we are in the middle of a leadership election.', 'LeaderNotAvailableException', LeaderNotAvailableError),
+    6: ErrorCode(6, 'NOT_LEADER_OR_FOLLOWER', True, 'For requests intended only for the leader, this error indicates that the broker is not the current leader. For requests intended for any replica, this error indicates that the broker is not a replica of the topic partition.', 'NotLeaderOrFollowerException', NotLeaderOrFollowerError),
+    7: ErrorCode(7, 'REQUEST_TIMED_OUT', True, 'The request timed out.', 'TimeoutException', RequestTimedOutError),
+    8: ErrorCode(8, 'BROKER_NOT_AVAILABLE', False, 'The broker is not available.', 'BrokerNotAvailableException', BrokerNotAvailableError),
+    9: ErrorCode(9, 'REPLICA_NOT_AVAILABLE', True, 'The replica is not available for the requested topic-partition. Produce/Fetch requests and other requests intended only for the leader or follower return NOT_LEADER_OR_FOLLOWER if the broker is not a replica of the topic-partition.', 'ReplicaNotAvailableException', ReplicaNotAvailableError),
+    10: ErrorCode(10, 'MESSAGE_TOO_LARGE', False, 'The request included a message larger than the max message size the server will accept.', 'RecordTooLargeException', MessageTooLargeError),
+    11: ErrorCode(11, 'STALE_CONTROLLER_EPOCH', False, 'The controller moved to another broker.', 'ControllerMovedException', StaleControllerEpochError),
+    12: ErrorCode(12, 'OFFSET_METADATA_TOO_LARGE', False, 'The metadata field of the offset request was too large.', 'OffsetMetadataTooLarge', OffsetMetadataTooLargeError),
+    13: ErrorCode(13, 'NETWORK_EXCEPTION', True, 'The server disconnected before a response was received.', 'NetworkException', NetworkExceptionError),
+    14: ErrorCode(14, 'COORDINATOR_LOAD_IN_PROGRESS', True, "The coordinator is loading and hence can't process requests.", 'CoordinatorLoadInProgressException', CoordinatorLoadInProgressError),
+    15: ErrorCode(15, 'COORDINATOR_NOT_AVAILABLE', True, 'The coordinator is not available.', 'CoordinatorNotAvailableException', CoordinatorNotAvailableError),
+    16: ErrorCode(16, 'NOT_COORDINATOR', True, 'This is not the correct coordinator.', 'NotCoordinatorException', NotCoordinatorError),
+    17: ErrorCode(17, 'INVALID_TOPIC_EXCEPTION', False, 'The request attempted to perform an operation on an invalid topic.', 'InvalidTopicException', InvalidTopicExceptionError),
+    18: ErrorCode(18, 'RECORD_LIST_TOO_LARGE', False, 'The request included message batch larger than the configured segment size on the server.', 'RecordBatchTooLargeException', RecordListTooLargeError),
+    19: ErrorCode(19, 'NOT_ENOUGH_REPLICAS', True, 'Messages are rejected since there are fewer in-sync replicas than required.', 'NotEnoughReplicasException', NotEnoughReplicasError),
+    20: ErrorCode(20, 'NOT_ENOUGH_REPLICAS_AFTER_APPEND', True, 'Messages are written to the log, but to fewer in-sync replicas than required.', 'NotEnoughReplicasAfterAppendException', NotEnoughReplicasAfterAppendError),
+    21: ErrorCode(21, 'INVALID_REQUIRED_ACKS', False, 'Produce request specified an invalid value for required acks.', 'InvalidRequiredAcksException', InvalidRequiredAcksError),
+    22: ErrorCode(22, 'ILLEGAL_GENERATION', False, 'Specified group generation id is not valid.', 'IllegalGenerationException', IllegalGenerationError),
+    23: ErrorCode(23, 'INCONSISTENT_GROUP_PROTOCOL', False, "The group member's supported protocols are incompatible with those of existing members or first group member tried to join with empty protocol type or empty protocol list.", 'InconsistentGroupProtocolException', InconsistentGroupProtocolError),
+    24: ErrorCode(24, 'INVALID_GROUP_ID', False, 'The group id is invalid.', 'InvalidGroupIdException', InvalidGroupIdError),
+    25: ErrorCode(25, 'UNKNOWN_MEMBER_ID', False, 'The coordinator is not aware of this member.', 'UnknownMemberIdException', UnknownMemberIdError),
+    26: ErrorCode(26, 'INVALID_SESSION_TIMEOUT', False, 'The session timeout is not within the range allowed by the broker (as configured by group.min.session.timeout.ms and group.max.session.timeout.ms).', 'InvalidSessionTimeoutException', InvalidSessionTimeoutError),
+    27: ErrorCode(27, 'REBALANCE_IN_PROGRESS', False, 'The group is rebalancing, so a rejoin is needed.', 'RebalanceInProgressException', RebalanceInProgressError),
+    28: ErrorCode(28, 'INVALID_COMMIT_OFFSET_SIZE', False, 'The committing offset data size is not valid.', 'InvalidCommitOffsetSizeException', InvalidCommitOffsetSizeError),
+    29: ErrorCode(29, 'TOPIC_AUTHORIZATION_FAILED', False, 'Topic authorization failed.', 'TopicAuthorizationException', TopicAuthorizationFailedError),
+    30: ErrorCode(30, 'GROUP_AUTHORIZATION_FAILED', False, 'Group authorization failed.', 'GroupAuthorizationException', GroupAuthorizationFailedError),
+    31: ErrorCode(31, 'CLUSTER_AUTHORIZATION_FAILED', False, 'Cluster authorization failed.', 'ClusterAuthorizationException', ClusterAuthorizationFailedError),
+    32: ErrorCode(32, 'INVALID_TIMESTAMP', False, 'The timestamp of the message is out of acceptable range.', 'InvalidTimestampException', InvalidTimestampError),
+    33: ErrorCode(33, 'UNSUPPORTED_SASL_MECHANISM', False, 'The broker does not support the requested SASL mechanism.', 'UnsupportedSaslMechanismException', UnsupportedSaslMechanismError),
+    34: ErrorCode(34, 'ILLEGAL_SASL_STATE', False, 'Request is not valid given the current SASL state.', 'IllegalSaslStateException', IllegalSaslStateError),
+    35: ErrorCode(35, 'UNSUPPORTED_VERSION', False, 'The version of API is not supported.', 'UnsupportedVersionException', UnsupportedVersionError),
+    36: ErrorCode(36, 'TOPIC_ALREADY_EXISTS', False, 'Topic with this name already exists.', 'TopicExistsException', TopicAlreadyExistsError),
+    37: ErrorCode(37, 'INVALID_PARTITIONS', False, 'Number of partitions is below 1.', 'InvalidPartitionsException', InvalidPartitionsError),
+    38: ErrorCode(38, 'INVALID_REPLICATION_FACTOR', False, 'Replication factor is below 1 or larger than the number of available brokers.', 'InvalidReplicationFactorException', InvalidReplicationFactorError),
+    39: ErrorCode(39, 'INVALID_REPLICA_ASSIGNMENT', False, 'Replica assignment is invalid.', 'InvalidReplicaAssignmentException', InvalidReplicaAssignmentError),
+    40: ErrorCode(40, 'INVALID_CONFIG', False, 'Configuration is invalid.', 'InvalidConfigurationException', InvalidConfigError),
+    41: ErrorCode(41, 'NOT_CONTROLLER', True, 'This is not the correct controller for this cluster.', 'NotControllerException', NotControllerError),
+    42: ErrorCode(42, 'INVALID_REQUEST', False, 'This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details.', 'InvalidRequestException', InvalidRequestError),
+    43: ErrorCode(43, 'UNSUPPORTED_FOR_MESSAGE_FORMAT', False, 'The message format version on the broker does not support the request.', 'UnsupportedForMessageFormatException', UnsupportedForMessageFormatError),
+    44: ErrorCode(44, 'POLICY_VIOLATION', False, 'Request parameters do not satisfy the configured policy.', 'PolicyViolationException', PolicyViolationError),
+    45: ErrorCode(45, 'OUT_OF_ORDER_SEQUENCE_NUMBER', False, 'The broker received an out of order sequence number.', 'OutOfOrderSequenceException', OutOfOrderSequenceNumberError),
+    46: ErrorCode(46, 'DUPLICATE_SEQUENCE_NUMBER', False, 'The broker received a duplicate sequence number.', 'DuplicateSequenceException', DuplicateSequenceNumberError),
+    47: ErrorCode(47, 'INVALID_PRODUCER_EPOCH', False, 'Producer attempted to produce with an old epoch.', 'InvalidProducerEpochException', InvalidProducerEpochError),
+    48: ErrorCode(48, 'INVALID_TXN_STATE', False, 'The producer attempted a transactional operation in an invalid state.', 'InvalidTxnStateException', InvalidTxnStateError),
+    49: ErrorCode(49, 'INVALID_PRODUCER_ID_MAPPING', False, 'The producer attempted to use a producer id which is not currently assigned to its transactional id.', 'InvalidPidMappingException', InvalidProducerIdMappingError),
+    50: ErrorCode(50, 'INVALID_TRANSACTION_TIMEOUT', False, 'The transaction timeout is larger than the maximum value allowed by the broker (as configured by transaction.max.timeout.ms).', 'InvalidTxnTimeoutException', InvalidTransactionTimeoutError),
+    51: ErrorCode(51, 'CONCURRENT_TRANSACTIONS', True, 'The producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing.', 'ConcurrentTransactionsException', ConcurrentTransactionsError),
+    52: ErrorCode(52, 'TRANSACTION_COORDINATOR_FENCED', False, 'Indicates that the transaction coordinator sending a WriteTxnMarker is no longer the current coordinator for a given producer.', 'TransactionCoordinatorFencedException', TransactionCoordinatorFencedError),
+    53: ErrorCode(53, 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED', False, 'Transactional Id authorization failed.', 'TransactionalIdAuthorizationException', TransactionalIdAuthorizationFailedError),
+    54: ErrorCode(54, 'SECURITY_DISABLED', False, 'Security features are disabled.', 'SecurityDisabledException', SecurityDisabledError),
+    55: ErrorCode(55, 'OPERATION_NOT_ATTEMPTED', False, 'The broker did not attempt to execute this operation. This may happen for batched RPCs where some operations in the batch failed, causing the broker to respond without trying the rest.', 'OperationNotAttemptedException', OperationNotAttemptedError),
+    56: ErrorCode(56, 'KAFKA_STORAGE_ERROR', True, 'Disk error when trying to access log file on the disk.', 'KafkaStorageException', KafkaStorageErrorError),
+    57: ErrorCode(57, 'LOG_DIR_NOT_FOUND', False, 'The user-specified log directory is not found in the broker config.', 'LogDirNotFoundException', LogDirNotFoundError),
+    58: ErrorCode(58, 'SASL_AUTHENTICATION_FAILED', False, 'SASL Authentication failed.', 'SaslAuthenticationException', SaslAuthenticationFailedError),
+    59: ErrorCode(59, 'UNKNOWN_PRODUCER_ID', False, "This exception is raised by the broker if it could not locate the producer metadata associated with the producerId in question. This could happen if, for instance, the producer's records were deleted because their retention time had elapsed. Once the last records of the producerId are removed, the producer's metadata is removed from the broker, and future appends by the producer will return this exception.", 'UnknownProducerIdException', UnknownProducerIdError),
+    60: ErrorCode(60, 'REASSIGNMENT_IN_PROGRESS', False, 'A partition reassignment is in progress.', 'ReassignmentInProgressException', ReassignmentInProgressError),
+    61: ErrorCode(61, 'DELEGATION_TOKEN_AUTH_DISABLED', False, 'Delegation Token feature is not enabled.', 'DelegationTokenDisabledException', DelegationTokenAuthDisabledError),
+    62: ErrorCode(62, 'DELEGATION_TOKEN_NOT_FOUND', False, 'Delegation Token is not found on server.', 'DelegationTokenNotFoundException', DelegationTokenNotFoundError),
+    63: ErrorCode(63, 'DELEGATION_TOKEN_OWNER_MISMATCH', False, 'Specified Principal is not valid Owner/Renewer.', 'DelegationTokenOwnerMismatchException', DelegationTokenOwnerMismatchError),
+    64: ErrorCode(64, 'DELEGATION_TOKEN_REQUEST_NOT_ALLOWED', False, 'Delegation Token requests are not allowed on PLAINTEXT/1-way SSL channels and on delegation token authenticated channels.', 'UnsupportedByAuthenticationException', DelegationTokenRequestNotAllowedError),
+    65: ErrorCode(65, 'DELEGATION_TOKEN_AUTHORIZATION_FAILED', False, 'Delegation Token authorization failed.', 'DelegationTokenAuthorizationException', DelegationTokenAuthorizationFailedError),
+    66: ErrorCode(66, 'DELEGATION_TOKEN_EXPIRED', False, 'Delegation Token is expired.', 'DelegationTokenExpiredException', DelegationTokenExpiredError),
+    67: ErrorCode(67, 'INVALID_PRINCIPAL_TYPE', False, 'Supplied principalType is not supported.', 'InvalidPrincipalTypeException', InvalidPrincipalTypeError),
+    68: ErrorCode(68, 'NON_EMPTY_GROUP', False, 'The group is not empty.', 'GroupNotEmptyException', NonEmptyGroupError),
+    69: ErrorCode(69, 'GROUP_ID_NOT_FOUND', False, 'The group id does not exist.', 'GroupIdNotFoundException', GroupIdNotFoundError),
+    70: ErrorCode(70, 'FETCH_SESSION_ID_NOT_FOUND', True, 'The fetch session ID was not found.', 'FetchSessionIdNotFoundException', FetchSessionIdNotFoundError),
+    71: ErrorCode(71, 'INVALID_FETCH_SESSION_EPOCH', True, 'The fetch session epoch is invalid.', 'InvalidFetchSessionEpochException', InvalidFetchSessionEpochError),
+    72: ErrorCode(72, 'LISTENER_NOT_FOUND', True, 'There is no listener on the leader broker that matches the listener on which metadata request was processed.', 'ListenerNotFoundException', ListenerNotFoundError),
+    73: ErrorCode(73, 'TOPIC_DELETION_DISABLED', False, 'Topic deletion is disabled.', 'TopicDeletionDisabledException', TopicDeletionDisabledError),
+    74: ErrorCode(74, 'FENCED_LEADER_EPOCH', True, 'The leader epoch in the request is older than the epoch on the broker.', 'FencedLeaderEpochException', FencedLeaderEpochError),
+    75: ErrorCode(75, 'UNKNOWN_LEADER_EPOCH', True, 'The leader epoch in the request is newer than the epoch on the broker.', 'UnknownLeaderEpochException', UnknownLeaderEpochError),
+    76: ErrorCode(76, 'UNSUPPORTED_COMPRESSION_TYPE', False, 'The requesting client does not support the compression type of given partition.', 'UnsupportedCompressionTypeException', UnsupportedCompressionTypeError),
+    77: ErrorCode(77, 'STALE_BROKER_EPOCH', False, 'Broker epoch has changed.', 'StaleBrokerEpochException', StaleBrokerEpochError),
+    78: ErrorCode(78, 'OFFSET_NOT_AVAILABLE', True, 'The leader high watermark has not caught up from a recent leader election so the offsets cannot be guaranteed to be monotonically increasing.', 'OffsetNotAvailableException', OffsetNotAvailableError),
+    79: ErrorCode(79, 'MEMBER_ID_REQUIRED', False, 'The group member needs to have a valid member id before actually entering a consumer group.', 'MemberIdRequiredException', MemberIdRequiredError),
+    80: ErrorCode(80, 'PREFERRED_LEADER_NOT_AVAILABLE', True, 'The preferred leader was not available.', 'PreferredLeaderNotAvailableException', PreferredLeaderNotAvailableError),
+    81: ErrorCode(81, 'GROUP_MAX_SIZE_REACHED', False, 'The group has reached its maximum size.', 'GroupMaxSizeReachedException', GroupMaxSizeReachedError),
+    82: ErrorCode(82, 'FENCED_INSTANCE_ID', False, 'The broker rejected this static consumer since another consumer with the same group.instance.id has registered with a different member.id.', 'FencedInstanceIdException', FencedInstanceIdError),
+    83: ErrorCode(83, 'ELIGIBLE_LEADERS_NOT_AVAILABLE', True, 'Eligible topic partition leaders are not available.', 'EligibleLeadersNotAvailableException', EligibleLeadersNotAvailableError),
+    84: ErrorCode(84, 'ELECTION_NOT_NEEDED', True, 'Leader election not needed for topic partition.', 'ElectionNotNeededException', ElectionNotNeededError),
+    85: ErrorCode(85, 'NO_REASSIGNMENT_IN_PROGRESS', False, 'No partition reassignment is in progress.', 'NoReassignmentInProgressException', NoReassignmentInProgressError),
+    86: ErrorCode(86, 'GROUP_SUBSCRIBED_TO_TOPIC', False, 'Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it.', 'GroupSubscribedToTopicException', GroupSubscribedToTopicError),
+    87: ErrorCode(87, 'INVALID_RECORD', False, 'This record has failed the validation on broker and hence will be rejected.', 'InvalidRecordException', InvalidRecordError),
+    88: ErrorCode(88, 'UNSTABLE_OFFSET_COMMIT', True, 'There are unstable offsets that need to be cleared.', 'UnstableOffsetCommitException', UnstableOffsetCommitError),
+    89: ErrorCode(89, 'THROTTLING_QUOTA_EXCEEDED', True, 'The throttling quota has been exceeded.', 'ThrottlingQuotaExceededException', ThrottlingQuotaExceededError),
+    90: ErrorCode(90, 'PRODUCER_FENCED', False, 'There is a newer producer with the same transactionalId which fences the current one.', 'ProducerFencedException', ProducerFencedError),
+    91: ErrorCode(91, 'RESOURCE_NOT_FOUND', False, 'A request illegally referred to a resource that does not exist.', 'ResourceNotFoundException', ResourceNotFoundError),
+    92: ErrorCode(92, 'DUPLICATE_RESOURCE', False, 'A request illegally referred to the same resource twice.', 'DuplicateResourceException', DuplicateResourceError),
+    93: ErrorCode(93, 'UNACCEPTABLE_CREDENTIAL', False, 'Requested credential would not meet criteria for acceptability.', 'UnacceptableCredentialException', UnacceptableCredentialError),
+    94: ErrorCode(94, 'INCONSISTENT_VOTER_SET', False, 'Indicates that the either the sender or recipient of a voter-only request is not one of the expected voters.', 'InconsistentVoterSetException', InconsistentVoterSetError),
+    95: ErrorCode(95, 'INVALID_UPDATE_VERSION', False, 'The given update version was invalid.', 'InvalidUpdateVersionException', InvalidUpdateVersionError),
+    96: ErrorCode(96, 'FEATURE_UPDATE_FAILED', False, 'Unable to update finalized features due to an unexpected server error.', 'FeatureUpdateFailedException', FeatureUpdateFailedError),
+    97: ErrorCode(97, 'PRINCIPAL_DESERIALIZATION_FAILURE', False, 'Request principal deserialization failed during forwarding. This indicates an internal error on the broker cluster security setup.', 'PrincipalDeserializationException', PrincipalDeserializationFailureError),
+    98: ErrorCode(98, 'SNAPSHOT_NOT_FOUND', False, 'Requested snapshot was not found.', 'SnapshotNotFoundException', SnapshotNotFoundError),
+    99: ErrorCode(99, 'POSITION_OUT_OF_RANGE', False, 'Requested position is not greater than or equal to zero, and less than the size of the snapshot.', 'PositionOutOfRangeException', PositionOutOfRangeError),
+    100: ErrorCode(100, 'UNKNOWN_TOPIC_ID', True, 'This server does not host this topic ID.', 'UnknownTopicIdException', UnknownTopicIdError),
+    101: ErrorCode(101, 'DUPLICATE_BROKER_REGISTRATION', False, 'This broker ID is already in use.', 'DuplicateBrokerRegistrationException', DuplicateBrokerRegistrationError),
+    102: ErrorCode(102, 'BROKER_ID_NOT_REGISTERED', False, 'The given broker ID was not registered.', 'BrokerIdNotRegisteredException', BrokerIdNotRegisteredError),
+    103: ErrorCode(103, 'INCONSISTENT_TOPIC_ID', True, "The log's topic ID did not match the topic ID in the request.", 'InconsistentTopicIdException', InconsistentTopicIdError),
+    104: ErrorCode(104, 'INCONSISTENT_CLUSTER_ID', False, 'The clusterId in the request does not match that found on the server.', 'InconsistentClusterIdException', InconsistentClusterIdError),
+    105: ErrorCode(105, 'TRANSACTIONAL_ID_NOT_FOUND', False, 'The transactionalId could not be found.', 'TransactionalIdNotFoundException', TransactionalIdNotFoundError),
+    106: ErrorCode(106, 'FETCH_SESSION_TOPIC_ID_ERROR', True, 'The fetch session encountered inconsistent topic ID usage.', 'FetchSessionTopicIdException', FetchSessionTopicIdErrorError),
+    107: ErrorCode(107, 'INELIGIBLE_REPLICA', False, 'The new ISR contains at least one ineligible replica.', 'IneligibleReplicaException', IneligibleReplicaError),
+    108: ErrorCode(108, 'NEW_LEADER_ELECTED', False, 'The AlterPartition request successfully updated the partition state but the leader has changed.', 'NewLeaderElectedException', NewLeaderElectedError),
+    109: ErrorCode(109, 'OFFSET_MOVED_TO_TIERED_STORAGE', False, 'The requested offset is moved to tiered storage.', 'OffsetMovedToTieredStorageException', OffsetMovedToTieredStorageError),
+    110: ErrorCode(110, 'FENCED_MEMBER_EPOCH', False, 'The member epoch is fenced by the group coordinator. The member must abandon all its partitions and rejoin.', 'FencedMemberEpochException', FencedMemberEpochError),
+    111: ErrorCode(111, 'UNRELEASED_INSTANCE_ID', False, 'The instance ID is still used by another member in the consumer group. That member must leave first.', 'UnreleasedInstanceIdException', UnreleasedInstanceIdError),
+    112: ErrorCode(112, 'UNSUPPORTED_ASSIGNOR', False, 'The assignor or its version range is not supported by the consumer group.', 'UnsupportedAssignorException', UnsupportedAssignorError),
+    113: ErrorCode(113, 'STALE_MEMBER_EPOCH', False, 'The member epoch is stale. The member must retry after receiving its updated member epoch via the ConsumerGroupHeartbeat API.', 'StaleMemberEpochException', StaleMemberEpochError),
+    114: ErrorCode(114, 'MISMATCHED_ENDPOINT_TYPE', False, 'The request was sent to an endpoint of the wrong type.', 'MismatchedEndpointTypeException', MismatchedEndpointTypeError),
+    115: ErrorCode(115, 'UNSUPPORTED_ENDPOINT_TYPE', False, 'This endpoint type is not supported yet.', 'UnsupportedEndpointTypeException', UnsupportedEndpointTypeError),
+    116: ErrorCode(116, 'UNKNOWN_CONTROLLER_ID', False, 'This controller ID is not known.', 'UnknownControllerIdException', UnknownControllerIdError),
+    117: ErrorCode(117, 'UNKNOWN_SUBSCRIPTION_ID', False, 'Client sent a push telemetry request with an invalid or outdated subscription ID.', 'UnknownSubscriptionIdException', UnknownSubscriptionIdError),
+    118: ErrorCode(118, 'TELEMETRY_TOO_LARGE', False, 'Client sent a push telemetry request larger than the maximum size the broker will accept.', 'TelemetryTooLargeException', TelemetryTooLargeError),
+    119: ErrorCode(119, 'INVALID_REGISTRATION', False, 'The controller has considered the broker registration to be invalid.', 'InvalidRegistrationException', InvalidRegistrationError),
+    120: ErrorCode(120, 'TRANSACTION_ABORTABLE', False, 'The server encountered an error with the transaction. The client can abort the transaction to continue using this transactional ID.', 'TransactionAbortableException', TransactionAbortableError),
+    121: ErrorCode(121, 'INVALID_RECORD_STATE', False, 'The record state is invalid. The acknowledgement of delivery could not be completed.', 'InvalidRecordStateException', InvalidRecordStateError),
+    122: ErrorCode(122, 'SHARE_SESSION_NOT_FOUND', True, 'The share session was not found.', 'ShareSessionNotFoundException', ShareSessionNotFoundError),
+    123: ErrorCode(123, 'INVALID_SHARE_SESSION_EPOCH', True, 'The share session epoch is invalid.', 'InvalidShareSessionEpochException', InvalidShareSessionEpochError),
+    124: ErrorCode(124, 'FENCED_STATE_EPOCH', False, 'The share coordinator rejected the request because the share-group state epoch did not match.', 'FencedStateEpochException', FencedStateEpochError),
+    125: ErrorCode(125, 'INVALID_VOTER_KEY', False, "The voter key doesn't match the receiving replica's key.", 'InvalidVoterKeyException', InvalidVoterKeyError),
+    126: ErrorCode(126, 'DUPLICATE_VOTER', False, 'The voter is already part of the set of voters.', 'DuplicateVoterException', DuplicateVoterError),
+    127: ErrorCode(127, 'VOTER_NOT_FOUND', False, 'The voter is not part of the set of voters.', 'VoterNotFoundException', VoterNotFoundError),
+    128: ErrorCode(128, 'INVALID_REGULAR_EXPRESSION', False, 'The regular expression is not valid.', 'InvalidRegularExpression', InvalidRegularExpressionError),
+    129: ErrorCode(129, 'REBOOTSTRAP_REQUIRED', False, 'Client metadata is stale. The client should rebootstrap to obtain new metadata.', 'RebootstrapRequiredException', RebootstrapRequiredError),
+    130: ErrorCode(130, 'STREAMS_INVALID_TOPOLOGY', False, 'The supplied topology is invalid.', 'StreamsInvalidTopologyException', StreamsInvalidTopologyError),
+    131: ErrorCode(131, 'STREAMS_INVALID_TOPOLOGY_EPOCH', False, 'The supplied topology epoch is invalid.', 'StreamsInvalidTopologyEpochException', StreamsInvalidTopologyEpochError),
+    132: ErrorCode(132, 'STREAMS_TOPOLOGY_FENCED', False, 'The supplied topology epoch is outdated.', 'StreamsTopologyFencedException', StreamsTopologyFencedError),
+    133: ErrorCode(133, 'SHARE_SESSION_LIMIT_REACHED', True, 'The limit of share sessions has been reached.', 'ShareSessionLimitReachedException', ShareSessionLimitReachedError),
 }
 
 ERRORS_BY_NAME: dict[str, ErrorCode] = {e.name: e for e in ERRORS.values()}

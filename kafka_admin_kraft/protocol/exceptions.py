@@ -84,6 +84,8 @@ class KafkaApiError(KafkaAdminError):
     name: str = "UNKNOWN_SERVER_ERROR"
     retriable: bool = False
     description: str = ""
+    java_exception: str = "UnknownServerException"
+    """The class Kafka's Java client raises for this code (in ``org.apache.kafka.common.errors``)."""
 
     operation: str | None = None
     """The admin operation that got this error, once the client knows it."""

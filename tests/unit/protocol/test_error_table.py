@@ -13,9 +13,11 @@ def test_table_matches_kafka(shared_dir: Path) -> None:
             for line in (shared_dir / "reference" / "kafka-errors.tsv").read_text().splitlines()
             if line and not line.startswith("#")][1:]
     assert {int(r[0]) for r in rows} == set(ERRORS)
-    for code, name, retriable, _, message in rows:
+    for code, name, retriable, java_exception, message in rows:
         entry = ERRORS[int(code)]
-        assert (entry.name, entry.retriable, entry.message) == (name, retriable == "yes", message)
+        assert (entry.name, entry.retriable, entry.java_exception, entry.message) == (
+            name, retriable == "yes", java_exception, message)
+        assert entry.exception.java_exception == (java_exception or "UnknownServerException")
 
 
 def test_exception_per_code() -> None:
