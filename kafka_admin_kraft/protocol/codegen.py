@@ -715,7 +715,7 @@ def _lookup(table: dict[int, str], api_key: int, what: str) -> type[Struct]:
     name = table.get(api_key)
     if name is None:
         raise KeyError(f"no {what} with api key {api_key}")
-    cls: type[Struct] = __getattr__(name)
+    cls: type[Struct] = globals().get(name) or __getattr__(name)  # loaded once, then a dict lookup
     return cls
 
 

@@ -133,11 +133,21 @@ def snake_case(name: str) -> str:
     return name.lower()
 
 
+_AS_IS = frozenset({int, str, bool, float, type(None)})
+
+
 def _plain(value: object) -> object:
+    kind = type(value)
+    if kind in _AS_IS:
+        return value
+    if kind is list:
+        items: list[object] = value  # type: ignore[assignment]
+        # Kafka arrays hold one type: a list of scalars (replicas, ISR, ...) is copied as it is
+        if not items or type(items[0]) in _AS_IS:
+            return list(items)
+        return [_plain(item) for item in items]
     if isinstance(value, Struct):
         return value.to_dict()
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
     if isinstance(value, Uuid):
         return str(value)
     if isinstance(value, bytes):
