@@ -632,11 +632,26 @@ class ControllerRuntime:
                                                      api_keys=(*served, *SASL_APIS))
         return SaslOutcome(body, response_version)
 
-    async def _ask_core(self, key: int, version: int, body: Struct, listener: str,
-                        peer: str) -> Struct | None:
+    def _pending_answer(self) -> tuple[int, asyncio.Future[Struct]]:
+        """A request id and the future its answer will be set on (see ``_await_answer``)."""
         request_id = next(self._request_ids)
         future: asyncio.Future[Struct] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
+        return request_id, future
+
+    async def _await_answer(self, request_id: int, future: asyncio.Future[Struct]) -> Struct | None:
+        """The answer, or None when the connection went away first; the id is forgotten either way."""
+        self._wake.set()
+        try:
+            return await future
+        except asyncio.CancelledError:
+            return None
+        finally:
+            self._pending.pop(request_id, None)
+
+    async def _ask_core(self, key: int, version: int, body: Struct, listener: str,
+                        peer: str) -> Struct | None:
+        request_id, future = self._pending_answer()
         try:
             self._timed(f"handling {type(body).__name__}", self.core.handle_request,
                         InboundRequest(request_id, key, version, body, listener), self.now_ms())
@@ -645,13 +660,7 @@ class ControllerRuntime:
             raft_log.exception("%s Handling %s v%d from %s failed; closing the connection", self.prefix,
                                type(body).__name__, version, peer)
             return None
-        self._wake.set()
-        try:
-            return await future
-        except asyncio.CancelledError:
-            return None
-        finally:
-            self._pending.pop(request_id, None)
+        return await self._await_answer(request_id, future)
 
     # ------------------------------------------------------------------ UpdateFeatures
 
@@ -669,6 +678,10 @@ class ControllerRuntime:
         if not outcome.needs_commit:
             return outcome.response
         names = list(update_features.requested_updates(request))
+
+        def not_controller() -> Struct:
+            return update_features.not_controller(self.core.leader_id, self.identity.node_id)
+
         now = self.now_ms()
         last = -1
         try:
@@ -680,33 +693,22 @@ class ControllerRuntime:
             return update_features.failed(version, names, update_features.FeatureUpdateError(
                 f"Invalid update version 1 for feature {features.KRAFT_VERSION}. {exc}"))
         except NotLeaderError:
-            return update_features.not_controller(self.core.leader_id, self.identity.node_id)
+            return not_controller()
         self._wake.set()
         if last < 0:
             return outcome.response
         controller_log.info("[QuorumController id=%d] UpdateFeatures %s appended up to offset %d",
                             self.identity.node_id, dict(outcome.changes), last)
-        def not_controller() -> Struct:
-            return update_features.not_controller(self.core.leader_id, self.identity.node_id)
-
         return await self._when_committed(last, outcome.response, not_controller, dict(outcome.changes))
 
     async def _when_committed(self, offset: int, response: Struct, not_controller: Callable[[], Struct],
                               changes: dict[str, int] | None = None) -> Struct | None:
         """``response`` once ``offset`` is committed and in the image, ``not_controller()`` if this
         node stops leading the epoch first."""
-        request_id = next(self._request_ids)
-        future: asyncio.Future[Struct] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = future
+        request_id, future = self._pending_answer()
         self._commit_waits.append(_CommitWait(offset, self.core.epoch, request_id, response, not_controller,
                                               changes or {}))
-        self._wake.set()
-        try:
-            return await future
-        except asyncio.CancelledError:
-            return None
-        finally:
-            self._pending.pop(request_id, None)
+        return await self._await_answer(request_id, future)
 
     def _release_commit_waits(self) -> None:
         """Answer the held requests whose records are committed and in the image; NOT_CONTROLLER for
