@@ -6,8 +6,10 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from integration.harness import FAST_ELECTIONS, Cluster, wait_until
 
 from reference_server.local import LocalNode, free_ports
@@ -51,6 +53,25 @@ def start_quorum(root: Path, *, broker_id: int | None = None) -> Cluster:
 
         wait_until(broker_observed, 60, "the broker to fetch as an observer")
     return cluster
+
+
+BROKER_ID = 100
+"""The broker of ``module_quorum``."""
+
+
+def module_quorum(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[Cluster]:
+    """A module fixture's body: three controllers and broker ``BROKER_ID``, stopped after the module."""
+    cluster = start_quorum(tmp_path_factory.mktemp(name), broker_id=BROKER_ID)
+    try:
+        yield cluster
+    finally:
+        cluster.close()
+
+
+def run_against(cluster: Cluster, tool: str, *args: str) -> tuple[int, str, str]:
+    """``tool --bootstrap-controller <the cluster's controllers> args``: exit code, stdout, stderr."""
+    result = run(tool, "--bootstrap-controller", cluster.bootstrap_servers(), *args)
+    return result.returncode, result.stdout, result.stderr
 
 
 def add_observer_controller(cluster: Cluster, node_id: int) -> LocalNode:

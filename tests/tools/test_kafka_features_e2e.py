@@ -12,9 +12,8 @@ from collections.abc import Iterator
 import pytest
 from integration.harness import Cluster
 
-from .cluster_util import run, start_quorum
+from .cluster_util import BROKER_ID, module_quorum, run, run_against
 
-BROKER_ID = 100
 TOOL = "kafka-features"
 FINALIZED = {"eligible.leader.replicas.version": ("0", "1", "1"), "group.version": ("0", "1", "1"),
              "kraft.version": ("0", "1", "1"), "metadata.version": ("3.3-IV3", "4.2-IV1", "4.2-IV1"),
@@ -25,16 +24,11 @@ ALL_FAILED = "The update failed for all features since the following feature had
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    started = start_quorum(tmp_path_factory.mktemp("features"), broker_id=BROKER_ID)
-    try:
-        yield started
-    finally:
-        started.close()
+    yield from module_quorum(tmp_path_factory, "features")
 
 
 def features(cluster: Cluster, *args: str) -> tuple[int, str, str]:
-    result = run(TOOL, "--bootstrap-controller", cluster.bootstrap_servers(), *args)
-    return result.returncode, result.stdout, result.stderr
+    return run_against(cluster, TOOL, *args)
 
 
 def described(out: str) -> dict[str, tuple[str, str, str]]:

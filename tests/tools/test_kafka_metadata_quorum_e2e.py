@@ -12,24 +12,18 @@ from collections.abc import Iterator
 import pytest
 from integration.harness import Cluster
 
-from .cluster_util import add_observer_controller, run, start_quorum
+from .cluster_util import BROKER_ID, add_observer_controller, module_quorum, run, run_against
 
-BROKER_ID = 100
 TOOL = "kafka-metadata-quorum"
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    started = start_quorum(tmp_path_factory.mktemp("quorum"), broker_id=BROKER_ID)
-    try:
-        yield started
-    finally:
-        started.close()
+    yield from module_quorum(tmp_path_factory, "quorum")
 
 
 def quorum_tool(cluster: Cluster, *args: str) -> tuple[int, str, str]:
-    result = run(TOOL, "--bootstrap-controller", cluster.bootstrap_servers(), *args)
-    return result.returncode, result.stdout, result.stderr
+    return run_against(cluster, TOOL, *args)
 
 
 def test_describe_status(cluster: Cluster) -> None:
