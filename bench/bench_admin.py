@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from kafka_admin_kraft import Admin, AsyncAdmin
-from reference_server.local import HOST, LocalQuorum
+from kafka_admin_kraft_server.local import HOST, LocalQuorum
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from kafka_admin_kraft import Admin
-from reference_server.local import HOST, LocalQuorum
+from kafka_admin_kraft_server.local import HOST, LocalQuorum
 
 BIN = Path(sys.executable).parent
 

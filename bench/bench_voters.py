@@ -36,7 +36,7 @@ from kafka_admin_kraft import Admin, FeatureUpdate
 from kafka_admin_kraft.models import UpgradeType
 from kafka_admin_kraft.protocol.exceptions import KafkaApiError
 from kafka_admin_kraft.storage import InitialController
-from reference_server.local import HOST, LISTENER, LocalNode, LocalQuorum
+from kafka_admin_kraft_server.local import HOST, LISTENER, LocalNode, LocalQuorum
 
 T = TypeVar("T")
 REQUEST_TIMED_OUT = 7

@@ -1,5 +1,6 @@
 """Drop-in replacements for Kafka's kafka-metadata-quorum, kafka-storage and kafka-features tools.
 
-One module per tool, each a click app; all terminal output goes through `cli.output`. Modules import
-the SDK lazily inside commands so that `--help` and argument errors stay fast.
+Installed as ``kafka_admin_kraft_cli``. One module per tool, each a click app; all terminal output
+goes through ``output``. Modules import the SDK lazily inside commands so that ``--help`` and
+argument errors stay fast.
 """

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from cli import output
+from . import output
 
 if TYPE_CHECKING:
     from kafka_admin_kraft.admin import Admin

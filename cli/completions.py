@@ -1,9 +1,10 @@
 """Shell completion scripts for the tools, generated from the click apps into ``completions/``.
 
-    python -m cli.completions            regenerate completions/<tool>.{bash,zsh,fish}
-    python -m cli.completions --check    fail when a committed script differs from what the apps give
-    python -m cli.completions install [--shell bash|zsh|fish] [--dir DIR]
-                                         copy the scripts where the shell looks for completions
+    python -m kafka_admin_kraft_cli.completions install [--shell bash|zsh|fish] [--dir DIR]
+        copy the scripts where the shell looks for completions
+    python -m kafka_admin_kraft_cli.completions [--check]
+        (in a source checkout) regenerate completions/<tool>.{bash,zsh,fish}, or with --check fail
+        when a committed script differs from what the apps give
 
 The scripts ask the installed tool itself for candidates (click's ``_<TOOL>_COMPLETE`` protocol), so
 options and subcommands always match the version installed; the committed files pin the protocol.
@@ -21,11 +22,12 @@ import click
 from click.shell_completion import get_completion_class
 
 TOOLS = {
-    "kafka-metadata-quorum": "cli.kafka_metadata_quorum",
-    "kafka-storage": "cli.kafka_storage",
-    "kafka-features": "cli.kafka_features",
+    "kafka-metadata-quorum": "kafka_admin_kraft_cli.kafka_metadata_quorum",
+    "kafka-storage": "kafka_admin_kraft_cli.kafka_storage",
+    "kafka-features": "kafka_admin_kraft_cli.kafka_features",
 }
 SHELLS = ("bash", "zsh", "fish")
+PROG = "python -m kafka_admin_kraft_cli.completions"
 COMPLETIONS_DIR = Path(__file__).resolve().parent.parent / "completions"
 
 
@@ -88,7 +90,7 @@ def install(shell: str, directory: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m cli.completions", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="fail when a committed script is stale")
     commands = parser.add_subparsers(dest="command")
     installer = commands.add_parser("install", help="install the scripts for one shell")
@@ -100,9 +102,12 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"unsupported shell {args.shell!r}: choose one of {', '.join(SHELLS)}")
         install(args.shell, args.dir or install_dir(args.shell))
         return 0
+    if not (COMPLETIONS_DIR.parent / "pyproject.toml").is_file():
+        parser.error("regenerating completions/ needs a source checkout; an installed package can only "
+                     "'install' them")
     stale = generate(COMPLETIONS_DIR, check=args.check)
     if args.check and stale:
-        print("stale completion scripts (run python -m cli.completions):", *stale, sep="\n  ")
+        print(f"stale completion scripts (run {PROG}):", *stale, sep="\n  ")
         return 1
     return 0
 

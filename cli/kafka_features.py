@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from cli import output
-from cli._click import CONTEXT_SETTINGS, KafkaGroup
-from cli.admin_options import JAVA_INT, AdminTarget, bootstrap_options, open_admin, reported_errors, target
+from . import output
+from ._click import CONTEXT_SETTINGS, KafkaGroup
+from .admin_options import JAVA_INT, AdminTarget, bootstrap_options, open_admin, reported_errors, target
 
 if TYPE_CHECKING:
     from kafka_admin_kraft.admin import Admin
@@ -439,7 +439,7 @@ def version_mapping(ctx: click.Context, release_version: str | None, output_form
     Example:
       kafka-features --bootstrap-controller localhost:9093 version-mapping --release-version 3.9
     """
-    from cli import feature_tables
+    from . import feature_tables
 
     with _connect(ctx):
         try:
@@ -472,7 +472,7 @@ def feature_dependencies(ctx: click.Context, features: tuple[str, ...], output_f
       kafka-features --bootstrap-controller localhost:9093 feature-dependencies \\
           --feature eligible.leader.replicas.version=1 --feature metadata.version=17
     """
-    from cli import feature_tables
+    from . import feature_tables
 
     with _connect(ctx):
         try:

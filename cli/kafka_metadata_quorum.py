@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from cli import output
-from cli._click import CONTEXT_SETTINGS, KafkaGroup
-from cli.admin_options import JAVA_INT, AdminTarget, bootstrap_options, open_admin, reported_errors, target
+from . import output
+from ._click import CONTEXT_SETTINGS, KafkaGroup
+from .admin_options import JAVA_INT, AdminTarget, bootstrap_options, open_admin, reported_errors, target
 
 if TYPE_CHECKING:
     from kafka_admin_kraft.admin import Admin
@@ -93,7 +93,7 @@ def describe(
             output.fail("Only one of --status or --replication should be specified with describe sub-command")
         if status and human_readable:
             output.fail("The option --human-readable is only supported along with --replication")
-        from cli import quorum_text
+        from . import quorum_text
 
         with reported_errors():
             cluster_id = admin.describe_cluster().cluster_id if status else ""

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from cli._click import CONTEXT_SETTINGS, Exclusive, KafkaGroup
-from cli.output import fail, output_option, progress, write, write_json
+from ._click import CONTEXT_SETTINGS, Exclusive, KafkaGroup
+from .output import fail, output_option, progress, write, write_json
 
 if TYPE_CHECKING:
     from kafka_admin_kraft.storage.formatter import FormatPlan, NodeStorageConfig
@@ -37,13 +37,9 @@ def main() -> None:
 def _load_config(path: str) -> NodeStorageConfig:
     """The parts of the server properties the formatter needs; an invalid file ends the tool with
     the configuration error (exit code 1)."""
-    import logging
-
+    from kafka_admin_kraft.config.server import ConfigError, load_config
     from kafka_admin_kraft.storage.formatter import NodeStorageConfig
-    from reference_server.config import ConfigError, load_config
 
-    # The parser knows a subset of Kafka's keys: its "unknown key" warnings would be noise here.
-    logging.getLogger("reference_server.config").setLevel(logging.ERROR)
     try:
         config = load_config(path)
     except ConfigError as exc:
@@ -242,7 +238,7 @@ def format_command(config: str, cluster_id: str, add_scram: tuple[str, ...], ign
               "Example: -r 4.0-IV3")
 @output_option
 def version_mapping(release_version: str | None, output_format: str) -> None:
-    from cli.feature_tables import FeatureTableError, render_version_mapping, version_mapping_json
+    from .feature_tables import FeatureTableError, render_version_mapping, version_mapping_json
 
     try:
         if output_format == "json":
@@ -260,7 +256,7 @@ def version_mapping(release_version: str | None, output_format: str) -> None:
               help="A feature level, name=level (repeatable). Example: -f transaction.version=2")
 @output_option
 def feature_dependencies(feature: tuple[str, ...], output_format: str) -> None:
-    from cli.feature_tables import (
+    from .feature_tables import (
         FeatureTableError,
         feature_dependencies_json,
         parse_feature_arguments,

@@ -1,4 +1,4 @@
-"""``kraft-server --config controller.properties`` (or ``python -m reference_server --config ...``).
+"""``kraft-server --config controller.properties`` (or ``python -m kafka_admin_kraft_server --config ...``).
 
 Loads the Kafka-style properties file, runs Kafka's start-up checks (formatted directories, cluster
 and node ids, the ``.lock`` file, kraft.version and the voter set), opens the metadata log and
@@ -23,19 +23,21 @@ import time  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+from kafka_admin_kraft.config.server import ConfigError, ServerConfig, load_config  # noqa: E402
 from kafka_admin_kraft.storage.bootstrap import BOOTSTRAP_FILE  # noqa: E402
-from reference_server.broker import BrokerOptions  # noqa: E402
-from reference_server.config import ConfigError, ServerConfig, load_config  # noqa: E402
-from reference_server.raft.core import RaftCore  # noqa: E402
-from reference_server.runtime import (  # noqa: E402
+
+from . import settings  # noqa: E402
+from .broker import BrokerOptions  # noqa: E402
+from .raft.core import RaftCore  # noqa: E402
+from .runtime import (  # noqa: E402
     ControllerRuntime,
     ListenerSpec,
     RuntimeOptions,
     configure_logging,
 )
-from reference_server.security import ClientSecurity, Security  # noqa: E402
-from reference_server.security import from_config as security_from_config  # noqa: E402
-from reference_server.startup import StartupError, StartupState, start_storage  # noqa: E402
+from .security import ClientSecurity, Security  # noqa: E402
+from .security import from_config as security_from_config  # noqa: E402
+from .startup import StartupError, StartupState, start_storage  # noqa: E402
 
 log = logging.getLogger("kafka.Kafka$")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -109,6 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         config = load_config(args.config)
+        settings.warn_unknown_keys(config)
         security = security_from_config(config)
         state = start_storage(config)
     except _Interrupted as exc:

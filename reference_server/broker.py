@@ -12,7 +12,7 @@ node finding the leader through ``controller.quorum.bootstrap.servers``. Besides
   registration (``handlers.broker_lifecycle``); a broker that stops heartbeating is fenced after
   ``broker.session.timeout.ms``. STALE_BROKER_EPOCH or BROKER_ID_NOT_REGISTERED make it register again.
 - **Client listeners** (every ``listeners`` entry not named in ``controller.listener.names``, with
-  TLS and SASL as ``listener.security.protocol.map`` says, ``reference_server.security``):
+  TLS and SASL as ``listener.security.protocol.map`` says, ``kafka_admin_kraft_server.security``):
   ApiVersions with the broker API set (``handlers.metadata.BROKER_APIS``) and the finalized features
   of its image; Metadata and DescribeCluster from its image: the registered, unfenced brokers
   (``handlers.metadata``); DescribeQuorum, AddRaftVoter, RemoveRaftVoter and UpdateFeatures
@@ -37,23 +37,24 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
+from kafka_admin_kraft.config.server import SECURITY_PROTOCOLS
 from kafka_admin_kraft.features import SUPPORTED_FEATURES
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.primitives import Uuid
-from reference_server.config import SECURITY_PROTOCOLS
-from reference_server.handlers import ServerView, api_versions, broker_lifecycle, envelope
-from reference_server.handlers.metadata import (
+
+from .handlers import ServerView, api_versions, broker_lifecycle, envelope
+from .handlers.metadata import (
     BROKER_APIS,
     BrokerNode,
     BrokerView,
     handle_describe_cluster,
     handle_metadata,
 )
-from reference_server.peers import Channel, open_channel
-from reference_server.raft.api import Endpoint, RaftDriverFacing
-from reference_server.security import ClientSecurity
+from .peers import Channel, open_channel
+from .raft.api import Endpoint, RaftDriverFacing
+from .security import ClientSecurity
 
 log = logging.getLogger("kafka.server.ForwardingManager")
 lifecycle_log = logging.getLogger("kafka.server.BrokerLifecycleManager")

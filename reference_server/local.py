@@ -53,7 +53,7 @@ def free_ports(count: int) -> list[int]:
 
 
 def server_command(config: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "reference_server", "--config", str(config), *extra]
+    return [sys.executable, "-m", "kafka_admin_kraft_server", "--config", str(config), *extra]
 
 
 def server_env() -> dict[str, str]:

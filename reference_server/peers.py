@@ -10,7 +10,7 @@ waits an exponential backoff (``reconnect.backoff.ms`` 50 to ``reconnect.backoff
 20% jitter); requests for that destination fail at once meanwhile, and the core retries them on its
 own schedule.
 
-On a TLS or SASL controller listener (``reference_server.security.ClientSecurity``) the connection
+On a TLS or SASL controller listener (``kafka_admin_kraft_server.security.ClientSecurity``) the connection
 is wrapped in TLS (the SDK's context: hostname verified against the voter's address) and, after
 ApiVersions, authenticated with SaslHandshake v1 and SaslAuthenticate using the SDK's mechanisms; a
 refused authentication fails the connection like a refused connection. ``open_channel`` does these
@@ -32,8 +32,9 @@ from kafka_admin_kraft.client.sasl import SaslFailure, mechanism_for
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
 from kafka_admin_kraft.protocol.message import Struct
-from reference_server.raft.api import OutboundRequest
-from reference_server.security import ClientSecurity
+
+from .raft.api import OutboundRequest
+from .security import ClientSecurity
 
 log = logging.getLogger("kafka.raft.KafkaNetworkChannel")
 

@@ -50,8 +50,9 @@ from kafka_admin_kraft.protocol.exceptions import KafkaAdminError, UndefinedVers
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.records import ApiMessageAndVersion, MetadataRecord
 from kafka_admin_kraft.storage import BootstrapMetadata
-from reference_server.broker import BrokerFrontend, BrokerOptions, ControllerChannels
-from reference_server.handlers import (
+
+from .broker import BrokerFrontend, BrokerOptions, ControllerChannels
+from .handlers import (
     ServerView,
     api_versions,
     broker_lifecycle,
@@ -59,9 +60,9 @@ from reference_server.handlers import (
     envelope,
     update_features,
 )
-from reference_server.handlers.metadata import BROKER_APIS
-from reference_server.peers import PeerClient
-from reference_server.raft.api import (
+from .handlers.metadata import BROKER_APIS
+from .peers import PeerClient
+from .raft.api import (
     InboundRequest,
     NodeIdentity,
     PollResult,
@@ -69,9 +70,9 @@ from reference_server.raft.api import (
     RaftDriverFacing,
     ReplicatedLog,
 )
-from reference_server.raft.core import KRaftUpgradeError, NotLeaderError
-from reference_server.raft.image import FENCE
-from reference_server.security import (
+from .raft.core import KRaftUpgradeError, NotLeaderError
+from .raft.image import FENCE
+from .security import (
     SASL_APIS,
     ClientSecurity,
     ListenerSecurity,
@@ -143,11 +144,11 @@ class RuntimeOptions:
     bootstrap_metadata: BootstrapMetadata | None = None
     bootstrap_source: str = "the default bootstrap"
     security: Mapping[str, ListenerSecurity] = field(default_factory=dict)
-    """TLS and SASL per listener name (``reference_server.security``); absent means PLAINTEXT."""
+    """TLS and SASL per listener name (``kafka_admin_kraft_server.security``); absent means PLAINTEXT."""
     peer_security: ClientSecurity = ClientSecurity()
     """How this node connects to the other voters."""
     broker: BrokerOptions | None = None
-    """The broker role's listeners (``reference_server.broker``), None for a controller only."""
+    """The broker role's listeners (``kafka_admin_kraft_server.broker``), None for a controller only."""
     broker_session_timeout_ms: int = 9000
     """``broker.session.timeout.ms``: the active controller fences a broker silent that long."""
 
@@ -621,7 +622,7 @@ class ControllerRuntime:
 
     def _sasl_step(self, session: SaslSession, request: framing.RequestFrame, listener: str) -> SaslOutcome:
         """ApiVersions (listing SaslHandshake and SaslAuthenticate) on a SASL listener, or a request
-        before authentication, which ``reference_server.security`` answers or refuses."""
+        before authentication, which ``kafka_admin_kraft_server.security`` answers or refuses."""
         key, version = request.header.request_api_key, request.header.request_api_version
         if key != api_versions.API_KEY:
             return session.handle(key, version, request.body)

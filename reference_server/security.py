@@ -65,10 +65,10 @@ from kafka_admin_kraft.client.sasl import (
     scram_keys,
     unescape_saslname,
 )
+from kafka_admin_kraft.config.server import ConfigError, ServerConfig
 from kafka_admin_kraft.errors import ConfigError as ClientConfigError
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.message import Struct
-from reference_server.config import ConfigError, ServerConfig
 
 log = logging.getLogger("kafka.security.authenticator.SaslServerAuthenticator")
 

@@ -36,6 +36,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final
 
+from kafka_admin_kraft.config.server import (
+    PROCESS_ROLES,
+    QUORUM_BOOTSTRAP_SERVERS,
+    QUORUM_VOTERS,
+    ServerConfig,
+)
 from kafka_admin_kraft.features import (
     LATEST_PRODUCTION_METADATA_VERSION,
     LATEST_TESTING_METADATA_VERSION,
@@ -60,13 +66,9 @@ from kafka_admin_kraft.storage import (
 )
 from kafka_admin_kraft.storage.bootstrap import BOOTSTRAP_FILE, feature_level_record
 from kafka_admin_kraft.storage.meta_properties import META_PROPERTIES_FILE
-from reference_server.config import (
-    PROCESS_ROLES,
-    QUORUM_BOOTSTRAP_SERVERS,
-    QUORUM_VOTERS,
-    ServerConfig,
-)
-from reference_server.raft.api import (
+
+from . import settings
+from .raft.api import (
     Bootstrap,
     Endpoint,
     NodeIdentity,
@@ -75,7 +77,7 @@ from reference_server.raft.api import (
     VoterInfo,
     VoterSet,
 )
-from reference_server.storage import FileQuorumStateStore, FileReplicatedLog
+from .storage import FileQuorumStateStore, FileReplicatedLog
 
 log = logging.getLogger(__name__)
 
@@ -427,7 +429,7 @@ def _finish(config: ServerConfig, dirs: LogDirsState, bootstrap_metadata: Bootst
     warnings: list[str] = []
     control = read_control_state(log_)
     kraft_version = control.kraft_version
-    static_voters = config.static_voter_set()
+    static_voters = settings.static_voter_set(config)
     if control.voters is None and static_voters is None and not config.quorum_bootstrap_servers:
         raise StartupError(f"If using {PROCESS_ROLES}, either {QUORUM_BOOTSTRAP_SERVERS} must contain the "
                            f"set of bootstrap controllers or {QUORUM_VOTERS} must contain a parseable set of "
@@ -444,7 +446,7 @@ def _finish(config: ServerConfig, dirs: LogDirsState, bootstrap_metadata: Bootst
     for warning in warnings:
         log.warning("%s", warning)
     bootstrap = Bootstrap(static_voters=static_voters if control.voters is None else None,
-                          bootstrap_servers=config.quorum_bootstrap_servers)
+                          bootstrap_servers=settings.bootstrap_servers(config))
     snapshot = log_.latest_snapshot()
     log_empty = not log_.has_data_batches() and not (
         snapshot is not None and log_.snapshot_has_data_batches(snapshot))
@@ -454,7 +456,8 @@ def _finish(config: ServerConfig, dirs: LogDirsState, bootstrap_metadata: Bootst
         config=config, cluster_id=dirs.cluster_id, node_id=dirs.node_id, directory_id=dirs.directory_id,
         metadata_dir=dirs.metadata_dir, partition_dir=log_.path, kraft_version=kraft_version,
         voters=control.voters, bootstrap=bootstrap,
-        identity=config.node_identity(dirs.cluster_id, dirs.directory_id), raft_config=config.raft_config(),
+        identity=settings.node_identity(config, dirs.cluster_id, dirs.directory_id),
+        raft_config=settings.raft_config(config),
         bootstrap_metadata=bootstrap_metadata, features=feature_levels(bootstrap_metadata),
         log_empty=log_empty,
         log=log_, store=store, lock=lock, recovery=log_.recovery, rewritten_dirs=dirs.rewritten,

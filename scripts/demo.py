@@ -46,7 +46,7 @@ from kafka_admin_kraft.storage import (
     write_quorum_state,
 )
 from kafka_admin_kraft.storage.bootstrap import voters_record
-from reference_server.local import LocalQuorum
+from kafka_admin_kraft_server.local import LocalQuorum
 
 NODE_ID = 1
 LISTENER = "CONTROLLER"

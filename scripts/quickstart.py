@@ -33,7 +33,7 @@ from pathlib import Path
 
 from kafka_admin_kraft import Admin
 from kafka_admin_kraft.storage import read_meta_properties
-from reference_server.local import HOST, free_ports
+from kafka_admin_kraft_server.local import HOST, free_ports
 
 BIN = Path(sys.executable).parent
 FIRST_RELEASE = "4.1"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reference_server.raft.api import VoterSet
+from ..raft.api import VoterSet
 
 
 @dataclass(frozen=True)

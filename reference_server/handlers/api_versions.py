@@ -22,7 +22,8 @@ from typing import Final
 
 from kafka_admin_kraft.features import METADATA_VERSION, SUPPORTED_FEATURES
 from kafka_admin_kraft.protocol import messages
-from reference_server.handlers import ServerView
+
+from . import ServerView
 
 API_KEY: Final = 18
 UNSUPPORTED_VERSION: Final = 35

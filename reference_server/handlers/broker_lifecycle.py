@@ -33,7 +33,8 @@ from typing import Final
 from kafka_admin_kraft import features
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.records import ApiMessageAndVersion
-from reference_server.raft.image import FENCE, UNFENCE
+
+from ..raft.image import FENCE, UNFENCE
 
 REGISTRATION_KEY: Final = 62
 HEARTBEAT_KEY: Final = 63

@@ -21,7 +21,8 @@ from typing import Final
 
 from kafka_admin_kraft.features import CONTROLLER_REGISTRATION_VERSION
 from kafka_admin_kraft.protocol import messages
-from reference_server.handlers import ServerView
+
+from . import ServerView
 
 API_KEY: Final = 60
 BROKER_ENDPOINT: Final = 1

@@ -25,8 +25,9 @@ from typing import Final
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
 from kafka_admin_kraft.protocol.message import Struct
-from reference_server.handlers import update_features
-from reference_server.raft import describe
+
+from ..raft import describe
+from . import update_features
 
 API_KEY: Final = 58
 NOT_LEADER_OR_FOLLOWER: Final = 6

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from kafka_admin_kraft.protocol import messages
-from reference_server.handlers.describe_cluster import (
+
+from .describe_cluster import (
     BROKER_ENDPOINT,
     CLUSTER_OPERATIONS,
     CONTROLLER_ENDPOINT,

@@ -44,8 +44,9 @@ from typing import Final
 from kafka_admin_kraft import features
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.message import Struct
-from reference_server.handlers import ServerView
-from reference_server.raft.api import VoterSet
+
+from ..raft.api import VoterSet
+from . import ServerView
 
 API_KEY: Final = 57
 NONE: Final = 0

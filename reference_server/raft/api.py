@@ -1,6 +1,6 @@
 """The contract between the consensus core and what drives it.
 
-The core (``reference_server.raft.core.RaftCore``) is a deterministic state machine: it owns no
+The core (``kafka_admin_kraft_server.raft.core.RaftCore``) is a deterministic state machine: it owns no
 sockets, threads, clocks or randomness. The driver (the asyncio runtime in a server process, or the
 seeded simulator in tests) gives it requests, responses and the current time, and takes from
 ``poll`` the requests to send and the responses to deliver. The core reads and writes the metadata
@@ -321,7 +321,7 @@ class CommittedFeatures:
 
 
 class RaftDriverFacing(Protocol):
-    """The core's surface; ``reference_server.raft.core.RaftCore`` implements it.
+    """The core's surface; ``kafka_admin_kraft_server.raft.core.RaftCore`` implements it.
 
     Construction: ``RaftCore(identity, config, bootstrap, log, store, rng, now_ms)``.
     """

@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kafka_admin_kraft.protocol import messages
-from reference_server.raft.api import Endpoint, InboundRequest, ReplicaKey, VoterSet
-from reference_server.raft.rpc import error_message
+
+from .api import Endpoint, InboundRequest, ReplicaKey, VoterSet
+from .rpc import error_message
 
 ADD = "add"
 REMOVE = "remove"

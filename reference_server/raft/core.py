@@ -44,8 +44,9 @@ from kafka_admin_kraft.records import (
 from kafka_admin_kraft.records.batch import BATCH_HEADER_SIZE
 from kafka_admin_kraft.records.builder import MAX_BATCH_SIZE, data_record_size
 from kafka_admin_kraft.storage import QuorumState
-from reference_server.raft import changes, describe, rpc
-from reference_server.raft.api import (
+
+from . import changes, describe, rpc
+from .api import (
     Address,
     Bootstrap,
     CommittedFeatures,
@@ -64,10 +65,10 @@ from reference_server.raft.api import (
     VoterSet,
     jitter,
 )
-from reference_server.raft.changes import VoterChange
-from reference_server.raft.image import SnapshotImage, batch_size
-from reference_server.raft.leader import CHECK_QUORUM_TIMEOUT_FACTOR, LeaderState
-from reference_server.raft.state import (
+from .changes import VoterChange
+from .image import SnapshotImage, batch_size
+from .leader import CHECK_QUORUM_TIMEOUT_FACTOR, LeaderState
+from .state import (
     CandidateState,
     Election,
     EpochState,
@@ -79,7 +80,7 @@ from reference_server.raft.state import (
     UnattachedState,
     role_name,
 )
-from reference_server.raft.voters import VoterSetHistory, endpoint_for, voters_record, with_local_endpoints
+from .voters import VoterSetHistory, endpoint_for, voters_record, with_local_endpoints
 
 log = logging.getLogger(__name__)
 

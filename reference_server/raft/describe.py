@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID
-from reference_server.raft.api import VoterSet
-from reference_server.raft.leader import LeaderState, ReplicaProgress, same_replica
-from reference_server.raft.rpc import (
+
+from .api import VoterSet
+from .leader import LeaderState, ReplicaProgress, same_replica
+from .rpc import (
     METADATA_PARTITION,
     METADATA_TOPIC,
     NOT_LEADER_OR_FOLLOWER,

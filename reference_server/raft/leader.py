@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID
-from reference_server.raft.api import ReplicaKey, VoterSet
+
+from .api import ReplicaKey, VoterSet
 
 CHECK_QUORUM_TIMEOUT_FACTOR = 1.5
 """The leader resigns when no majority fetched within fetch timeout x 1.5 (Kafka's LeaderState)."""

@@ -30,7 +30,8 @@ from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.error_codes import ERRORS
 from kafka_admin_kraft.protocol.primitives import METADATA_TOPIC_ID, ZERO_UUID
 from kafka_admin_kraft.records import SnapshotId
-from reference_server.raft.api import Endpoint, ReplicaKey
+
+from .api import Endpoint, ReplicaKey
 
 METADATA_TOPIC: Final = "__cluster_metadata"
 METADATA_PARTITION: Final = 0

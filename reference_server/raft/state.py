@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reference_server.raft.api import Address, Endpoint, ReplicaKey, SnapshotWriter
-from reference_server.raft.leader import LeaderState
+from .api import Address, Endpoint, ReplicaKey, SnapshotWriter
+from .leader import LeaderState
 
 
 @dataclass

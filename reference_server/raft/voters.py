@@ -19,7 +19,8 @@ from typing import Generic, TypeVar
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID
 from kafka_admin_kraft.records import ControlRecord, RecordBatch, decode_control_batch
-from reference_server.raft.api import Endpoint, ReplicaKey, VoterInfo, VoterSet
+
+from .api import Endpoint, ReplicaKey, VoterInfo, VoterSet
 
 T = TypeVar("T")
 

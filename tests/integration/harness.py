@@ -1,5 +1,5 @@
 """Real reference-server processes on 127.0.0.1 for the tests: the local quorum launcher of
-``reference_server.local`` plus asking nodes over plain sockets and waiting with deadlines."""
+``kafka_admin_kraft_server.local`` plus asking nodes over plain sockets and waiting with deadlines."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from integration.client import ConnectionClosed, KafkaClient
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import Uuid
-from reference_server.local import (
+from kafka_admin_kraft_server.local import (
     HOST,
     LISTENER,
     LocalNode,

@@ -15,8 +15,8 @@ from integration.harness import FAST_ELECTIONS, HOST, Cluster, Node, wait_until
 from kafka_admin_kraft import Admin, FeatureUpdate
 from kafka_admin_kraft.models import UpgradeType
 from kafka_admin_kraft.protocol import messages
-from reference_server.handlers.describe_cluster import MISMATCHED_ENDPOINT_TYPE
-from reference_server.handlers.metadata import BROKER_APIS
+from kafka_admin_kraft_server.handlers.describe_cluster import MISMATCHED_ENDPOINT_TYPE
+from kafka_admin_kraft_server.handlers.metadata import BROKER_APIS
 
 Make = Callable[..., Cluster]
 BROKER_ID = 100

@@ -15,7 +15,7 @@ from integration.harness import FAST_ELECTIONS, HOST, LISTENER, Cluster, wait_un
 from kafka_admin_kraft import Admin
 from kafka_admin_kraft.protocol.exceptions import KafkaApiError
 from kafka_admin_kraft.protocol.primitives import Uuid
-from reference_server.local import LocalNode
+from kafka_admin_kraft_server.local import LocalNode
 
 FAST = {**FAST_ELECTIONS, "controller.quorum.request.timeout.ms": "2000"}
 

@@ -140,7 +140,8 @@ def test_missing_java_is_reported_with_what_to_install(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     logs.mkdir()
     result = subprocess.run(
-        [sys.executable, "-m", "cli.kafka_metadata_audit", "-o", str(tmp_path / "out"), str(logs)],
+        [sys.executable, "-m", "kafka_admin_kraft_cli.kafka_metadata_audit", "-o", str(tmp_path / "out"),
+         str(logs)],
         env=env,
         capture_output=True,
         text=True,

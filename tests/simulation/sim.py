@@ -64,7 +64,7 @@ from kafka_admin_kraft.records import (
     decode_control_batch,
     decode_metadata_batch,
 )
-from reference_server.raft.api import (
+from kafka_admin_kraft_server.raft.api import (
     Address,
     Bootstrap,
     Endpoint,
@@ -75,8 +75,8 @@ from reference_server.raft.api import (
     VoterInfo,
     VoterSet,
 )
-from reference_server.raft.core import RaftCore
-from reference_server.raft.voters import voters_record
+from kafka_admin_kraft_server.raft.core import RaftCore
+from kafka_admin_kraft_server.raft.voters import voters_record
 
 from .memory import BatchKey, MemoryLog, MemoryStore
 

@@ -16,8 +16,8 @@ from dataclasses import replace
 import pytest
 
 from kafka_admin_kraft.protocol import messages
-from reference_server.raft import core as core_module
-from reference_server.raft.api import RaftConfig
+from kafka_admin_kraft_server.raft import core as core_module
+from kafka_admin_kraft_server.raft.api import RaftConfig
 
 from .sim import Scenario, Simulation, SimulationFailure, run_scenario, scenario_for_seed
 
@@ -125,7 +125,7 @@ def test_a_failing_seed_names_its_replay_command(monkeypatch: pytest.MonkeyPatch
 
 def test_the_checker_notices_a_majority_miscount(monkeypatch: pytest.MonkeyPatch) -> None:
     """A leader that commits what only it holds is caught by the durability check."""
-    from reference_server.raft import leader as leader_module
+    from kafka_admin_kraft_server.raft import leader as leader_module
 
     def greedy(progress: list[leader_module.ReplicaProgress]) -> int | None:
         return max((p.end_offset for p in progress if p.end_offset is not None), default=None)

@@ -3,35 +3,24 @@ against (three dynamic controllers, optionally a broker and a controller formatt
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from console_scripts import console_script
 from integration.harness import FAST_ELECTIONS, Cluster, wait_until
 
-from reference_server.local import LocalNode, free_ports
+from kafka_admin_kraft_server.local import LocalNode, free_ports
 
 PROPERTIES = {**FAST_ELECTIONS, "controller.quorum.request.timeout.ms": "2000"}
-
-
-def script(tool: str) -> str:
-    """The installed console script: next to this interpreter, else on PATH."""
-    beside = Path(sys.executable).parent / tool
-    if beside.exists():
-        return str(beside)
-    found = shutil.which(tool)
-    if found is None:
-        raise AssertionError(f"{tool} is not installed (pip install -e .)")
-    return found
 
 
 def run(tool: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run an installed tool; stdout and stderr are captured as text (not a terminal)."""
     return subprocess.run(
-        [script(tool), *args], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+        [console_script(tool), *args], capture_output=True, text=True, timeout=timeout,
+        stdin=subprocess.DEVNULL,
     )
 
 

@@ -29,7 +29,7 @@ class Result:
 
 def run_tool(*args: str) -> Result:
     """kafka-storage in this process (the installed script is exercised separately)."""
-    from cli.kafka_storage import main
+    from kafka_admin_kraft_cli.kafka_storage import main
 
     result = CliRunner().invoke(main, list(args), prog_name="kafka-storage")
     if result.exception is not None and not isinstance(result.exception, SystemExit):

@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from console_scripts import console_script
 
-from cli import completions
+from kafka_admin_kraft_cli import completions
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBCOMMANDS = {
@@ -19,13 +19,6 @@ SUBCOMMANDS = {
     "kafka-features": {"describe", "upgrade", "downgrade", "disable", "version-mapping",
                        "feature-dependencies"},
 }
-
-
-def tool_path(tool: str) -> str:
-    path = Path(sys.executable).parent / tool
-    if not path.exists():
-        pytest.skip(f"{tool} is not installed next to {sys.executable}")
-    return str(path)
 
 
 def test_committed_scripts_are_what_the_apps_generate(tmp_path: Path) -> None:
@@ -41,7 +34,7 @@ def bash_complete(tool: str, words: list[str]) -> set[str]:
     """What the tool itself answers to the completion protocol the bash script speaks."""
     env = {**os.environ, completions.complete_var(tool): "bash_complete",
            "COMP_WORDS": " ".join([tool, *words]), "COMP_CWORD": str(len(words))}
-    result = subprocess.run([tool_path(tool)], env=env, capture_output=True, text=True, timeout=30,
+    result = subprocess.run([console_script(tool)], env=env, capture_output=True, text=True, timeout=30,
                             check=True)
     return {line.split(",", 1)[1] for line in result.stdout.splitlines() if "," in line}
 
@@ -65,7 +58,7 @@ def test_options_complete() -> None:
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
 def test_the_bash_script_completes_in_bash() -> None:
     script = completions.COMPLETIONS_DIR / "kafka-storage.bash"
-    bin_dir = str(Path(tool_path("kafka-storage")).parent)
+    bin_dir = str(Path(console_script("kafka-storage")).parent)
     program = (f'source "{script}"; COMP_WORDS=(kafka-storage for); COMP_CWORD=1; '
                '_kafka_storage_completion kafka-storage for kafka-storage; printf "%s\\n" "${COMPREPLY[@]}"')
     result = subprocess.run(["bash", "-c", program], capture_output=True, text=True, timeout=30, check=True,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from cli.kafka_features import main
+from kafka_admin_kraft_cli.kafka_features import main
 
 PROG = "kafka-features"
 NOWHERE = "127.0.0.1:1"

@@ -3,8 +3,14 @@
 
 from __future__ import annotations
 
-from cli.kafka_features import Outcome, describe_json, describe_text, outcome_json, outcome_text
 from kafka_admin_kraft.models import FeatureMetadata, FinalizedVersionRange, SupportedVersionRange
+from kafka_admin_kraft_cli.kafka_features import (
+    Outcome,
+    describe_json,
+    describe_text,
+    outcome_json,
+    outcome_text,
+)
 
 ALL_FAILED = (
     "The update failed for all features since the following feature had an error: Invalid update version 18 "

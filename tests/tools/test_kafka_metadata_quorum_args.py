@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from cli.kafka_metadata_quorum import main
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.storage import MetaProperties, write_meta_properties
+from kafka_admin_kraft_cli.kafka_metadata_quorum import main
 
 PROG = "kafka-metadata-quorum"
 NOWHERE = "127.0.0.1:1"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from cli import quorum_text
 from kafka_admin_kraft.models import Endpoint, Node, QuorumInfo, ReplicaState
+from kafka_admin_kraft_cli import quorum_text
 
 D1, D2, D3, D4 = "ILZ5MPTeRWakmJu99uBJCA", "3Db5QLSqSZieL3rJBUUegA", "wZoXPqWoSu6F6c8MkmdyAg", "_KWDkTahTVaiVVVTaugNew"
 ZERO = "AAAAAAAAAAAAAAAAAAAAAA"

@@ -4,17 +4,17 @@ server, which elects the voters written by the tool."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from console_scripts import console_script
 
 from kafka_admin_kraft import Admin
 from kafka_admin_kraft.models import QuorumInfo
-from reference_server.local import HOST, free_ports, server_command, server_env
+from kafka_admin_kraft_server.local import HOST, free_ports, server_command, server_env
 
 from .storage_util import CLUSTER_ID, controller_props, meta_properties, read_batches, write_config
 
@@ -22,14 +22,13 @@ SNAPSHOT = Path("__cluster_metadata-0") / "00000000000000000000-0000000000.check
 
 
 def kafka_storage(*args: str) -> subprocess.CompletedProcess[str]:
-    executable = shutil.which("kafka-storage")
-    assert executable is not None, "the kafka-storage console script is not installed"
-    return subprocess.run([executable, *args], capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run([console_script("kafka-storage"), *args], capture_output=True, text=True,
+                          timeout=60, check=False)
 
 
 @pytest.fixture
 def start_server(tmp_path: Path) -> Iterator[Callable[[Path], subprocess.Popen[bytes]]]:
-    """Start ``python -m reference_server --config <file>``; every process is killed at teardown."""
+    """Start ``python -m kafka_admin_kraft_server --config <file>``; every process is killed at teardown."""
     started: list[subprocess.Popen[bytes]] = []
 
     def start(config: Path) -> subprocess.Popen[bytes]:

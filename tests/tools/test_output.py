@@ -9,7 +9,7 @@ import sys
 
 PROGRAM = """
 import time
-from cli.output import progress, write
+from kafka_admin_kraft_cli.output import progress, write
 with progress("Waiting for controller 4 to catch up"):
     time.sleep(0.5)
 write("done\\n")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from integration.harness import Cluster
 
-from reference_server.local import free_ports
+from kafka_admin_kraft_server.local import free_ports
 
 from .cluster_util import PROPERTIES, run
 

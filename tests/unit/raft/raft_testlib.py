@@ -13,7 +13,7 @@ from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.primitives import METADATA_TOPIC_ID, ZERO_UUID, Uuid
 from kafka_admin_kraft.records import SnapshotId, control_batch, data_batch, encode_metadata_record
 from kafka_admin_kraft.records.metadata import ApiMessageAndVersion
-from reference_server.raft.api import (
+from kafka_admin_kraft_server.raft.api import (
     Bootstrap,
     Endpoint,
     InboundRequest,
@@ -24,8 +24,8 @@ from reference_server.raft.api import (
     VoterInfo,
     VoterSet,
 )
-from reference_server.raft.core import RaftCore
-from reference_server.raft.voters import voters_record
+from kafka_admin_kraft_server.raft.core import RaftCore
+from kafka_admin_kraft_server.raft.voters import voters_record
 
 CLUSTER = "unit-test-cluster-id00"
 LISTENER = "CONTROLLER"

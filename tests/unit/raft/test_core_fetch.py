@@ -16,8 +16,8 @@ from kafka_admin_kraft.records import (
     iter_metadata_records,
 )
 from kafka_admin_kraft.storage import QuorumState
-from reference_server.raft.api import Address, RaftConfig
-from reference_server.raft.core import NotLeaderError, RaftInvariantError
+from kafka_admin_kraft_server.raft.api import Address, RaftConfig
+from kafka_admin_kraft_server.raft.core import NotLeaderError, RaftInvariantError
 
 from .raft_testlib import (
     LISTENER,

@@ -7,7 +7,7 @@ from simulation.memory import MemoryLog, MemoryStore
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.records import RecordBatch
 from kafka_admin_kraft.storage import QuorumState
-from reference_server.raft.api import RaftConfig
+from kafka_admin_kraft_server.raft.api import RaftConfig
 
 from .raft_testlib import Network, Replica, make_replica, voter_set
 

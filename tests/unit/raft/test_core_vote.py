@@ -5,7 +5,7 @@ from __future__ import annotations
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID
 from kafka_admin_kraft.records import decode_control_batch
-from reference_server.raft.api import RaftConfig
+from kafka_admin_kraft_server.raft.api import RaftConfig
 
 from .raft_testlib import (
     Network,

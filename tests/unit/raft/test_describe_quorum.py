@@ -7,9 +7,9 @@ from simulation.memory import MemoryLog
 
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID
-from reference_server.raft import describe
-from reference_server.raft.api import Address, ReplicaKey
-from reference_server.raft.leader import LeaderState
+from kafka_admin_kraft_server.raft import describe
+from kafka_admin_kraft_server.raft.api import Address, ReplicaKey
+from kafka_admin_kraft_server.raft.leader import LeaderState
 
 from .raft_testlib import Network, describe_request, make_replica, request, single_reply, uuid, voter_set
 

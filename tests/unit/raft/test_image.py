@@ -17,8 +17,8 @@ from kafka_admin_kraft.records import (
     iter_metadata_records,
     metadata_batches,
 )
-from reference_server.raft.api import RaftConfig
-from reference_server.raft.image import SnapshotImage
+from kafka_admin_kraft_server.raft.api import RaftConfig
+from kafka_admin_kraft_server.raft.image import SnapshotImage
 
 from .raft_testlib import make_replica, voter_set
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from reference_server.raft.api import ReplicaKey
-from reference_server.raft.leader import LeaderState, ReplicaProgress, majority_end_offset
+from kafka_admin_kraft_server.raft.api import ReplicaKey
+from kafka_admin_kraft_server.raft.leader import LeaderState, ReplicaProgress, majority_end_offset
 
 from .raft_testlib import uuid, voter_set
 

@@ -10,9 +10,9 @@ from simulation.memory import MemoryLog
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
-from reference_server.raft.api import Address, Endpoint, RaftConfig, ReplicaKey, VoterInfo, VoterSet
-from reference_server.raft.core import KRaftUpgradeError, NotLeaderError
-from reference_server.raft.leader import LeaderState
+from kafka_admin_kraft_server.raft.api import Address, Endpoint, RaftConfig, ReplicaKey, VoterInfo, VoterSet
+from kafka_admin_kraft_server.raft.core import KRaftUpgradeError, NotLeaderError
+from kafka_admin_kraft_server.raft.leader import LeaderState
 
 from .raft_testlib import (
     CLUSTER,

@@ -7,8 +7,8 @@ import pytest
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID
 from kafka_admin_kraft.records import control_batch
-from reference_server.raft.api import Endpoint, ReplicaKey
-from reference_server.raft.voters import (
+from kafka_admin_kraft_server.raft.api import Endpoint, ReplicaKey
+from kafka_admin_kraft_server.raft.voters import (
     LogHistory,
     VoterSetHistory,
     voter_set_from_record,

@@ -16,7 +16,7 @@ from kafka_admin_kraft.records import (
     encode_batch,
     metadata_batches,
 )
-from reference_server.raft.api import (
+from kafka_admin_kraft_server.raft.api import (
     CommittedFeatures,
     Endpoint,
     InboundRequest,
@@ -28,7 +28,7 @@ from reference_server.raft.api import (
     VoterInfo,
     VoterSet,
 )
-from reference_server.raft.image import SnapshotImage
+from kafka_admin_kraft_server.raft.image import SnapshotImage
 
 
 class MemoryLog:

@@ -8,10 +8,10 @@ import asyncio
 from kafka_admin_kraft.features import SUPPORTED_FEATURES
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.primitives import Uuid
-from reference_server.broker import ControllerChannels
-from reference_server.handlers import broker_lifecycle as lifecycle
-from reference_server.raft.api import Endpoint
-from reference_server.security import ClientSecurity
+from kafka_admin_kraft_server.broker import ControllerChannels
+from kafka_admin_kraft_server.handlers import broker_lifecycle as lifecycle
+from kafka_admin_kraft_server.raft.api import Endpoint
+from kafka_admin_kraft_server.security import ClientSecurity
 
 CLUSTER = "Q0RHZ3pHbmZTc3FyN2NQTg"
 INCARNATION = Uuid(bytes(15) + b"\x01")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kafka_admin_kraft.protocol import framing, messages
-from reference_server.handlers import envelope
-from reference_server.handlers.metadata import (
+from kafka_admin_kraft_server.handlers import envelope
+from kafka_admin_kraft_server.handlers.metadata import (
     BrokerNode,
     BrokerView,
     handle_describe_cluster,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kafka_admin_kraft.protocol import framing, messages
-from reference_server.handlers import ServerView, api_versions, describe_cluster
+from kafka_admin_kraft_server.handlers import ServerView, api_versions, describe_cluster
 
 from .fakes import voter_set
 

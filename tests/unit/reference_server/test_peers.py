@@ -9,8 +9,8 @@ import threading
 
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.message import Struct
-from reference_server.peers import CLIENT_SOFTWARE_NAME, PeerClient
-from reference_server.raft.api import Address, OutboundRequest
+from kafka_admin_kraft_server.peers import CLIENT_SOFTWARE_NAME, PeerClient
+from kafka_admin_kraft_server.raft.api import Address, OutboundRequest
 
 
 def entry(api_key: int, max_version: int) -> messages.ApiVersionsResponse.ApiVersion:

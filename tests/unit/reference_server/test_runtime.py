@@ -16,8 +16,8 @@ from integration.client import KafkaClient
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.records import ApiMessageAndVersion
 from kafka_admin_kraft.storage import BootstrapMetadata
-from reference_server.raft.api import Address, OutboundRequest, RaftConfig
-from reference_server.runtime import ControllerRuntime, ListenerSpec, RuntimeOptions, WallClock
+from kafka_admin_kraft_server.raft.api import Address, OutboundRequest, RaftConfig
+from kafka_admin_kraft_server.runtime import ControllerRuntime, ListenerSpec, RuntimeOptions, WallClock
 
 from .fakes import FakeCore, MemoryLog, identity
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kafka_admin_kraft.client.sasl import mechanism_for
-from reference_server.security import (
+from kafka_admin_kraft_server.security import (
     PLAIN_FAILED,
     AuthenticationFailed,
     ListenerSecurity,

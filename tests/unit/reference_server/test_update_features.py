@@ -9,9 +9,9 @@ import pytest
 
 from kafka_admin_kraft import features
 from kafka_admin_kraft.protocol import framing, messages
-from reference_server.handlers import ServerView, update_features
-from reference_server.raft.api import ReplicaKey, VoterInfo, VoterSet
-from reference_server.raft.core import KRaftUpgradeError
+from kafka_admin_kraft_server.handlers import ServerView, update_features
+from kafka_admin_kraft_server.raft.api import ReplicaKey, VoterInfo, VoterSet
+from kafka_admin_kraft_server.raft.core import KRaftUpgradeError
 
 from .fakes import FakeCore, voter_set
 from .test_runtime import make_runtime, running, wait_for
@@ -326,7 +326,7 @@ def test_runtime_leadership_lost_while_waiting_answers_not_controller() -> None:
 
 
 def test_api_versions_advertises_update_features() -> None:
-    from reference_server.handlers import api_versions
+    from kafka_admin_kraft_server.handlers import api_versions
     response, _ = api_versions.handle(messages.ApiVersionsRequest(client_software_name="a",
                                                                   client_software_version="1"), 4, view())
     assert {(e.api_key, e.min_version, e.max_version) for e in response.api_keys} >= {(57, 0, 2)}

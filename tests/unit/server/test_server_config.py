@@ -1,4 +1,4 @@
-"""reference_server.config: Java properties syntax, every key and default, Kafka's refusals."""
+"""kafka_admin_kraft.config.server: Java properties syntax, every key and default, Kafka's refusals."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
-from reference_server.config import (
+from kafka_admin_kraft.config.server import (
     ConfigError,
     Listener,
     ServerConfig,
@@ -18,7 +17,9 @@ from reference_server.config import (
     load_properties,
     parse_config,
 )
-from reference_server.raft.api import Address, Endpoint, RaftConfig, ReplicaKey, VoterInfo
+from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
+from kafka_admin_kraft_server import settings
+from kafka_admin_kraft_server.raft.api import Address, Endpoint, RaftConfig, ReplicaKey, VoterInfo
 
 BASE = {
     "process.roles": "controller",
@@ -101,8 +102,9 @@ def test_unreadable_files(tmp_path: Path) -> None:
 
 
 def test_unknown_keys_are_kept_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="reference_server.config"):
-        loaded = config(num__network__threads="3", log__retention__hours="1")
+    loaded = config(num__network__threads="3", log__retention__hours="1")
+    with caplog.at_level(logging.WARNING):
+        settings.warn_unknown_keys(loaded)
     assert loaded.unknown_keys == ("log.retention.hours", "num.network.threads")
     assert loaded.originals["num.network.threads"] == "3"
     assert "The configuration 'num.network.threads' was supplied but isn't a known config." in caplog.text
@@ -138,7 +140,7 @@ def test_defaults() -> None:
     assert dict(loaded.listener_security_protocol_map) == {
         "SASL_SSL": "SASL_SSL", "PLAINTEXT": "PLAINTEXT", "SSL": "SSL", "SASL_PLAINTEXT": "SASL_PLAINTEXT",
         "CONTROLLER": "PLAINTEXT"}
-    assert loaded.raft_config() == RaftConfig()
+    assert settings.raft_config(loaded) == RaftConfig()
 
 
 def test_every_key_is_read() -> None:
@@ -165,9 +167,9 @@ def test_every_key_is_read() -> None:
     assert loaded.metadata_max_retention_ms == 60000
     assert loaded.socket_request_max_bytes == 1048576
     assert loaded.unstable_feature_versions_enable is True
-    assert loaded.quorum_bootstrap_servers == (Address("127.0.0.1", 9093), Address("::1", 9094))
+    assert loaded.quorum_bootstrap_servers == (("127.0.0.1", 9093), ("::1", 9094))
     assert dict(loaded.listener_security_protocol_map) == {"CONTROLLER": "PLAINTEXT"}
-    assert loaded.raft_config() == RaftConfig(election_timeout_ms=1500, fetch_timeout_ms=3000,
+    assert settings.raft_config(loaded) == RaftConfig(election_timeout_ms=1500, fetch_timeout_ms=3000,
                                               election_backoff_max_ms=700, request_timeout_ms=2500,
                                               retry_backoff_ms=50, append_linger_ms=5, max_fetch_bytes=4096,
                                               snapshot_interval_bytes=1000, auto_join_enable=True)
@@ -205,28 +207,25 @@ def test_broker_role_is_parsed() -> None:
 def test_identity_voters_and_bootstrap() -> None:
     loaded = config(controller__quorum__bootstrap__servers="127.0.0.1:9093")
     directory = Uuid.from_string("3Db5QLSqSZieL3rJBUUegA")
-    identity = loaded.node_identity("XcZZOzUqS4yHOjhMQB6JLQ", directory)
+    identity = settings.node_identity(loaded, "XcZZOzUqS4yHOjhMQB6JLQ", directory)
     assert identity.node_id == 1 and identity.cluster_id == "XcZZOzUqS4yHOjhMQB6JLQ"
     assert identity.directory_id == directory and identity.is_controller
     assert identity.listeners == (Endpoint("CONTROLLER", "127.0.0.1", 9093),)
-    voters = loaded.static_voter_set()
+    voters = settings.static_voter_set(loaded)
     assert voters is not None and voters.ids() == frozenset({1, 2, 3})
     assert voters.voters[2] == VoterInfo(ReplicaKey(2, ZERO_UUID),
                                          (Endpoint("CONTROLLER", "127.0.0.1", 9094),), 0, 0)
-    bootstrap = loaded.bootstrap(kraft_version=0)
-    assert bootstrap.static_voters == voters
-    assert bootstrap.bootstrap_servers == (Address("127.0.0.1", 9093),)
-    assert loaded.bootstrap(kraft_version=1).static_voters is None
+    assert settings.bootstrap_servers(loaded) == (Address("127.0.0.1", 9093),)
 
 
 def test_wildcard_listener_with_advertised_host(monkeypatch: pytest.MonkeyPatch) -> None:
     loaded = config(listeners="CONTROLLER://0.0.0.0:9093", advertised__listeners="CONTROLLER://ctl-1:9093")
     assert loaded.listeners[0].bind_host == "0.0.0.0" and loaded.listeners[0].is_wildcard
-    assert loaded.controller_endpoints() == (Endpoint("CONTROLLER", "ctl-1", 9093),)
+    assert settings.controller_endpoints(loaded) == (Endpoint("CONTROLLER", "ctl-1", 9093),)
     empty = config(listeners="CONTROLLER://:9093")
     assert empty.listeners[0].host == "" and empty.listeners[0].bind_host is None
     monkeypatch.setattr("socket.getfqdn", lambda *args: "canonical.example")
-    assert empty.controller_endpoints() == (Endpoint("CONTROLLER", "canonical.example", 9093),)
+    assert settings.controller_endpoints(empty) == (Endpoint("CONTROLLER", "canonical.example", 9093),)
     # Without advertised.listeners a 0.0.0.0 controller listener would be advertised: Kafka refuses.
     assert refused(listeners="CONTROLLER://0.0.0.0:9093") == (
         "advertised.listeners cannot use the nonroutable meta-address 0.0.0.0. Use a routable IP address.")
@@ -238,8 +237,8 @@ def test_default_listener_is_the_first_controller_listener_name() -> None:
     loaded = config(listeners="B://127.0.0.1:2,A://127.0.0.1:1", controller__listener__names="A,B",
                     listener__security__protocol__map="A:PLAINTEXT,B:PLAINTEXT")
     assert loaded.default_listener_name == "A"
-    assert [endpoint.name for endpoint in loaded.controller_endpoints()] == ["A", "B"]
-    voters = loaded.static_voter_set()
+    assert [endpoint.name for endpoint in settings.controller_endpoints(loaded)] == ["A", "B"]
+    voters = settings.static_voter_set(loaded)
     assert voters is not None and voters.voters[1].endpoints[0].name == "A"
 
 

@@ -1,5 +1,5 @@
-"""reference_server.startup: Kafka's start-up refusals, the .lock file, kraft.version and the bootstrap
-metadata, and booting from directories laid out as kafka-storage format leaves them."""
+"""kafka_admin_kraft_server.startup: Kafka's start-up refusals, the .lock file, kraft.version and the
+bootstrap metadata, and booting from directories laid out as kafka-storage format leaves them."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from kafka_admin_kraft.config.server import ServerConfig, parse_config
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.records import SnapshotId, control_batch, encode_batch, read_snapshot
@@ -22,9 +23,9 @@ from kafka_admin_kraft.storage import (
     read_quorum_state,
     write_meta_properties,
 )
-from reference_server.config import ServerConfig, parse_config
-from reference_server.raft.api import Address, Endpoint, ReplicaKey, VoterInfo
-from reference_server.startup import (
+from kafka_admin_kraft_server import settings
+from kafka_admin_kraft_server.raft.api import Address, Endpoint, ReplicaKey, VoterInfo
+from kafka_admin_kraft_server.startup import (
     DirectoryLock,
     DirectoryLockedError,
     StartupError,
@@ -119,7 +120,7 @@ def test_boots_from_a_static_quorum_directory(tmp_path: Path) -> None:
     with start_storage(config) as state:
         assert state.kraft_version == 0 and state.voters is None
         voters = state.bootstrap.static_voters
-        assert voters is not None and voters == config.static_voter_set()
+        assert voters is not None and voters == settings.static_voter_set(config)
         assert voters.voters[3].endpoints == (Endpoint("CONTROLLER", "127.0.0.1", 9095),)
         assert state.log_empty and state.log.latest_snapshot() is None
         assert sorted(os.listdir(tmp_path / PARTITION)) == [

@@ -34,8 +34,8 @@ from kafka_admin_kraft.storage import (
     write_bootstrap_snapshot,
     write_leader_epoch_checkpoint,
 )
-from reference_server import storage as storage_module
-from reference_server.storage import (
+from kafka_admin_kraft_server import storage as storage_module
+from kafka_admin_kraft_server.storage import (
     FileQuorumStateStore,
     FileReplicatedLog,
     OffsetOutOfRangeError,

@@ -35,7 +35,7 @@ from kafka_admin_kraft.storage import (
     read_leader_epoch_checkpoint,
     write_bootstrap_snapshot,
 )
-from reference_server.storage import FileReplicatedLog
+from kafka_admin_kraft_server.storage import FileReplicatedLog
 from tests.unit.server.server_testlib import DIR_IDS, leader_change_batch, snapshot_bytes, value_batch
 
 PARTITION = "__cluster_metadata-0"

@@ -1,4 +1,7 @@
-"""The server's configuration: a Kafka-style ``.properties`` file parsed into a typed ``ServerConfig``.
+"""A Kafka node's configuration: its ``server.properties`` parsed into a typed ``ServerConfig``.
+
+What ``kraft-server`` runs with and what ``kafka-storage`` formats for, as Kafka's ``KafkaConfig``
+serves both its server and its storage tool.
 
 The file is read the way ``kafka-server-start`` reads it (``java.util.Properties.load`` on a byte
 stream, so ISO-8859-1 with ``\\uXXXX`` escapes, ``#``/``!`` comments, ``=``/``:``/whitespace
@@ -9,8 +12,9 @@ Kafka's message (``Invalid value abc for configuration node.id: Not a number of 
 checks ``KafkaConfig.validateValues`` makes for KRaft nodes follow (listeners versus
 ``controller.listener.names``, the voters or bootstrap servers a controller needs, ...).
 
-Keys this server does not use are kept in ``ServerConfig.originals`` and listed in
-``unknown_keys``; Kafka ignores unknown configurations with a warning, and so does this module.
+Keys this module does not know are kept in ``ServerConfig.originals`` and listed in
+``unknown_keys``; Kafka's server ignores unknown configurations with a warning, and so does
+``kraft-server``.
 
 Sources: ``KafkaConfig.scala`` (``validateValues``, listeners), ``KRaftConfigs``, ``QuorumConfig``,
 ``MetadataLogConfig``, ``SocketServerConfigs.listenerListToEndPoints``, ``ConfigDef.parseType``.
@@ -21,24 +25,12 @@ from __future__ import annotations
 import logging
 import os
 import re
-import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.storage.meta_properties import parse_properties
-from reference_server.raft.api import (
-    Address,
-    Bootstrap,
-    Endpoint,
-    NodeIdentity,
-    RaftConfig,
-    ReplicaKey,
-    VoterInfo,
-    VoterSet,
-)
 
 log = logging.getLogger(__name__)
 
@@ -309,9 +301,9 @@ def parse_voters(raw: str) -> tuple[StaticVoter, ...]:
 _SERVER_FORM: Final = 'Each entry should be in the form "{host}:{port}"'
 
 
-def parse_bootstrap_servers(raw: str) -> tuple[Address, ...]:
-    """``QuorumConfig.parseBootstrapServers``: ``host:port`` entries."""
-    servers: list[Address] = []
+def parse_bootstrap_servers(raw: str) -> tuple[tuple[str, int], ...]:
+    """``QuorumConfig.parseBootstrapServers``: ``host:port`` entries, as (host, port)."""
+    servers: list[tuple[str, int]] = []
     for entry in _parse_list(raw):
         match = _HOST_PORT.match(entry)
         if match is None or not match.group(1) or not _VALID_HOST.fullmatch(match.group(1)):
@@ -321,7 +313,7 @@ def parse_bootstrap_servers(raw: str) -> tuple[Address, ...]:
         if port > 65535:
             raise ConfigError(f"Failed to parse host port from {entry} for the configuration "
                               f"{QUORUM_BOOTSTRAP_SERVERS}. {_SERVER_FORM}")
-        servers.append(Address(match.group(1), port))
+        servers.append((match.group(1), port))
     return tuple(servers)
 
 
@@ -345,7 +337,7 @@ class ServerConfig:
     listener_security_protocol_map: Mapping[str, str]
     """Effective map, with Kafka's KRaft default for controller listeners."""
     quorum_voters: tuple[StaticVoter, ...]
-    quorum_bootstrap_servers: tuple[Address, ...]
+    quorum_bootstrap_servers: tuple[tuple[str, int], ...]
     log_dirs: tuple[str, ...]
     metadata_log_dir: str
     election_timeout_ms: int = 1000
@@ -412,48 +404,6 @@ class ServerConfig:
     def all_log_dirs(self) -> tuple[str, ...]:
         """The sorted, de-duplicated union of ``log.dirs`` and the metadata directory."""
         return tuple(sorted({*self.log_dirs, self.metadata_log_dir}))
-
-    def controller_endpoints(self) -> tuple[Endpoint, ...]:
-        """This node's advertised controller endpoints, default listener first; a wildcard (empty)
-        host becomes the local canonical host name, as Kafka resolves it."""
-        endpoints = []
-        for listener in self.advertised_controller_listeners:
-            host = listener.host or socket.getfqdn()
-            endpoints.append(Endpoint(listener.name, host, listener.port))
-        return tuple(endpoints)
-
-    def raft_config(self) -> RaftConfig:
-        return RaftConfig(
-            election_timeout_ms=self.election_timeout_ms,
-            fetch_timeout_ms=self.fetch_timeout_ms,
-            election_backoff_max_ms=self.election_backoff_max_ms,
-            request_timeout_ms=self.request_timeout_ms,
-            retry_backoff_ms=self.retry_backoff_ms,
-            append_linger_ms=self.append_linger_ms,
-            max_fetch_bytes=self.metadata_max_fetch_size_bytes,
-            snapshot_interval_bytes=self.metadata_snapshot_max_new_record_bytes,
-            auto_join_enable=self.auto_join_enable,
-        )
-
-    def node_identity(self, cluster_id: str, directory_id: Uuid) -> NodeIdentity:
-        """Who this node is; the cluster and directory ids come from ``meta.properties``."""
-        return NodeIdentity(node_id=self.node_id, directory_id=directory_id, cluster_id=cluster_id,
-                            listeners=self.controller_endpoints(), is_controller=self.is_controller)
-
-    def static_voter_set(self) -> VoterSet | None:
-        """``controller.quorum.voters`` as a kraft.version 0 voter set (no directory ids, one endpoint
-        under the default listener name, kraft.version 0..0), None when the option is empty."""
-        if not self.quorum_voters:
-            return None
-        name = self.default_listener_name
-        return VoterSet({voter.node_id: VoterInfo(ReplicaKey(voter.node_id),
-                                                  (Endpoint(name, voter.host, voter.port),), 0, 0)
-                         for voter in self.quorum_voters})
-
-    def bootstrap(self, *, kraft_version: int = 0) -> Bootstrap:
-        """Where the voter set comes from: the static voters at kraft.version 0, the log at 1."""
-        voters = self.static_voter_set() if kraft_version == 0 else None
-        return Bootstrap(static_voters=voters, bootstrap_servers=self.quorum_bootstrap_servers)
 
 
 def load_properties(path: str | os.PathLike[str]) -> dict[str, str]:
@@ -577,8 +527,6 @@ def parse_config(props: Mapping[str, str], *, path: Path | None = None) -> Serve
         path=path,
     )
     _validate(config)
-    for key in config.unknown_keys:
-        log.warning("The configuration '%s' was supplied but isn't a known config.", key)
     return config
 
 

@@ -1,0 +1,64 @@
+"""The node's configuration (:class:`~kafka_admin_kraft.config.server.ServerConfig`) in the consensus
+core's terms: its identity and endpoints, the raft timings, the static voters and bootstrap servers."""
+
+from __future__ import annotations
+
+import logging
+import socket
+
+from kafka_admin_kraft.config.server import ServerConfig
+from kafka_admin_kraft.protocol.primitives import Uuid
+
+from .raft.api import Address, Endpoint, NodeIdentity, RaftConfig, ReplicaKey, VoterInfo, VoterSet
+
+log = logging.getLogger("kafka.server.KafkaConfig")
+
+
+def warn_unknown_keys(config: ServerConfig) -> None:
+    """Kafka's server ignores configurations it does not know, with one warning each."""
+    for key in config.unknown_keys:
+        log.warning("The configuration '%s' was supplied but isn't a known config.", key)
+
+
+def controller_endpoints(config: ServerConfig) -> tuple[Endpoint, ...]:
+    """This node's advertised controller endpoints, default listener first; a wildcard (empty) host
+    becomes the local canonical host name, as Kafka resolves it."""
+    return tuple(Endpoint(listener.name, listener.host or socket.getfqdn(), listener.port)
+                 for listener in config.advertised_controller_listeners)
+
+
+def raft_config(config: ServerConfig) -> RaftConfig:
+    return RaftConfig(
+        election_timeout_ms=config.election_timeout_ms,
+        fetch_timeout_ms=config.fetch_timeout_ms,
+        election_backoff_max_ms=config.election_backoff_max_ms,
+        request_timeout_ms=config.request_timeout_ms,
+        retry_backoff_ms=config.retry_backoff_ms,
+        append_linger_ms=config.append_linger_ms,
+        max_fetch_bytes=config.metadata_max_fetch_size_bytes,
+        snapshot_interval_bytes=config.metadata_snapshot_max_new_record_bytes,
+        auto_join_enable=config.auto_join_enable,
+    )
+
+
+def node_identity(config: ServerConfig, cluster_id: str, directory_id: Uuid) -> NodeIdentity:
+    """Who this node is; the cluster and directory ids come from ``meta.properties``."""
+    return NodeIdentity(node_id=config.node_id, directory_id=directory_id, cluster_id=cluster_id,
+                        listeners=controller_endpoints(config), is_controller=config.is_controller)
+
+
+def static_voter_set(config: ServerConfig) -> VoterSet | None:
+    """``controller.quorum.voters`` as a kraft.version 0 voter set (no directory ids, one endpoint
+    under the default listener name, kraft.version 0..0), None when the option is empty."""
+    if not config.quorum_voters:
+        return None
+    name = config.default_listener_name
+    return VoterSet({voter.node_id: VoterInfo(ReplicaKey(voter.node_id),
+                                              (Endpoint(name, voter.host, voter.port),), 0, 0)
+                     for voter in config.quorum_voters})
+
+
+def bootstrap_servers(config: ServerConfig) -> tuple[Address, ...]:
+    """``controller.quorum.bootstrap.servers``: where a replica that knows no voter asks."""
+    return tuple(Address(host, port) for host, port in config.quorum_bootstrap_servers)
+
