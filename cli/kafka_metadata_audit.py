@@ -108,4 +108,4 @@ def main(
 
 
 if __name__ == "__main__":
-    main()
+    main(prog_name="kafka-metadata-audit")
