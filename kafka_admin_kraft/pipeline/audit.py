@@ -16,7 +16,8 @@ Tables written under the output directory (Parquet, one directory each):
 * ``divergence``: batches of a replica that differ from the reference below the committed offset;
 * ``duplicate_voter_ids`` and ``voters_without_directory_id``: voter-set anomalies;
 * ``replicas``: every log directory, its range, election state and agreement with the reference;
-* ``errors``: corrupt batches, torn tails and undecodable records;
+* ``errors``: corrupt batches, torn tails, undecodable records and missing or damaged node files
+  (``meta.properties``, ``quorum-state``);
 * ``records`` (only when asked): every row of the data source.
 """
 

@@ -6,6 +6,13 @@ read, with cluster id, node id and directory id from ``meta.properties`` and the
 ``quorum-state``. A bare ``__cluster_metadata-0`` directory or a single file is read too, with the
 ids left unknown.
 
+Damaged node files. A log directory without ``meta.properties``, a ``meta.properties`` that Kafka
+would refuse or that lacks the cluster id or the node id (KRaft always writes both), one whose
+cluster id holds control characters (no Kafka tool writes one: it is damage), and a
+``quorum-state`` that cannot be read are findings: each becomes a split that reads nothing and
+yields one error row, so that they reach the ``errors`` table the way corrupt batches do. The ids
+of a directory whose ``meta.properties`` is damaged stay unknown.
+
 Splits. A file larger than ``split_bytes`` is cut into byte ranges whose starts are batch starts,
 so that every batch is decoded by exactly one split: the split ``[start, end)`` decodes the batches
 that *start* in that range, following the chain of batch lengths from ``start`` (the last one may
@@ -26,6 +33,13 @@ from typing import Final
 
 from crc32c import crc32c
 
+from kafka_admin_kraft.pipeline.schema import (
+    INVALID_META_PROPERTIES,
+    MISSING_META_PROPERTIES,
+    UNREADABLE_QUORUM_STATE,
+)
+from kafka_admin_kraft.pipeline.text import has_control, one_line
+from kafka_admin_kraft.protocol.exceptions import DecodeError
 from kafka_admin_kraft.records.batch import CRC_START, HEADER, LOG_OVERHEAD, MAGIC, MIN_BATCH_LENGTH, PREFIX
 from kafka_admin_kraft.records.log_dir import METADATA_PARTITION_DIR
 from kafka_admin_kraft.records.reader import DEFAULT_MAX_BATCH_SIZE
@@ -42,6 +56,18 @@ _CHECKPOINT_RE: Final = re.compile(r"^\d{20}-\d{10}\.checkpoint$")
 
 
 @dataclass(frozen=True, slots=True)
+class NodeFileProblem:
+    """A ``meta.properties`` or ``quorum-state`` that is missing or damaged."""
+
+    path: str
+    file_kind: str
+    """The file's name: meta.properties or quorum-state."""
+    error_kind: str
+    error: str
+    """One line naming the file and what is wrong, control characters escaped."""
+
+
+@dataclass(frozen=True, slots=True)
 class LogDirInfo:
     """A metadata log directory: its ids and election state (None where unknown)."""
 
@@ -53,7 +79,7 @@ class LogDirInfo:
     quorum_leader_id: int | None = None
     quorum_leader_epoch: int | None = None
     quorum_voted_id: int | None = None
-    problems: tuple[str, ...] = ()
+    problems: tuple[NodeFileProblem, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +99,9 @@ class FileSplit:
     """The newest segment of its directory: a torn tail there is what a crash leaves, not corruption."""
     snapshot_end_offset: int | None = None
     snapshot_epoch: int | None = None
+    error_kind: str | None = None
+    """Set for a damaged or missing node file: the split reads nothing and yields one error row."""
+    error: str | None = None
 
 
 @dataclass
@@ -83,23 +112,54 @@ class Plan:
     splits: list[FileSplit] = field(default_factory=list)
 
 
+def _meta_problem(cluster_id: str | None, node_id: int | None) -> str | None:
+    """Why readable ``meta.properties`` content does not identify a KRaft log directory, None if it does."""
+    if cluster_id is None or node_id is None:
+        absent = " and ".join(key for key, value in (("cluster.id", cluster_id), ("node.id", node_id))
+                              if value is None)
+        return f"no {absent}, which the meta.properties of a KRaft log directory always has (version=1)"
+    if has_control(cluster_id):
+        return f"cluster.id {cluster_id!r} holds control characters, which no Kafka tool writes"
+    return None
+
+
+def _problem(path: Path, file_kind: str, error_kind: str, message: str) -> NodeFileProblem:
+    return NodeFileProblem(str(path), file_kind, error_kind, one_line(message))
+
+
 def _read_log_dir_info(path: Path) -> LogDirInfo:
     from kafka_admin_kraft.storage import read_meta_properties, read_quorum_state
 
-    problems: list[str] = []
+    problems: list[NodeFileProblem] = []
     cluster_id: str | None = None
     node_id: int | None = None
     directory_id: str | None = None
     meta_path = path / META_PROPERTIES
-    if meta_path.is_file():
+    partition = path / METADATA_PARTITION_DIR
+    if not meta_path.is_file():
+        problems.append(
+            _problem(
+                meta_path,
+                META_PROPERTIES,
+                MISSING_META_PROPERTIES,
+                f"{meta_path}: missing, so this log directory's cluster id and node id are unknown (it was "
+                "never formatted with kafka-storage format, or the file was lost)",
+            )
+        )
+    else:
         try:
             meta = read_meta_properties(meta_path)
-            cluster_id = meta.cluster_id
-            node_id = meta.node_id
-            directory_id = None if meta.directory_id is None else str(meta.directory_id)
-        except Exception as exc:  # a damaged file must not stop the audit of the others
-            problems.append(f"{meta_path}: {exc}")
-    partition = path / METADATA_PARTITION_DIR
+        except (OSError, DecodeError) as exc:  # a damaged file must not stop the audit of the others
+            problems.append(_problem(meta_path, META_PROPERTIES, INVALID_META_PROPERTIES, str(exc)))
+        else:
+            reason = _meta_problem(meta.cluster_id, meta.node_id)
+            if reason is None:
+                cluster_id, node_id = meta.cluster_id, meta.node_id
+                directory_id = None if meta.directory_id is None else str(meta.directory_id)
+            else:
+                problems.append(
+                    _problem(meta_path, META_PROPERTIES, INVALID_META_PROPERTIES, f"{meta_path}: {reason}")
+                )
     partition_dir = str(partition) if partition.is_dir() else None
     leader_id = leader_epoch = voted_id = None
     state_path = partition / QUORUM_STATE
@@ -107,8 +167,8 @@ def _read_log_dir_info(path: Path) -> LogDirInfo:
         try:
             state = read_quorum_state(state_path)
             leader_id, leader_epoch, voted_id = state.leader_id, state.leader_epoch, state.voted_id
-        except Exception as exc:
-            problems.append(f"{state_path}: {exc}")
+        except (OSError, DecodeError) as exc:
+            problems.append(_problem(state_path, QUORUM_STATE, UNREADABLE_QUORUM_STATE, str(exc)))
     return LogDirInfo(
         str(path),
         cluster_id,
@@ -175,8 +235,13 @@ def _partition_files(partition: Path) -> list[Path]:
 def plan(paths: Iterable[str | os.PathLike[str]], *, split_bytes: int = DEFAULT_SPLIT_BYTES) -> Plan:
     """Discover the log directories under ``paths`` and split their files."""
     result = Plan()
+    reported: set[str] = set()
     for info, files in discover(paths):
         result.log_dirs.append(info)
+        for problem in info.problems:
+            if problem.path not in reported:  # a file given next to its directory is reported once
+                reported.add(problem.path)
+                result.splits.append(_problem_split(problem, info))
         segments = [f for f in files if parse_log_file_name(f.name) is not None]
         newest = max(segments, key=lambda f: parse_log_file_name(f.name) or 0) if segments else None
         for path in files:
@@ -184,6 +249,23 @@ def plan(paths: Iterable[str | os.PathLike[str]], *, split_bytes: int = DEFAULT_
                 split_file(path, info, split_bytes=split_bytes, newest_segment=path == newest)
             )
     return result
+
+
+def _problem_split(problem: NodeFileProblem, info: LogDirInfo) -> FileSplit:
+    """The split that reports a damaged or missing node file."""
+    return FileSplit(
+        problem.path,
+        problem.file_kind,
+        0,
+        0,
+        0,
+        info.path,
+        info.cluster_id,
+        info.node_id,
+        info.directory_id,
+        error_kind=problem.error_kind,
+        error=problem.error,
+    )
 
 
 def split_file(

@@ -3,7 +3,10 @@
 The SVG is written by hand (no plotting library): one band per cluster, leader epochs as bars
 along wall-clock time labelled with epoch and leader, and every VotersRecord as a marker below
 them - filled when committed, hollow when uncommitted, crossed out in red when truncated. The
-Markdown report links ``timeline.svg``; the HTML report embeds it.
+Markdown report links ``timeline.svg``; the HTML report embeds it. Tables are laid out by
+``tabulate`` (imported when a report is rendered). Every cell is one line with its control
+characters escaped (:func:`~kafka_admin_kraft.pipeline.text.one_line`), since values come from
+files that may be damaged.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from kafka_admin_kraft.pipeline.audit import AuditResult
+from kafka_admin_kraft.pipeline.text import one_line, printable
 
 Row = dict[str, Any]
 PALETTE: Final = ("#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#9c755f")
@@ -72,7 +76,8 @@ def timeline_svg(result: AuditResult) -> str:
             return MARGIN + plot * (ms - low) / span
 
         out.append(
-            f'<text x="10" y="{top + 22}" font-weight="bold">{html.escape(cluster[:22] or "(no id)")}</text>'
+            f'<text x="10" y="{top + 22}" font-weight="bold">'
+            f'{html.escape(printable(cluster[:22]) or "(no id)")}</text>'
         )
         out.append(f'<text x="10" y="{top + 38}">leaders</text>')
         out.append(f'<text x="10" y="{top + 78}">voter sets</text>')
@@ -230,14 +235,14 @@ def _cell(name: str, value: object) -> str:
 
 DIVERGENCE_COLUMNS: Final = ("cluster_id", "node_id", "log_dir", "base_offset", "leader_epoch",
                               "reference_epoch", "committed_end")
-ERROR_COLUMNS: Final = ("error_kind", "file", "batch_position", "error")
+ERROR_COLUMNS: Final = ("error_kind", "cluster_id", "node_id", "file", "batch_position", "error")
 MAX_ERROR_ROWS: Final = 500
 
 
 def _section(
     title: str, columns: Sequence[str], rows: Sequence[Mapping[str, Any]]
 ) -> tuple[str, Sequence[str], list[list[str]]]:
-    return title, columns, [[_cell(c, row.get(c)) for c in columns] for row in rows]
+    return title, columns, [[one_line(_cell(c, row.get(c))) for c in columns] for row in rows]
 
 
 def _tables(result: AuditResult) -> list[tuple[str, Sequence[str], list[list[str]]]]:
@@ -254,7 +259,7 @@ def _summary(result: AuditResult) -> list[str]:
     truncated = [r for r in result.tables.get("voter_sets", []) if r["status"] == "truncated"]
     return [
         f"{len(clusters)} cluster(s), {len(replicas)} log directories, {result.batch_count} batches read "
-        f"from {', '.join(result.paths)}.",
+        f"from {one_line(', '.join(result.paths))}.",
         f"Replicas disagreeing with the reference log: "
         f"{sum(1 for r in replicas if not r['agrees'] and r['batches'])}; batches diverging below the "
         f"committed offset: {result.divergence_count}; voter sets appended then truncated: {len(truncated)}; "
@@ -262,8 +267,14 @@ def _summary(result: AuditResult) -> list[str]:
     ]
 
 
-def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def _table(columns: Sequence[str], rows: list[list[str]], fmt: str) -> str:
+    """``fmt`` is tabulate's ``github`` (Markdown, with ``|`` in cells escaped) or ``html`` (escaped by
+    tabulate). Cells are text as they are: no number parsing or reformatting."""
+    from tabulate import tabulate
+
+    if fmt == "github":
+        rows = [[cell.replace("|", "\\|") for cell in row] for row in rows]
+    return str(tabulate(rows, headers=list(columns), tablefmt=fmt, disable_numparse=True))
 
 
 def render_markdown(result: AuditResult, svg_name: str = "timeline.svg") -> str:
@@ -284,10 +295,7 @@ def render_markdown(result: AuditResult, svg_name: str = "timeline.svg") -> str:
         if not rows:
             lines += ["None.", ""]
             continue
-        lines.append("| " + " | ".join(columns) + " |")
-        lines.append("|" + "---|" * len(columns))
-        lines += ["| " + " | ".join(_md_escape(cell) for cell in row) + " |" for row in rows]
-        lines.append("")
+        lines += [_table(columns, rows, "github"), ""]
     return "\n".join(lines)
 
 
@@ -308,9 +316,7 @@ def render_html(result: AuditResult) -> str:
         if not rows:
             parts.append("<p>None.</p>")
             continue
-        parts.append("<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in columns) + "</tr>")
-        parts += ["<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in rows]
-        parts.append("</table>")
+        parts.append(_table(columns, rows, "html"))
     parts.append("</body></html>")
     return "\n".join(parts)
 

@@ -13,7 +13,9 @@ Damage does not stop a file:
   (what a crash during an append leaves; Kafka cuts it at start-up) and ``corrupt`` anywhere else
   (snapshots and bootstrap files are renamed into place only when complete);
 * a record whose value does not decode (the batch itself is intact) becomes an ``undecodable`` row
-  and the other records of the batch are still read.
+  and the other records of the batch are still read;
+* a missing or damaged ``meta.properties`` or ``quorum-state``, found while planning, comes as a split
+  of its own that yields its one error row.
 """
 
 from __future__ import annotations
@@ -130,7 +132,7 @@ class _Ids:
 
 def _error_row(
     head: Row,
-    position: int,
+    position: int | None,
     kind: str,
     message: str,
     *,
@@ -308,6 +310,9 @@ def _resync(window: _Window, start: int, limit: int) -> int | None:
 def read_split(split: FileSplit, *, with_json: bool = True) -> Iterator[Row]:
     """Rows of the batches starting in ``[split.start, split.end)``, plus error rows."""
     head = _Ids(split).head
+    if split.error_kind is not None:
+        yield _error_row(head, None, split.error_kind, split.error or "")
+        return
     what = split.path
     fd = os.open(split.path, os.O_RDONLY)
     try:

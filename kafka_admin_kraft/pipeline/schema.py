@@ -22,10 +22,15 @@ COLUMNS: Final[tuple[Column, ...]] = (
     Column("directory_id", "string", "directory.id of the log directory's meta.properties"),
     Column("log_dir", "string", "the metadata log directory (holding meta.properties)"),
     Column("file", "string", "path of the file the row comes from"),
-    Column("file_kind", "string", "segment, snapshot or bootstrap"),
+    Column("file_kind", "string", "segment, snapshot, bootstrap, meta.properties or quorum-state"),
     Column("snapshot_end_offset", "bigint", "snapshots: the end offset in the file name"),
     Column("snapshot_epoch", "int", "snapshots: the epoch in the file name"),
-    Column("batch_position", "bigint", "byte position of the batch (or of the error) in the file"),
+    Column(
+        "batch_position",
+        "bigint",
+        "byte position of the batch (or of the error) in the file; null for a damaged or missing "
+        "meta.properties or quorum-state",
+    ),
     Column("batch_base_offset", "bigint", "base offset of the batch"),
     Column("batch_last_offset", "bigint", "last offset of the batch"),
     Column("batch_crc", "bigint", "CRC-32C stored in the batch"),
@@ -43,7 +48,12 @@ COLUMNS: Final[tuple[Column, ...]] = (
     Column("granting_voter_ids", "array<int>", "LeaderChangeMessage: voters that granted the vote"),
     Column("feature_name", "string", "FeatureLevelRecord name; kraft.version for KRaftVersionRecord"),
     Column("feature_level", "int", "FeatureLevelRecord / KRaftVersionRecord level"),
-    Column("error_kind", "string", "corrupt, torn_tail or undecodable; null for records"),
+    Column(
+        "error_kind",
+        "string",
+        "corrupt, torn_tail, undecodable, unreadable_quorum_state, missing_meta_properties or "
+        "invalid_meta_properties; null for records",
+    ),
     Column("error", "string", "what is wrong, with file and position"),
 )
 
@@ -58,6 +68,9 @@ BOOTSTRAP: Final = "bootstrap"
 CORRUPT: Final = "corrupt"
 TORN_TAIL: Final = "torn_tail"
 UNDECODABLE: Final = "undecodable"
+UNREADABLE_QUORUM_STATE: Final = "unreadable_quorum_state"
+MISSING_META_PROPERTIES: Final = "missing_meta_properties"
+INVALID_META_PROPERTIES: Final = "invalid_meta_properties"
 
 LEADER_CHANGE: Final = "LeaderChangeMessage"
 VOTERS: Final = "VotersRecord"

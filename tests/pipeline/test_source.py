@@ -108,7 +108,7 @@ def test_spark_reads_the_data_source_in_several_partitions(spark: Any, tmp_path:
     frame = (
         spark.read.format("kraft-metadata")
         .option("splitBytes", str(log.stat().st_size // 3))
-        .load(str(tmp_path / "logs"))
+        .load(str(log.parent))
     )
     assert frame.rdd.getNumPartitions() >= 3
     row = frame.selectExpr(
