@@ -28,6 +28,7 @@ from kafka_admin_kraft.storage.bootstrap import BOOTSTRAP_FILE  # noqa: E402
 
 from . import settings  # noqa: E402
 from .broker import BrokerOptions  # noqa: E402
+from .connections import ConnectionLimits  # noqa: E402
 from .raft.core import RaftCore  # noqa: E402
 from .runtime import (  # noqa: E402
     ControllerRuntime,
@@ -53,8 +54,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def runtime_options(config: ServerConfig, state: StartupState,
-                    security: Security | None = None) -> RuntimeOptions:
+def runtime_options(config: ServerConfig, state: StartupState, security: Security | None = None,
+                    limits: ConnectionLimits | None = None) -> RuntimeOptions:
     bootstrap_file = state.metadata_dir / BOOTSTRAP_FILE
     source = (f"the binary bootstrap metadata file: {bootstrap_file}" if bootstrap_file.exists()
               else "the default bootstrap")
@@ -80,6 +81,7 @@ def runtime_options(config: ServerConfig, state: StartupState,
         bootstrap_source=source,
         broker=broker,
         broker_session_timeout_ms=config.broker_session_timeout_ms,
+        connection_limits=limits if limits is not None else settings.connection_limits(config),
         security=security.listeners if security is not None else {},
         peer_security=security.client if security is not None else ClientSecurity(),
     )
@@ -113,6 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = load_config(args.config)
         settings.warn_unknown_keys(config)
         security = security_from_config(config)
+        limits = settings.connection_limits(config)
         state = start_storage(config)
     except _Interrupted as exc:
         log.info("Received %s during start-up, exiting", exc)
@@ -130,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         core = RaftCore(state.identity, state.raft_config, state.bootstrap, state.log, state.store,
                         random.Random(), now_ms)
         runtime = ControllerRuntime(state.identity, state.raft_config, core, state.log,
-                                    runtime_options(config, state, security))
+                                    runtime_options(config, state, security, limits))
         return asyncio.run(serve(runtime))
     except (KeyboardInterrupt, _Interrupted):
         log.info("Interrupted during start-up, exiting")

@@ -13,8 +13,9 @@ own schedule.
 On a TLS or SASL controller listener (``kafka_admin_kraft_server.security.ClientSecurity``) the connection
 is wrapped in TLS (the SDK's context: hostname verified against the voter's address) and, after
 ApiVersions, authenticated with SaslHandshake v1 and SaslAuthenticate using the SDK's mechanisms; a
-refused authentication fails the connection like a refused connection. ``open_channel`` does these
-steps, for the peer connections here and for a broker's connections to the active controller.
+refused authentication fails the connection like a refused connection, and so does an address whose
+host is not a valid host name or IP address. ``open_channel`` does these steps, for the peer
+connections here and for a broker's connections to the active controller.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Final
 
 from kafka_admin_kraft.client.config import SaslSettings
 from kafka_admin_kraft.client.sasl import SaslFailure, mechanism_for
+from kafka_admin_kraft.hosts import host_problem, printable_host
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
 from kafka_admin_kraft.protocol.message import Struct
@@ -77,7 +79,7 @@ class _Connection:
         self.task = asyncio.get_running_loop().create_task(self._run(), name=f"peer {host}:{port}")
 
     def __str__(self) -> str:
-        return f"{self.host}:{self.port}"
+        return f"{printable_host(self.host)}:{self.port}"
 
     def submit(self, pending: _Pending) -> None:
         if self.ready:
@@ -190,7 +192,11 @@ class Channel:
 async def open_channel(host: str, port: int, security: ClientSecurity, client_id: str, max_frame_bytes: int,
                        timeout: float) -> Channel:
     """Connect (with TLS when ``security`` says so), ask ApiVersions and authenticate with SASL; each
-    step within ``timeout`` seconds. OSError (or EOFError, KafkaAdminError) when any step fails."""
+    step within ``timeout`` seconds. OSError (or EOFError, KafkaAdminError) when any step fails, a
+    host that is no valid host name or IP address included (it is never handed to the resolver)."""
+    problem = host_problem(host)
+    if problem is not None:
+        raise OSError(f"the host {printable_host(host)} {problem}")
     context = security.ssl_context
     opening = (asyncio.open_connection(host, port, ssl=context, server_hostname=host)
                if context is not None else asyncio.open_connection(host, port))

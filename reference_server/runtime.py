@@ -10,6 +10,10 @@ How the pieces meet:
    ``poll`` hands back the reply. An API key or version this listener does not serve (ApiVersions
    excepted), an oversized frame or a malformed one is logged once and the connection is closed, as
    Kafka does; other connections carry on, and nothing a client sends stops the process.
+   How many connections are let in and how long an idle one stays is ``connections``' business
+   (``max.connections``, ``max.connections.per.ip``, ``connections.max.idle.ms`` and a cap from the
+   open-file limit). Running out of descriptors while accepting pauses accepting, as Kafka's acceptor
+   does; it never stops the raft driver.
 2. **The driver.** One task calls ``core.poll(now)`` whenever something was handed to the core and
    at the ``next_poll_ms`` it asked for, sends what it returns through ``peers.PeerClient`` and routes
    replies to the waiting connections. The core keeps the committed metadata image (finalized
@@ -33,10 +37,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import functools
+import errno
 import itertools
 import logging
 import signal
+import socket
 import ssl
 import sys
 import time
@@ -52,6 +57,7 @@ from kafka_admin_kraft.records import ApiMessageAndVersion, MetadataRecord
 from kafka_admin_kraft.storage import BootstrapMetadata
 
 from .broker import BrokerFrontend, BrokerOptions, ControllerChannels
+from .connections import PROBATION_MS, Connection, ConnectionLimits, ConnectionQuotas, descriptor_room
 from .handlers import (
     ServerView,
     api_versions,
@@ -92,6 +98,13 @@ RemoveRaftVoter and UpdateRaftVoter."""
 SERVED_APIS: Final = frozenset(api_versions.CONTROLLER_APIS)
 READ_CHUNK: Final = 1 << 20
 SHUTDOWN_GRACE_MS: Final = 1000
+LISTEN_BACKLOG: Final = 100
+"""``asyncio.start_server``'s listen backlog (Kafka's ``socket.listen.backlog.size`` defaults to 50)."""
+ACCEPT_RETRY_S: Final = 1.0
+"""How long accepting pauses when the process is out of descriptors or the listening socket fails."""
+ACCEPT_BATCH: Final = 16
+"""Connections accepted in one go before the event loop gets a turn."""
+"""How long accepting pauses when the process is out of descriptors."""
 SESSION_CHECK_INTERVAL_MS: Final = 250
 """How often the active controller looks for broker sessions that expired."""
 SLOW_CALL_MS: Final = 500
@@ -151,6 +164,8 @@ class RuntimeOptions:
     """The broker role's listeners (``kafka_admin_kraft_server.broker``), None for a controller only."""
     broker_session_timeout_ms: int = 9000
     """``broker.session.timeout.ms``: the active controller fences a broker silent that long."""
+    connection_limits: ConnectionLimits = ConnectionLimits()
+    """The caps on client connections and the idle timeout (``kafka_admin_kraft_server.connections``)."""
 
 
 class ControllerRuntime:
@@ -168,8 +183,11 @@ class ControllerRuntime:
         self.prefix = f"[RaftManager id={identity.node_id}]"
         self.bound: dict[str, tuple[str, int]] = {}
         """Listener name -> the (host, port) actually bound (port 0 picks a free one)."""
-        self._servers: list[asyncio.Server] = []
+        self._listening: list[socket.socket] = []
+        self._acceptors: list[asyncio.Task[None]] = []
         self._connections: set[asyncio.Task[None]] = set()
+        self._quotas: ConnectionQuotas | None = None
+        self._idle_sweeper: asyncio.Task[None] | None = None
         self._pending: dict[int, asyncio.Future[Struct]] = {}
         self._request_ids = itertools.count(1)
         self._wake = asyncio.Event()
@@ -205,15 +223,20 @@ class ControllerRuntime:
                                  max_frame_bytes=max(self.options.socket_request_max_bytes,
                                                      framing.DEFAULT_MAX_FRAME_BYTES),
                                  security=self.options.peer_security)
+        loop = asyncio.get_running_loop()
         for spec in self.options.listeners:
-            server = await asyncio.start_server(
-                functools.partial(self._accept, listener=spec.name), spec.host or None, spec.port,
-                reuse_address=True, limit=READ_CHUNK, ssl=self._listener_ssl(spec.name))
-            self._servers.append(server)
-            sockname = server.sockets[0].getsockname()
+            sockets = _listen(spec.host or None, spec.port)
+            self._listening.extend(sockets)
+            for sock in sockets:
+                self._acceptors.append(loop.create_task(self._accept_loop(sock, spec.name)))
+            sockname = sockets[0].getsockname()
             self.bound[spec.name] = (sockname[0], sockname[1])
             log.info("[ControllerServer id=%d] Listening on %s://%s:%d", self.identity.node_id,
                      spec.name, spec.host or "0.0.0.0", sockname[1])
+        self._quotas = ConnectionQuotas(self.identity.node_id, self.options.connection_limits,
+                                        descriptor_room())
+        if self.options.connection_limits.max_idle_ms >= 0:
+            self._idle_sweeper = loop.create_task(self._close_idle_connections())
         if self.broker is not None:
             self.broker.start()
 
@@ -272,8 +295,13 @@ class ControllerRuntime:
                     await asyncio.sleep(0.01)
             except Exception:
                 raft_log.exception("%s Graceful resignation failed", self.prefix)
-        for server in self._servers:
-            server.close()
+        for task in self._acceptors:
+            task.cancel()
+        await asyncio.gather(*self._acceptors, return_exceptions=True)
+        for sock in self._listening:
+            sock.close()
+        if self._idle_sweeper is not None:
+            self._idle_sweeper.cancel()
         if self.broker is not None:
             await self.broker.close()
         for task in list(self._connections):
@@ -283,9 +311,6 @@ class ControllerRuntime:
         self._pending.clear()
         if self._peers is not None:
             await self._peers.close()
-        for server in self._servers:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(server.wait_closed(), 1)
         try:
             self.log.flush()
             close = getattr(self.log, "close", None)
@@ -489,21 +514,95 @@ class ControllerRuntime:
                           finalized_features=finalized, finalized_features_epoch=epoch,
                           metadata_version=metadata_version)
 
-    def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, listener: str) -> None:
-        task = asyncio.get_running_loop().create_task(self._serve(reader, writer, listener))
-        self._connections.add(task)
-        task.add_done_callback(self._connections.discard)
+    async def _accept_loop(self, sock: socket.socket, listener: str) -> None:
+        """Accept connections and decide at once whether each stays: a refused one is closed before the
+        next is accepted, so refusing needs no spare descriptor. The loop yields every
+        ``ACCEPT_BATCH`` connections, which also lets the connections closed to make room go (their
+        descriptors are released on the next turn of the event loop). Running out of descriptors (or
+        any other failure of the listening socket) pauses accepting for ``ACCEPT_RETRY_S``, as
+        asyncio's own acceptor does."""
+        loop = asyncio.get_running_loop()
+        quorum_listener = self.broker is None or listener not in self.broker.listeners
+        assert self._quotas is not None
+        accepted = 0
+        while True:
+            try:
+                conn, address = sock.accept()
+            except (BlockingIOError, InterruptedError):
+                await _readable(loop, sock)
+                continue
+            except OSError as exc:
+                if exc.errno in (errno.ECONNABORTED, errno.EPROTO):  # the client gave up first
+                    continue
+                socket_log.warning("[SocketServer listenerType=CONTROLLER, nodeId=%d] Error occurred while "
+                                   "accepting a connection on %s, pausing accepts for %.0f s: %s",
+                                   self.identity.node_id, listener, ACCEPT_RETRY_S, exc)
+                await asyncio.sleep(ACCEPT_RETRY_S)
+                continue
+            conn.setblocking(False)
+            connection = self._quotas.admit(_address_name(address), str(address[0]), conn.close,
+                                            quorum_listener=quorum_listener)
+            if connection is not None:
+                connection.busy = True  # until the streams (and TLS) are set up
+                task = loop.create_task(self._open_and_serve(conn, connection, listener))
+                self._connections.add(task)
+                task.add_done_callback(self._connections.discard)
+            accepted += 1
+            if accepted % ACCEPT_BATCH == 0:
+                await asyncio.sleep(0)
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, listener: str) -> None:
+    async def _open_and_serve(self, conn: socket.socket, connection: Connection, listener: str) -> None:
+        """Wrap an accepted socket in streams (the TLS handshake first on a TLS listener) and serve it."""
+        assert self._quotas is not None
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=READ_CHUNK)
+        protocol = asyncio.StreamReaderProtocol(reader)
+        try:
+            transport, _ = await loop.connect_accepted_socket(lambda: protocol, conn,
+                                                              ssl=self._listener_ssl(listener))
+        except (OSError, asyncio.TimeoutError) as exc:
+            socket_log.debug("Setting up the connection from %s failed: %s", connection.peer, exc)
+            self._quotas.release(connection)
+            conn.close()
+            return
+        except asyncio.CancelledError:
+            self._quotas.release(connection)
+            conn.close()
+            raise
+        connection.close = transport.abort
+        connection.busy = False
+        connection.last_active = time.monotonic()
+        writer = asyncio.StreamWriter(transport, protocol, reader, loop)
+        await self._serve(reader, writer, listener, connection)
+
+    async def _close_idle_connections(self) -> None:
+        """Close every connection idle for longer than ``connections.max.idle.ms``."""
+        assert self._quotas is not None
+        while True:
+            await asyncio.sleep(self._quotas.close_idle(time.monotonic()))
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, listener: str,
+                     connection: Connection) -> None:
         peer = _peer_name(writer)
         splitter = framing.FrameSplitter(self.options.socket_request_max_bytes)
         security = self.options.security.get(listener)
         session = security.new_session(peer) if security is not None else None
+        probation_ends = time.monotonic() + PROBATION_MS / 1000
         try:
             while True:
-                data = await reader.read(READ_CHUNK)
+                if connection.on_probation:
+                    try:
+                        data = await asyncio.wait_for(reader.read(READ_CHUNK),
+                                                      max(probation_ends - time.monotonic(), 0))
+                    except asyncio.TimeoutError:
+                        assert self._quotas is not None
+                        self._quotas.refuse(connection, connection.refusal)
+                        return
+                else:
+                    data = await reader.read(READ_CHUNK)
                 if not data:
                     return
+                connection.last_active = time.monotonic()
                 try:
                     frames = splitter.feed(data)
                 except framing.FrameTooLargeError as exc:
@@ -512,8 +611,13 @@ class ControllerRuntime:
                                        self.identity.node_id, peer, listener, exc)
                     return
                 for frame in frames:
-                    if not await self._handle_frame(frame, writer, listener, peer, session):
-                        return
+                    connection.busy = True
+                    try:
+                        if not await self._handle_frame(frame, writer, listener, peer, session, connection):
+                            return
+                    finally:
+                        connection.busy = False
+                        connection.last_active = time.monotonic()
         except (ConnectionError, OSError) as exc:
             socket_log.debug("Connection from %s ended: %s", peer, exc)
         except asyncio.CancelledError:
@@ -521,12 +625,15 @@ class ControllerRuntime:
         except Exception:  # the process never goes down for one connection
             socket_log.exception("Unexpected error serving %s; closing connection", peer)
         finally:
+            if self._quotas is not None:
+                self._quotas.release(connection)
             writer.close()
 
     async def _handle_frame(self, frame: bytes, writer: asyncio.StreamWriter, listener: str,
-                            peer: str, session: SaslSession | None = None) -> bool:
+                            peer: str, session: SaslSession | None, connection: Connection) -> bool:
         """Answer one request; False when the connection must be closed."""
         prefix = f"[SocketServer listenerType=CONTROLLER, nodeId={self.identity.node_id}]"
+        assert self._quotas is not None
         try:
             request = framing.decode_request(frame)
         except UndefinedVersionError as exc:
@@ -538,6 +645,9 @@ class ControllerRuntime:
                                prefix, peer, exc)
             return False
         header = request.header
+        if not self._quotas.passes_probation(connection, header.client_id):
+            self._quotas.refuse(connection, connection.refusal)
+            return False
         key, version = header.request_api_key, header.request_api_version
         correlation_id = header.correlation_id
         if session is not None and (key == api_versions.API_KEY or not session.authenticated):
@@ -780,6 +890,46 @@ class _CommitWait:
     """Makes the answer if this node stops leading ``epoch`` first."""
     changes: dict[str, int]
     """Feature levels the records finalize (UpdateFeatures), for the controller's own view."""
+
+
+def _listen(host: str | None, port: int) -> list[socket.socket]:
+    """Listening sockets for ``host`` (None: every interface, one socket per address family), as
+    ``asyncio.start_server`` binds them."""
+    sockets: list[socket.socket] = []
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        for family, kind, proto, _, address in dict.fromkeys(infos):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.listen(LISTEN_BACKLOG)
+            sock.setblocking(False)
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
+async def _readable(loop: asyncio.AbstractEventLoop, sock: socket.socket) -> None:
+    """Wait until ``sock`` has something to read (a listening socket: a connection to accept)."""
+    ready = loop.create_future()
+    fd = sock.fileno()
+    loop.add_reader(fd, lambda: None if ready.done() else ready.set_result(None))
+    try:
+        await ready
+    finally:
+        loop.remove_reader(fd)
+
+
+def _address_name(address: Any) -> str:
+    """``/<ip>:<port>``, as Kafka names a connection's remote end."""
+    if isinstance(address, tuple) and len(address) >= 2:
+        return f"/{address[0]}:{address[1]}"
+    return str(address)
 
 
 def _peer_host(writer: asyncio.StreamWriter) -> str:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import logging
 import socket
 
-from kafka_admin_kraft.config.server import ServerConfig
+from kafka_admin_kraft.config.server import MAX_CONNECTIONS_PER_IP_OVERRIDES, ConfigError, ServerConfig
 from kafka_admin_kraft.protocol.primitives import Uuid
 
+from .connections import ConnectionLimits
 from .raft.api import Address, Endpoint, NodeIdentity, RaftConfig, ReplicaKey, VoterInfo, VoterSet
 
 log = logging.getLogger("kafka.server.KafkaConfig")
@@ -62,3 +63,20 @@ def bootstrap_servers(config: ServerConfig) -> tuple[Address, ...]:
     """``controller.quorum.bootstrap.servers``: where a replica that knows no voter asks."""
     return tuple(Address(host, port) for host, port in config.quorum_bootstrap_servers)
 
+
+
+def connection_limits(config: ServerConfig) -> ConnectionLimits:
+    """The connection caps and idle timeout; each host of ``max.connections.per.ip.overrides`` is
+    resolved once, as Kafka's ``ConnectionQuotas`` does, and every address it has gets its cap."""
+    overrides: dict[str, int] = {}
+    for host, count in config.max_connections_per_ip_overrides.items():
+        try:
+            infos = socket.getaddrinfo(host or None, None, proto=socket.IPPROTO_TCP)
+        except (OSError, UnicodeError) as exc:
+            raise ConfigError(f"{MAX_CONNECTIONS_PER_IP_OVERRIDES}: unable to resolve {host!r}: {exc}"
+                              ) from None
+        for info in infos:
+            overrides[str(info[4][0])] = count
+    return ConnectionLimits(max_connections=config.max_connections,
+                            max_connections_per_ip=config.max_connections_per_ip,
+                            per_ip_overrides=overrides, max_idle_ms=config.connections_max_idle_ms)

@@ -22,6 +22,8 @@ The steps follow Kafka's start-up (``KafkaRaftServer.initializeLogDirs``,
    VotersRecord: kraft.version 1 and the voter set come from there; without them the node runs at
    kraft.version 0 with ``controller.quorum.voters``, or as an observer that finds the quorum through
    ``controller.quorum.bootstrap.servers``.
+8. ``quorum-state`` must be readable when it exists (``Error while reading the Quorum status from the
+   file ...``).
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ from kafka_admin_kraft.records import (
 from kafka_admin_kraft.storage import (
     BootstrapMetadata,
     MetaProperties,
+    StorageFormatError,
     read_bootstrap_checkpoint,
     read_meta_properties,
     write_meta_properties,
@@ -424,6 +427,18 @@ def start_storage(config: ServerConfig) -> StartupState:
     return state
 
 
+def check_quorum_state(store: FileQuorumStateStore) -> None:
+    """A ``quorum-state`` that cannot be read refuses the start, as Kafka's ``FileQuorumStateStore``
+    does (``Error while reading the Quorum status from the file ...``); a missing one is fine."""
+    try:
+        store.read()
+    except StorageFormatError as exc:  # the message starts with the file's path
+        raise StartupError(f"Error while reading the Quorum status from the file {exc}") from None
+    except OSError as exc:
+        raise StartupError(f"Error while reading the Quorum status from the file {store.path}: "
+                           f"{exc.strerror or exc}") from None
+
+
 def _finish(config: ServerConfig, dirs: LogDirsState, bootstrap_metadata: BootstrapMetadata,
             log_: FileReplicatedLog, lock: DirectoryLock) -> StartupState:
     warnings: list[str] = []
@@ -452,6 +467,7 @@ def _finish(config: ServerConfig, dirs: LogDirsState, bootstrap_metadata: Bootst
         snapshot is not None and log_.snapshot_has_data_batches(snapshot))
     store = FileQuorumStateStore(log_.path, kraft_version=kraft_version,
                                  voter_ids=[voter.node_id for voter in config.quorum_voters])
+    check_quorum_state(store)
     return StartupState(
         config=config, cluster_id=dirs.cluster_id, node_id=dirs.node_id, directory_id=dirs.directory_id,
         metadata_dir=dirs.metadata_dir, partition_dir=log_.path, kraft_version=kraft_version,

@@ -67,6 +67,10 @@ SOCKET_REQUEST_MAX_BYTES: Final = "socket.request.max.bytes"
 UNSTABLE_FEATURE_VERSIONS_ENABLE: Final = "unstable.feature.versions.enable"
 BROKER_HEARTBEAT_INTERVAL_MS: Final = "broker.heartbeat.interval.ms"
 BROKER_SESSION_TIMEOUT_MS: Final = "broker.session.timeout.ms"
+MAX_CONNECTIONS: Final = "max.connections"
+MAX_CONNECTIONS_PER_IP: Final = "max.connections.per.ip"
+MAX_CONNECTIONS_PER_IP_OVERRIDES: Final = "max.connections.per.ip.overrides"
+CONNECTIONS_MAX_IDLE_MS: Final = "connections.max.idle.ms"
 
 DEFAULT_LISTENERS: Final = "PLAINTEXT://:9092"
 DEFAULT_LOG_DIR: Final = "/tmp/kafka-logs"
@@ -241,6 +245,28 @@ def _parse_listeners(key: str, raw: str, protocols: Mapping[str, str], *,
     return tuple(listeners)
 
 
+def _parse_connection_overrides(raw: str) -> dict[str, int]:
+    """``max.connections.per.ip.overrides``: ``Csv.parseCsvMap`` (``host:count`` entries, the last
+    colon splits, a repeated host keeps its last count), counts as Java ints, hosts checked with
+    ``Utils.validHostPattern`` (``KafkaConfig.validateValues``)."""
+    key = MAX_CONNECTIONS_PER_IP_OVERRIDES
+    overrides: dict[str, int] = {}
+    for entry in _parse_list(raw):
+        cut = entry.rfind(":")
+        if cut < 0:
+            raise ConfigError(f"Error parsing configuration property '{key}': {entry!r} is not of the form "
+                              "HOST:MAX_CONNECTIONS")
+        host, count = entry[:cut].strip(), entry[cut + 1:].strip()
+        if not _JAVA_INTEGER.fullmatch(count) or not -(1 << 31) <= int(count) <= INT32_MAX:
+            raise ConfigError(f"Error parsing configuration property '{key}': the count {count!r} of "
+                              f"{entry!r} is not a number of type INT")
+        overrides[host] = int(count)
+    invalid = [host for host in overrides if not _VALID_HOST.fullmatch(host)]
+    if invalid:
+        raise ConfigError(f"{key} contains invalid addresses : {','.join(invalid)}")
+    return overrides
+
+
 # --------------------------------------------------------------------------- quorum voters and servers
 
 
@@ -362,6 +388,14 @@ class ServerConfig:
     unstable_feature_versions_enable: bool = False
     broker_heartbeat_interval_ms: int = 2000
     broker_session_timeout_ms: int = 9000
+    max_connections: int = INT32_MAX
+    """``max.connections``: client connections the node accepts at once (unbounded by default)."""
+    max_connections_per_ip: int = INT32_MAX
+    """``max.connections.per.ip``: connections at once from one IP address."""
+    max_connections_per_ip_overrides: Mapping[str, int] = field(default_factory=dict)
+    """``max.connections.per.ip.overrides``: per host name or IP address, its own cap."""
+    connections_max_idle_ms: int = 600_000
+    """``connections.max.idle.ms``: a connection idle that long is closed (negative: never)."""
     originals: Mapping[str, str] = field(default_factory=dict)
     """Every key of the file, as loaded (unknown ones included)."""
     unknown_keys: tuple[str, ...] = ()
@@ -488,6 +522,13 @@ def parse_config(props: Mapping[str, str], *, path: Path | None = None) -> Serve
         raise _invalid(INTERNAL_METADATA_LOG_SEGMENT_BYTES, internal_segment_bytes,
                        f"Value must be at least {LOG_OVERHEAD}")
 
+    max_per_ip = p.integer(MAX_CONNECTIONS_PER_IP, INT32_MAX, at_least=0)
+    overrides_raw = p.raw(MAX_CONNECTIONS_PER_IP_OVERRIDES)
+    overrides = _parse_connection_overrides(overrides_raw) if overrides_raw is not None else {}
+    if max_per_ip == 0 and not overrides:
+        raise ConfigError(f"{MAX_CONNECTIONS_PER_IP} can be set to zero only if "
+                          f"{MAX_CONNECTIONS_PER_IP_OVERRIDES} property is set.")
+
     config = ServerConfig(
         process_roles=tuple(roles),
         node_id=node_id,
@@ -522,6 +563,10 @@ def parse_config(props: Mapping[str, str], *, path: Path | None = None) -> Serve
         unstable_feature_versions_enable=p.boolean(UNSTABLE_FEATURE_VERSIONS_ENABLE, False),
         broker_heartbeat_interval_ms=p.integer(BROKER_HEARTBEAT_INTERVAL_MS, 2000),
         broker_session_timeout_ms=p.integer(BROKER_SESSION_TIMEOUT_MS, 9000),
+        max_connections=p.integer(MAX_CONNECTIONS, INT32_MAX, at_least=0),
+        max_connections_per_ip=max_per_ip,
+        max_connections_per_ip_overrides=overrides,
+        connections_max_idle_ms=p.integer(CONNECTIONS_MAX_IDLE_MS, 600_000, bits=64),
         originals=dict(props),
         unknown_keys=tuple(sorted(set(props) - p.used)),
         path=path,

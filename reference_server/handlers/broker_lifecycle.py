@@ -6,6 +6,9 @@ fields with the Features list including features whose minimum is 0). Checked in
 
 1. not the active controller: NOT_CONTROLLER;
 2. a ClusterId other than the cluster's: INCONSISTENT_CLUSTER_ID;
+   a listener whose host is no valid host name or IP address: INVALID_REQUEST (logged, since the
+   response has no message; Kafka does not check hosts, but one that cannot be dialled or shown
+   safely is not written to the metadata log here);
 3. the broker id is registered with another incarnation id whose session has not expired:
    DUPLICATE_BROKER_REGISTRATION;
 4. the broker does not support the finalized metadata.version: UNSUPPORTED_VERSION;
@@ -26,21 +29,26 @@ Controlled shutdown with partitions to move, log directories and ZooKeeper migra
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
 from kafka_admin_kraft import features
+from kafka_admin_kraft.hosts import host_problem, printable_host
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.records import ApiMessageAndVersion
 
 from ..raft.image import FENCE, UNFENCE
+
+log = logging.getLogger("kafka.controller.ClusterControlManager")
 
 REGISTRATION_KEY: Final = 62
 HEARTBEAT_KEY: Final = 63
 NONE: Final = 0
 UNSUPPORTED_VERSION: Final = 35
 NOT_CONTROLLER: Final = 41
+INVALID_REQUEST: Final = 42
 STALE_BROKER_EPOCH: Final = 77
 DUPLICATE_BROKER_REGISTRATION: Final = 101
 BROKER_ID_NOT_REGISTERED: Final = 102
@@ -69,6 +77,12 @@ def register(request: messages.BrokerRegistrationRequest, *, active: bool, clust
         return refuse(NOT_CONTROLLER)
     if request.cluster_id != cluster_id:
         return refuse(INCONSISTENT_CLUSTER_ID)
+    for listener in request.listeners:
+        problem = host_problem(listener.host)
+        if problem is not None:
+            log.warning("Refusing the registration of broker %d: the host %r of its listener %s %s",
+                        request.broker_id, listener.host, printable_host(listener.name), problem)
+            return refuse(INVALID_REQUEST)
     existing = registered.get(request.broker_id)
     if (existing is not None and existing.incarnation_id != request.incarnation_id
             and request.broker_id in live):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kafka_admin_kraft.hosts import host_problem, printable_host
 from kafka_admin_kraft.protocol import messages
 
 from .api import Endpoint, InboundRequest, ReplicaKey, VoterSet
@@ -77,6 +78,18 @@ def cluster_id_mismatch(request_id: str | None, local_id: str) -> str:
 def missing_default_endpoint(endpoints: tuple[Endpoint, ...], listener: str) -> str:
     return (f"Add voter request didn't include the endpoint ({format_endpoints(endpoints)}) for the default "
             f"listener ListenerName({listener})")
+
+
+def invalid_endpoint(verb: str, endpoints: tuple[Endpoint, ...]) -> str | None:
+    """Why an endpoint of the request cannot be dialled (its host is no valid host name or IP
+    address), None when every one can. Kafka does not check the hosts; a voter nobody can reach
+    would only fail later, so the request is refused with INVALID_REQUEST."""
+    for endpoint in endpoints:
+        problem = host_problem(endpoint.host)
+        if problem is not None:
+            return (f"{verb} voter request has an invalid endpoint for listener "
+                    f"ListenerName({printable_host(endpoint.name)}): the host {endpoint.host!r} {problem}")
+    return None
 
 
 def unsupported_kraft_version(action: str) -> str:

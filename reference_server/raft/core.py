@@ -1818,7 +1818,9 @@ class RaftCore:
 
         1. ClusterId mismatch -> INCONSISTENT_CLUSTER_ID. 2. Not the leader -> NOT_LEADER_OR_FOLLOWER,
         resigning -> BROKER_NOT_AVAILABLE. 3. Invalid voter key, 4. no default-listener endpoint ->
-        INVALID_REQUEST. 5-8. ``_voter_change_blocked``. 9. Already a voter -> DUPLICATE_VOTER.
+        INVALID_REQUEST; before 4, an endpoint whose host is no valid host name or IP address ->
+        INVALID_REQUEST (not a Kafka check). 5-8. ``_voter_change_blocked``. 9. Already a voter ->
+        DUPLICATE_VOTER.
         10. ApiVersions cannot go to the new voter now -> REQUEST_TIMED_OUT. 11. Otherwise the change is
         pending (deadline: request timeout) and goes on in ``_on_new_voter_api_versions``.
         """
@@ -1831,6 +1833,10 @@ class RaftCore:
             return
         key = ReplicaKey(body.voter_id, body.voter_directory_id)
         endpoints = tuple(Endpoint(item.name, item.host, item.port) for item in body.listeners)
+        invalid = changes.invalid_endpoint("Add", endpoints)
+        if invalid is not None:
+            answer(rpc.INVALID_REQUEST, invalid)
+            return
         default = next((endpoint for endpoint in endpoints if endpoint.name == self._listener), None)
         if default is None:
             answer(rpc.INVALID_REQUEST, changes.missing_default_endpoint(endpoints, self._listener))
@@ -1956,8 +1962,9 @@ class RaftCore:
 
         1. ClusterId mismatch -> INCONSISTENT_CLUSTER_ID. 2. Epoch below ours -> FENCED_LEADER_EPOCH,
         above -> UNKNOWN_LEADER_EPOCH, not leader -> NOT_LEADER_OR_FOLLOWER, resigning ->
-        BROKER_NOT_AVAILABLE. 3-5. Invalid voter key, no default-listener endpoint, invalid
-        kraft.version range -> INVALID_REQUEST. 6. Pending change or no high watermark ->
+        BROKER_NOT_AVAILABLE. 3-5. Invalid voter key, an endpoint whose host is no valid host name or
+        IP address (not a Kafka check), no default-listener endpoint, invalid kraft.version range ->
+        INVALID_REQUEST. 6. Pending change or no high watermark ->
         REQUEST_TIMED_OUT. 7. kraft.version 1: latest VotersRecord uncommitted -> REQUEST_TIMED_OUT.
         8. Finalized kraft.version outside the range -> INVALID_REQUEST. 9. Not a voter (kraft.version
         1: id and directory id; 0: id) -> VOTER_NOT_FOUND. 10. kraft.version 1: append the VotersRecord
@@ -1980,6 +1987,10 @@ class RaftCore:
         if body.voter_id < 0 or body.voter_directory_id == ZERO_UUID:
             return answer(rpc.INVALID_REQUEST)
         endpoints = tuple(Endpoint(item.name, item.host, item.port) for item in body.listeners)
+        invalid = changes.invalid_endpoint("Update", endpoints)
+        if invalid is not None:
+            log.warning("node %d: %s", self._local_key.id, invalid)
+            return answer(rpc.INVALID_REQUEST)
         if not any(endpoint.name == self._listener for endpoint in endpoints):
             return answer(rpc.INVALID_REQUEST)
         feature = body.k_raft_version_feature
