@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from kafka_admin_kraft.storage.meta_properties import parse_properties
+from kafka_admin_kraft.java_text import parse_properties
 
 log = logging.getLogger(__name__)
 

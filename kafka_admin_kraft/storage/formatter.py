@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from kafka_admin_kraft import features as ft
+from kafka_admin_kraft.java_text import parse_java_int
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
 from kafka_admin_kraft.protocol.primitives import (
@@ -46,7 +47,6 @@ from kafka_admin_kraft.protocol.primitives import (
     write_uvarint,
 )
 from kafka_admin_kraft.records.metadata import ApiMessageAndVersion, MetadataRecord, RawMetadataRecord
-from kafka_admin_kraft.storage._text import parse_java_int
 from kafka_admin_kraft.storage.bootstrap import (
     InitialController,
     bootstrap_records,

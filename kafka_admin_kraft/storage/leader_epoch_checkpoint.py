@@ -11,8 +11,8 @@ import re
 from collections.abc import Sequence
 from typing import Final, NamedTuple
 
+from kafka_admin_kraft.java_text import java_lines, parse_java_int
 from kafka_admin_kraft.records.fsutil import atomic_write
-from kafka_admin_kraft.storage._text import java_lines, parse_java_int
 from kafka_admin_kraft.storage.errors import StorageFormatError
 
 LEADER_EPOCH_CHECKPOINT_FILE: Final = "leader-epoch-checkpoint"

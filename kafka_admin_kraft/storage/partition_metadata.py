@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from kafka_admin_kraft.java_text import java_lines, parse_java_int
 from kafka_admin_kraft.protocol.primitives import METADATA_TOPIC_ID, ZERO_UUID, Uuid
 from kafka_admin_kraft.records.fsutil import atomic_write
-from kafka_admin_kraft.storage._text import java_lines, parse_java_int
 from kafka_admin_kraft.storage.errors import StorageFormatError
 
 PARTITION_METADATA_FILE: Final = "partition.metadata"

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from kafka_admin_kraft.java_text import java_lines, parse_java_int
 from kafka_admin_kraft.protocol.exceptions import EncodeError
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
 from kafka_admin_kraft.records.fsutil import atomic_write
-from kafka_admin_kraft.storage._text import java_lines, parse_java_int
 from kafka_admin_kraft.storage.errors import StorageFormatError
 
 QUORUM_STATE_FILE: Final = "quorum-state"

@@ -9,13 +9,13 @@ from typing import Any
 
 from click.testing import CliRunner
 
+from kafka_admin_kraft.java_text import parse_properties
 from kafka_admin_kraft.protocol.primitives import (
     read_compact_bytes,
     read_compact_string,
     read_uvarint,
 )
 from kafka_admin_kraft.records import decode_control_batch, decode_metadata_batch, read_snapshot
-from kafka_admin_kraft.storage.meta_properties import parse_properties
 
 CLUSTER_ID = "XcZZOzUqS4yHOjhMQB6JLQ"
 

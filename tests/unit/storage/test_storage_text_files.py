@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from kafka_admin_kraft.java_text import format_properties, parse_properties
 from kafka_admin_kraft.protocol.exceptions import EncodeError
 from kafka_admin_kraft.protocol.primitives import METADATA_TOPIC_ID, ZERO_UUID, Uuid
 from kafka_admin_kraft.storage import (
@@ -24,7 +25,6 @@ from kafka_admin_kraft.storage import (
     write_partition_metadata,
     write_quorum_state,
 )
-from kafka_admin_kraft.storage.meta_properties import format_properties, parse_properties
 
 MOMENT = datetime(2024, 3, 7, 10, 22, 17, tzinfo=timezone.utc)
 DIR_ID = Uuid.from_string("3Db5QLSqSZieL3rJBUUegA")
