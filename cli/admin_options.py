@@ -112,10 +112,11 @@ class AdminTarget:
         if not os.path.exists(self.command_config):
             output.fail(f"Properties file {self.command_config} does not exists!")
         from kafka_admin_kraft.client.config import load_properties
+        from kafka_admin_kraft.errors import ConfigError
 
         try:
             return load_properties(self.command_config)
-        except (OSError, UnicodeDecodeError) as exc:
+        except ConfigError as exc:
             output.fail(str(exc))
 
     def admin_properties(self, properties: dict[str, str]) -> dict[str, str]:

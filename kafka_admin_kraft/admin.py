@@ -15,6 +15,11 @@ a ``.properties`` file (``from_properties``). Timeouts of operations are in seco
 ``default.api.timeout.ms``. Each operation (and with it pydantic and the result models) is imported
 on its first call, so that creating a client costs no more than a tool's start-up can spare.
 
+Arguments are checked when a call is made, by the same code for both clients
+(``kafka_admin_kraft.client.arguments``): a wrong type raises ``TypeError``, a wrong value
+``ValueError`` (``ConfigError`` for client properties), each naming the argument and the accepted
+forms, before anything is sent.
+
 An ``Admin`` serialises its operations (a lock); an ``AsyncAdmin`` runs one operation at a time too
 (an ``asyncio.Lock``), since both share one connection per node.
 """
@@ -26,8 +31,9 @@ import threading
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kafka_admin_kraft.client import arguments as check
 from kafka_admin_kraft.client.config import ClientConfig, load_properties, options_to_properties
-from kafka_admin_kraft.client.core import AdminCore
+from kafka_admin_kraft.client.core import AdminCore, Op
 from kafka_admin_kraft.client.transport import (
     AsyncTransport,
     SocketTransport,
@@ -55,31 +61,94 @@ __all__ = ["Admin", "AsyncAdmin"]
 
 T = TypeVar("T")
 Bootstrap = str | Sequence[str] | None
+Endpoints = Mapping[str, tuple[str, int]] | Iterable["Endpoint | Mapping[str, Any]"]
+"""``{"CONTROLLER": ("ctl4", 9093)}``, or Endpoints, or mappings with listener, host and port."""
 
 
 def _config(
     bootstrap_servers: Bootstrap, bootstrap_controllers: Bootstrap, options: Mapping[str, Any]
 ) -> ClientConfig:
     props = options_to_properties(options)
-    if bootstrap_servers is not None:
-        props["bootstrap.servers"] = bootstrap_servers
-    if bootstrap_controllers is not None:
-        props["bootstrap.controllers"] = bootstrap_controllers
+    given = {"bootstrap_servers": bootstrap_servers, "bootstrap_controllers": bootstrap_controllers}
+    for name, value in given.items():
+        text = check.bootstrap(value, name)
+        if text is not None:
+            props[name.replace("_", ".")] = text
     return ClientConfig.from_properties(props)
 
 
-def _endpoints(endpoints: Iterable[Endpoint | Mapping[str, Any]]) -> list[Endpoint]:
-    from kafka_admin_kraft.models import Endpoint
-
-    return [e if isinstance(e, Endpoint) else Endpoint(**e) for e in endpoints]
+# The operations with their arguments checked, for both clients.
 
 
-def _updates(updates: Mapping[str, FeatureUpdate | int]) -> dict[str, FeatureUpdate]:
-    from kafka_admin_kraft.models import FeatureUpdate
+def _describe_metadata_quorum(core: AdminCore, timeout: float | None) -> Op[QuorumInfo]:
+    from kafka_admin_kraft.client.operations.describe_metadata_quorum import describe_metadata_quorum
 
-    return {
-        name: u if isinstance(u, FeatureUpdate) else FeatureUpdate(level=u) for name, u in updates.items()
-    }
+    return describe_metadata_quorum(core, check.timeout(timeout))
+
+
+def _describe_cluster(core: AdminCore, timeout: float | None) -> Op[ClusterDescription]:
+    from kafka_admin_kraft.client.operations.describe_cluster import describe_cluster
+
+    return describe_cluster(core, check.timeout(timeout))
+
+
+def _describe_features(core: AdminCore, node_id: int | None, timeout: float | None) -> Op[FeatureMetadata]:
+    from kafka_admin_kraft.client.operations.describe_features import describe_features
+
+    return describe_features(core, check.timeout(timeout), check.optional_node_id(node_id, "node_id"))
+
+
+def _add_raft_voter(
+    core: AdminCore,
+    voter_id: int,
+    voter_directory_id: str | Uuid,
+    endpoints: Endpoints,
+    ack_when_committed: bool,
+    cluster_id: str | None,
+    timeout: float | None,
+) -> Op[None]:
+    from kafka_admin_kraft.client.operations.raft_voters import add_raft_voter
+
+    return add_raft_voter(
+        core,
+        check.node_id(voter_id, "voter_id"),
+        check.directory_id(voter_directory_id, "voter_directory_id"),
+        check.endpoints(endpoints),
+        ack_when_committed=check.flag(ack_when_committed, "ack_when_committed"),
+        cluster_id=check.cluster_id(cluster_id),
+        timeout=check.timeout(timeout),
+    )
+
+
+def _remove_raft_voter(
+    core: AdminCore,
+    voter_id: int,
+    voter_directory_id: str | Uuid,
+    cluster_id: str | None,
+    timeout: float | None,
+) -> Op[None]:
+    from kafka_admin_kraft.client.operations.raft_voters import remove_raft_voter
+
+    return remove_raft_voter(
+        core,
+        check.node_id(voter_id, "voter_id"),
+        check.directory_id(voter_directory_id, "voter_directory_id"),
+        cluster_id=check.cluster_id(cluster_id),
+        timeout=check.timeout(timeout),
+    )
+
+
+def _update_features(
+    core: AdminCore, updates: Mapping[str, FeatureUpdate | int], validate_only: bool, timeout: float | None
+) -> Op[dict[str, FeatureUpdateResult]]:
+    from kafka_admin_kraft.client.operations.update_features import update_features
+
+    return update_features(
+        core,
+        check.feature_updates(updates),
+        validate_only=check.flag(validate_only, "validate_only"),
+        timeout=check.timeout(timeout),
+    )
 
 
 class _Base:
@@ -116,34 +185,31 @@ class Admin(_Base):
         transport: SyncTransport | None = None,
         **options: Any,
     ) -> None:
-        self._config = _config(bootstrap_servers, bootstrap_controllers, options)
+        self._setup(_config(bootstrap_servers, bootstrap_controllers, options), transport)
+
+    def _setup(self, config: ClientConfig, transport: SyncTransport | None) -> None:
+        self._config = config
         if transport is None:
-            transport = SocketTransport(self._config.ssl_context() if self._config.uses_tls else None)
+            transport = SocketTransport(config.ssl_context() if config.uses_tls else None)
         self._transport = transport
-        self._core = AdminCore(self._config, transport.clock)
+        self._core = AdminCore(config, transport.clock)
         self._lock = threading.Lock()
         self._closed = False
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any], **kwargs: Any) -> Admin:
+    def from_config(cls, config: Mapping[str, Any], *, transport: SyncTransport | None = None) -> Admin:
         """From Kafka client properties with dotted names: ``{"bootstrap.controllers": "h:9093"}``."""
         admin = cls.__new__(cls)
-        admin._config = ClientConfig.from_properties(config)
-        transport = kwargs.pop("transport", None)
-        if kwargs:
-            raise TypeError(f"unexpected arguments {sorted(kwargs)}")
-        if transport is None:
-            transport = SocketTransport(admin._config.ssl_context() if admin._config.uses_tls else None)
-        admin._transport = transport
-        admin._core = AdminCore(admin._config, transport.clock)
-        admin._lock = threading.Lock()
-        admin._closed = False
+        admin._setup(ClientConfig.from_properties(config), transport)
         return admin
 
     @classmethod
-    def from_properties(cls, path: str | os.PathLike[str], **kwargs: Any) -> Admin:
-        """From a Kafka client ``.properties`` file (what ``--command-config`` takes)."""
-        return cls.from_config(load_properties(path), **kwargs)
+    def from_properties(
+        cls, path: str | os.PathLike[str], *, transport: SyncTransport | None = None
+    ) -> Admin:
+        """From a Kafka client ``.properties`` file (what ``--command-config`` takes), read as Kafka
+        reads it (ISO-8859-1, ``\\uXXXX`` escapes)."""
+        return cls.from_config(load_properties(path), transport=transport)
 
     def _run(self, operation: Generator[Any, Any, T]) -> T:
         with self._lock:
@@ -152,31 +218,27 @@ class Admin(_Base):
 
     def describe_metadata_quorum(self, *, timeout: float | None = None) -> QuorumInfo:
         """The quorum as its leader reports it: leader, epoch, high watermark, voters, committed
-        voters (DescribeQuorum v3 servers only, else None), observers and voters' endpoints."""
-        from kafka_admin_kraft.client.operations.describe_metadata_quorum import describe_metadata_quorum
+        voters (DescribeQuorum v3 servers only, else None), observers and voters' endpoints.
 
-        return self._run(describe_metadata_quorum(self._core, timeout))
+        ``timeout`` (every operation has it): seconds, above 0; None for ``default.api.timeout.ms``."""
+        return self._run(_describe_metadata_quorum(self._core, timeout))
 
     def describe_cluster(self, *, timeout: float | None = None) -> ClusterDescription:
         """Cluster id, controller and nodes."""
-        from kafka_admin_kraft.client.operations.describe_cluster import describe_cluster
-
-        return self._run(describe_cluster(self._core, timeout))
+        return self._run(_describe_cluster(self._core, timeout))
 
     def describe_features(
         self, *, node_id: int | None = None, timeout: float | None = None
     ) -> FeatureMetadata:
         """Finalized feature levels, their epoch and the levels the node supports: the active
         controller's (or a broker's), or those of the node ``node_id``."""
-        from kafka_admin_kraft.client.operations.describe_features import describe_features
-
-        return self._run(describe_features(self._core, timeout, node_id))
+        return self._run(_describe_features(self._core, node_id, timeout))
 
     def add_raft_voter(
         self,
         voter_id: int,
         voter_directory_id: str | Uuid,
-        endpoints: Iterable[Endpoint | Mapping[str, Any]],
+        endpoints: Endpoints,
         *,
         ack_when_committed: bool = True,
         cluster_id: str | None = None,
@@ -184,19 +246,13 @@ class Admin(_Base):
     ) -> None:
         """Add a controller (already running and caught up as an observer) to the voter set.
 
+        ``endpoints``: its listeners, as ``{"CONTROLLER": ("ctl4", 9093)}`` (listener name to host and
+        port), or a list of :class:`Endpoint` or of ``{"listener": ..., "host": ..., "port": ...}``.
         Returns once the leader acknowledged (by default, when the new voter set is committed);
         raises the server's error otherwise (DuplicateVoterError, RequestTimedOutError, ...)."""
-        from kafka_admin_kraft.client.operations.raft_voters import add_raft_voter
-
         self._run(
-            add_raft_voter(
-                self._core,
-                voter_id,
-                voter_directory_id,
-                _endpoints(endpoints),
-                ack_when_committed=ack_when_committed,
-                cluster_id=cluster_id,
-                timeout=timeout,
+            _add_raft_voter(
+                self._core, voter_id, voter_directory_id, endpoints, ack_when_committed, cluster_id, timeout
             )
         )
 
@@ -209,13 +265,7 @@ class Admin(_Base):
         timeout: float | None = None,
     ) -> None:
         """Remove the voter with this id and directory id from the voter set."""
-        from kafka_admin_kraft.client.operations.raft_voters import remove_raft_voter
-
-        self._run(
-            remove_raft_voter(
-                self._core, voter_id, voter_directory_id, cluster_id=cluster_id, timeout=timeout
-            )
-        )
+        self._run(_remove_raft_voter(self._core, voter_id, voter_directory_id, cluster_id, timeout))
 
     def update_features(
         self,
@@ -228,11 +278,7 @@ class Admin(_Base):
 
         Returns one result per feature (check ``.ok`` / ``.exception()``); a request-wide error is
         raised instead, as the same error applies to every feature."""
-        from kafka_admin_kraft.client.operations.update_features import update_features
-
-        return self._run(
-            update_features(self._core, _updates(updates), validate_only=validate_only, timeout=timeout)
-        )
+        return self._run(_update_features(self._core, updates, validate_only, timeout))
 
     def close(self) -> None:
         """Close every connection; the client cannot be used afterwards."""
@@ -298,46 +344,32 @@ class AsyncAdmin(_Base):
 
     async def describe_metadata_quorum(self, *, timeout: float | None = None) -> QuorumInfo:
         """See :meth:`Admin.describe_metadata_quorum`."""
-        from kafka_admin_kraft.client.operations.describe_metadata_quorum import describe_metadata_quorum
-
-        return await self._run(describe_metadata_quorum(self._core, timeout))
+        return await self._run(_describe_metadata_quorum(self._core, timeout))
 
     async def describe_cluster(self, *, timeout: float | None = None) -> ClusterDescription:
         """See :meth:`Admin.describe_cluster`."""
-        from kafka_admin_kraft.client.operations.describe_cluster import describe_cluster
-
-        return await self._run(describe_cluster(self._core, timeout))
+        return await self._run(_describe_cluster(self._core, timeout))
 
     async def describe_features(
         self, *, node_id: int | None = None, timeout: float | None = None
     ) -> FeatureMetadata:
         """See :meth:`Admin.describe_features`."""
-        from kafka_admin_kraft.client.operations.describe_features import describe_features
-
-        return await self._run(describe_features(self._core, timeout, node_id))
+        return await self._run(_describe_features(self._core, node_id, timeout))
 
     async def add_raft_voter(
         self,
         voter_id: int,
         voter_directory_id: str | Uuid,
-        endpoints: Iterable[Endpoint | Mapping[str, Any]],
+        endpoints: Endpoints,
         *,
         ack_when_committed: bool = True,
         cluster_id: str | None = None,
         timeout: float | None = None,
     ) -> None:
         """See :meth:`Admin.add_raft_voter`."""
-        from kafka_admin_kraft.client.operations.raft_voters import add_raft_voter
-
         await self._run(
-            add_raft_voter(
-                self._core,
-                voter_id,
-                voter_directory_id,
-                _endpoints(endpoints),
-                ack_when_committed=ack_when_committed,
-                cluster_id=cluster_id,
-                timeout=timeout,
+            _add_raft_voter(
+                self._core, voter_id, voter_directory_id, endpoints, ack_when_committed, cluster_id, timeout
             )
         )
 
@@ -350,13 +382,7 @@ class AsyncAdmin(_Base):
         timeout: float | None = None,
     ) -> None:
         """See :meth:`Admin.remove_raft_voter`."""
-        from kafka_admin_kraft.client.operations.raft_voters import remove_raft_voter
-
-        await self._run(
-            remove_raft_voter(
-                self._core, voter_id, voter_directory_id, cluster_id=cluster_id, timeout=timeout
-            )
-        )
+        await self._run(_remove_raft_voter(self._core, voter_id, voter_directory_id, cluster_id, timeout))
 
     async def update_features(
         self,
@@ -366,11 +392,7 @@ class AsyncAdmin(_Base):
         timeout: float | None = None,
     ) -> dict[str, FeatureUpdateResult]:
         """See :meth:`Admin.update_features`."""
-        from kafka_admin_kraft.client.operations.update_features import update_features
-
-        return await self._run(
-            update_features(self._core, _updates(updates), validate_only=validate_only, timeout=timeout)
-        )
+        return await self._run(_update_features(self._core, updates, validate_only, timeout))
 
     async def close(self) -> None:
         """Close every connection."""

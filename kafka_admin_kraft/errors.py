@@ -82,13 +82,14 @@ class BootstrapError(KafkaConnectionError):
 
 class KafkaTimeoutError(KafkaClientError):
     """``operation`` did not complete within ``timeout`` seconds; ``last_error`` is the last error
-    seen while retrying (None if there was none)."""
+    seen while retrying (None if there was none). The message quotes that error's own text, which
+    names the node and what went wrong (``[NOT_CONTROLLER] ...``, ``host:port: connection refused``)."""
 
     def __init__(self, operation: str, timeout: float, last_error: BaseException | None = None) -> None:
         self.operation = operation
         self.timeout = timeout
         self.last_error = last_error
-        tail = f"; last error: {type(last_error).__name__}: {last_error}" if last_error else ""
+        tail = f"; last error: {last_error}" if last_error else ""
         super().__init__(f"{operation} timed out after {timeout:g} s{tail}")
 
 

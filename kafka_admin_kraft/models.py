@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import enum
 
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from kafka_admin_kraft.client.arguments import endpoint_fields, feature_update_fields
 
 ZERO_UUID_TEXT = "AAAAAAAAAAAAAAAAAAAAAA"
 """Kafka's ``Uuid.ZERO_UUID`` in text form: "no directory id"."""
@@ -40,8 +42,9 @@ class _Frozen(BaseModel):
 class Endpoint(_Frozen):
     """A listener of a controller: ``LISTENER://host:port`` (Java's ``RaftVoterEndpoint``).
 
-    The listener name must be non-empty, upper case and without surrounding whitespace, as Kafka
-    requires.
+    Built by a caller, it is checked as ``add_raft_voter`` checks its endpoints: an upper-case listener
+    name without whitespace (as Kafka requires), a host name or IP literal, a port of 1-65535; a wrong
+    type raises ``TypeError``, a wrong value a ``ValueError`` naming the field.
     """
 
     listener: str
@@ -49,23 +52,11 @@ class Endpoint(_Frozen):
     host: str
     """Host name or address."""
     port: int
-    """TCP port (0-65535)."""
+    """TCP port."""
 
-    @field_validator("listener")
-    @classmethod
-    def _listener_upper(cls, value: str) -> str:
-        if not value or value != value.strip() or value != value.upper():
-            raise ValueError(
-                f"listener must be non-empty, upper case and without surrounding whitespace, got {value!r}"
-            )
-        return value
-
-    @field_validator("port")
-    @classmethod
-    def _port_range(cls, value: int) -> int:
-        if not 0 <= value <= 65535:
-            raise ValueError(f"port must be 0-65535, got {value}")
-        return value
+    def __init__(self, *, listener: str, host: str, port: int) -> None:
+        listener, host, port = endpoint_fields(listener, host, port)
+        BaseModel.__init__(self, listener=listener, host=host, port=port)
 
     def __str__(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
@@ -204,22 +195,16 @@ class UpgradeType(enum.IntEnum):
 
 
 class FeatureUpdate(_Frozen):
-    """A requested level for one feature."""
+    """A requested level for one feature, checked as ``update_features`` checks its arguments."""
 
     level: int
     """The target (maximum) level; 0 removes the feature and needs a downgrade type."""
     upgrade_type: UpgradeType = UpgradeType.UPGRADE
     """Upgrade, safe downgrade or unsafe downgrade."""
 
-    @model_validator(mode="after")
-    def _check(self) -> FeatureUpdate:
-        if self.level < 0:
-            raise ValueError(f"a feature level cannot be negative, got {self.level}")
-        if self.level == 0 and self.upgrade_type == UpgradeType.UPGRADE:
-            raise ValueError("level 0 with UPGRADE is not allowed: use a downgrade type to remove a feature")
-        if self.upgrade_type == UpgradeType.UNKNOWN:
-            raise ValueError("upgrade_type UNKNOWN cannot be sent")
-        return self
+    def __init__(self, *, level: int, upgrade_type: UpgradeType | int = UpgradeType.UPGRADE) -> None:
+        level, kind = feature_update_fields(level, upgrade_type)
+        BaseModel.__init__(self, level=level, upgrade_type=kind)
 
 
 class FeatureUpdateResult(_Frozen):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kafka_admin_kraft.client import arguments
 from kafka_admin_kraft.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -57,15 +58,22 @@ LOGIN_MODULES = {
 
 
 def parse_address(text: str, setting: str = "bootstrap.servers") -> Address:
-    """``host:port`` or ``[ipv6]:port``."""
+    """``host:port`` or ``[ipv6]:port``, with a valid host name or IP literal and a port of 1-65535."""
+    from kafka_admin_kraft.hosts import host_problem
+
     text = text.strip()
-    match = re.fullmatch(r"\[([^\]]+)\]:(\d+)|([^:\s]+):(\d+)", text)
+    match = re.fullmatch(r"\[([^\]]+)\]:([0-9]+)|([^:\s]+):([0-9]+)", text)
     if not match:
-        raise ConfigError(f"invalid address {text!r} in {setting}: expected host:port", [setting])
+        raise ConfigError(
+            f"invalid address {text!r} in {setting}: expected host:port or [ipv6]:port", [setting]
+        )
     host = match.group(1) or match.group(3)
+    problem = host_problem(host)
+    if problem is not None:
+        raise ConfigError(f"invalid address {text!r} in {setting}: the host {host!r} {problem}", [setting])
     port = int(match.group(2) or match.group(4))
     if not 0 < port < 65536:
-        raise ConfigError(f"invalid port in {setting}: {text!r}", [setting])
+        raise ConfigError(f"invalid address {text!r} in {setting}: the port must be 1-65535", [setting])
     return host, port
 
 
@@ -104,25 +112,19 @@ def parse_jaas(text: str) -> tuple[str, dict[str, str]]:
 
 
 def load_properties(path: str | os.PathLike[str]) -> dict[str, str]:
-    """Read a Java ``.properties`` file (``key=value`` or ``key: value``, ``#``/``!`` comments,
-    backslash line continuations)."""
-    props: dict[str, str] = {}
-    logical = ""
-    for raw in Path(path).read_text().splitlines():
-        line = raw.strip() if not logical else raw.lstrip()
-        if not logical and (not line or line[0] in "#!"):
-            continue
-        if line.endswith("\\") and not line.endswith("\\\\"):
-            logical += line[:-1]
-            continue
-        logical += line
-        match = re.match(r"([^=:\s]+)\s*[=:\s]\s*(.*)$", logical)
-        if match:
-            props[match.group(1)] = match.group(2)
-        elif logical:
-            props[logical] = ""
-        logical = ""
-    return props
+    """Read a Kafka client ``.properties`` file as Kafka does (``Properties.load(InputStream)``: ISO-8859-1
+    with ``\\uXXXX`` escapes); every error names the file."""
+    from kafka_admin_kraft.java_text import parse_properties
+
+    name = arguments.path(path)
+    try:
+        text = Path(name).read_bytes().decode("iso-8859-1")
+    except OSError as exc:
+        raise ConfigError(f"cannot read the properties file {name}: {exc.strerror or exc}") from exc
+    try:
+        return parse_properties(text)
+    except ValueError as exc:
+        raise ConfigError(f"cannot parse the properties file {name}: {exc}") from None
 
 
 def _int(props: Mapping[str, str], name: str, minimum: int = 0) -> int:
@@ -171,15 +173,13 @@ class ClientConfig:
 
     @classmethod
     def from_properties(cls, properties: Mapping[str, Any]) -> ClientConfig:
-        """Validate Kafka client properties (values may be strings or numbers; bootstrap lists may be
-        comma-separated strings or sequences)."""
-        props: dict[str, str] = {}
-        for key, value in properties.items():
-            if value is None:
-                continue
-            if key in ("bootstrap.servers", "bootstrap.controllers") and not isinstance(value, str):
-                value = ",".join(value)
-            props[key] = str(value)
+        """Validate Kafka client properties: a mapping of property names to strings or ints (a bool or
+        any other type is a ``TypeError``); bootstrap lists may also be lists of addresses."""
+        props = {
+            key: arguments.property_value(key, value)
+            for key, value in arguments.properties(properties).items()
+            if value is not None
+        }
         unknown = sorted(set(props) - KNOWN)
         if unknown:
             hints = []
@@ -203,6 +203,11 @@ class ClientConfig:
             )
         setting = "bootstrap.controllers" if has_controllers else "bootstrap.servers"
         addresses = tuple(parse_address(part, setting) for part in props[setting].split(",") if part.strip())
+        if not addresses:
+            raise ConfigError(
+                f"{setting} lists no address ({props[setting]!r}): expected host:port[,host:port...]",
+                [setting],
+            )
         merged = {**DEFAULTS, **props}
         request_timeout = _int(merged, "request.timeout.ms", 1)
         api_timeout = _int(merged, "default.api.timeout.ms", 1)

@@ -21,9 +21,10 @@ The behaviour follows Kafka's Java Admin client:
    names the active controller; requests go there. With ``bootstrap.servers`` requests go to any
    reachable broker, which forwards them.
 3. A call has a deadline (its timeout, else ``default.api.timeout.ms``); each request's timeout is
-   ``min(request.timeout.ms, time left)``. Lost connections, request timeouts and the errors the
-   operation declares retriable (NOT_CONTROLLER, NOT_LEADER_OR_FOLLOWER, ...) make the client forget
-   the controller, back off exponentially (``retry.backoff.ms`` doubling up to
+   ``min(request.timeout.ms, time left)``. Lost connections, request timeouts, answers that are not
+   Kafka responses (that node's failure: its connection is dropped, the next address is tried) and
+   the errors the operation declares retriable (NOT_CONTROLLER, NOT_LEADER_OR_FOLLOWER, ...) make
+   the client forget the controller, back off exponentially (``retry.backoff.ms`` doubling up to
    ``retry.backoff.max.ms``, +-20 % jitter) and try again until the deadline, which raises
    :class:`~kafka_admin_kraft.errors.KafkaTimeoutError` naming the last error. Other errors surface
    at once, with the server's message, the operation and the node.
@@ -40,7 +41,6 @@ from kafka_admin_kraft.client.config import Address, ClientConfig, format_addres
 from kafka_admin_kraft.errors import (
     AuthenticationError,
     BootstrapError,
-    DecodeError,
     KafkaApiError,
     KafkaClientError,
     KafkaConnectionError,
@@ -163,9 +163,7 @@ class AdminCore:
         retry: RetryPolicy = retriable_errors,
     ) -> Op[T]:
         """Run ``attempt(deadline)`` until it returns, retrying as the module docstring says."""
-        budget = self.config.default_api_timeout if timeout is None else float(timeout)
-        if budget <= 0:
-            raise ValueError(f"timeout must be positive, got {timeout}")
+        budget = self.config.default_api_timeout if timeout is None else timeout
         deadline = self.clock() + budget
         failures = 0
         last_error: BaseException | None = None
@@ -187,6 +185,10 @@ class AdminCore:
                     self.forget_controller()
             failures += 1
             if failures > self.config.retries:
+                if isinstance(last_error, _Established):  # routing detail, not a kind of error for callers
+                    raise KafkaConnectionError(
+                        last_error.address, last_error.reason, timed_out=last_error.timed_out
+                    ) from None
                 raise last_error
             backoff = min(self.config.retry_backoff_max, self.config.retry_backoff * 2 ** (failures - 1))
             backoff *= 1 + self.rng.uniform(-JITTER, JITTER)
@@ -232,6 +234,8 @@ class AdminCore:
         except KafkaConnectionError as exc:
             yield Close(handle)
             raise _Established(exc.address, exc.reason, timed_out=exc.timed_out) from None
+        except GeneratorExit:
+            raise  # abandoned by its driver: no effect can be yielded any more
         except BaseException:
             yield Close(handle)
             raise
@@ -278,12 +282,7 @@ class AdminCore:
             client_software_name=CLIENT_SOFTWARE_NAME, client_software_version=CLIENT_SOFTWARE_VERSION
         )
         raw = yield from self._exchange(conn, request, version, deadline)
-        try:
-            _, body = framing.decode_response(raw, framing.API_VERSIONS_KEY, version)
-        except DecodeError:
-            if version == 0:
-                raise
-            _, body = framing.decode_response(raw, framing.API_VERSIONS_KEY, 0)
+        body = yield from self._decode(conn, raw, framing.API_VERSIONS_KEY, (version, 0) if version else (0,))
         assert isinstance(body, messages.ApiVersionsResponse)
         return body
 
@@ -358,24 +357,38 @@ class AdminCore:
             if exc.address != conn.label:
                 raise KafkaConnectionError(conn.label, exc.reason, timed_out=exc.timed_out) from None
             raise
-        if framing.peek_correlation_id(raw) != conn.correlation_id:
+        except GeneratorExit:
+            raise  # abandoned by its driver: no effect can be yielded any more
+        except BaseException:
+            yield from self.drop(conn)  # interrupted (cancelled): a response may still be on its way
+            raise
+        if len(raw) < 4:
+            yield from self.drop(conn)
+            raise KafkaConnectionError(conn.label, f"a {len(raw)}-byte response is too short for a header")
+        received = framing.peek_correlation_id(raw)
+        if received != conn.correlation_id:
             yield from self.drop(conn)
             raise KafkaConnectionError(
-                conn.label,
-                f"response correlation id {framing.peek_correlation_id(raw)} "
-                f"does not match request {conn.correlation_id}",
+                conn.label, f"response correlation id {received} does not match request {conn.correlation_id}"
             )
         return raw
+
+    def _decode(self, conn: Connection, raw: bytes, api_key: int, versions: tuple[int, ...]) -> Op[Any]:
+        """The response body, read at the first of ``versions`` that fits. Bytes that are not a response
+        fail this node like a lost connection: it is dropped, and the call moves on to another address."""
+        problem: ProtocolError | None = None
+        for version in versions:
+            try:
+                return framing.decode_response(raw, api_key, version)[1]
+            except ProtocolError as exc:
+                problem = problem or exc
+        yield from self.drop(conn)
+        raise KafkaConnectionError(conn.label, f"the server's response could not be decoded: {problem}")
 
     def request(self, conn: Connection, body: Struct, version: int, deadline: float) -> Op[Any]:
         """Send ``body`` at ``version`` and return the decoded response body."""
         raw = yield from self._exchange(conn, body, version, deadline)
-        try:
-            _, response = framing.decode_response(raw, body.API_KEY, version)
-        except ProtocolError:
-            yield from self.drop(conn)
-            raise
-        return response
+        return (yield from self._decode(conn, raw, body.API_KEY, (version,)))
 
     # ------------------------------------------------------------------ routing
 

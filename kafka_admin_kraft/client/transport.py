@@ -2,7 +2,9 @@
 
 A transport performs the effects the core yields (connect, exchange one frame, close, sleep) and
 reports every failure as :class:`~kafka_admin_kraft.errors.KafkaConnectionError` (TLS handshake
-failures as :class:`~kafka_admin_kraft.errors.AuthenticationError`).
+failures as :class:`~kafka_admin_kraft.errors.AuthenticationError`); bytes that do not frame as a
+Kafka response fail the connection the same way. The drivers hand whatever an effect raised back to
+the operation, which closes what it opened and decides: an operation is never left suspended.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from kafka_admin_kraft.client.config import Address, format_address
 from kafka_admin_kraft.client.core import Close, Connect, Exchange, Sleep
-from kafka_admin_kraft.errors import AuthenticationError, KafkaConnectionError
+from kafka_admin_kraft.errors import AuthenticationError, KafkaConnectionError, ProtocolError
 from kafka_admin_kraft.protocol.framing import FrameSplitter
 
 if TYPE_CHECKING:
@@ -29,12 +31,18 @@ T = TypeVar("T")
 def describe_os_error(exc: BaseException) -> str:
     if isinstance(exc, socket.gaierror):
         return f"cannot resolve the host name ({exc.strerror})"
+    if isinstance(exc, UnicodeError):  # a host name the IDNA codec refuses (a node may advertise one)
+        return f"cannot resolve the host name ({exc})"
     if isinstance(exc, ConnectionRefusedError):
         return "connection refused"
     if isinstance(exc, OSError) and exc.errno is not None:
         name = errno.errorcode.get(exc.errno, str(exc.errno))
         return f"{exc.strerror or exc} ({name})"
     return str(exc) or type(exc).__name__
+
+
+def not_a_response(label: str, error: ProtocolError) -> KafkaConnectionError:
+    return KafkaConnectionError(label, f"the server sent bytes that are not a Kafka response: {error}")
 
 
 class SyncConnection(Protocol):
@@ -80,7 +88,7 @@ def run_sync(operation: Generator[Any, Any, T], transport: SyncTransport) -> T:
                 transport.sleep(effect.seconds)
             else:
                 raise TypeError(f"unknown effect {effect!r}")
-        except (KafkaConnectionError, AuthenticationError) as exc:
+        except BaseException as exc:  # the operation cleans up, then re-raises what it cannot handle
             error = exc
 
 
@@ -105,7 +113,7 @@ async def run_async(operation: Generator[Any, Any, T], transport: AsyncTransport
                 await transport.sleep(effect.seconds)
             else:
                 raise TypeError(f"unknown effect {effect!r}")
-        except (KafkaConnectionError, AuthenticationError) as exc:
+        except BaseException as exc:  # as in run_sync, cancellation included
             error = exc
 
 
@@ -136,6 +144,9 @@ class SocketConnection:
                     self.close()
                     raise KafkaConnectionError(self.label, "connection closed by the server")
                 self.frames.extend(self.splitter.feed(data))
+        except ProtocolError as exc:
+            self.close()
+            raise not_a_response(self.label, exc) from None
         except TimeoutError:
             self.close()
             raise KafkaConnectionError(
@@ -171,7 +182,7 @@ class SocketTransport:
             raise KafkaConnectionError(
                 label, f"no connection within {timeout:.3g} s", timed_out=True
             ) from None
-        except OSError as exc:
+        except (OSError, UnicodeError) as exc:
             raise KafkaConnectionError(label, describe_os_error(exc)) from None
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if self.ssl_context is not None:
@@ -203,14 +214,20 @@ class StreamConnection:
         self.reader = reader
         self.writer = writer
         self.label = format_address(address)
+        self.splitter = FrameSplitter()
+        self.frames: list[bytes] = []
 
     async def _exchange(self, frame: bytes) -> bytes:
+        import asyncio
+
         self.writer.write(frame)
         await self.writer.drain()
-        size = int.from_bytes(await self.reader.readexactly(4), "big", signed=True)
-        if size < 0 or size > FrameSplitter().max_frame_bytes:
-            raise OSError(f"bad frame size {size}")
-        return await self.reader.readexactly(size)
+        while not self.frames:
+            data = await self.reader.read(65536)
+            if not data:
+                raise asyncio.IncompleteReadError(b"", None)
+            self.frames.extend(self.splitter.feed(data))
+        return self.frames.pop(0)
 
     async def exchange(self, frame: bytes, timeout: float) -> bytes:
         import asyncio
@@ -225,6 +242,9 @@ class StreamConnection:
         except asyncio.IncompleteReadError:
             await self.close()
             raise KafkaConnectionError(self.label, "connection closed by the server") from None
+        except ProtocolError as exc:
+            await self.close()
+            raise not_a_response(self.label, exc) from None
         except OSError as exc:
             await self.close()
             raise KafkaConnectionError(self.label, describe_os_error(exc)) from None
@@ -268,7 +288,7 @@ class StreamTransport:
             raise KafkaConnectionError(
                 label, f"no connection within {timeout:.3g} s", timed_out=True
             ) from None
-        except OSError as exc:
+        except (OSError, UnicodeError) as exc:
             import ssl
 
             if isinstance(exc, ssl.SSLError):

@@ -33,7 +33,8 @@ def _replica(state: Any) -> ReplicaState:
 
 
 def to_quorum_info(response: messages.DescribeQuorumResponse, version: int, node: str) -> QuorumInfo:
-    """The QuorumInfo in a response, or the error it carries."""
+    """The QuorumInfo in a response, or the error it carries. Endpoints are taken as the leader reports
+    them: the checks of caller-built endpoints are not the place to refuse a server's answer."""
     if response.error_code:
         raise error_for_code(response.error_code, response.error_message).in_context(OPERATION, node)
     topics = response.topics
@@ -59,7 +60,9 @@ def to_quorum_info(response: messages.DescribeQuorumResponse, version: int, node
         nodes={
             n.node_id: Node(
                 node_id=n.node_id,
-                endpoints=tuple(Endpoint(listener=e.name, host=e.host, port=e.port) for e in n.listeners),
+                endpoints=tuple(
+                    Endpoint.model_construct(listener=e.name, host=e.host, port=e.port) for e in n.listeners
+                ),
             )
             for n in response.nodes
         },

@@ -25,11 +25,6 @@ def update_features(
     validate_only: bool = False,
     timeout: float | None = None,
 ) -> Op[dict[str, FeatureUpdateResult]]:
-    if not updates:
-        raise ValueError("update_features needs at least one feature")
-    for name in updates:
-        if not name or not name.strip():
-            raise ValueError("feature names cannot be empty")
     cls = messages.UpdateFeaturesRequest
     needs_v1 = validate_only or any(u.upgrade_type != UpgradeType.UPGRADE for u in updates.values())
 

@@ -2,7 +2,8 @@
 
 ``FakeNetwork`` is a sync transport (``clock``/``sleep``/``connect``) on a fake clock;
 ``AsyncFakeNetwork`` wraps it for ``AsyncAdmin``. Each ``FakeNode`` answers with ``handlers[api_key]``
-(``fn(node, version, body) -> response | HANG | DROP``); defaults model a KRaft controller quorum.
+(``fn(node, version, body) -> response | HANG | DROP | bytes``, bytes being sent as the response body
+after the right correlation id); defaults model a KRaft controller quorum.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ class FakeNode:
 
 
 class FakeNetwork:
-    """Nodes on a fake clock. ``requests`` logs (node id, API name, version, body)."""
+    """Nodes on a fake clock. ``requests`` logs (node id, API name, version, body); ``opened`` holds
+    every connection made."""
 
     def __init__(self, size: int = 3, leader: int | None = 1, *, brokers: int = 0) -> None:
         self.now = 1000.0
@@ -66,6 +68,7 @@ class FakeNetwork:
         self.leader = leader
         self.requests: list[tuple[int, str, int, Any]] = []
         self.connects: list[Address] = []
+        self.opened: list[FakeConnection] = []
         for i in range(1, size + 1):
             self.nodes[i] = FakeNode(i, 9090 + i, self)
         for i in range(101, 101 + brokers):
@@ -93,7 +96,9 @@ class FakeNetwork:
         node = next((n for n in self.nodes.values() if n.address == address), None)
         if node is None or not node.up:
             raise KafkaConnectionError(format_address(address), "connection refused")
-        return FakeConnection(self, node)
+        conn = FakeConnection(self, node)
+        self.opened.append(conn)
+        return conn
 
 
 class FakeConnection:
@@ -132,6 +137,8 @@ class FakeConnection:
         if response is DROP:
             self.closed = True
             raise KafkaConnectionError(label, "connection closed by the server")
+        if isinstance(response, bytes):
+            return header.correlation_id.to_bytes(4, "big", signed=True) + response
         return framing.encode_response(response, version, header.correlation_id)[4:]
 
     def close(self) -> None:

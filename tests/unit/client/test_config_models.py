@@ -139,7 +139,7 @@ def test_error_texts() -> None:
     assert str(error) == "[NOT_CONTROLLER] not active (update_features on node 2 (h:1))"
     timeout = KafkaTimeoutError("describe_cluster", 5, error)
     assert str(timeout) == (
-        "describe_cluster timed out after 5 s; last error: NotControllerError: "
+        "describe_cluster timed out after 5 s; last error: "
         "[NOT_CONTROLLER] not active (update_features on node 2 (h:1))"
     )
 
