@@ -207,6 +207,10 @@ class KafkaGroup(_KafkaParsing, click.Group):
                 except OSError as exc:
                     raise click.UsageError(f"Could not read arguments from file {path}: "
                                            f"{exc.strerror}") from None
+                except UnicodeDecodeError as exc:
+                    byte = exc.object[exc.start]
+                    raise click.UsageError(f"Could not read arguments from file {path}: not UTF-8 text "
+                                           f"(byte 0x{byte:02x} at offset {exc.start})") from None
             else:
                 expanded.append(token)
         return expanded

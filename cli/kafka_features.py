@@ -157,10 +157,25 @@ def parse_feature_level(text: str) -> tuple[str, int]:
     return name, level
 
 
-def _add(updates: dict[str, int], name: str, level: int) -> None:
+def _add(updates: dict[str, int], operation: str, name: str, level: int) -> None:
+    """One requested level, checked as Kafka's ``FeatureUpdate`` constructor does, then for duplicates."""
+    if operation == "upgrade" and level == 0:
+        output.fail(
+            "The upgradeType flag should be set to SAFE_DOWNGRADE or UNSAFE_DOWNGRADE when the "
+            f"provided maxVersionLevel:{level} is < 1."
+        )
+    if level < 0:
+        output.fail("Cannot specify a negative version level.")
     if name in updates:
         output.fail(f"Feature {name} was specified more than once.")
     updates[name] = level
+
+
+def _refuse_blank_names(updates: dict[str, int]) -> None:
+    """Kafka's Admin client refuses a blank feature name before sending (``Utils.isBlank``: nothing but
+    characters up to U+0020, as Java's ``trim`` sees blanks)."""
+    if any(all(char <= " " for char in name) for name in updates):
+        output.fail("Provided feature can not be empty.")
 
 
 def requested_levels(
@@ -184,11 +199,12 @@ def requested_levels(
         else:
             output.write(notice)
         try:
-            _add(updates, METADATA_VERSION, kfeatures.metadata_version_from_string(metadata, unstable=True))
+            level = kfeatures.metadata_version_from_string(metadata, unstable=True)
         except ValueError as exc:
             output.fail(str(exc))
+        _add(updates, operation, METADATA_VERSION, level)
     for text in features:
-        _add(updates, *parse_feature_level(text))
+        _add(updates, operation, *parse_feature_level(text))
     if release_version is not None:
         try:
             mapping = kfeatures.version_mapping(release_version, unstable=True)
@@ -199,14 +215,6 @@ def requested_levels(
                 updates[name] = level
     if not updates:
         output.fail(f"You must specify at least one feature to {operation}")
-    for level in updates.values():
-        if operation == "upgrade" and level < 1:
-            output.fail(
-                "The upgradeType flag should be set to SAFE_DOWNGRADE or UNSAFE_DOWNGRADE when the "
-                f"provided maxVersionLevel:{level} is < 1."
-            )
-        if level < 0:
-            output.fail(f"The provided maxVersionLevel:{level} is negative; feature levels are 0 or more.")
     return updates
 
 
@@ -282,6 +290,7 @@ def _run_updates(
 ) -> None:
     with _connect(ctx) as admin:
         updates = updates_of()
+        _refuse_blank_names(updates)
         outcomes = apply_updates(admin, operation, updates, unsafe=unsafe, dry_run=dry_run)
     if output_format == "json":
         output.write_json(outcome_json(operation, outcomes, dry_run=dry_run, unsafe=unsafe))
@@ -411,7 +420,7 @@ def disable(
     def updates() -> dict[str, int]:
         levels: dict[str, int] = {}
         for name in features:
-            _add(levels, name, 0)
+            _add(levels, "disable", name, 0)
         if not levels:
             output.fail("You must specify at least one feature to disable")
         return levels

@@ -118,7 +118,18 @@ def info(config: str, output_format: str) -> None:
 FORMAT_HELP = """Format the log directories of a node: every directory in log.dirs and metadata.log.dir
 gets meta.properties and bootstrap.checkpoint; a controller of a dynamic quorum (no
 controller.quorum.voters) started with --standalone or --initial-controllers also gets the bootstrap
-snapshot holding the initial voters. Refuses, writing nothing, when a directory is already formatted.
+snapshot holding the initial voters. Refuses, writing nothing, when a directory is already formatted
+or cannot be written.
+
+The default metadata.version is Kafka 4.2's, 4.2-IV1 (level 29): an older Kafka refuses to start on
+it (3.9: "No MetadataVersion with feature level 29"). For an older Kafka pass its release:
+
+\b
+  Kafka  --release-version  metadata.version written
+  3.9    3.9                3.9-IV0 (21)
+  4.0    4.0                4.0-IV3 (25)
+  4.1    4.1                4.1-IV1 (27)
+  4.2    4.2 (default)      4.2-IV1 (29)
 
 \b
 Examples:
@@ -166,7 +177,8 @@ def _format_json(plan: FormatPlan, written: dict[str, list[str]]) -> dict[str, A
               help="Skip directories that are already formatted instead of refusing. Example: -g")
 @click.option("--release-version", "-r", "release_version", metavar="RELEASE_VERSION",
               help="The metadata.version to start with, and the default levels of the other features "
-              "(default: the latest production version, 4.2-IV1). Example: -r 3.9-IV0")
+              "(default: Kafka 4.2's, 4.2-IV1, which Kafka 3.9, 4.0 and 4.1 refuse: pass their release, "
+              "-r 3.9, -r 4.0 or -r 4.1, to format for them). Example: -r 3.9")
 @click.option("--feature", "-f", "feature", multiple=True, metavar="FEATURE",
               help="A feature level to start with instead of the release's default (repeatable). "
               "Example: -f transaction.version=1")
@@ -215,17 +227,18 @@ def format_command(config: str, cluster_id: str, add_scram: tuple[str, ...], ign
     if not plan.targets and text:
         write("All of the log directories are already formatted.\n")
         return
-    if text:
-        write(f"Bootstrap metadata: {plan.bootstrap_metadata_string()}\n")
-    written: dict[str, list[str]] = {}
     with progress(f"Formatting {len(plan.targets)} log directories"):
-        for target in plan.targets:
-            if text:
-                write(f"Formatting {target.kind} {target.path} with metadata.version "
-                      f"{release_string(plan.metadata_version)}.\n")
-            written[target.path] = [str(path) for path in plan.write(target)]
+        try:
+            written = plan.write()
+        except FormatterError as exc:
+            fail(str(exc))
     if not text:
-        write_json(_format_json(plan, written))
+        write_json(_format_json(plan, {path: [str(file) for file in files]
+                                       for path, files in written.items()}))
+        return
+    write(f"Bootstrap metadata: {plan.bootstrap_metadata_string()}\n"
+          + "".join(f"Formatting {target.kind} {target.path} with metadata.version "
+                    f"{release_string(plan.metadata_version)}.\n" for target in plan.targets))
 
 
 # --------------------------------------------------------------------------- the feature tables

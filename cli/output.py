@@ -7,7 +7,9 @@ README.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,15 +30,25 @@ output_option = click.option(
 
 
 def write(text: str) -> None:
-    """Print text exactly as given (callers supply Kafka's newlines)."""
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    """Print text exactly as given (callers supply Kafka's newlines). A standard output that cannot take
+    it (closed, or a file on a full disk) ends the tool with one line on stderr and exit status 1; a
+    reader that went away (a closed pipe) is left to click, which exits quietly with 1."""
+    stdout = sys.stdout
+    try:
+        if stdout is None:
+            raise OSError(errno.EBADF, "standard output is closed")
+        stdout.write(text)
+        stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - so that the exit does not flush again
+        fail(f"Cannot write the output: {exc.strerror or exc}")
 
 
 def write_json(document: Any) -> None:
     """Print one JSON document, keys in the order the command built them."""
-    sys.stdout.write(json.dumps(document, indent=2) + "\n")
-    sys.stdout.flush()
+    write(json.dumps(document, indent=2) + "\n")
 
 
 def fail(message: str, code: int = 1) -> NoReturn:

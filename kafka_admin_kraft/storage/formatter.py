@@ -3,8 +3,8 @@
 
 :func:`plan_format` makes every check of Kafka 4.2's storage tool and formatter, in Kafka's order and
 with Kafka's messages, and reads the directories, without writing anything; :meth:`FormatPlan.write`
-then writes one directory. Splitting the two keeps a refused format from touching the disk, and lets
-a caller report each directory as it is written.
+then writes every directory, or, when the disk refuses one, none. Splitting the two keeps a refused
+format from touching the disk.
 
 What a formatted directory holds (the writers live in :mod:`kafka_admin_kraft.storage.bootstrap` and
 :mod:`kafka_admin_kraft.storage.meta_properties`):
@@ -26,10 +26,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import hashlib
 import hmac
 import os
+import re
 import secrets
+import shutil
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -87,6 +90,7 @@ SCRAM_MECHANISMS: Final = {"SCRAM-SHA-256": (1, "sha256"), "SCRAM-SHA-512": (2, 
 SCRAM_ITERATIONS: Final = (4096, 16384)
 """Default (and minimum) and maximum iteration count Kafka accepts for both mechanisms."""
 FORMAT_COMMAND_SOURCE: Final = "format command"
+_DECIMAL: Final = re.compile(r"[+-]?[0-9]+")
 
 DirectoryKind = Literal["data directory", "metadata directory", "dynamic metadata voter directory",
                         "dynamic metadata directory"]
@@ -212,7 +216,16 @@ def _parse_initial_controller(text: str) -> InitialController:
         directory_id = Uuid.from_string(directory)
     except ValueError:
         raise DynamicVoterError("Failed to parse directory ID in dynamic voter string.") from None
-    return InitialController(node_id, host, port, directory_id)
+    return InitialController(node_id, host, port, _usable(directory_id, node_id))
+
+
+def _usable(directory_id: Uuid, node_id: int) -> Uuid:
+    """Refuse a reserved directory id now: a Kafka node refuses to start with one in meta.properties
+    (``MetaPropertiesEnsemble.verify``)."""
+    if directory_id.is_reserved():
+        raise DynamicVoterError(f"Invalid reserved directory ID {directory_id} of node {node_id} in dynamic "
+                                "voter string: the zero id and the ids below 100 are reserved by Kafka.")
+    return directory_id
 
 
 def _unique(controllers: list[InitialController]) -> list[InitialController]:
@@ -252,10 +265,11 @@ def parse_controller_quorum_voters(text: str, node_id: int) -> list[InitialContr
         host, port, _ = _parse_host_port(rest, directory_follows=False)
         if dash >= 0:
             try:
-                directory_id = Uuid.from_string(directory)
+                parsed = Uuid.from_string(directory)
             except ValueError:
                 raise DynamicVoterError(f"Failed to parse directory ID {directory!r} of voter {voter_id} in "
                                         "--controller-quorum-voters.") from None
+            directory_id = _usable(parsed, voter_id)
         elif voter_id == node_id:
             directory_id = Uuid.random()
         else:
@@ -382,13 +396,11 @@ def parse_scram_credential(text: str) -> ScramCredential:
         raise FormatterError(f"Invalid --add-scram value {text}: give either password or saltedpassword.")
     iterations = SCRAM_ITERATIONS[0]
     if "iterations" in pairs:
-        try:
-            iterations = parse_java_int(pairs["iterations"].strip())
-        except ValueError:
-            raise FormatterError(f"Invalid --add-scram value {text}: iterations is not a number.") from None
-        if not SCRAM_ITERATIONS[0] <= iterations <= SCRAM_ITERATIONS[1]:
-            raise FormatterError(f"Invalid --add-scram value {text}: iterations must be between "
-                                 f"{SCRAM_ITERATIONS[0]} and {SCRAM_ITERATIONS[1]}.")
+        given = pairs["iterations"].strip()
+        if not _DECIMAL.fullmatch(given) or not SCRAM_ITERATIONS[0] <= int(given) <= SCRAM_ITERATIONS[1]:
+            raise FormatterError(f"Invalid --add-scram value {text}: iterations must be a whole number from "
+                                 f"{SCRAM_ITERATIONS[0]} to {SCRAM_ITERATIONS[1]}.")
+        iterations = int(given)
     hash_name = SCRAM_MECHANISMS[mechanism][1]
     if "saltedpassword" in pairs:
         if "salt" not in pairs:
@@ -496,11 +508,44 @@ class FormatPlan:
         return (f"BootstrapMetadata(records=[{', '.join(parts)}], "
                 f"metadataVersionLevel={self.metadata_version}, source={FORMAT_COMMAND_SOURCE})")
 
-    def write(self, target: FormatTarget) -> list[Path]:
-        """Format one directory; meta.properties comes last, so an interrupted format leaves a directory
-        that is still unformatted and can be formatted again."""
+    def write(self) -> dict[str, list[Path]]:
+        """Format every target directory, or leave the disk as it was; returns the files written per
+        directory.
+
+        Every directory (with its missing parents) is made before any file is written, and a failure
+        part way (an interrupt too) removes all this call created, so that a failed format never
+        leaves some log directories formatted and others not. Within a directory meta.properties
+        comes last. Raises :class:`FormatterError` naming the directory and the operating system's
+        reason, in the words of Kafka's ``Formatter`` for a directory it cannot write.
+        """
+        created: list[Path] = []
+        before: dict[str, set[str]] = {}
+        written: dict[str, list[Path]] = {}
+        current, making = "", True
+        try:
+            for target in self.targets:
+                current = target.path
+                directory = Path(target.path)
+                missing = _highest_missing(directory)
+                if missing is not None:
+                    created.append(missing)
+                directory.mkdir(parents=True, exist_ok=True)
+                before[target.path] = set(os.listdir(directory))
+            making = False
+            for target in self.targets:
+                current = target.path
+                written[target.path] = self._write_directory(target)
+        except BaseException as exc:
+            _remove_new_entries(before, created)
+            # ValueError while making the directories: a path the OS cannot take (a NUL byte)
+            if isinstance(exc, OSError) or (making and isinstance(exc, ValueError)):
+                raise FormatterError(f"Error while writing meta.properties file {current}: "
+                                     f"{_os_reason(exc, current)}") from None
+            raise
+        return written
+
+    def _write_directory(self, target: FormatTarget) -> list[Path]:
         directory = Path(target.path)
-        directory.mkdir(parents=True, exist_ok=True)
         written: list[Path] = []
         if target.writes_bootstrap_snapshot and self.initial_controllers is not None:
             written.append(write_bootstrap_snapshot(directory, self.initial_controllers,
@@ -510,6 +555,44 @@ class FormatPlan:
         written.append(write_meta_properties(directory, MetaProperties(
             version=1, cluster_id=self.cluster_id, node_id=self.node_id, directory_id=target.directory_id)))
         return written
+
+
+def _highest_missing(directory: Path) -> Path | None:
+    """The outermost of ``directory`` and its parents that does not exist: what making it creates."""
+    missing = None
+    for candidate in (directory, *directory.parents):
+        if os.path.lexists(candidate):
+            break
+        missing = candidate
+    return missing
+
+
+def _remove_new_entries(before: Mapping[str, set[str]], created: Sequence[Path]) -> None:
+    """Undo a failed :meth:`FormatPlan.write`: remove the entries that appeared in the directories that
+    existed, then the directories it made. Best effort: what cannot be removed stays."""
+    for directory, names in before.items():
+        try:
+            new = set(os.listdir(directory)) - names
+        except OSError:
+            continue
+        for name in new:
+            path = os.path.join(directory, name)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+    for made in reversed(created):
+        shutil.rmtree(made, ignore_errors=True)
+
+
+def _os_reason(exc: OSError | ValueError, directory: str) -> str:
+    """``Permission denied``, with the path when it is not the directory itself (a parent, a file)."""
+    if not isinstance(exc, OSError) or not exc.strerror:
+        return str(exc)
+    if exc.filename is None or os.fspath(exc.filename) == directory:
+        return exc.strerror
+    return f"{exc.strerror}: {os.fspath(exc.filename)}"
 
 
 def _metadata_version(config: NodeStorageConfig, options: FormatOptions, release: int | None,
@@ -692,7 +775,7 @@ def _inspect(directory: str) -> DirectoryReport:
     if not os.path.exists(path):
         return DirectoryReport(directory, problem="not formatted")
     try:
-        return DirectoryReport(directory, meta=read_meta_properties(path))
+        return DirectoryReport(directory, meta=read_meta_properties(directory))
     except StorageFormatError as exc:
         return DirectoryReport(directory, error=exc.reason)
     except OSError as exc:

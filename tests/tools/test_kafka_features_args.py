@@ -70,8 +70,8 @@ def test_duplicates_and_upgrading_to_zero() -> None:
     refused(run("upgrade", "--feature", "group.version=0"),
             "The upgradeType flag should be set to SAFE_DOWNGRADE or UNSAFE_DOWNGRADE when the provided "
             "maxVersionLevel:0 is < 1.")
-    refused(run("downgrade", "--feature", "group.version=-1"),
-            "The provided maxVersionLevel:-1 is negative; feature levels are 0 or more.")
+    refused(run("downgrade", "--feature", "group.version=-1"), "Cannot specify a negative version level.")
+    refused(run("upgrade", "--feature", "group.version=-1"), "Cannot specify a negative version level.")
 
 
 def test_unknown_release_versions() -> None:

@@ -299,6 +299,54 @@ def test_static_quorum_rejects_standalone_and_invalid_config(tmp_path: Path) -> 
         1, "Invalid value x for configuration node.id: Not a number of type INT\n")
 
 
+# --------------------------------------------------------------------------- which Kafka a format is for
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+HELP_ROW = re.compile(r"^ +(\d\.\d) +(\d\.\d)( \(default\))? +(\d\.\d-IV\d) \((\d+)\)$")
+README_ROW = re.compile(r"^\| (\d\.\d) \| `(\d\.\d)`( \(the default\))? \| (\d\.\d-IV\d) \((\d+)\) \|$")
+ReleaseRow = tuple[str, str, bool, str, int]
+
+
+def release_rows(text: str, row: re.Pattern[str]) -> list[ReleaseRow]:
+    """(Kafka line, --release-version, is the default, metadata.version, level) per table row."""
+    return [(m[1], m[2], m[3] is not None, m[4], int(m[5]))
+            for m in map(row.match, text.splitlines()) if m is not None]
+
+
+def format_help() -> str:
+    result = run_tool("format", "--help")
+    assert result.code == 0
+    return result.out
+
+
+def test_format_help_says_which_release_version_each_kafka_needs() -> None:
+    text = format_help()
+    assert release_rows(text, HELP_ROW) == [("3.9", "3.9", False, "3.9-IV0", 21),
+                                            ("4.0", "4.0", False, "4.0-IV3", 25),
+                                            ("4.1", "4.1", False, "4.1-IV1", 27),
+                                            ("4.2", "4.2", True, "4.2-IV1", 29)]
+    words = " ".join(text.split())
+    assert "The default metadata.version is Kafka 4.2's, 4.2-IV1 (level 29)" in words
+    assert '"No MetadataVersion with feature level 29"' in words
+    assert "(default: Kafka 4.2's, 4.2-IV1, which Kafka 3.9, 4.0 and 4.1 refuse" in words
+    assert release_rows(README.read_text(), README_ROW) == release_rows(text, HELP_ROW)
+
+
+@pytest.mark.parametrize("row", release_rows(format_help(), HELP_ROW), ids=lambda row: f"kafka-{row[0]}")
+def test_each_documented_release_version_formats_the_stated_metadata_version(
+        tmp_path: Path, row: ReleaseRow) -> None:
+    _, release, default, release_string, level = row
+    runs = [(tmp_path / "given", ["-r", release])] + ([(tmp_path / "default", [])] if default else [])
+    for root, extra in runs:
+        config = write_config(root / "c.properties", **controller_props(root, 1, 9093))
+        result = run_tool("format", "-c", str(config), "-t", CLUSTER_ID, "-N", *extra)
+        assert result.code == 0, result.err
+        assert result.out.endswith(f"with metadata.version {release_string}.\n")
+        records = read_batches(root / "meta-1" / "bootstrap.checkpoint")[1].values
+        assert records[0][:2] == (12, 0)  # FeatureLevelRecord v0 first, as Kafka writes it
+        assert (records[0][2].name, records[0][2].feature_level) == ("metadata.version", level)
+
+
 # --------------------------------------------------------------------------- argument parsing (argparse4j)
 
 

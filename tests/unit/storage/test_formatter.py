@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -89,6 +91,20 @@ def test_initial_controllers_errors_are_kafkas(text: str, message: str) -> None:
     assert str(info.value) == message
 
 
+@pytest.mark.parametrize("reserved", ["AAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAQ",
+                                      "AAAAAAAAAAAAAAAAAAAAYw"])
+def test_reserved_directory_ids_are_refused_before_anything_is_written(reserved: str) -> None:
+    """The zero id, the metadata topic id (1) and the rest below 100: a node refuses to start with one."""
+    message = (f"Invalid reserved directory ID {reserved} of node 2 in dynamic voter string: the zero id and "
+               "the ids below 100 are reserved by Kafka.")
+    with pytest.raises(DynamicVoterError) as info:
+        parse_initial_controllers(f"1@a:1:{U1},2@b:2:{reserved}")
+    assert str(info.value) == message
+    with pytest.raises(DynamicVoterError) as info:
+        parse_controller_quorum_voters(f"1@a:1,2-{reserved}@b:2", node_id=1)
+    assert str(info.value) == message
+
+
 def test_controller_quorum_voters_generates_only_this_nodes_directory_id() -> None:
     voters = parse_controller_quorum_voters(f"1@ctl1:9093,2-{U2}@ctl2:9093,3-{U3}@[::1]:9095", node_id=1)
     assert [(v.node_id, v.host, v.port) for v in voters] == [
@@ -161,8 +177,9 @@ def test_scram_salted_password_is_used_as_given() -> None:
     ("SCRAM-SHA-256=name=a", "expected SCRAM-SHA-256=[name=...,password=...]"),
     ("SCRAM-SHA-256=[password=b]", "name is required"),
     ("SCRAM-SHA-256=[name=a]", "give either password or saltedpassword"),
-    ("SCRAM-SHA-256=[name=a,password=b,iterations=100]", "iterations must be between 4096 and 16384"),
-    ("SCRAM-SHA-256=[name=a,password=b,iterations=x]", "iterations is not a number"),
+    ("SCRAM-SHA-256=[name=a,password=b,iterations=100]", "a whole number from 4096 to 16384."),
+    ("SCRAM-SHA-256=[name=a,password=b,iterations=99999999999999999999999]", "from 4096 to 16384"),
+    ("SCRAM-SHA-256=[name=a,password=b,iterations=x]", "iterations must be a whole number"),
     ("SCRAM-SHA-256=[name=a,saltedpassword=AAAA]", "saltedpassword needs the salt"),
     ("SCRAM-SHA-256=[name=a,password=b,salt=***]", "salt is not base64"),
     ("SCRAM-SHA-256=[name=a,password=b,colour=red]", "unknown key colour"),
@@ -234,8 +251,8 @@ def test_refusals_have_kafkas_messages(tmp_path: Path) -> None:
 
 def test_nothing_is_written_when_a_directory_is_already_formatted(tmp_path: Path) -> None:
     config = node(tmp_path, data_dirs=("data-a", "data-b"))
-    plan = plan_format(config, options(standalone=True))
-    plan.write(plan.targets[0])  # data-a is now formatted, data-b and meta are not
+    only_a = replace(config, log_dirs=(str(tmp_path / "data-a"),), metadata_log_dir=str(tmp_path / "data-a"))
+    plan_format(only_a, options(no_initial_controllers=True)).write()  # data-b and meta stay unformatted
     before = tree(tmp_path)
     assert refused(config, options(standalone=True)) == (
         f"Log directory {tmp_path / 'data-a'} is already formatted. Use --ignore-formatted to ignore this "
@@ -248,8 +265,8 @@ def test_nothing_is_written_when_a_directory_is_already_formatted(tmp_path: Path
 
 def test_ignore_formatted_refuses_directories_of_another_cluster_or_node(tmp_path: Path) -> None:
     config = node(tmp_path, data_dirs=("data",))
-    plan = plan_format(config, options(no_initial_controllers=True))
-    plan.write(plan.targets[0])
+    only_data = replace(config, log_dirs=(str(tmp_path / "data"),), metadata_log_dir=str(tmp_path / "data"))
+    plan_format(only_data, options(no_initial_controllers=True)).write()
     before = tree(tmp_path)
     message = refused(config, options(cluster_id="AAAAAAAAAAAAAAAAAAAAAg", no_initial_controllers=True,
                                       ignore_formatted=True))
@@ -282,8 +299,12 @@ def test_standalone_writes_kafkas_files(tmp_path: Path) -> None:
     assert [(t.path, t.kind) for t in plan.targets] == [
         (str(tmp_path / "data"), "data directory"),
         (str(tmp_path / "meta"), "dynamic metadata voter directory")]
-    for target in plan.targets:
-        plan.write(target)
+    written = plan.write()
+    assert written == {str(tmp_path / "data"): [tmp_path / "data" / "bootstrap.checkpoint",
+                                                 tmp_path / "data" / "meta.properties"],
+                       str(tmp_path / "meta"): [tmp_path / "meta" / SNAPSHOT,
+                                                 tmp_path / "meta" / "bootstrap.checkpoint",
+                                                 tmp_path / "meta" / "meta.properties"]}
     voter = plan.initial_controllers
     assert voter is not None and len(voter) == 1
     assert (voter[0].node_id, voter[0].host, voter[0].port) == (1, "ctl1.example", 9093)
@@ -332,7 +353,7 @@ def test_initial_controllers_for_a_node_outside_the_list(tmp_path: Path) -> None
     (target,) = plan.targets
     assert target.kind == "dynamic metadata directory"
     assert target.directory_id not in (Uuid.from_string(U1), Uuid.from_string(U2))
-    plan.write(target)
+    plan.write()
     snapshot = read_batches(tmp_path / "meta" / SNAPSHOT)
     assert [v.voter_id for v in snapshot[0].values[2].voters] == [1, 2]
     assert [str(v.voter_directory_id) for v in snapshot[0].values[2].voters] == [U1, U2]
@@ -347,7 +368,7 @@ def test_release_39_static_quorum_and_scram(tmp_path: Path) -> None:
     assert plan.feature_levels == {"kraft.version": 0, "transaction.version": 0, "group.version": 0,
                                    "eligible.leader.replicas.version": 0, "share.version": 0,
                                    "streams.version": 0}
-    plan.write(target)
+    plan.write()
     assert not (tmp_path / "meta" / "__cluster_metadata-0").exists()
     batches = read_batches(tmp_path / "meta" / "bootstrap.checkpoint")
     assert [(b.base_offset, b.offsets) for b in batches] == [(0, [0]), (1, [1, 2]), (3, [3])]
@@ -394,3 +415,73 @@ def test_inspect_directories(tmp_path: Path) -> None:
     assert [(r.problem, r.error) for r in reports] == [
         ("does not exist", None), ("not a directory", None), ("not formatted", None),
         (None, "Unknown meta.properties version number 7")]
+
+
+def test_inspect_reports_a_meta_properties_that_is_a_directory(tmp_path: Path) -> None:
+    (tmp_path / "odd" / "meta.properties").mkdir(parents=True)
+    (report,) = inspect_directories([str(tmp_path / "odd")])
+    assert (report.problem, report.error) == (None, "Is a directory")
+
+
+# --------------------------------------------------------------------------- failed writes leave no trace
+
+
+def listing(root: Path) -> dict[str, bytes | str | None]:
+    """Every entry under ``root``: file bytes, symlink targets, None for directories."""
+    found: dict[str, bytes | str | None] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath, name)
+            key = str(path.relative_to(root))
+            if path.is_symlink():
+                found[key] = os.readlink(path)
+            else:
+                found[key] = None if path.is_dir() else path.read_bytes()
+    return found
+
+
+def unmakeable(root: Path, kind: str) -> tuple[Path, str]:
+    """A log directory that cannot be made, and the reason the operating system gives."""
+    if kind == "under a regular file":
+        (root / "z-file").write_text("not a directory")
+        return root / "z-file" / "dir", "Not a directory"
+    if kind == "name too long":
+        return root / "z-new" / ("x" * 300), "File name too long"
+    if kind == "dangling symlink":
+        (root / "z-link").symlink_to(root / "nowhere")
+        return root / "z-link", "File exists"
+    if kind == "symlink loop":
+        (root / "z-loop").symlink_to(root / "z-loop")
+        return root / "z-loop" / "dir", "Too many levels of symbolic links"
+    return root / "z-nul\0dir", "embedded null byte"
+
+
+@pytest.mark.parametrize("kind", ["under a regular file", "name too long", "dangling symlink", "symlink loop",
+                                  "a NUL byte"])
+def test_a_directory_that_cannot_be_made_fails_the_format_and_nothing_is_written(
+        tmp_path: Path, kind: str) -> None:
+    bad, reason = unmakeable(tmp_path, kind)
+    config = replace(node(tmp_path, data_dirs=("a-data", "b-new/deeper/data")),
+                     log_dirs=(str(tmp_path / "meta"), str(tmp_path / "a-data"),
+                               str(tmp_path / "b-new" / "deeper" / "data"), str(bad)))
+    plan = plan_format(config, options(standalone=True))
+    assert [t.path for t in plan.targets][-1] == str(bad)  # the others come first and are undone
+    before = listing(tmp_path)
+    with pytest.raises(FormatterError) as info:
+        plan.write()
+    assert str(info.value) == f"Error while writing meta.properties file {bad}: {reason}"
+    assert listing(tmp_path) == before
+
+
+def test_a_file_that_cannot_be_written_undoes_the_directories_already_formatted(tmp_path: Path) -> None:
+    config = node(tmp_path, data_dirs=("a-data", "new/data"))
+    (tmp_path / "meta" / "bootstrap.checkpoint.tmp").mkdir(parents=True)  # where the file must go
+    (tmp_path / "meta" / "keep.txt").write_text("left alone")
+    plan = plan_format(config, options(standalone=True))
+    assert [t.path for t in plan.targets] == [str(tmp_path / d) for d in ("a-data", "meta", "new/data")]
+    before = listing(tmp_path)
+    with pytest.raises(FormatterError) as info:
+        plan.write()
+    assert str(info.value) == (f"Error while writing meta.properties file {tmp_path / 'meta'}: "
+                               f"Is a directory: {tmp_path / 'meta' / 'bootstrap.checkpoint.tmp'}")
+    assert listing(tmp_path) == before
