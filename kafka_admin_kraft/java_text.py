@@ -5,9 +5,11 @@ else of the package."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from datetime import datetime
+from pathlib import Path
 from typing import Final, Literal
 
 _LINE_BREAK: Final = re.compile(r"\r\n|\r|\n")
@@ -167,3 +169,11 @@ def parse_properties(text: str) -> dict[str, str]:
         key, value = _split_key(line)
         props[_unescape(key)] = _unescape(value)
     return props
+
+
+def read_properties(path: str | os.PathLike[str]) -> dict[str, str]:
+    """``Properties.load(InputStream)`` on a file: its bytes are ISO-8859-1, so any byte is a character.
+
+    Raises OSError when the file cannot be read, ValueError for a malformed ``\\u`` escape.
+    """
+    return parse_properties(Path(path).read_bytes().decode("iso-8859-1"))

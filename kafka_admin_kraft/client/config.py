@@ -114,15 +114,13 @@ def parse_jaas(text: str) -> tuple[str, dict[str, str]]:
 def load_properties(path: str | os.PathLike[str]) -> dict[str, str]:
     """Read a Kafka client ``.properties`` file as Kafka does (``Properties.load(InputStream)``: ISO-8859-1
     with ``\\uXXXX`` escapes); every error names the file."""
-    from kafka_admin_kraft.java_text import parse_properties
+    from kafka_admin_kraft.java_text import read_properties
 
     name = arguments.path(path)
     try:
-        text = Path(name).read_bytes().decode("iso-8859-1")
+        return read_properties(name)
     except OSError as exc:
         raise ConfigError(f"cannot read the properties file {name}: {exc.strerror or exc}") from exc
-    try:
-        return parse_properties(text)
     except ValueError as exc:
         raise ConfigError(f"cannot parse the properties file {name}: {exc}") from None
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from kafka_admin_kraft.java_text import parse_properties
+from kafka_admin_kraft.java_text import read_properties
 
 log = logging.getLogger(__name__)
 
@@ -443,11 +443,9 @@ class ServerConfig:
 def load_properties(path: str | os.PathLike[str]) -> dict[str, str]:
     """Read a properties file as ``Properties.load(InputStream)`` does (ISO-8859-1)."""
     try:
-        text = Path(path).read_bytes().decode("iso-8859-1")
+        return read_properties(path)
     except OSError as exc:
         raise ConfigError(f"Unable to read config file {os.fspath(path)}: {exc.strerror}") from None
-    try:
-        return parse_properties(text)
     except ValueError as exc:
         raise ConfigError(f"Unable to parse config file {os.fspath(path)}: {exc}") from None
 

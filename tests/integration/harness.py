@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any, TypeVar
 
 from integration.client import ConnectionClosed, KafkaClient
@@ -21,7 +23,7 @@ from kafka_admin_kraft_server.local import (
 )
 
 __all__ = ["FAST_ELECTIONS", "HOST", "LISTENER", "NOT_LEADER_OR_FOLLOWER", "Cluster", "Node", "free_ports",
-           "server_command", "server_env", "wait_until"]
+           "one_controller", "server_command", "server_env", "wait_until"]
 
 NOT_LEADER_OR_FOLLOWER = 6
 FAST_ELECTIONS = {"controller.quorum.election.timeout.ms": "500",
@@ -129,3 +131,15 @@ class Cluster(LocalQuorum):
                 return client.api_versions().error_code == 0
 
         wait_until(ready, timeout, f"node {node_id} to answer ApiVersions")
+
+
+@contextlib.contextmanager
+def one_controller(root: Path) -> Iterator[Cluster]:
+    """A single reference controller under ``root``, already the quorum's leader; stopped on exit."""
+    cluster = Cluster(root, 1, properties=dict(FAST_ELECTIONS))
+    try:
+        cluster.format().start_all()
+        cluster.wait_for_leader(30)
+        yield cluster
+    finally:
+        cluster.close()

@@ -8,10 +8,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from integration.harness import FAST_ELECTIONS, Cluster
+from integration.harness import Cluster, one_controller
 
 from kafka_admin_kraft import Admin, AsyncAdmin
 from kafka_admin_kraft.errors import KafkaTimeoutError
@@ -24,13 +23,8 @@ pytestmark = pytest.mark.filterwarnings("error::pytest.PytestUnraisableException
 @pytest.fixture(scope="module")
 def controller(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """One reference controller, the quorum's leader."""
-    cluster = Cluster(Path(tmp_path_factory.mktemp("bad-servers")), 1, properties=dict(FAST_ELECTIONS))
-    try:
-        cluster.format().start_all()
-        cluster.wait_for_leader(30)
+    with one_controller(tmp_path_factory.mktemp("bad-servers")) as cluster:
         yield cluster
-    finally:
-        cluster.close()
 
 
 @pytest.fixture(params=sorted(ANSWERS))

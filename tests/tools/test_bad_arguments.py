@@ -2,7 +2,6 @@
 address or a host that is not a host name, a `--command-config` file that is not UTF-8 or holds a
 malformed escape, a bootstrap address that answers garbage. Config errors are one line on stderr and
 exit status 1, as Kafka prints them, never a traceback; a garbage-answering address is skipped."""
-# ruff: noqa: E501
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from integration.harness import FAST_ELECTIONS, Cluster
+from integration.harness import Cluster, one_controller
 from integration_sdk.bad_server import ANSWERS, garbage_server
 
 from kafka_admin_kraft_cli.kafka_features import main as features_main
@@ -37,8 +36,10 @@ def one_line_error(result: Result, *fragments: str) -> None:
     [
         ("--bootstrap-controller", ",,,", ("bootstrap.controllers lists no address (',,,')",)),
         ("--bootstrap-server", " , ", ("bootstrap.servers lists no address",)),
-        ("--bootstrap-controller", "12..0.0.1:9", ("invalid address '12..0.0.1:9' in bootstrap.controllers", "empty label")),
-        ("--bootstrap-controller", "127.0.0.1:9093,h\u00e9\u200bst:9093", ("in bootstrap.controllers", "U+200B")),
+        ("--bootstrap-controller", "12..0.0.1:9",
+         ("invalid address '12..0.0.1:9' in bootstrap.controllers", "empty label")),
+        ("--bootstrap-controller", "127.0.0.1:9093,h\u00e9\u200bst:9093",
+         ("in bootstrap.controllers", "U+200B")),
         ("--bootstrap-server", "[::1:9092", ("invalid address '[::1:9092' in bootstrap.servers",)),
         ("--bootstrap-server", "localhost:99999", ("bootstrap.servers", "1-65535")),
     ],
@@ -54,36 +55,36 @@ def test_bad_bootstrap_addresses_are_one_line_config_errors(
 def test_command_config_errors_name_the_file(tmp_path: Path) -> None:
     malformed = tmp_path / "malformed.properties"
     malformed.write_bytes(b"client.id=tool\\u00\n")
-    one_line_error(quorum("--bootstrap-controller", "127.0.0.1:1", "--command-config", str(malformed), "describe", "--status"),
+    one_line_error(quorum("--bootstrap-controller", "127.0.0.1:1", "--command-config", str(malformed),
+                          "describe", "--status"),
                    f"cannot parse the properties file {malformed}: Malformed \\uxxxx encoding.")
     folder = tmp_path / "folder.properties"
     folder.mkdir()
-    one_line_error(quorum("--bootstrap-controller", "127.0.0.1:1", "--command-config", str(folder), "describe", "--status"),
+    one_line_error(quorum("--bootstrap-controller", "127.0.0.1:1", "--command-config", str(folder),
+                          "describe", "--status"),
                    f"cannot read the properties file {folder}")
 
 
 @pytest.fixture(scope="module")
 def controller(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """One reference controller, the quorum's leader."""
-    cluster = Cluster(Path(tmp_path_factory.mktemp("bad-arguments")), 1, properties=dict(FAST_ELECTIONS))
-    try:
-        cluster.format().start_all()
-        cluster.wait_for_leader(30)
+    with one_controller(tmp_path_factory.mktemp("bad-arguments")) as cluster:
         yield cluster
-    finally:
-        cluster.close()
 
 
 @pytest.mark.parametrize("answer", ["huge-frame", "bad-body"])
-def test_describe_moves_on_from_a_bootstrap_controller_that_answers_garbage(controller: Cluster, answer: str) -> None:
+def test_describe_moves_on_from_a_bootstrap_controller_that_answers_garbage(controller: Cluster,
+                                                                           answer: str) -> None:
     with garbage_server(ANSWERS[answer]) as bad:
-        result = run("kafka-metadata-quorum", "--bootstrap-controller", f"{bad},{controller.bootstrap_servers()}",
+        result = run("kafka-metadata-quorum", "--bootstrap-controller",
+                     f"{bad},{controller.bootstrap_servers()}",
                      "describe", "--status")
     assert (result.returncode, result.stderr) == (0, "")
     assert f"ClusterId:              {controller.cluster_id}\n" in result.stdout
 
 
-def test_a_command_config_that_is_not_utf8_is_read_as_kafka_reads_it(controller: Cluster, tmp_path: Path) -> None:
+def test_a_command_config_that_is_not_utf8_is_read_as_kafka_reads_it(controller: Cluster,
+                                                                     tmp_path: Path) -> None:
     """Kafka reads the file as ISO-8859-1: any byte is a character."""
     config = tmp_path / "latin-1.properties"
     config.write_bytes(b"# r\xe9glages\nclient.id=caf\xe9-\xff\nrequest.timeout.ms=5000\n")
