@@ -35,7 +35,7 @@ def test_logs_decode_and_look_like_kafkas(make_cluster: Callable[..., Cluster]) 
     cluster = make_cluster(3, properties={**FAST_ELECTIONS, "metadata.max.idle.interval.ms": "100"})
     cluster.format().start_all()
     first_leader, first = cluster.wait_for_leader(30)
-    wait_until(lambda: (p := cluster.quorum_from(first_leader)) is not None and p.high_watermark > 12, 10,
+    wait_until(lambda: (p := cluster.quorum_from(first_leader)) is not None and p.high_watermark > 16, 10,
                "a few NoOps")
     # A graceful stop of the leader hands leadership over through EndQuorumEpoch.
     stopped_at = time.monotonic()
