@@ -163,38 +163,12 @@ def replication_text(quorum: QuorumInfo, now_ms: int | None = None) -> str:
                 status,
             ]
         )
-    return _kafka_table(table)
-
-
-def _tab_terminated(cells: list[str], widths: list[int], aligns: list[str]) -> str:
-    return "".join(cell + "\t" for cell in cells)
-
-
-def _kafka_table(table: list[list[str]]) -> str:
-    """Kafka's replication table: every cell, the header's too, left-justified to its column's width and
-    followed by a TAB, the last one included. The header goes in as the first row because tabulate widens
-    a column under `headers=` by two spaces; the row format is a function because tabulate right-strips
-    the line a `DataRow` builds, which would drop the last padding and TAB."""
-    from tabulate import TableFormat, tabulate
-
-    layout = TableFormat(
-        lineabove=None,
-        linebelowheader=None,
-        linebetweenrows=None,
-        linebelow=None,
-        headerrow=None,
-        datarow=_tab_terminated,
-        padding=0,
-        with_header_hide=None,
-    )
-    text = tabulate(
-        table,
-        tablefmt=layout,
-        colalign=["left"] * len(table[0]),
-        disable_numparse=True,
-        preserve_whitespace=True,
-    )
-    return text + "\n"
+    # Kafka's ToolsUtils.prettyPrintTable layout, which is none of tabulate's formats; importing
+    # tabulate here (about 45 ms, most of it importlib.metadata) would take this command past the
+    # tools' 300 ms start-up aim (BENCHMARKS.md), so the two lines below lay it out.
+    widths = [max(len(row[column]) for row in table) for column in range(len(REPLICATION_HEADER))]
+    return "".join("".join(f"{cell:<{width}}\t" for cell, width in zip(row, widths, strict=True)) + "\n"
+                   for row in table)
 
 
 def replication_json(quorum: QuorumInfo) -> dict[str, Any]:
