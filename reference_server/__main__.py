@@ -54,8 +54,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def runtime_options(config: ServerConfig, state: StartupState, security: Security | None = None,
-                    limits: ConnectionLimits | None = None) -> RuntimeOptions:
+def runtime_options(config: ServerConfig, state: StartupState, security: Security | None,
+                    limits: ConnectionLimits) -> RuntimeOptions:
     bootstrap_file = state.metadata_dir / BOOTSTRAP_FILE
     source = (f"the binary bootstrap metadata file: {bootstrap_file}" if bootstrap_file.exists()
               else "the default bootstrap")
@@ -81,7 +81,7 @@ def runtime_options(config: ServerConfig, state: StartupState, security: Securit
         bootstrap_source=source,
         broker=broker,
         broker_session_timeout_ms=config.broker_session_timeout_ms,
-        connection_limits=limits if limits is not None else settings.connection_limits(config),
+        connection_limits=limits,
         security=security.listeners if security is not None else {},
         peer_security=security.client if security is not None else ClientSecurity(),
     )

@@ -93,10 +93,8 @@ class ConnectionQuotas:
     def __init__(self, node_id: int, limits: ConnectionLimits, room: tuple[int, int] | None) -> None:
         self.node_id = node_id
         self.limits = limits
-        self.descriptor_cap = room[1] if room is not None else None
+        self.descriptor_cap = room[1] if room is not None and room[1] < limits.max_connections else None
         """Connections the open-file limit leaves room for; None when it is not below max.connections."""
-        if room is None or room[1] >= limits.max_connections:
-            self.descriptor_cap = None
         self._counted: set[Connection] = set()
         self._quorum: set[Connection] = set()
         self._per_ip: Counter[str] = Counter()

@@ -104,7 +104,6 @@ ACCEPT_RETRY_S: Final = 1.0
 """How long accepting pauses when the process is out of descriptors or the listening socket fails."""
 ACCEPT_BATCH: Final = 16
 """Connections accepted in one go before the event loop gets a turn."""
-"""How long accepting pauses when the process is out of descriptors."""
 SESSION_CHECK_INTERVAL_MS: Final = 250
 """How often the active controller looks for broker sessions that expired."""
 SLOW_CALL_MS: Final = 500

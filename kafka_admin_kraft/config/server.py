@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from kafka_admin_kraft.java_text import read_properties
+from kafka_admin_kraft.java_text import parse_java_int, read_properties
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,6 @@ class ConfigError(ValueError):
 
 # --------------------------------------------------------------------------- value parsing (ConfigDef)
 
-_JAVA_INTEGER: Final = re.compile(r"[+-]?[0-9]+")
 _COMMA: Final = re.compile(r"\s*,\s*")
 
 
@@ -101,14 +100,10 @@ def _invalid(key: str, value: object, message: str) -> ConfigError:
 
 
 def _parse_number(key: str, raw: str, bits: int) -> int:
-    text = raw.strip()
-    kind = "INT" if bits == 32 else "LONG"
-    if not _JAVA_INTEGER.fullmatch(text):
-        raise _invalid(key, raw, f"Not a number of type {kind}")
-    value = int(text)
-    if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
-        raise _invalid(key, raw, f"Not a number of type {kind}")
-    return value
+    try:
+        return parse_java_int(raw.strip(), bits)
+    except ValueError:
+        raise _invalid(key, raw, f"Not a number of type {'INT' if bits == 32 else 'LONG'}") from None
 
 
 def _parse_list(raw: str) -> list[str]:
@@ -199,15 +194,23 @@ class Listener:
         return f"{self.name}://{host}:{self.port}"
 
 
-def _parse_security_protocol_map(raw: str) -> dict[str, str]:
-    """``Csv.parseCsvMap`` then ``SecurityProtocol.forName`` on each value."""
-    mapping: dict[str, str] = {}
+def _csv_map(key: str, raw: str, form: str) -> list[tuple[str, str, str]]:
+    """``Csv.parseCsvMap``: ``name:value`` entries, split at the last colon, both sides trimmed, as
+    (entry, name, value)."""
+    pairs = []
     for entry in _parse_list(raw):
         cut = entry.rfind(":")
         if cut < 0:
-            raise ConfigError(f"Error parsing configuration property '{LISTENER_SECURITY_PROTOCOL_MAP}': "
-                              f"{entry!r} is not of the form LISTENER_NAME:SECURITY_PROTOCOL")
-        name, protocol = entry[:cut].strip(), entry[cut + 1:].strip()
+            raise ConfigError(f"Error parsing configuration property '{key}': {entry!r} is not of the form "
+                              f"{form}")
+        pairs.append((entry, entry[:cut].strip(), entry[cut + 1:].strip()))
+    return pairs
+
+
+def _parse_security_protocol_map(raw: str) -> dict[str, str]:
+    """``Csv.parseCsvMap`` then ``SecurityProtocol.forName`` on each value."""
+    mapping: dict[str, str] = {}
+    for _, name, protocol in _csv_map(LISTENER_SECURITY_PROTOCOL_MAP, raw, "LISTENER_NAME:SECURITY_PROTOCOL"):
         if protocol not in SECURITY_PROTOCOLS:
             raise ConfigError(f"Invalid security protocol `{protocol}` defined in "
                               f"{LISTENER_SECURITY_PROTOCOL_MAP}")
@@ -251,16 +254,12 @@ def _parse_connection_overrides(raw: str) -> dict[str, int]:
     ``Utils.validHostPattern`` (``KafkaConfig.validateValues``)."""
     key = MAX_CONNECTIONS_PER_IP_OVERRIDES
     overrides: dict[str, int] = {}
-    for entry in _parse_list(raw):
-        cut = entry.rfind(":")
-        if cut < 0:
-            raise ConfigError(f"Error parsing configuration property '{key}': {entry!r} is not of the form "
-                              "HOST:MAX_CONNECTIONS")
-        host, count = entry[:cut].strip(), entry[cut + 1:].strip()
-        if not _JAVA_INTEGER.fullmatch(count) or not -(1 << 31) <= int(count) <= INT32_MAX:
+    for entry, host, count in _csv_map(key, raw, "HOST:MAX_CONNECTIONS"):
+        try:
+            overrides[host] = parse_java_int(count)
+        except ValueError:
             raise ConfigError(f"Error parsing configuration property '{key}': the count {count!r} of "
-                              f"{entry!r} is not a number of type INT")
-        overrides[host] = int(count)
+                              f"{entry!r} is not a number of type INT") from None
     invalid = [host for host in overrides if not _VALID_HOST.fullmatch(host)]
     if invalid:
         raise ConfigError(f"{key} contains invalid addresses : {','.join(invalid)}")
@@ -302,11 +301,7 @@ def parse_voters(raw: str) -> tuple[StaticVoter, ...]:
             raise ConfigError(f"Invalid configuration value for {QUORUM_VOTERS}. {_VOTER_FORM}")
         id_text, address = parts
         try:
-            if not _JAVA_INTEGER.fullmatch(id_text):
-                raise ValueError(id_text)
-            voter_id = int(id_text)
-            if not -(1 << 31) <= voter_id <= INT32_MAX:
-                raise ValueError(id_text)
+            voter_id = parse_java_int(id_text)
         except ValueError:
             raise ConfigError(f"Failed to parse voter ID as an integer from {id_text}") from None
         match = _HOST_PORT.match(address)

@@ -30,7 +30,6 @@ import contextlib
 import hashlib
 import hmac
 import os
-import re
 import secrets
 import shutil
 import time
@@ -90,7 +89,6 @@ SCRAM_MECHANISMS: Final = {"SCRAM-SHA-256": (1, "sha256"), "SCRAM-SHA-512": (2, 
 SCRAM_ITERATIONS: Final = (4096, 16384)
 """Default (and minimum) and maximum iteration count Kafka accepts for both mechanisms."""
 FORMAT_COMMAND_SOURCE: Final = "format command"
-_DECIMAL: Final = re.compile(r"[+-]?[0-9]+")
 
 DirectoryKind = Literal["data directory", "metadata directory", "dynamic metadata voter directory",
                         "dynamic metadata directory"]
@@ -396,11 +394,13 @@ def parse_scram_credential(text: str) -> ScramCredential:
         raise FormatterError(f"Invalid --add-scram value {text}: give either password or saltedpassword.")
     iterations = SCRAM_ITERATIONS[0]
     if "iterations" in pairs:
-        given = pairs["iterations"].strip()
-        if not _DECIMAL.fullmatch(given) or not SCRAM_ITERATIONS[0] <= int(given) <= SCRAM_ITERATIONS[1]:
+        try:
+            iterations = parse_java_int(pairs["iterations"].strip())
+        except ValueError:  # not a number, or beyond an int: either way outside the range
+            iterations = -1
+        if not SCRAM_ITERATIONS[0] <= iterations <= SCRAM_ITERATIONS[1]:
             raise FormatterError(f"Invalid --add-scram value {text}: iterations must be a whole number from "
                                  f"{SCRAM_ITERATIONS[0]} to {SCRAM_ITERATIONS[1]}.")
-        iterations = int(given)
     hash_name = SCRAM_MECHANISMS[mechanism][1]
     if "saltedpassword" in pairs:
         if "salt" not in pairs:
