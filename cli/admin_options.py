@@ -148,6 +148,14 @@ def target(ctx: click.Context) -> AdminTarget:
     return found
 
 
+def connect(ctx: click.Context) -> tuple[dict[str, str], Admin]:
+    """Kafka's order: load `--command-config`, set the bootstrap key, create the Admin client. Returns
+    the `--command-config` properties too (add-controller reads the controller's identity there)."""
+    where = target(ctx)
+    properties = where.command_properties()
+    return properties, open_admin(where.admin_properties(properties))
+
+
 def open_admin(properties: dict[str, str]) -> Admin:
     """An Admin client from client properties; a bad setting is a terse error."""
     from kafka_admin_kraft.admin import Admin

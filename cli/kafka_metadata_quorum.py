@@ -17,7 +17,7 @@ import click
 
 from . import output
 from ._click import CONTEXT_SETTINGS, KafkaGroup
-from .admin_options import JAVA_INT, AdminTarget, bootstrap_options, open_admin, reported_errors, target
+from .admin_options import JAVA_INT, AdminTarget, bootstrap_options, connect, reported_errors, target
 
 if TYPE_CHECKING:
     from kafka_admin_kraft.admin import Admin
@@ -51,13 +51,6 @@ def main(
     ctx.obj = AdminTarget(bootstrap_server, bootstrap_controller, command_config)
 
 
-def _connect(ctx: click.Context) -> tuple[dict[str, str], Admin]:
-    """Kafka's order: load `--command-config`, set the bootstrap key, create the Admin client."""
-    where = target(ctx)
-    properties = where.command_properties()
-    return properties, open_admin(where.admin_properties(properties))
-
-
 @main.command(exact_only=EXACT_ONLY)
 @click.option(
     "--status", is_flag=True, help="Leader, epoch, high watermark, lag, and the voters and observers."
@@ -85,7 +78,7 @@ def describe(
       kafka-metadata-quorum --bootstrap-controller localhost:9093 describe --replication --human-readable
       kafka-metadata-quorum --bootstrap-controller localhost:9093 describe --status --output json
     """
-    _, admin = _connect(ctx)
+    _, admin = connect(ctx)
     with admin:
         if not status and not replication:
             output.fail("One of --status or --replication must be specified with describe sub-command")
@@ -235,7 +228,7 @@ def add_controller(ctx: click.Context, dry_run: bool, output_format: str) -> Non
       kafka-metadata-quorum --bootstrap-controller localhost:9093 \\
           --command-config config/controller-4.properties add-controller
     """
-    properties, admin = _connect(ctx)
+    properties, admin = connect(ctx)
     with admin:
         if target(ctx).command_config is None:
             output.fail(
@@ -277,7 +270,7 @@ def remove_controller(
       kafka-metadata-quorum --bootstrap-controller localhost:9093 \\
           remove-controller --controller-id 4 --controller-directory-id wZoXPqWoSu6F6c8MkmdyAg
     """
-    _, admin = _connect(ctx)
+    _, admin = connect(ctx)
     with admin:
         if controller_id < 0:
             output.fail(f"Invalid negative --controller-id: {controller_id}")
@@ -295,3 +288,4 @@ def remove_controller(
     else:
         action = "DRY RUN of removing" if dry_run else "Removed"
         output.write(f"{action}  KRaft controller {controller_id} with directory id {directory_id}\n")
+

@@ -14,6 +14,11 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:
     from kafka_admin_kraft.admin import Admin as Admin
     from kafka_admin_kraft.admin import AsyncAdmin as AsyncAdmin
+    from kafka_admin_kraft.health import Finding as Finding
+    from kafka_admin_kraft.health import HealthStatus as HealthStatus
+    from kafka_admin_kraft.health import HealthThresholds as HealthThresholds
+    from kafka_admin_kraft.health import QuorumHealth as QuorumHealth
+    from kafka_admin_kraft.health import Severity as Severity
     from kafka_admin_kraft.models import ClusterDescription as ClusterDescription
     from kafka_admin_kraft.models import ClusterNode as ClusterNode
     from kafka_admin_kraft.models import Endpoint as Endpoint
@@ -31,6 +36,8 @@ if TYPE_CHECKING:
 _LAZY = {
     "Admin": "kafka_admin_kraft.admin",
     "AsyncAdmin": "kafka_admin_kraft.admin",
+    **{name: "kafka_admin_kraft.health" for name in (
+        "Finding", "HealthStatus", "HealthThresholds", "QuorumHealth", "Severity")},
     **{name: "kafka_admin_kraft.models" for name in (
         "ClusterDescription", "ClusterNode", "Endpoint", "FeatureMetadata", "FeatureUpdate",
         "FeatureUpdateResult", "FinalizedVersionRange", "Node", "QuorumInfo", "RaftVoterEndpoint",

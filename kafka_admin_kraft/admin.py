@@ -47,6 +47,7 @@ from kafka_admin_kraft.errors import KafkaClientError
 if TYPE_CHECKING:
     import asyncio
 
+    from kafka_admin_kraft.health import HealthThresholds, QuorumHealth
     from kafka_admin_kraft.models import (
         ClusterDescription,
         Endpoint,
@@ -147,6 +148,33 @@ def _update_features(
         core,
         check.feature_updates(updates),
         validate_only=check.flag(validate_only, "validate_only"),
+        timeout=check.timeout(timeout),
+    )
+
+
+def _check_quorum(
+    core: AdminCore,
+    thresholds: HealthThresholds | None,
+    probe: bool,
+    previous: QuorumHealth | None,
+    connect: str | None,
+    timeout: float | None,
+) -> Op[QuorumHealth]:
+    from kafka_admin_kraft.client.operations.check_quorum import check_quorum
+    from kafka_admin_kraft.health import HealthThresholds, QuorumHealth
+
+    if thresholds is not None and not isinstance(thresholds, HealthThresholds):
+        raise TypeError(f"thresholds must be a HealthThresholds, not {type(thresholds).__name__}")
+    if previous is not None and not isinstance(previous, QuorumHealth):
+        raise TypeError(f"previous must be a QuorumHealth, not {type(previous).__name__}")
+    if connect is not None and not isinstance(connect, str):
+        raise TypeError(f"connect must be a str, not {type(connect).__name__}")
+    return check_quorum(
+        core,
+        thresholds or HealthThresholds(),
+        probe=check.flag(probe, "probe"),
+        previous=previous,
+        connect=connect,
         timeout=check.timeout(timeout),
     )
 
@@ -280,6 +308,26 @@ class Admin(_Base):
         raised instead, as the same error applies to every feature."""
         return self._run(_update_features(self._core, updates, validate_only, timeout))
 
+    def check_quorum(
+        self,
+        *,
+        thresholds: HealthThresholds | None = None,
+        probe: bool = True,
+        previous: QuorumHealth | None = None,
+        connect: str | None = None,
+        timeout: float | None = None,
+    ) -> QuorumHealth:
+        """Is the quorum healthy, and if not, what is wrong and what fixes it?
+
+        Reads DescribeQuorum, DescribeCluster and (``probe``) each node's ApiVersions, and returns
+        the status (OK, WARNING, CRITICAL, UNKNOWN), the fault tolerance and the findings, most
+        severe first (``kafka_admin_kraft.health`` lists the codes). A quorum that cannot be reached
+        is a result with status UNKNOWN, not an exception. ``previous``: the last result of a loop
+        that checks repeatedly, so that how long a voter change has been pending carries over.
+        ``connect``: the tools' connection options printed in fix commands (default: this client's
+        bootstrap setting)."""
+        return self._run(_check_quorum(self._core, thresholds, probe, previous, connect, timeout))
+
     def close(self) -> None:
         """Close every connection; the client cannot be used afterwards."""
         with self._lock:
@@ -393,6 +441,18 @@ class AsyncAdmin(_Base):
     ) -> dict[str, FeatureUpdateResult]:
         """See :meth:`Admin.update_features`."""
         return await self._run(_update_features(self._core, updates, validate_only, timeout))
+
+    async def check_quorum(
+        self,
+        *,
+        thresholds: HealthThresholds | None = None,
+        probe: bool = True,
+        previous: QuorumHealth | None = None,
+        connect: str | None = None,
+        timeout: float | None = None,
+    ) -> QuorumHealth:
+        """See :meth:`Admin.check_quorum`."""
+        return await self._run(_check_quorum(self._core, thresholds, probe, previous, connect, timeout))
 
     async def close(self) -> None:
         """Close every connection."""

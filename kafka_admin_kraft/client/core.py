@@ -33,6 +33,7 @@ The behaviour follows Kafka's Java Admin client:
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -152,6 +153,12 @@ class AdminCore:
         self.controller: Address | None = None
         self.known_nodes: dict[int, Address] = {}
         self._cursor = 0
+        self._epoch = time.time() - clock()
+
+    def wall_clock_ms(self) -> int:
+        """Epoch milliseconds read off the transport's clock (fixed to the wall clock when the client
+        was made), so that times within and across calls agree with the client's timeouts."""
+        return int((self._epoch + self.clock()) * 1000)
 
     # ------------------------------------------------------------------ calls and retries
 
@@ -319,6 +326,20 @@ class AdminCore:
                 token = mechanism.respond(response.auth_bytes)
             except SaslFailure as exc:
                 raise AuthenticationError(conn.label, f"{mechanism.name}: {exc}") from None
+
+    def probe(self, address: Address, deadline: float) -> Op[messages.ApiVersionsResponse]:
+        """Ask ``address`` ApiVersions now, on its open connection or a new one: whether the node
+        answers, and its feature levels. Any failure, running out of time included, is a
+        :class:`KafkaConnectionError`; nothing is retried."""
+        try:
+            conn = yield from self.connection(address, deadline)
+            theirs = conn.versions.get(framing.API_VERSIONS_KEY, (0, 0))
+            response = yield from self.api_versions_request(conn, min(API_VERSIONS_MAX, theirs[1]), deadline)
+        except _Expired:
+            raise KafkaConnectionError(format_address(address), "no answer in time", timed_out=True) from None
+        except _Established as exc:
+            raise KafkaConnectionError(exc.address, exc.reason, timed_out=exc.timed_out) from None
+        return response
 
     # ------------------------------------------------------------------ requests
 

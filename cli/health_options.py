@@ -1,0 +1,130 @@
+"""What `check`, `watch` and `exporter` share: the health thresholds as options, the connection options
+that fix commands repeat, and the JSON form of a check's result.
+
+Nothing here imports the SDK at module level (the tool's start-up stays fast).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from .admin_options import AdminTarget
+
+if TYPE_CHECKING:
+    from kafka_admin_kraft.health import HealthThresholds, QuorumHealth
+
+F = TypeVar("F", bound=Callable[..., object])
+
+HEALTH_OPTIONS = [
+    "--max-lag-offsets",
+    "--max-lag-ms",
+    "--pending-change-ms",
+    "--probe-timeout-ms",
+    "--no-probe",
+]
+"""The options below; none is Kafka's, so each is matched exactly (see `_click`)."""
+
+
+def threshold_options(command: F) -> F:
+    """Add the thresholds of ``HealthThresholds`` (same defaults) and ``--no-probe``."""
+    options = [
+        click.option(
+            "--max-lag-offsets",
+            type=click.IntRange(min=0),
+            default=10_000,
+            show_default=True,
+            help="Offsets a voter may be behind the leader before it counts as lagging.",
+        ),
+        click.option(
+            "--max-lag-ms",
+            type=click.IntRange(min=0),
+            default=2_000,
+            show_default=True,
+            help="Milliseconds since a voter was last caught up before it counts as lagging "
+            "(Kafka's default controller.quorum.fetch.timeout.ms).",
+        ),
+        click.option(
+            "--pending-change-ms",
+            type=click.IntRange(min=0),
+            default=5_000,
+            show_default=True,
+            help="How long a voter change may stay uncommitted before it is a warning.",
+        ),
+        click.option(
+            "--probe-timeout-ms",
+            type=click.IntRange(min=1),
+            default=2_000,
+            show_default=True,
+            help="How long each node's ApiVersions probe may take.",
+        ),
+        click.option(
+            "--no-probe",
+            is_flag=True,
+            help="Do not send ApiVersions to each node (when the controllers are not reachable from here).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def thresholds(options: dict[str, Any]) -> HealthThresholds:
+    """The ``HealthThresholds`` of the options ``threshold_options`` added (taken out of ``options``)."""
+    from kafka_admin_kraft.health import HealthThresholds
+
+    return HealthThresholds(
+        max_lag_offsets=options.pop("max_lag_offsets"),
+        max_lag_ms=options.pop("max_lag_ms"),
+        pending_change_ms=options.pop("pending_change_ms"),
+        probe_timeout_ms=options.pop("probe_timeout_ms"),
+    )
+
+
+def fix_connect(where: AdminTarget) -> str:
+    """The connection options the fix commands repeat: the bootstrap option and `--command-config` as
+    given, so that a printed fix runs as it is."""
+    if where.bootstrap_server is not None:
+        words = ["--bootstrap-server", where.bootstrap_server]
+    else:
+        words = ["--bootstrap-controller", str(where.bootstrap_controller)]
+    if where.command_config is not None:
+        words += ["--command-config", where.command_config]
+    return shlex.join(words)
+
+
+def health_json(health: QuorumHealth) -> dict[str, Any]:
+    """A check's result as a JSON document: names for the enums, epoch milliseconds for times."""
+    quorum = health.quorum
+    return {
+        "status": health.status.name,
+        "exit_code": health.exit_code,
+        "fault_tolerance": health.fault_tolerance,
+        "checked_at_ms": health.checked_at_ms,
+        "cluster_id": health.cluster_id,
+        "leader_id": quorum.leader_id if quorum is not None else None,
+        "leader_epoch": quorum.leader_epoch if quorum is not None else None,
+        "high_watermark": quorum.high_watermark if quorum is not None else None,
+        "voters": [v.replica_id for v in quorum.voters] if quorum is not None else [],
+        "healthy_voters": list(health.healthy_voters()),
+        "voter_change_since_ms": health.voter_change_since_ms,
+        "finalized_features": health.finalized_features,
+        "findings": [
+            {
+                "code": f.code,
+                "severity": f.severity.name,
+                "node_id": f.node_id,
+                "directory_id": f.directory_id,
+                "message": f.message,
+                "fix": f.fix,
+            }
+            for f in health.findings
+        ],
+        "probes": [
+            {"node_id": p.node_id, "address": p.address, "reachable": p.reachable, "error": p.error}
+            for p in health.probes
+        ],
+    }
