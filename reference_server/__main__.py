@@ -82,6 +82,7 @@ def runtime_options(config: ServerConfig, state: StartupState, security: Securit
         broker=broker,
         broker_session_timeout_ms=config.broker_session_timeout_ms,
         connection_limits=limits,
+        unstable_feature_versions=config.unstable_feature_versions_enable,
         security=security.listeners if security is not None else {},
         peer_security=security.client if security is not None else ClientSecurity(),
     )

@@ -165,6 +165,8 @@ class RuntimeOptions:
     """``broker.session.timeout.ms``: the active controller fences a broker silent that long."""
     connection_limits: ConnectionLimits = ConnectionLimits()
     """The caps on client connections and the idle timeout (``kafka_admin_kraft_server.connections``)."""
+    unstable_feature_versions: bool = False
+    """``unstable.feature.versions.enable``: advertise and accept the feature levels still in testing."""
 
 
 class ControllerRuntime:
@@ -511,7 +513,8 @@ class ControllerRuntime:
         return ServerView(cluster_id=self.identity.cluster_id, node_id=self.identity.node_id,
                           leader_id=self.core.leader_id, voters=self.core.voters, listener=listener,
                           finalized_features=finalized, finalized_features_epoch=epoch,
-                          metadata_version=metadata_version)
+                          metadata_version=metadata_version,
+                          unstable_feature_versions=self.options.unstable_feature_versions)
 
     async def _accept_loop(self, sock: socket.socket, listener: str) -> None:
         """Accept connections and decide at once whether each stays: a refused one is closed before the

@@ -28,6 +28,9 @@ class ServerView:
     """Finalized features whose level is not 0 (metadata.version always present once known)."""
     finalized_features_epoch: int = -1
     metadata_version: int | None = None
+    unstable_feature_versions: bool = False
+    """Whether the node supports the feature levels still in testing (Kafka's
+    ``unstable.feature.versions.enable``)."""
 
 
 __all__ = ["ServerView"]

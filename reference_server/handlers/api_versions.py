@@ -9,6 +9,9 @@
   Below v4, supported features whose minimum is 0 are left out (older clients reject min 0).
 - v4: supported features with minimum 0 are included.
 
+The supported ranges are Kafka 4.2's production levels, or its testing levels on a node with
+``unstable.feature.versions.enable`` (so nodes report different ranges, as during a rolling upgrade).
+
 A request of a version this server does not know is answered at v0 with UNSUPPORTED_VERSION and
 ApiKeys holding only ApiVersions' own range, so the client can retry inside it (the response header
 of every ApiVersions response is v0). Answered before any authentication.
@@ -20,7 +23,7 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from kafka_admin_kraft.features import METADATA_VERSION, SUPPORTED_FEATURES
+from kafka_admin_kraft.features import METADATA_VERSION, SUPPORTED_FEATURES, supported_range
 from kafka_admin_kraft.protocol import messages
 
 from . import ServerView
@@ -73,9 +76,10 @@ def handle(request: messages.ApiVersionsRequest | None, api_version: int, view: 
     if not is_valid(request, api_version):
         return Response(error_code=INVALID_REQUEST), api_version
     include_min_zero = api_version >= 4
+    ranges = [(name, *supported_range(name, unstable=view.unstable_feature_versions))
+              for name, _, _ in SUPPORTED_FEATURES]
     supported = [Response.SupportedFeatureKey(name=name, min_version=minimum, max_version=maximum)
-                 for name, minimum, maximum in SUPPORTED_FEATURES
-                 if maximum > 0 and (include_min_zero or minimum > 0)]
+                 for name, minimum, maximum in ranges if maximum > 0 and (include_min_zero or minimum > 0)]
     finalized = dict(view.finalized_features)
     if view.metadata_version is not None:
         finalized.setdefault(METADATA_VERSION, view.metadata_version)

@@ -199,7 +199,7 @@ def _check_voters_support(level: int, voters: VoterSet) -> None:
 
 
 def handle(request: Request, api_version: int, view: ServerView, *, active: bool,
-           unstable: bool = False, check_voters: bool = True) -> Outcome:
+           check_voters: bool = True) -> Outcome:
     """Decide a request. ``active``: this node is the active controller; ``view.finalized_features``
     holds the levels to check against (the committed ones with this controller's uncommitted changes
     applied). ``check_voters`` False leaves the kraft.version voter check to the consensus core."""
@@ -216,7 +216,7 @@ def handle(request: Request, api_version: int, view: ServerView, *, active: bool
     try:
         for name, (level, upgrade_type) in updates.items():
             check_update(name, level, upgrade_type, levels, proposed, view.node_id,
-                         view.voters if check_voters else None, unstable=unstable)
+                         view.voters if check_voters else None, unstable=view.unstable_feature_versions)
             if name == features.KRAFT_VERSION:
                 if level > levels.get(name, 0):
                     upgrade_kraft = True

@@ -48,6 +48,12 @@ def test_supported_features_hide_minimum_zero_below_v4() -> None:
         ("streams.version", 0, 1)]
 
 
+def test_unstable_feature_versions_advertise_the_testing_levels() -> None:
+    response, _ = api_versions.handle(request(4), 4, view(unstable_feature_versions=True))
+    assert response.supported_features[0].name == "metadata.version"
+    assert (response.supported_features[0].min_version, response.supported_features[0].max_version) == (7, 30)
+
+
 def test_finalized_features_and_epoch() -> None:
     response, _ = api_versions.handle(request(4), 4, view())
     assert [(f.name, f.min_version_level, f.max_version_level) for f in response.finalized_features] == [

@@ -103,6 +103,10 @@ def test_each_refusal_has_kafkas_error_and_message(update: tuple[str, int, int],
     assert refusal(decide(update)) == expected
 
 
+def test_a_node_with_unstable_feature_versions_accepts_the_testing_metadata_version() -> None:
+    assert decide(("metadata.version", 30, UP), unstable_feature_versions=True).response.error_code == 0
+
+
 def test_kraft_version_downgrade_is_refused() -> None:
     levels = {**DEFAULTS, "kraft.version": 1}
     for kind in (SAFE, UNSAFE):
