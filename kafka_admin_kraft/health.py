@@ -202,6 +202,10 @@ def _leader(quorum: QuorumInfo) -> ReplicaState | None:
     return next((v for v in quorum.voters if v.replica_id == quorum.leader_id), None)
 
 
+def _last_fetch(replica: ReplicaState) -> int:
+    return replica.last_fetch_timestamp if replica.last_fetch_timestamp is not None else -1
+
+
 def _lag(leader: ReplicaState, voter: ReplicaState, limits: HealthThresholds) -> str | None:
     """Why ``voter`` is behind, or None when it is within the thresholds."""
     if voter.last_caught_up_timestamp is None or voter.log_end_offset < 0:
@@ -280,8 +284,7 @@ def _tolerance_findings(quorum: QuorumInfo, healthy: int, connect: str) -> tuple
         fix = None
         if healthy == size:  # every voter is healthy: only more voters raise the tolerance
             fix = (
-                f"kafka-metadata-quorum {connect} --command-config <new controller's properties> "
-                "add-controller"
+                f"kafka-metadata-quorum {connect} --command-config <new-controller.properties> add-controller"
             )
         findings.append(
             Finding(
@@ -322,12 +325,16 @@ def _membership_findings(
                 f"removing {_names(removed)}): a majority of the new voter set must fetch it",
             )
         )
-    voters = {v.replica_id: v.replica_directory_id for v in quorum.voters}
+    voters = {v.replica_id: v for v in quorum.voters}
     for observer in quorum.observers:
-        old = voters.get(observer.replica_id)
-        if old is None or old == ZERO_UUID_TEXT or observer.replica_directory_id in (old, ZERO_UUID_TEXT):
+        voter = voters.get(observer.replica_id)
+        if voter is None or ZERO_UUID_TEXT in (voter.replica_directory_id, observer.replica_directory_id):
             continue
-        node_id, new = observer.replica_id, observer.replica_directory_id
+        # A directory just removed from the voter set stays among the leader's observers for a while
+        # (Kafka's LeaderState): it is the replaced disk only while it fetches more recently than the voter.
+        if _last_fetch(observer) <= _last_fetch(voter):
+            continue
+        node_id, old, new = observer.replica_id, voter.replica_directory_id, observer.replica_directory_id
         findings.append(
             Finding(
                 code="REPLACED_DISK_OBSERVER",
@@ -338,10 +345,12 @@ def _membership_findings(
                 f"holds it with directory id {old}: its disk was replaced and never swapped in",
                 fix=f"kafka-metadata-quorum {connect} remove-controller --controller-id {node_id} "
                 f"--controller-directory-id {old} && kafka-metadata-quorum {connect} "
-                f"--command-config <controller {node_id}'s properties> add-controller",
+                f"--command-config <controller-{node_id}.properties> add-controller",
             )
         )
-    static = quorum.api_version >= 2 and any(d == ZERO_UUID_TEXT for d in voters.values())
+    static = quorum.api_version >= 2 and any(
+        v.replica_directory_id == ZERO_UUID_TEXT for v in voters.values()
+    )
     if static and finalized.get(KRAFT_VERSION, 0) == 0:
         findings.append(
             Finding(

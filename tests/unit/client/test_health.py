@@ -158,7 +158,7 @@ def test_a_single_voter_has_no_fault_tolerance_and_the_fix_adds_a_controller() -
     (finding,) = health.findings
     assert finding.code == "NO_FAULT_TOLERANCE"
     assert finding.fix == (
-        f"kafka-metadata-quorum {CONNECT} --command-config <new controller's properties> add-controller"
+        f"kafka-metadata-quorum {CONNECT} --command-config <new-controller.properties> add-controller"
     )
     # two of three healthy: the fix is to repair the failed voter, not a command
     assert judge(quorum(), [probe(1), probe(2), probe(3, error="x")]).findings[1].fix is None
@@ -190,8 +190,16 @@ def test_a_pending_voter_change_is_information_first_and_a_warning_after_the_thr
 
 
 def test_an_observer_with_a_voters_id_and_a_new_directory_is_a_replaced_disk_with_the_swap_as_fix() -> None:
-    info = quorum(observers=(replica(3, directory=NEW_DIR), replica(7, directory=NEW_DIR)))
-    (finding,) = judge(info).findings
+    # the old directory's voter stopped fetching when the disk went; the new one fetches as an observer
+    voters = (replica(1), replica(2), replica(3, caught_up=NOW - 60_000))
+    info = quorum(*voters, observers=(replica(3, directory=NEW_DIR), replica(7, directory=NEW_DIR)))
+    health = judge(info)
+    assert [f.code for f in health.findings] == [
+        "VOTER_LAGGING",
+        "NO_FAULT_TOLERANCE",
+        "REPLACED_DISK_OBSERVER",
+    ]
+    finding = health.findings[2]
     assert (finding.code, finding.severity, finding.node_id, finding.directory_id) == (
         "REPLACED_DISK_OBSERVER",
         Severity.WARNING,
@@ -201,8 +209,15 @@ def test_an_observer_with_a_voters_id_and_a_new_directory_is_a_replaced_disk_wit
     assert finding.fix == (
         f"kafka-metadata-quorum {CONNECT} remove-controller --controller-id 3 "
         f"--controller-directory-id {DIRS[3]} && kafka-metadata-quorum {CONNECT} "
-        "--command-config <controller 3's properties> add-controller"
+        "--command-config <controller-3.properties> add-controller"
     )
+
+
+def test_a_directory_just_removed_from_the_voters_lingering_as_an_observer_is_no_replaced_disk() -> None:
+    swapped = quorum(
+        replica(1), replica(2), replica(3, directory=NEW_DIR), observers=(replica(3, caught_up=NOW - 5000),)
+    )
+    assert judge(swapped).findings == ()
 
 
 def test_voters_without_directory_ids_are_a_static_quorum_unless_the_server_is_too_old_to_say() -> None:
@@ -242,7 +257,8 @@ def test_no_leader_among_the_voters_is_critical() -> None:
 
 
 def test_findings_are_ordered_most_severe_first_and_the_status_is_the_worst() -> None:
-    info = quorum(replica(1), replica(2), replica(3), replica(4), observers=(replica(3, directory=NEW_DIR),))
+    voters = (replica(1), replica(2), replica(3, caught_up=NOW - 60_000), replica(4))
+    info = quorum(*voters, observers=(replica(3, directory=NEW_DIR),))
     health = judge(
         info,
         [
