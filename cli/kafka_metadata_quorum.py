@@ -289,3 +289,11 @@ def remove_controller(
         action = "DRY RUN of removing" if dry_run else "Removed"
         output.write(f"{action}  KRaft controller {controller_id} with directory id {directory_id}\n")
 
+
+from .quorum_check import check  # noqa: E402 - the group above must exist first
+from .quorum_exporter import exporter  # noqa: E402
+from .quorum_watch import watch  # noqa: E402
+
+main.add_command(check)
+main.add_command(watch)
+main.add_command(exporter)

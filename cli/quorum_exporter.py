@@ -1,0 +1,117 @@
+"""`kafka-metadata-quorum exporter`: serve the quorum's health as Prometheus metrics on /metrics.
+
+One long-lived Admin client checks the quorum (``Admin.check_quorum``) when a scrape asks for it, at
+most once per ``--min-interval-ms`` however many scrapers there are, and hands each check the last
+one that reached the quorum, so that a voter change's pending time carries over from check to
+check. Each check gets 80% of ``--scrape-timeout-ms`` as its own deadline, so an unreachable quorum
+is reported by the check itself (``up 0``, status UNKNOWN, finding ``QUORUM_UNREACHABLE``) within
+the scrape; ``cli/quorum_metrics.py`` says what a scrape serves when a check takes longer still.
+Metric names and meanings: the HELP lines of /metrics, and ``monitoring/`` for rules and a dashboard.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from typing import Any
+
+import click
+
+from . import output
+from ._click import KafkaCommand
+from .admin_options import connect
+from .health_options import HEALTH_OPTIONS, threshold_options, thresholds
+
+DEFAULT_LISTEN = "0.0.0.0:9309"
+READ_SHARE = 0.8
+"""The share of the scrape timeout each check may take."""
+
+
+def _listen_address(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:9309`` for IPv6; an empty host is every IPv4 address, port 0 any free one)."""
+    host, colon, port = value.rpartition(":")
+    if not colon or not port.isdigit() or int(port) > 65535:
+        raise click.BadParameter(f"expected HOST:PORT, got '{value}'", ctx, param)
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    return host or "0.0.0.0", int(port)
+
+
+def _url(host: str, port: int) -> str:
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/metrics"
+
+
+@click.command(
+    "exporter",
+    cls=KafkaCommand,
+    exact_only=[*HEALTH_OPTIONS, "--listen", "--min-interval-ms", "--scrape-timeout-ms"],
+)
+@threshold_options
+@click.option(
+    "--listen",
+    metavar="HOST:PORT",
+    default=DEFAULT_LISTEN,
+    show_default=True,
+    callback=_listen_address,
+    help="Address to serve /metrics on; port 0 picks a free port (the line on stderr names it).",
+)
+@click.option(
+    "--min-interval-ms",
+    type=click.IntRange(min=0),
+    default=5_000,
+    show_default=True,
+    help="Read the quorum at most once per interval; scrapes in between get the last reading.",
+)
+@click.option(
+    "--scrape-timeout-ms",
+    type=click.IntRange(min=1),
+    default=5_000,
+    show_default=True,
+    help="Longest a scrape waits for a read of the quorum before it serves kraft_quorum_up 0.",
+)
+@click.pass_context
+def exporter(
+    ctx: click.Context,
+    /,
+    listen: tuple[str, int],
+    min_interval_ms: int,
+    scrape_timeout_ms: int,
+    no_probe: bool,
+    **limits: Any,
+) -> None:
+    """Serve the quorum's health as Prometheus metrics (kraft_quorum_*) until SIGTERM or Ctrl-C.
+
+    \b
+    Examples:
+      kafka-metadata-quorum --bootstrap-controller localhost:9093 exporter
+      kafka-metadata-quorum --bootstrap-controller localhost:9093 exporter --listen 127.0.0.1:9309 \\
+          --min-interval-ms 10000 --max-lag-ms 5000
+    """
+    limits_given = thresholds(limits)
+    _, admin = connect(ctx)
+    from prometheus_client import start_http_server
+
+    from kafka_admin_kraft.health import QuorumHealth
+
+    from .quorum_metrics import QuorumCache, exporter_registry
+
+    def read(previous: QuorumHealth | None) -> QuorumHealth:
+        return admin.check_quorum(thresholds=limits_given, probe=not no_probe, previous=previous,
+                                  timeout=READ_SHARE * scrape_timeout_ms / 1000)
+
+    cache = QuorumCache(read, min_interval=min_interval_ms / 1000, scrape_timeout=scrape_timeout_ms / 1000)
+    host, port = listen
+    try:
+        server, _ = start_http_server(port, addr=host, registry=exporter_registry(cache))
+    except OSError as exc:
+        admin.close()
+        output.fail(f"Cannot listen on {host}:{port}: {exc.strerror or exc}")
+    stop = threading.Event()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda *_: stop.set())
+    click.echo(f"Serving quorum metrics on {_url(host, server.server_port)}", err=True)
+    stop.wait()
+    server.shutdown()
+    server.server_close()
+    if not cache.reading:  # a read in flight holds the client; the process exit closes its sockets
+        admin.close()
