@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Generator, Iterable, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kafka_admin_kraft.client import arguments as check
@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         QuorumInfo,
     )
     from kafka_admin_kraft.protocol.primitives import Uuid
+    from kafka_admin_kraft.voters import DesiredVoter, Progress, ReconcileResult
 
 __all__ = ["Admin", "AsyncAdmin"]
 
@@ -161,21 +162,97 @@ def _check_quorum(
     timeout: float | None,
 ) -> Op[QuorumHealth]:
     from kafka_admin_kraft.client.operations.check_quorum import check_quorum
-    from kafka_admin_kraft.health import HealthThresholds, QuorumHealth
+    from kafka_admin_kraft.health import QuorumHealth
 
-    if thresholds is not None and not isinstance(thresholds, HealthThresholds):
-        raise TypeError(f"thresholds must be a HealthThresholds, not {type(thresholds).__name__}")
     if previous is not None and not isinstance(previous, QuorumHealth):
         raise TypeError(f"previous must be a QuorumHealth, not {type(previous).__name__}")
     if connect is not None and not isinstance(connect, str):
         raise TypeError(f"connect must be a str, not {type(connect).__name__}")
     return check_quorum(
         core,
-        thresholds or HealthThresholds(),
+        _thresholds(thresholds),
         probe=check.flag(probe, "probe"),
         previous=previous,
         connect=connect,
         timeout=check.timeout(timeout),
+    )
+
+
+def _thresholds(thresholds: HealthThresholds | None) -> HealthThresholds:
+    from kafka_admin_kraft.health import HealthThresholds
+
+    if thresholds is not None and not isinstance(thresholds, HealthThresholds):
+        raise TypeError(f"thresholds must be a HealthThresholds, not {type(thresholds).__name__}")
+    return thresholds or HealthThresholds()
+
+
+def _progress(progress: Callable[[Progress], None] | None) -> Callable[[Progress], None] | None:
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable, not {type(progress).__name__}")
+    return progress
+
+
+def _desired(desired: Iterable[int | DesiredVoter]) -> list[DesiredVoter]:
+    from kafka_admin_kraft.voters import DesiredVoter
+
+    if isinstance(desired, (str, bytes)) or not isinstance(desired, Iterable):
+        raise TypeError("desired must be an iterable of node ids or DesiredVoter")
+    voters = []
+    for item in desired:
+        if isinstance(item, DesiredVoter):
+            directory = item.directory_id
+            if directory is not None:
+                directory = str(check.directory_id(directory, "directory_id"))
+            voters.append(DesiredVoter(check.node_id(item.node_id, "node_id"), directory,
+                                       tuple(check.endpoints(item.endpoints)) if item.endpoints else ()))
+        else:
+            voters.append(DesiredVoter(check.node_id(item, "desired voter")))
+    return voters
+
+
+def _reconcile_voters(
+    core: AdminCore,
+    desired: Iterable[int | DesiredVoter],
+    dry_run: bool,
+    thresholds: HealthThresholds | None,
+    progress: Callable[[Progress], None] | None,
+    timeout: float | None,
+) -> Op[ReconcileResult]:
+    from kafka_admin_kraft.client.operations.reconcile_voters import reconcile_voters
+
+    step_timeout = check.timeout(timeout)
+    return reconcile_voters(
+        core,
+        _desired(desired),
+        thresholds=_thresholds(thresholds),
+        dry_run=check.flag(dry_run, "dry_run"),
+        step_timeout=core.config.default_api_timeout if step_timeout is None else step_timeout,
+        progress=_progress(progress),
+    )
+
+
+def _replace_controller(
+    core: AdminCore,
+    node_id: int,
+    directory_id: str | Uuid,
+    endpoints: Endpoints | None,
+    dry_run: bool,
+    thresholds: HealthThresholds | None,
+    progress: Callable[[Progress], None] | None,
+    timeout: float | None,
+) -> Op[ReconcileResult]:
+    from kafka_admin_kraft.client.operations.reconcile_voters import replace_controller
+
+    step_timeout = check.timeout(timeout)
+    return replace_controller(
+        core,
+        check.node_id(node_id, "node_id"),
+        str(check.directory_id(directory_id, "directory_id")),
+        tuple(check.endpoints(endpoints)) if endpoints is not None else (),
+        thresholds=_thresholds(thresholds),
+        dry_run=check.flag(dry_run, "dry_run"),
+        step_timeout=core.config.default_api_timeout if step_timeout is None else step_timeout,
+        progress=_progress(progress),
     )
 
 
@@ -328,6 +405,48 @@ class Admin(_Base):
         bootstrap setting)."""
         return self._run(_check_quorum(self._core, thresholds, probe, previous, connect, timeout))
 
+    def reconcile_voters(
+        self,
+        desired: Iterable[int | DesiredVoter],
+        *,
+        dry_run: bool = False,
+        thresholds: HealthThresholds | None = None,
+        progress: Callable[[Progress], None] | None = None,
+        timeout: float | None = None,
+    ) -> ReconcileResult:
+        """Change the voter set to ``desired`` (node ids, or ``DesiredVoter`` with a directory id and
+        endpoints), one committed change at a time, in the order ``kafka_admin_kraft.voters`` plans.
+
+        Idempotent: interrupted and called again, it finishes what is left; on a quorum already as
+        desired it changes nothing (``result.changed`` is False). ``dry_run`` only plans.
+        ``progress`` is called with each ``Progress`` (plan, waiting, step, committed). ``timeout``
+        bounds each step, waits included (default ``default.api.timeout.ms``). Raises
+        ``VoterChangeRefusedError`` when the plan would stop the quorum, ``VoterChangeTimeoutError``
+        when a precondition does not hold in time and ``VoterChangeError`` when a step keeps
+        failing; each lists the steps already committed (``.completed``)."""
+        return self._run(_reconcile_voters(self._core, desired, dry_run, thresholds, progress, timeout))
+
+    def replace_controller(
+        self,
+        node_id: int,
+        directory_id: str | Uuid,
+        *,
+        endpoints: Endpoints | None = None,
+        dry_run: bool = False,
+        thresholds: HealthThresholds | None = None,
+        progress: Callable[[Progress], None] | None = None,
+        timeout: float | None = None,
+    ) -> ReconcileResult:
+        """Swap in a controller's new disk: wait until the new incarnation (same ``node_id``, new
+        ``directory_id``) fetches as an observer and is caught up, remove the old directory id, add the
+        new one, each change committed. ``endpoints`` as for ``add_raft_voter`` (default: its registered
+        endpoint). Errors and ``timeout`` as :meth:`reconcile_voters`."""
+        return self._run(
+            _replace_controller(
+                self._core, node_id, directory_id, endpoints, dry_run, thresholds, progress, timeout
+            )
+        )
+
     def close(self) -> None:
         """Close every connection; the client cannot be used afterwards."""
         with self._lock:
@@ -453,6 +572,36 @@ class AsyncAdmin(_Base):
     ) -> QuorumHealth:
         """See :meth:`Admin.check_quorum`."""
         return await self._run(_check_quorum(self._core, thresholds, probe, previous, connect, timeout))
+
+    async def reconcile_voters(
+        self,
+        desired: Iterable[int | DesiredVoter],
+        *,
+        dry_run: bool = False,
+        thresholds: HealthThresholds | None = None,
+        progress: Callable[[Progress], None] | None = None,
+        timeout: float | None = None,
+    ) -> ReconcileResult:
+        """See :meth:`Admin.reconcile_voters`."""
+        return await self._run(_reconcile_voters(self._core, desired, dry_run, thresholds, progress, timeout))
+
+    async def replace_controller(
+        self,
+        node_id: int,
+        directory_id: str | Uuid,
+        *,
+        endpoints: Endpoints | None = None,
+        dry_run: bool = False,
+        thresholds: HealthThresholds | None = None,
+        progress: Callable[[Progress], None] | None = None,
+        timeout: float | None = None,
+    ) -> ReconcileResult:
+        """See :meth:`Admin.replace_controller`."""
+        return await self._run(
+            _replace_controller(
+                self._core, node_id, directory_id, endpoints, dry_run, thresholds, progress, timeout
+            )
+        )
 
     async def close(self) -> None:
         """Close every connection."""

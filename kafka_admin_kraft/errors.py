@@ -20,7 +20,10 @@
         +-- UnsupportedOperationError the server does not speak the API (or a version able to carry
         |                             the request): too old for this operation
         +-- AuthenticationError       SASL or TLS authentication failed (wrong password, unknown
-                                      mechanism, certificate refused)
+        |                             mechanism, certificate refused)
+        +-- VoterChangeError          a voter reconciliation stopped: lists the steps it completed
+            +-- VoterChangeRefusedError  the plan would stop the quorum, or cannot be made
+            +-- VoterChangeTimeoutError  a step's precondition did not hold in time
 
 ``error_for_code(code, message)`` builds the exception for a code; ``ERRORS`` is the whole table.
 Retriable server errors (``retriable`` class attribute) and lost connections are retried by the
@@ -113,6 +116,25 @@ class AuthenticationError(KafkaClientError):
         super().__init__(f"authentication with {node} failed: {reason}")
 
 
+class VoterChangeError(KafkaClientError):
+    """A voter reconciliation stopped; ``completed`` holds the steps that were committed before it
+    (``kafka_admin_kraft.voters.VoterStep``), so nothing stops half-done unsaid. The cause, when a
+    server error or a timeout ended it, is ``__cause__``."""
+
+    def __init__(self, message: str, completed: Sequence[object] = ()) -> None:
+        self.completed = tuple(completed)
+        super().__init__(message)
+
+
+class VoterChangeRefusedError(VoterChangeError):
+    """The plan was refused: following it would stop the quorum, or a desired voter cannot be added."""
+
+
+class VoterChangeTimeoutError(VoterChangeError):
+    """A step's precondition (an observer catching up, a change committing, a leader) did not hold in
+    time."""
+
+
 __all__ = [
     "ERRORS",
     "ERRORS_BY_NAME",
@@ -131,5 +153,8 @@ __all__ = [
     "ProtocolError",
     "UndefinedVersionError",
     "UnsupportedOperationError",
+    "VoterChangeError",
+    "VoterChangeRefusedError",
+    "VoterChangeTimeoutError",
     "error_for_code",
 ]

@@ -198,7 +198,8 @@ def _names(keys: Iterable[tuple[int, str]]) -> str:
     return ", ".join(f"{node_id} ({directory})" for node_id, directory in sorted(keys)) or "none"
 
 
-def _leader(quorum: QuorumInfo) -> ReplicaState | None:
+def leader_state(quorum: QuorumInfo) -> ReplicaState | None:
+    """The leader's own entry among the voters; None when it is not one."""
     return next((v for v in quorum.voters if v.replica_id == quorum.leader_id), None)
 
 
@@ -206,15 +207,16 @@ def _last_fetch(replica: ReplicaState) -> int:
     return replica.last_fetch_timestamp if replica.last_fetch_timestamp is not None else -1
 
 
-def _lag(leader: ReplicaState, voter: ReplicaState, limits: HealthThresholds) -> str | None:
-    """Why ``voter`` is behind, or None when it is within the thresholds."""
-    if voter.last_caught_up_timestamp is None or voter.log_end_offset < 0:
+def lag_reason(leader: ReplicaState, replica: ReplicaState, limits: HealthThresholds) -> str | None:
+    """Why ``replica`` (a voter or an observer) is behind the leader, or None when it is within the
+    thresholds."""
+    if replica.last_caught_up_timestamp is None or replica.log_end_offset < 0:
         return "has not fetched from the leader since it took over"
-    offsets = leader.log_end_offset - voter.log_end_offset
+    offsets = leader.log_end_offset - replica.log_end_offset
     if offsets > limits.max_lag_offsets:
         return f"is {offsets} offsets behind the leader (threshold {limits.max_lag_offsets})"
     if leader.last_caught_up_timestamp is not None:
-        behind_ms = leader.last_caught_up_timestamp - voter.last_caught_up_timestamp
+        behind_ms = leader.last_caught_up_timestamp - replica.last_caught_up_timestamp
         if behind_ms > limits.max_lag_ms:
             return f"was last caught up {behind_ms} ms ago (threshold {limits.max_lag_ms} ms)"
     return None
@@ -223,7 +225,7 @@ def _lag(leader: ReplicaState, voter: ReplicaState, limits: HealthThresholds) ->
 def _voter_findings(
     quorum: QuorumInfo, probes: Mapping[int, NodeProbe], limits: HealthThresholds
 ) -> list[Finding]:
-    leader = _leader(quorum)
+    leader = leader_state(quorum)
     findings: list[Finding] = []
     for voter in quorum.voters:
         probe = probes.get(voter.replica_id)
@@ -253,7 +255,7 @@ def _voter_findings(
                 )
             )
             continue
-        behind = _lag(leader, voter, limits) if leader is not None else None
+        behind = lag_reason(leader, voter, limits) if leader is not None else None
         if behind is not None:
             findings.append(
                 Finding(
@@ -432,7 +434,7 @@ def assess(
         else next((p for p in probes if p.reachable), None)
     )
     finalized = dict(source.finalized_features) if source is not None else {}
-    if quorum.leader_id < 0 or _leader(quorum) is None:
+    if quorum.leader_id < 0 or leader_state(quorum) is None:
         findings = [
             Finding(
                 code="NO_LEADER",

@@ -1,0 +1,349 @@
+"""Planning voter changes: from the quorum as it is to a desired voter set, one safe change at a time.
+
+:func:`plan_voter_changes` is pure. Given what the leader reports (voters, observers with their
+offsets and directory ids, committed voters), which nodes did not answer a probe, and the desired
+voters (node ids, optionally with directory ids), it returns the ordered single-voter changes and
+why each is safe, or the reason it refuses. The rules, after the KIP-853 operations guide and
+Kafka's documentation for replacing a controller's disk:
+
+1. One change at a time, each committed before the next (the executor waits; KIP-853 allows one
+   uncommitted voter change).
+2. Only observers that are caught up with the leader are added; a desired voter that is neither a
+   voter nor fetching as an observer yet leaves the plan waiting for it (it has to be started).
+3. Adds come first (they raise the fault tolerance), then same-id replacements, then removes:
+   failed voters first, then healthy ones, the leader last (it resigns once its removal commits).
+4. A node id whose directory id must change (a replaced disk) is removed first and added back
+   afterwards, since a voter set holds one directory per id; the removal needs every other voter
+   healthy when the old directory is itself still healthy.
+5. Every voter set along the way must keep a majority of healthy voters (so that the change can
+   commit) and at least one voter; a plan that cannot is refused, with the reason.
+
+A voter is healthy as in ``kafka_admin_kraft.health``: the leader, or caught up within the thresholds
+and not unreachable. The fault tolerance of a voter set is its healthy voters beyond a majority.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from kafka_admin_kraft.health import HealthThresholds, lag_reason, leader_state, voter_change
+from kafka_admin_kraft.models import ZERO_UUID_TEXT, Endpoint, QuorumInfo, ReplicaState
+
+__all__ = ["DesiredVoter", "VoterKey", "VoterPlan", "VoterStep", "fault_tolerance", "plan_voter_changes"]
+
+VoterKey = tuple[int, str]
+"""(node id, directory id): how KIP-853 names a voter."""
+
+
+@dataclass(frozen=True)
+class DesiredVoter:
+    """A voter the caller wants: a node id, and the directory id when it matters (a replaced disk)."""
+
+    node_id: int
+    directory_id: str | None = None
+    endpoints: tuple[Endpoint, ...] = ()
+    """Its listeners, when the caller knows them (``id@host:port:directory-id``)."""
+
+
+@dataclass(frozen=True)
+class VoterStep:
+    """One voter change of a plan."""
+
+    action: Literal["add", "remove"]
+    node_id: int
+    directory_id: str
+    voters_after: frozenset[VoterKey]
+    fault_tolerance_after: int
+    """Healthy voters beyond a majority once the change is committed (new voters counted healthy)."""
+    why: str
+    """Why the step is safe, in words."""
+    endpoints: tuple[Endpoint, ...] = ()
+    """For an add: the endpoints the caller gave (the executor finds them otherwise)."""
+
+    def describe(self) -> str:
+        verb = "Add" if self.action == "add" else "Remove"
+        return f"{verb} voter {self.node_id} (directory id {self.directory_id})"
+
+
+@dataclass(frozen=True)
+class VoterPlan:
+    """The changes that take the quorum from its voter set to the desired one."""
+
+    current: frozenset[VoterKey]
+    desired: frozenset[VoterKey]
+    steps: tuple[VoterStep, ...] = ()
+    refused: str | None = None
+    """Why the plan is refused (it would stop the quorum, or a desired voter cannot be added)."""
+    waiting: str | None = None
+    """Why the first step cannot run yet (an uncommitted change, an observer still catching up)."""
+    fault_tolerance: int = 0
+    """The current voter set's fault tolerance."""
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def done(self) -> bool:
+        """The quorum already has the desired voters."""
+        return self.refused is None and self.waiting is None and not self.steps
+
+
+def fault_tolerance(voters: Collection[VoterKey], healthy: Collection[VoterKey]) -> int:
+    """Healthy voters beyond a majority (negative: the set cannot commit)."""
+    alive = sum(1 for key in voters if key in healthy)
+    return alive - (len(voters) // 2 + 1)
+
+
+def _key(replica: ReplicaState) -> VoterKey:
+    return replica.replica_id, replica.replica_directory_id
+
+
+def _caught_up(quorum: QuorumInfo, replica: ReplicaState, limits: HealthThresholds) -> bool:
+    leader = leader_state(quorum)
+    return leader is not None and lag_reason(leader, replica, limits) is None
+
+
+def _healthy_voters(
+    quorum: QuorumInfo, unreachable: Collection[int], limits: HealthThresholds
+) -> set[VoterKey]:
+    return {
+        _key(v)
+        for v in quorum.voters
+        if v.replica_id == quorum.leader_id
+        or (v.replica_id not in unreachable and _caught_up(quorum, v, limits))
+    }
+
+
+def _latest_observer(quorum: QuorumInfo, node_id: int, directory_id: str | None) -> ReplicaState | None:
+    """The observer with this id (and directory id) that fetched last."""
+    found = [
+        o
+        for o in quorum.observers
+        if o.replica_id == node_id and (directory_id is None or o.replica_directory_id == directory_id)
+    ]
+    return max(found, key=lambda o: o.last_fetch_timestamp or -1, default=None)
+
+
+def _resolve(quorum: QuorumInfo, wanted: DesiredVoter) -> VoterKey | str:
+    """The voter key a desired voter stands for, or why it has none."""
+    if wanted.directory_id is not None:
+        return wanted.node_id, wanted.directory_id
+    current = [_key(v) for v in quorum.voters if v.replica_id == wanted.node_id]
+    if current:
+        return current[0]
+    observer = _latest_observer(quorum, wanted.node_id, None)
+    if observer is None or observer.replica_directory_id == ZERO_UUID_TEXT:
+        return (
+            f"node {wanted.node_id} is neither a voter nor fetching as an observer yet (start it, "
+            "formatted with --no-initial-controllers)"
+        )
+    return _key(observer)
+
+
+def _names(keys: Iterable[VoterKey]) -> str:
+    return ", ".join(str(node_id) for node_id, _ in sorted(keys)) or "none"
+
+
+def plan_voter_changes(
+    quorum: QuorumInfo,
+    desired: Sequence[DesiredVoter],
+    *,
+    thresholds: HealthThresholds | None = None,
+    unreachable: Collection[int] = (),
+) -> VoterPlan:
+    """The ordered single-voter changes from ``quorum``'s voters to ``desired`` (see the module
+    docstring). ``unreachable``: node ids whose endpoints did not answer (counted as failed)."""
+    limits = thresholds or HealthThresholds()
+    current = frozenset(_key(v) for v in quorum.voters)
+    healthy = _healthy_voters(quorum, unreachable, limits)
+    tolerance = fault_tolerance(current, healthy)
+    ids = [wanted.node_id for wanted in desired]
+    if not desired:
+        return VoterPlan(
+            current, frozenset(), refused="the quorum needs at least one voter", fault_tolerance=tolerance
+        )
+    if len(set(ids)) != len(ids):
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        return VoterPlan(
+            current,
+            frozenset(),
+            fault_tolerance=tolerance,
+            refused=f"node id(s) {', '.join(map(str, twice))} listed more than once",
+        )
+    keys: dict[VoterKey, DesiredVoter] = {}
+    for wanted in desired:
+        resolved = _resolve(quorum, wanted)
+        if isinstance(resolved, str):  # it may be starting: the executor waits for it to fetch
+            return VoterPlan(current, frozenset(), waiting=resolved, fault_tolerance=tolerance)
+        keys[resolved] = wanted
+    target = frozenset(keys)
+    adds = sorted(target - current)
+    removes = current - target
+    swapped_ids = {node_id for node_id, _ in adds} & {node_id for node_id, _ in removes}
+    plain_adds = [k for k in adds if k[0] not in swapped_ids]
+    swaps = sorted(swapped_ids)
+    plain_removes = sorted(
+        (k for k in removes if k[0] not in swapped_ids),
+        key=lambda k: (k[0] == quorum.leader_id, k in healthy, k[0]),
+    )
+    steps: list[VoterStep] = []
+    voters = set(current)
+    alive = set(healthy)
+    notes: list[str] = []
+
+    def step(action: Literal["add", "remove"], key: VoterKey, why: str) -> str | None:
+        """Append the change if the voter set it leads to can commit; else say why not. A new voter
+        counts as healthy: it is added only once caught up."""
+        if action == "add":
+            voters.add(key)
+            alive.add(key)
+        else:
+            voters.discard(key)
+            alive.discard(key)
+        if not voters:
+            return "the quorum needs at least one voter"
+        after_tolerance = fault_tolerance(voters, alive)
+        if after_tolerance < 0:
+            count = sum(1 for k in voters if k in alive)
+            verb = "adding" if action == "add" else "removing"
+            return (
+                f"{verb} voter {key[0]} would leave {count} healthy of {len(voters)} voters, short of "
+                f"the majority of {len(voters) // 2 + 1} needed to commit the change"
+            )
+        after = frozenset(voters)
+        wanted = keys.get(key)
+        steps.append(
+            VoterStep(
+                action,
+                key[0],
+                key[1],
+                frozenset(after),
+                after_tolerance,
+                f"{why}; {len(after)} voters afterwards, fault tolerance {after_tolerance}",
+                wanted.endpoints if wanted is not None and action == "add" else (),
+            )
+        )
+        return None
+
+    def observer_note(key: VoterKey) -> str:
+        observer = _latest_observer(quorum, *key)
+        if observer is None:
+            return f"it must first fetch from the leader as an observer with directory id {key[1]}"
+        if not _caught_up(quorum, observer, limits):
+            return "it must first catch up with the leader (it fetches as an observer)"
+        return "it fetches as an observer and is caught up"
+
+    for key in plain_adds:
+        refusal = step("add", key, f"adding raises the fault tolerance: {observer_note(key)}")
+        if refusal:
+            return VoterPlan(current, target, refused=refusal, fault_tolerance=tolerance)
+    for node_id in swaps:
+        old = next(k for k in removes if k[0] == node_id)
+        new = next(k for k in adds if k[0] == node_id)
+        others_healthy = all(k in alive for k in voters if k != old)
+        if old in alive and not others_healthy:
+            return VoterPlan(
+                current,
+                target,
+                fault_tolerance=tolerance,
+                refused=(
+                    f"node {node_id} must change its directory id from {old[1]} to {new[1]}, which removes a "
+                    f"healthy voter first; every other voter must be healthy for that, and "
+                    f"{_names(k for k in voters if k != old and k not in alive)} are not"
+                ),
+            )
+        state = "still healthy" if old in alive else "failed"
+        refusal = step(
+            "remove",
+            old,
+            f"node {node_id}'s old directory ({state}) leaves before the new one "
+            "joins: a voter set holds one directory per node id",
+        )
+        if refusal:
+            return VoterPlan(current, target, refused=refusal, fault_tolerance=tolerance)
+        refusal = step("add", new, f"node {node_id} rejoins with its new directory: {observer_note(new)}")
+        if refusal:
+            return VoterPlan(current, target, refused=refusal, fault_tolerance=tolerance)
+    for key in plain_removes:
+        if key[0] == quorum.leader_id:
+            why = "the leader leaves last; it resigns once its removal commits and the others elect a leader"
+        elif key in alive:
+            why = "a healthy voter leaves after every addition"
+        else:
+            why = "a failed voter leaves first: it counts against the majority without voting"
+        refusal = step("remove", key, why)
+        if refusal:
+            return VoterPlan(current, target, refused=refusal, fault_tolerance=tolerance)
+    if steps and quorum.api_version >= 2 and any(d == ZERO_UUID_TEXT for _, d in current):
+        return VoterPlan(
+            current,
+            target,
+            fault_tolerance=tolerance,
+            refused=(
+                "the voters have no directory ids (a static quorum, kraft.version 0): upgrade kraft.version "
+                "to 1 (kafka-features upgrade --feature kraft.version=1) before changing voters"
+            ),
+        )
+    waiting = _waiting(quorum, steps, limits) if steps else None
+    if voter_change(quorum) is not None:
+        waiting = "the previous voter change is not committed yet"
+        notes.append(waiting)
+    return VoterPlan(
+        current, target, tuple(steps), waiting=waiting, fault_tolerance=tolerance, notes=tuple(notes)
+    )
+
+
+def _waiting(quorum: QuorumInfo, steps: Sequence[VoterStep], limits: HealthThresholds) -> str | None:
+    """Why the first step cannot run now, if it cannot: an add waits for its observer to catch up, and
+    so does the removal of a directory that the same node rejoins with next (a replaced disk is
+    swapped only once the new incarnation holds the log)."""
+    first = steps[0]
+    joining = first if first.action == "add" else None
+    if first.action == "remove" and len(steps) > 1 and steps[1].node_id == first.node_id:
+        joining = steps[1]
+    if joining is None:
+        return None
+    observer = _latest_observer(quorum, joining.node_id, joining.directory_id)
+    if observer is None:
+        return (
+            f"node {joining.node_id} with directory id {joining.directory_id} does not fetch from the "
+            "leader yet"
+        )
+    if not _caught_up(quorum, observer, limits):
+        return f"node {joining.node_id} is still catching up with the leader"
+    return None
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """A step that was carried out and committed."""
+
+    step: VoterStep
+    seconds: float
+    """From sending the change to seeing it committed."""
+
+
+@dataclass(frozen=True)
+class ReconcileResult:
+    """What ``Admin.reconcile_voters`` did."""
+
+    plan: VoterPlan
+    """The plan as first computed (later re-planning after each step only ever shortens it)."""
+    completed: tuple[StepOutcome, ...]
+    dry_run: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.completed)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What a reconciliation is doing, for a progress display: ``plan`` (the plan is known),
+    ``waiting`` (a precondition does not hold yet: ``message`` says which), ``step`` (a change is
+    sent), ``committed`` (it is committed)."""
+
+    kind: Literal["plan", "waiting", "step", "committed"]
+    plan: VoterPlan
+    step: VoterStep | None = None
+    message: str = ""
