@@ -118,7 +118,7 @@ class AuthenticationError(KafkaClientError):
 
 class VoterChangeError(KafkaClientError):
     """A voter reconciliation stopped; ``completed`` holds the steps that were committed before it
-    (``kafka_admin_kraft.voters.VoterStep``), so nothing stops half-done unsaid. The cause, when a
+    (``kafka_admin_kraft.voters.StepOutcome``), so nothing stops half-done unsaid. The cause, when a
     server error or a timeout ended it, is ``__cause__``."""
 
     def __init__(self, message: str, completed: Sequence[object] = ()) -> None:

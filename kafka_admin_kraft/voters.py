@@ -106,11 +106,23 @@ def _caught_up(quorum: QuorumInfo, replica: ReplicaState, limits: HealthThreshol
 def _healthy_voters(
     quorum: QuorumInfo, unreachable: Collection[int], limits: HealthThresholds
 ) -> set[VoterKey]:
+    """The leader, and the voters caught up, reachable and not superseded: a voter whose node id fetches
+    more recently as an observer under another directory id runs on a new disk, so the voter's
+    directory is gone whatever its last offsets say."""
     return {
         _key(v)
         for v in quorum.voters
         if v.replica_id == quorum.leader_id
-        or (v.replica_id not in unreachable and _caught_up(quorum, v, limits))
+        or (
+            v.replica_id not in unreachable
+            and _caught_up(quorum, v, limits)
+            and not any(
+                o.replica_id == v.replica_id
+                and o.replica_directory_id != v.replica_directory_id
+                and (o.last_fetch_timestamp or -1) > (v.last_fetch_timestamp or -1)
+                for o in quorum.observers
+            )
+        )
     }
 
 
@@ -219,7 +231,8 @@ def plan_voter_changes(
                 key[1],
                 frozenset(after),
                 after_tolerance,
-                f"{why}; {len(after)} voters afterwards, fault tolerance {after_tolerance}",
+                f"{why}; {len(after)} voter{'s' if len(after) > 1 else ''} afterwards, "
+                f"fault tolerance {after_tolerance}",
                 wanted.endpoints if wanted is not None and action == "add" else (),
             )
         )

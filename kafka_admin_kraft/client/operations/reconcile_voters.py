@@ -114,18 +114,15 @@ def reconcile_voters(
             )
         return left
 
+    waiting_for = "reading the quorum"
     while True:
+        left = time_left(waiting_for)
         health = yield from check_quorum(
-            core,
-            thresholds,
-            probe=True,
-            previous=None,
-            connect=None,
-            timeout=max(0.001, min(10.0, deadline - core.clock())),
+            core, thresholds, probe=True, previous=None, connect=None, timeout=min(10.0, left)
         )
         quorum = health.quorum
         if quorum is None:
-            time_left(f"the quorum cannot be read: {health.findings[0].message}")
+            waiting_for = f"the quorum cannot be read: {health.findings[0].message}"
             yield Sleep(POLL)
             continue
         unreachable = {p.node_id for p in health.probes if not p.reachable}
@@ -139,7 +136,7 @@ def reconcile_voters(
             return ReconcileResult(first, tuple(completed), dry_run)
         if plan.waiting is not None:
             tell(Progress("waiting", plan, plan.steps[0] if plan.steps else None, plan.waiting))
-            time_left(plan.waiting)
+            waiting_for = plan.waiting
             yield Sleep(POLL)
             continue
         step = plan.steps[0]
@@ -196,6 +193,7 @@ def reconcile_voters(
         tell(Progress("committed", plan, step))
         failures = 0
         deadline = core.clock() + step_timeout
+        waiting_for = "reading the quorum"
 
 
 def replace_controller(
