@@ -292,8 +292,12 @@ def remove_controller(
 
 from .quorum_check import check  # noqa: E402 - the group above must exist first
 from .quorum_exporter import exporter  # noqa: E402
+from .quorum_voters import reconcile, replace_controller, scale  # noqa: E402
 from .quorum_watch import watch  # noqa: E402
 
 main.add_command(check)
 main.add_command(watch)
 main.add_command(exporter)
+main.add_command(reconcile)
+main.add_command(scale)
+main.add_command(replace_controller)

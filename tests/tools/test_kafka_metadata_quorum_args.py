@@ -69,7 +69,7 @@ def test_describe_flag_checks(flags: tuple[str, ...], message: str) -> None:
 def test_unknown_subcommand_and_option() -> None:
     parse_error(run("--bootstrap-server", NOWHERE, "explain"),
                 "invalid choice: 'explain' (choose from 'describe', 'add-controller', 'remove-controller', "
-                "'check', 'watch', 'exporter')")
+                "'check', 'watch', 'exporter', 'reconcile', 'scale', 'replace-controller')")
     parse_error(run("--bootstrap-server", NOWHERE, "describe", "--statuz"),
                 "unrecognized arguments: '--statuz'", f"{PROG} describe")
 
