@@ -10,8 +10,9 @@ Kafka's documentation for replacing a controller's disk:
    uncommitted voter change).
 2. Only observers that are caught up with the leader are added; a desired voter that is neither a
    voter nor fetching as an observer yet leaves the plan waiting for it (it has to be started).
-3. Adds come first (they raise the fault tolerance), then same-id replacements, then removes:
-   failed voters first, then healthy ones, the leader last (it resigns once its removal commits).
+3. Adds come first (they raise the fault tolerance), then removes of failed voters (they count
+   against the majority without voting), then same-id replacements, then removes of healthy voters,
+   the leader last (it resigns once its removal commits).
 4. A node id whose directory id must change (a replaced disk) is removed first and added back
    afterwards, since a voter set holds one directory per id; the removal needs every other voter
    healthy when the old directory is itself still healthy.
@@ -106,21 +107,23 @@ def _caught_up(quorum: QuorumInfo, replica: ReplicaState, limits: HealthThreshol
 def _healthy_voters(
     quorum: QuorumInfo, unreachable: Collection[int], limits: HealthThresholds
 ) -> set[VoterKey]:
-    """The leader, and the voters caught up, reachable and not superseded: a voter whose node id fetches
-    more recently as an observer under another directory id runs on a new disk, so the voter's
+    """The reachable voters that are the leader, or caught up and not superseded: a voter whose node
+    id fetches more recently as an observer under another directory id runs on a new disk, so the voter's
     directory is gone whatever its last offsets say."""
     return {
         _key(v)
         for v in quorum.voters
-        if v.replica_id == quorum.leader_id
-        or (
-            v.replica_id not in unreachable
-            and _caught_up(quorum, v, limits)
-            and not any(
-                o.replica_id == v.replica_id
-                and o.replica_directory_id != v.replica_directory_id
-                and (o.last_fetch_timestamp or -1) > (v.last_fetch_timestamp or -1)
-                for o in quorum.observers
+        if v.replica_id not in unreachable
+        and (
+            v.replica_id == quorum.leader_id
+            or (
+                _caught_up(quorum, v, limits)
+                and not any(
+                    o.replica_id == v.replica_id
+                    and o.replica_directory_id != v.replica_directory_id
+                    and (o.last_fetch_timestamp or -1) > (v.last_fetch_timestamp or -1)
+                    for o in quorum.observers
+                )
             )
         )
     }
@@ -250,6 +253,19 @@ def plan_voter_changes(
         refusal = step("add", key, f"adding raises the fault tolerance: {observer_note(key)}")
         if refusal:
             return VoterPlan(current, target, refused=refusal, fault_tolerance=tolerance)
+    def remove(key: VoterKey) -> str | None:
+        if key[0] == quorum.leader_id:
+            why = "the leader leaves last; it resigns once its removal commits and the others elect a leader"
+        elif key in alive:
+            why = "a healthy voter leaves after every addition"
+        else:
+            why = "a failed voter leaves first: it counts against the majority without voting"
+        return step("remove", key, why)
+
+    for key in [k for k in plain_removes if k not in alive]:
+        refusal = remove(key)
+        if refusal:
+            return VoterPlan(current, target, refused=refusal, fault_tolerance=tolerance)
     for node_id in swaps:
         old = next(k for k in removes if k[0] == node_id)
         new = next(k for k in adds if k[0] == node_id)
@@ -277,14 +293,8 @@ def plan_voter_changes(
         refusal = step("add", new, f"node {node_id} rejoins with its new directory: {observer_note(new)}")
         if refusal:
             return VoterPlan(current, target, refused=refusal, fault_tolerance=tolerance)
-    for key in plain_removes:
-        if key[0] == quorum.leader_id:
-            why = "the leader leaves last; it resigns once its removal commits and the others elect a leader"
-        elif key in alive:
-            why = "a healthy voter leaves after every addition"
-        else:
-            why = "a failed voter leaves first: it counts against the majority without voting"
-        refusal = step("remove", key, why)
+    for key in [k for k in plain_removes if k in alive]:
+        refusal = remove(key)
         if refusal:
             return VoterPlan(current, target, refused=refusal, fault_tolerance=tolerance)
     if steps and quorum.api_version >= 2 and any(d == ZERO_UUID_TEXT for _, d in current):

@@ -11,8 +11,9 @@ alone. A round:
    quorum is read again every 200 ms until the step deadline, then ``VoterChangeTimeoutError``.
 4. The step is sent: AddRaftVoter (acknowledged once committed) with the endpoints the caller gave, or
    else the registered controller's endpoint from DescribeCluster; or RemoveRaftVoter. A server error
-   or a lost leader ends the round and the next one re-plans (a change that took effect is then
-   simply not planned again); the third failure of one step raises ``VoterChangeError``.
+   or a lost leader ends the round and the next one re-plans: a change that took effect all the same
+   counts as completed once it is seen committed, and is not planned again; the third failure of one
+   step raises ``VoterChangeError``.
 5. The step counts as done when it is committed: CommittedVoters equals the planned voter set
    (DescribeQuorum v3), or on older servers when the voter set is the planned one and the high
    watermark has passed where it was when the step was sent.
@@ -21,6 +22,7 @@ alone. A round:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from kafka_admin_kraft.client.core import AdminCore, Op, Sleep
 from kafka_admin_kraft.client.operations.check_quorum import check_quorum
@@ -88,6 +90,15 @@ def _committed(quorum: QuorumInfo, step: VoterStep, high_watermark: int) -> bool
     return quorum.high_watermark > high_watermark
 
 
+@dataclass(frozen=True)
+class _Sent:
+    """A change whose answer was an error: it may still have taken effect."""
+
+    step: VoterStep
+    started: float
+    high_watermark: int
+
+
 def reconcile_voters(
     core: AdminCore,
     desired: Sequence[DesiredVoter],
@@ -115,6 +126,7 @@ def reconcile_voters(
         return left
 
     waiting_for = "reading the quorum"
+    unconfirmed: _Sent | None = None
     while True:
         left = time_left(waiting_for)
         health = yield from check_quorum(
@@ -125,11 +137,17 @@ def reconcile_voters(
             waiting_for = f"the quorum cannot be read: {health.findings[0].message}"
             yield Sleep(POLL)
             continue
+
         unreachable = {p.node_id for p in health.probes if not p.reachable}
         plan = plan_voter_changes(quorum, desired, thresholds=thresholds, unreachable=unreachable)
         if first is None:
             first = plan
             tell(Progress("plan", plan))
+        if unconfirmed is not None and _committed(quorum, unconfirmed.step, unconfirmed.high_watermark):
+            # its answer was an error (a lost leader, a timeout) but the change took effect
+            completed.append(StepOutcome(unconfirmed.step, core.clock() - unconfirmed.started))
+            tell(Progress("committed", plan, unconfirmed.step))
+            unconfirmed = None
         if plan.refused is not None:
             raise VoterChangeRefusedError(f"{plan.refused} ({_completed_text(completed)})", completed)
         if plan.done or dry_run:
@@ -142,6 +160,7 @@ def reconcile_voters(
         step = plan.steps[0]
         tell(Progress("step", plan, step))
         started, high_watermark = core.clock(), quorum.high_watermark
+        unconfirmed = None
         try:
             if step.action == "add":
                 endpoints = step.endpoints
@@ -173,6 +192,7 @@ def reconcile_voters(
         except VoterChangeError:
             raise
         except KafkaAdminError as exc:
+            unconfirmed = _Sent(step, started, high_watermark)
             failures += 1
             if failures >= STEP_ATTEMPTS:
                 raise VoterChangeError(
