@@ -81,13 +81,22 @@ class BrokerOptions:
     heartbeat_interval_ms: int = 2000
 
 
+def leader_endpoint(core: RaftDriverFacing, listener: str) -> Endpoint | None:
+    """The quorum leader's endpoint on ``listener`` (else its first one), None while unknown."""
+    leader = core.voters.voters.get(core.leader_id)
+    if leader is None or not leader.endpoints:
+        return None
+    return next((e for e in leader.endpoints if e.name == listener), leader.endpoints[0])
+
+
 class ControllerChannels:
     """Connections to controllers, one request at a time each, idle ones kept for the next request."""
 
-    def __init__(self, node_id: int, security: ClientSecurity, max_frame_bytes: int) -> None:
+    def __init__(self, node_id: int, security: ClientSecurity, max_frame_bytes: int,
+                 client_id: str | None = None) -> None:
         self.security = security
         self.max_frame_bytes = max_frame_bytes
-        self.client_id = f"broker-{node_id}-to-controller"
+        self.client_id = client_id or f"broker-{node_id}-to-controller"
         self._idle: dict[tuple[str, int], list[Channel]] = {}
         self._correlation_ids = itertools.count(1)
 
@@ -195,11 +204,7 @@ class BrokerFrontend:
 
     def active_controller(self) -> Endpoint | None:
         """The quorum leader's controller endpoint, None while unknown."""
-        leader = self.core.voters.voters.get(self.core.leader_id)
-        if leader is None or not leader.endpoints:
-            return None
-        name = self.options.controller_listener_name
-        return next((e for e in leader.endpoints if e.name == name), leader.endpoints[0])
+        return leader_endpoint(self.core, self.options.controller_listener_name)
 
     async def forward(self, frame: bytes, api_key: int, api_version: int, client_host: str,
                       principal: str) -> Struct:

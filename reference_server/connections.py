@@ -15,7 +15,9 @@ idle expiry of its ``Selector``, plus a cap derived from the open-file limit.
   inter-broker listener, which a controller does not have). So that a configured cap does not lock the
   node out of its own quorum, ``QUORUM_SLOTS`` connections beyond the caps are let in on probation on
   a controller listener: one stays only if its first request, within ``PROBATION_MS``, comes from a
-  raft client (client id ``raft-client-<node id>``, what Kafka's and this project's controllers send).
+  raft client (client id ``raft-client-<node id>``, what Kafka's and this project's controllers send)
+  or from a controller registering itself (``controller-registration-<node id>``, this project's
+  controllers; Kafka's send their node id, which is no sign of a controller).
 * A connection with no request in progress and nothing received for ``connections.max.idle.ms`` is
   closed (a negative value disables this).
 """
@@ -41,6 +43,8 @@ QUORUM_SLOTS: Final = 16
 PROBATION_MS: Final = 1000
 """How long a connection on probation has to send its first request."""
 RAFT_CLIENT_PREFIX: Final = "raft-client-"
+REGISTRATION_CLIENT_PREFIX: Final = "controller-registration-"
+"""The client id of a controller's ControllerRegistration connection, then its node id."""
 NOTE_INTERVAL_S: Final = 10.0
 """A refused or evicted connection is logged at most this often; those in between are counted."""
 
@@ -152,10 +156,11 @@ class ConnectionQuotas:
 
     def passes_probation(self, connection: Connection, client_id: str | None) -> bool:
         """A connection on probation whose first request is from ``client_id`` stays if that is a raft
-        client (it keeps its quorum slot); True for any connection not on probation."""
+        client or a controller registering (it keeps its quorum slot); True for any connection not on
+        probation."""
         if not connection.on_probation:
             return True
-        if client_id is not None and client_id.startswith(RAFT_CLIENT_PREFIX):
+        if client_id is not None and client_id.startswith((RAFT_CLIENT_PREFIX, REGISTRATION_CLIENT_PREFIX)):
             connection.on_probation = False
             return True
         return False

@@ -26,7 +26,10 @@ How the pieces meet:
    committed it appends the bootstrap records (from ``bootstrap.checkpoint``, inside a metadata
    transaction from 3.6-IV1 on), then it appends a NoOpRecord every
    ``metadata.max.idle.interval.ms``. It answers BrokerRegistration and BrokerHeartbeat
-   (``handlers.broker_lifecycle``) and fences a broker whose session expired.
+   (``handlers.broker_lifecycle``) and fences a broker whose session expired, and answers
+   ControllerRegistration (``handlers.controller_registration``) once its RegisterControllerRecord
+   is committed. Every controller, leading or not, keeps itself registered with the active one
+   (``registration``, KIP-919), so that DescribeCluster lists it.
 4. **Shutdown.** SIGTERM or SIGINT: the core resigns, the driver runs a moment
    longer so the resignation goes out, then listeners and connections close and the log is flushed.
    SIGUSR1 asks the core for a snapshot.
@@ -62,6 +65,7 @@ from .handlers import (
     ServerView,
     api_versions,
     broker_lifecycle,
+    controller_registration,
     describe_cluster,
     envelope,
     update_features,
@@ -78,6 +82,8 @@ from .raft.api import (
 )
 from .raft.core import KRaftUpgradeError, NotLeaderError
 from .raft.image import FENCE
+from .registration import ControllerRegistrationManager
+from .registration import client_id as registration_client_id
 from .security import (
     SASL_APIS,
     ClientSecurity,
@@ -200,15 +206,27 @@ class ControllerRuntime:
         self._activation_offset: int | None = None
         self._active = False
         self._next_noop_ms = 0
+        frame_bytes = max(options.socket_request_max_bytes, framing.DEFAULT_MAX_FRAME_BYTES)
         self.broker = None
         if options.broker is not None:
-            frame_bytes = max(options.socket_request_max_bytes, framing.DEFAULT_MAX_FRAME_BYTES)
             channels = ControllerChannels(identity.node_id, options.peer_security, frame_bytes)
             self.broker = BrokerFrontend(options.broker, identity.node_id, identity.cluster_id, core,
                                          self.view, self.bound, channels)
+        self.registration = None
+        if identity.is_controller and identity.listeners:
+            channels = ControllerChannels(identity.node_id, options.peer_security, frame_bytes,
+                                          client_id=registration_client_id(identity.node_id))
+            listener = identity.listeners[0].name
+            self.registration = ControllerRegistrationManager(
+                identity, core, channels, lambda request: self._register_controller(request, listener),
+                bound=self.bound,
+                protocols={name: security.protocol for name, security in options.security.items()},
+                unstable=options.unstable_feature_versions,
+                request_timeout_s=config.request_timeout_ms / 1000)
+        self._registering: asyncio.Task[None] | None = None
         self._commit_waits: list[_CommitWait] = []
-        """Answers held until their records are committed (UpdateFeatures, broker registrations and
-        heartbeats that change a registration), in offset order."""
+        """Answers held until their records are committed (UpdateFeatures, controller and broker
+        registrations, heartbeats that change a registration), in offset order."""
         self._broker_sessions: dict[int, int] = {}
         """Broker id -> time of its last heartbeat (or of this controller's activation)."""
         self._fencing: set[int] = set()
@@ -240,6 +258,8 @@ class ControllerRuntime:
             self._idle_sweeper = loop.create_task(self._close_idle_connections())
         if self.broker is not None:
             self.broker.start()
+        if self.registration is not None:
+            self._registering = loop.create_task(self.registration.run(), name="controller registration")
 
     def stop(self, exit_code: int = 0) -> None:
         """Ask ``run`` to shut down gracefully."""
@@ -281,6 +301,12 @@ class ControllerRuntime:
         return self._exit_code
 
     async def _shutdown(self) -> None:
+        if self._registering is not None:
+            self._registering.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._registering
+        if self.registration is not None:
+            self.registration.channels.close()
         if self._exit_code == 0:
             try:
                 self.core.resign(self.now_ms())
@@ -361,6 +387,8 @@ class ControllerRuntime:
         self._track_leadership()
         if self._commit_waits:
             self._release_commit_waits()
+        if self.registration is not None:
+            self.registration.wake()
 
     def _timed(self, what: str, call: Callable[..., _T], *args: Any) -> _T:
         """Run a synchronous step; say so when it held the event loop long enough to worry peers."""
@@ -690,13 +718,17 @@ class ControllerRuntime:
             body, response_version = api_versions.handle(request.body, version, self.view(listener))
         elif key == describe_cluster.API_KEY:
             assert isinstance(request.body, messages.DescribeClusterRequest)
-            body = describe_cluster.handle(request.body, version, self.view(listener))
+            body = describe_cluster.handle(request.body, version, self.view(listener),
+                                           self.core.registered_controllers())
         elif key == update_features.API_KEY:
             assert isinstance(request.body, messages.UpdateFeaturesRequest)
             body = await self._update_features(request.body, version, listener)
         elif key == envelope.API_KEY:
             assert isinstance(request.body, messages.EnvelopeRequest)
             body = await self._envelope(request.body, listener, peer)
+        elif key == controller_registration.API_KEY:
+            assert isinstance(request.body, messages.ControllerRegistrationRequest)
+            body = await self._register_controller(request.body, listener)
         elif key == broker_lifecycle.REGISTRATION_KEY:
             assert isinstance(request.body, messages.BrokerRegistrationRequest)
             body = await self._register_broker(request.body)
@@ -840,6 +872,34 @@ class ControllerRuntime:
             if future is not None and not future.done():
                 future.set_result(body)
         self._commit_waits = waits
+
+    # ------------------------------------------------------------------ controller registrations
+
+    async def _register_controller(self, request: messages.ControllerRegistrationRequest,
+                                   listener: str) -> Struct | None:
+        """Decide with ``handlers.controller_registration`` (against the metadata.version this
+        controller has finalized, appended changes included); append the RegisterControllerRecord and
+        answer once it is committed, NOT_CONTROLLER if leadership is lost first."""
+        level = self.view(listener).metadata_version
+        assert level is not None  # the view falls back to the bootstrap's level
+        for wait in self._commit_waits:
+            level = wait.changes.get(features.METADATA_VERSION, level)
+        decision = controller_registration.handle(request, active=self._active, metadata_version=level)
+        if decision.record is None:
+            return decision.response
+
+        def not_controller() -> Struct:
+            return controller_registration.error(controller_registration.NOT_CONTROLLER)
+
+        try:
+            offset = self.core.append([decision.record], self.now_ms())
+        except NotLeaderError:
+            return not_controller()
+        self._wake.set()
+        controller_log.info("[QuorumController id=%d] Registering controller %d (incarnation %s) at "
+                            "offset %d", self.identity.node_id, request.controller_id,
+                            request.incarnation_id, offset)
+        return await self._when_committed(offset, decision.response, not_controller)
 
     # ------------------------------------------------------------------ broker registrations
 

@@ -32,10 +32,10 @@ API_KEY: Final = 18
 UNSUPPORTED_VERSION: Final = 35
 INVALID_REQUEST: Final = 42
 
-CONTROLLER_APIS: Final = (1, 18, 52, 53, 54, 55, 57, 58, 59, 60, 62, 63, 80, 81, 82)
+CONTROLLER_APIS: Final = (1, 18, 52, 53, 54, 55, 57, 58, 59, 60, 62, 63, 70, 80, 81, 82)
 """Fetch, ApiVersions, Vote, BeginQuorumEpoch, EndQuorumEpoch, DescribeQuorum, UpdateFeatures,
-Envelope, FetchSnapshot, DescribeCluster, BrokerRegistration, BrokerHeartbeat, AddRaftVoter,
-RemoveRaftVoter and UpdateRaftVoter: what the controller listener serves."""
+Envelope, FetchSnapshot, DescribeCluster, BrokerRegistration, BrokerHeartbeat, ControllerRegistration,
+AddRaftVoter, RemoveRaftVoter and UpdateRaftVoter: what the controller listener serves."""
 
 _SOFTWARE: Final = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 

@@ -30,8 +30,9 @@ prints). Per feature:
 Reasons 1-4 and 6-7 are written ``Invalid update version <level> for feature <name>. <reason>``.
 ValidateOnly runs every check and writes nothing. Otherwise the FeatureLevelRecords go into one batch
 (atomic, as Kafka's ``ControllerResult.atomicOf``) and the runtime answers once that batch, and the
-kraft.version upgrade, are committed. This server knows no registered brokers or controllers, so only
-the local controller's supported ranges (and, for kraft.version, the voters') are checked. Cluster
+kraft.version upgrade, are committed. Only the local controller's supported ranges (and, for
+kraft.version, the voters') are checked, not those of the registered brokers and controllers (Kafka
+checks them too, and from 3.7-IV0 on refuses a change while a voter has not registered). Cluster
 authorization is not modelled.
 """
 

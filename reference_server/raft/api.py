@@ -395,6 +395,10 @@ class RaftDriverFacing(Protocol):
         """The broker registrations of the committed metadata image (Fenced as it stands), by id."""
         ...
 
+    def registered_controllers(self) -> list[messages.RegisterControllerRecord]:
+        """The latest controller registration (KIP-919) per id in the committed metadata image."""
+        ...
+
 
 def jitter(rng: random.Random, base_ms: int) -> int:
     """An election timeout: ``base_ms`` plus a random share of it, as Kafka randomises it."""

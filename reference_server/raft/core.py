@@ -247,6 +247,10 @@ class RaftCore:
         """The broker registrations of the committed image, by broker id."""
         return self._image.broker_registrations()
 
+    def registered_controllers(self) -> list[messages.RegisterControllerRecord]:
+        """The controller registrations of the committed image, by controller id."""
+        return self._image.controller_registrations()
+
     @property
     def image(self) -> SnapshotImage:
         """The committed metadata image (tests and tools; the driver uses ``committed_features``)."""

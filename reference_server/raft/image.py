@@ -139,14 +139,23 @@ class SnapshotImage:
 
     def broker_registrations(self) -> list[messages.RegisterBrokerRecord]:
         """Every registered broker as it stands, by broker id."""
-        found = []
+        found = [m for m in self._registrations(REGISTER_BROKER_RECORD)
+                 if isinstance(m, messages.RegisterBrokerRecord)]
+        return sorted(found, key=lambda registration: registration.broker_id)
+
+    def controller_registrations(self) -> list[messages.RegisterControllerRecord]:
+        """The latest registration of every controller (KIP-919), by controller id. Kafka never drops
+        one: a controller that stopped, or left the voter set, stays registered."""
+        found = [m for m in self._registrations(REGISTER_CONTROLLER_RECORD)
+                 if isinstance(m, messages.RegisterControllerRecord)]
+        return sorted(found, key=lambda registration: registration.controller_id)
+
+    def _registrations(self, record_type: int) -> Iterator[object]:
         for (api_key, _), value in self._keyed.items():
-            if api_key == REGISTER_BROKER_RECORD:
+            if api_key == record_type:
                 record = decode_metadata_record(value)
                 assert isinstance(record, ApiMessageAndVersion)
-                assert isinstance(record.message, messages.RegisterBrokerRecord)
-                found.append(record.message)
-        return sorted(found, key=lambda registration: registration.broker_id)
+                yield record.message
 
     def keyed_count(self) -> int:
         """How many records ``values`` yields before the ones kept in log order."""

@@ -92,7 +92,11 @@ def test_logs_decode_and_look_like_kafkas(make_cluster: Callable[..., Cluster]) 
         assert features == ["metadata.version", "eligible.leader.replicas.version", "group.version",
                             "share.version", "streams.version", "transaction.version"]
         data_kinds = {k for b in batches[2:] if not b.is_control for k in kinds(b)}
-        assert data_kinds == {"NoOpRecord"}
+        assert data_kinds == {"NoOpRecord", "RegisterControllerRecord"}  # controllers register (KIP-919)
+        registered = {r.message.controller_id for b in batches[2:] if not b.is_control
+                      for r in decode_metadata_batch(b) if isinstance(r, ApiMessageAndVersion)
+                      and isinstance(r.message, messages.RegisterControllerRecord)}
+        assert registered == {1, 2, 3}
         assert all(b.magic == 2 and b.producer_id == -1 and b.base_timestamp == b.max_timestamp
                    for b in batches)
         committed_prefixes.append([(b.base_offset, b.crc) for b in batches[:-3]])

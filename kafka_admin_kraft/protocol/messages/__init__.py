@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from kafka_admin_kraft.protocol.messages.broker_registration_change_record import BrokerRegistrationChangeRecord as BrokerRegistrationChangeRecord
     from kafka_admin_kraft.protocol.messages.broker_registration import BrokerRegistrationRequest as BrokerRegistrationRequest
     from kafka_admin_kraft.protocol.messages.broker_registration import BrokerRegistrationResponse as BrokerRegistrationResponse
+    from kafka_admin_kraft.protocol.messages.controller_registration import ControllerRegistrationRequest as ControllerRegistrationRequest
+    from kafka_admin_kraft.protocol.messages.controller_registration import ControllerRegistrationResponse as ControllerRegistrationResponse
     from kafka_admin_kraft.protocol.messages.default_principal_data import DefaultPrincipalData as DefaultPrincipalData
     from kafka_admin_kraft.protocol.messages.describe_cluster import DescribeClusterRequest as DescribeClusterRequest
     from kafka_admin_kraft.protocol.messages.describe_cluster import DescribeClusterResponse as DescribeClusterResponse
@@ -84,6 +86,8 @@ _MODULES = {
     'BrokerRegistrationChangeRecord': 'broker_registration_change_record',
     'BrokerRegistrationRequest': 'broker_registration',
     'BrokerRegistrationResponse': 'broker_registration',
+    'ControllerRegistrationRequest': 'controller_registration',
+    'ControllerRegistrationResponse': 'controller_registration',
     'DefaultPrincipalData': 'default_principal_data',
     'DescribeClusterRequest': 'describe_cluster',
     'DescribeClusterResponse': 'describe_cluster',
@@ -145,6 +149,7 @@ REQUEST_NAMES = {
     60: 'DescribeClusterRequest',
     62: 'BrokerRegistrationRequest',
     63: 'BrokerHeartbeatRequest',
+    70: 'ControllerRegistrationRequest',
     80: 'AddRaftVoterRequest',
     81: 'RemoveRaftVoterRequest',
     82: 'UpdateRaftVoterRequest',
@@ -165,6 +170,7 @@ RESPONSE_NAMES = {
     60: 'DescribeClusterResponse',
     62: 'BrokerRegistrationResponse',
     63: 'BrokerHeartbeatResponse',
+    70: 'ControllerRegistrationResponse',
     80: 'AddRaftVoterResponse',
     81: 'RemoveRaftVoterResponse',
     82: 'UpdateRaftVoterResponse',
@@ -183,7 +189,7 @@ METADATA_RECORD_NAMES = {
     25: 'AbortTransactionRecord',
     27: 'RegisterControllerRecord',
 }
-__all__ = ['AbortTransactionRecord', 'AddRaftVoterRequest', 'AddRaftVoterResponse', 'ApiVersionsRequest', 'ApiVersionsResponse', 'BeginQuorumEpochRequest', 'BeginQuorumEpochResponse', 'BeginTransactionRecord', 'BrokerHeartbeatRequest', 'BrokerHeartbeatResponse', 'BrokerRegistrationChangeRecord', 'BrokerRegistrationRequest', 'BrokerRegistrationResponse', 'DefaultPrincipalData', 'DescribeClusterRequest', 'DescribeClusterResponse', 'DescribeQuorumRequest', 'DescribeQuorumResponse', 'EndQuorumEpochRequest', 'EndQuorumEpochResponse', 'EndTransactionRecord', 'EnvelopeRequest', 'EnvelopeResponse', 'FeatureLevelRecord', 'FenceBrokerRecord', 'FetchRequest', 'FetchResponse', 'FetchSnapshotRequest', 'FetchSnapshotResponse', 'KRaftVersionRecord', 'LeaderChangeMessage', 'MetadataRequest', 'MetadataResponse', 'NoOpRecord', 'PartitionRecord', 'QuorumStateData', 'RegisterBrokerRecord', 'RegisterControllerRecord', 'RemoveRaftVoterRequest', 'RemoveRaftVoterResponse', 'RequestHeader', 'ResponseHeader', 'SaslAuthenticateRequest', 'SaslAuthenticateResponse', 'SaslHandshakeRequest', 'SaslHandshakeResponse', 'SnapshotFooterRecord', 'SnapshotHeaderRecord', 'TopicRecord', 'UnfenceBrokerRecord', 'UpdateFeaturesRequest', 'UpdateFeaturesResponse', 'UpdateRaftVoterRequest', 'UpdateRaftVoterResponse', 'VoteRequest', 'VoteResponse', 'VotersRecord']
+__all__ = ['AbortTransactionRecord', 'AddRaftVoterRequest', 'AddRaftVoterResponse', 'ApiVersionsRequest', 'ApiVersionsResponse', 'BeginQuorumEpochRequest', 'BeginQuorumEpochResponse', 'BeginTransactionRecord', 'BrokerHeartbeatRequest', 'BrokerHeartbeatResponse', 'BrokerRegistrationChangeRecord', 'BrokerRegistrationRequest', 'BrokerRegistrationResponse', 'ControllerRegistrationRequest', 'ControllerRegistrationResponse', 'DefaultPrincipalData', 'DescribeClusterRequest', 'DescribeClusterResponse', 'DescribeQuorumRequest', 'DescribeQuorumResponse', 'EndQuorumEpochRequest', 'EndQuorumEpochResponse', 'EndTransactionRecord', 'EnvelopeRequest', 'EnvelopeResponse', 'FeatureLevelRecord', 'FenceBrokerRecord', 'FetchRequest', 'FetchResponse', 'FetchSnapshotRequest', 'FetchSnapshotResponse', 'KRaftVersionRecord', 'LeaderChangeMessage', 'MetadataRequest', 'MetadataResponse', 'NoOpRecord', 'PartitionRecord', 'QuorumStateData', 'RegisterBrokerRecord', 'RegisterControllerRecord', 'RemoveRaftVoterRequest', 'RemoveRaftVoterResponse', 'RequestHeader', 'ResponseHeader', 'SaslAuthenticateRequest', 'SaslAuthenticateResponse', 'SaslHandshakeRequest', 'SaslHandshakeResponse', 'SnapshotFooterRecord', 'SnapshotHeaderRecord', 'TopicRecord', 'UnfenceBrokerRecord', 'UpdateFeaturesRequest', 'UpdateFeaturesResponse', 'UpdateRaftVoterRequest', 'UpdateRaftVoterResponse', 'VoteRequest', 'VoteResponse', 'VotersRecord']
 
 
 def __getattr__(name: str) -> Any:

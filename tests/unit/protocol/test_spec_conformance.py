@@ -16,11 +16,12 @@ from kafka_admin_kraft.protocol.spec import FieldSpec, MessageSpec, Versions, al
 OURS = {m.name: m for m in all_messages()}
 # Messages the project defines that are not among the reference schemas.
 # The broker registration messages and records and the principal encoding are checked against their
-# hand-worked golden vectors (tests/golden/test_broker_registration_golden.py) instead.
+# hand-worked golden vectors (tests/golden/test_broker_registration_golden.py) instead, and so is
+# ControllerRegistration (tests/golden/test_controller_registration_golden.py).
 NOT_IN_REFERENCE = {"EnvelopeRequest", "EnvelopeResponse", "BrokerRegistrationRequest",
                     "BrokerRegistrationResponse", "BrokerHeartbeatRequest", "BrokerHeartbeatResponse",
                     "BrokerRegistrationChangeRecord", "FenceBrokerRecord", "UnfenceBrokerRecord",
-                    "DefaultPrincipalData"}
+                    "DefaultPrincipalData", "ControllerRegistrationRequest", "ControllerRegistrationResponse"}
 
 
 def _load(path: Path) -> dict[str, Any]:

@@ -147,6 +147,10 @@ class FakeCore:
         self._catch_up()
         return self.image.broker_registrations()
 
+    def registered_controllers(self) -> list[messages.RegisterControllerRecord]:
+        self._catch_up()
+        return self.image.controller_registrations()
+
     def committed_features(self) -> CommittedFeatures:
         self._catch_up()
         image = self.image
@@ -208,11 +212,12 @@ class FakeCore:
         return PollResult(sends=sends, replies=replies, next_poll_ms=now_ms + 1000,
                           committed_offset=self.log.end_offset())
 
-    def append(self, batch_records: list[Struct], now_ms: int) -> int:
+    def append(self, batch_records: list[Struct | ApiMessageAndVersion], now_ms: int) -> int:
         if self._leader != self.node_id:
             raise RuntimeError("not the leader")
-        self.appended.append(batch_records)
-        records = [ApiMessageAndVersion(record, 0) for record in batch_records]
+        records = [r if isinstance(r, ApiMessageAndVersion) else ApiMessageAndVersion(r, 0)
+                   for r in batch_records]
+        self.appended.append([record.message for record in records])
         for batch in metadata_batches(self.log.end_offset(), self._epoch, now_ms, records):
             self.log.append(batch)
         return self.log.end_offset() - 1

@@ -91,17 +91,19 @@ def test_a_configured_cap_below_the_open_file_room_is_the_one_enforced() -> None
     assert quotas.descriptor_cap is None
 
 
-def test_quorum_probation_keeps_raft_clients_only() -> None:
+def test_quorum_probation_keeps_raft_clients_and_registering_controllers_only() -> None:
     quotas, closed = ConnectionQuotas(1, ConnectionLimits(max_connections=1), None), Closed()
     assert admit(quotas, closed, 1, quorum=True) is not None
     voter, client = admit(quotas, closed, 2, quorum=True), admit(quotas, closed, 3, quorum=True)
+    registering = admit(quotas, closed, 4, quorum=True)
     assert voter is not None and voter.on_probation and client is not None and client.on_probation
     assert quotas.passes_probation(voter, "raft-client-2") and not voter.on_probation
+    assert registering is not None and quotas.passes_probation(registering, "controller-registration-4")
     assert not quotas.passes_probation(client, "adminclient-1")
     quotas.refuse(client, client.refusal)
     assert closed.peers == ["/10.0.0.1:3"]
     # Beyond the quorum slots, or on a broker listener, over the cap means closed at once.
-    for port in range(4, 4 + QUORUM_SLOTS - 1):
+    for port in range(5, 5 + QUORUM_SLOTS - 2):
         assert admit(quotas, closed, port, quorum=True) is not None
     assert admit(quotas, closed, 100, quorum=True) is None
     assert admit(quotas, closed, 101, quorum=False) is None

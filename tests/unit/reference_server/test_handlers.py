@@ -31,8 +31,8 @@ def test_api_versions_lists_the_controller_apis_at_every_version(version: int) -
     assert at == version and response.error_code == 0
     keys = {entry.api_key: (entry.min_version, entry.max_version) for entry in response.api_keys}
     assert keys == {1: (4, 18), 18: (0, 4), 52: (0, 2), 53: (0, 1), 54: (0, 1), 55: (0, 3), 57: (0, 2),
-                    58: (0, 0), 59: (0, 1), 60: (0, 2), 62: (0, 4), 63: (0, 1), 80: (0, 1), 81: (0, 0),
-                    82: (0, 0)}
+                    58: (0, 0), 59: (0, 1), 60: (0, 2), 62: (0, 4), 63: (0, 1), 70: (0, 0), 80: (0, 1),
+                    81: (0, 0), 82: (0, 0)}
     assert [entry.api_key for entry in response.api_keys] == sorted(keys)
     framing.encode_response(response, version, 7)  # every version encodes (features dropped below v3)
 
