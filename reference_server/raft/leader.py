@@ -182,7 +182,11 @@ class LeaderState:
             self.check_quorum_deadline_ms = now_ms + self.check_quorum_timeout_ms
 
     def check_quorum_expired(self, now_ms: int) -> bool:
+        """Whether no majority fetched in time. A leader that is the only voter never expires, and its
+        timer restarts meanwhile (Kafka's ``timeUntilCheckQuorumExpires``), so that the voter it adds
+        next gets a whole timeout to start fetching."""
         if set(self.voters.ids()) <= {self.local_key.id}:
+            self.check_quorum_deadline_ms = now_ms + self.check_quorum_timeout_ms
             return False
         return now_ms >= self.check_quorum_deadline_ms
 

@@ -121,6 +121,14 @@ def test_check_quorum_needs_a_majority_of_fetching_voters() -> None:
     assert not leader([1]).check_quorum_expired(10**9)  # a single voter never loses its quorum
 
 
+def test_a_lone_leader_gives_the_voter_it_adds_a_whole_timeout_to_fetch() -> None:
+    state = leader([1])
+    assert not state.check_quorum_expired(60_000)  # alone for a minute
+    state.update_voter_set(voter_set([1, 2]))
+    assert not state.check_quorum_expired(62_999)
+    assert state.check_quorum_expired(63_000)
+
+
 def test_acknowledgements_and_preferred_candidates() -> None:
     state = leader([1, 2, 3])
     assert state.unacknowledged_voters() == [2, 3]
