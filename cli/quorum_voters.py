@@ -7,7 +7,11 @@ committed; run the same command again to finish (it plans from what the quorum t
 
 Voter entries (``--voters``, ``--add``): ``id``, ``id@directory-id``, or ``id@host:port:directory-id``
 (Kafka's ``--initial-controllers`` syntax; the endpoint is named after ``--controller-listener``,
-by default the first listener of the voters' endpoints). Text output, on stdout::
+by default the first listener of the voters' endpoints). ``--controller-config FILE`` describes a new
+controller by its properties file instead (node id, directory id, endpoints, as ``add-controller``
+reads them); without either, the executor takes the endpoint of a registered controller.
+
+Text output, on stdout::
 
     Current voters:  1
     Desired voters:  1, 2, 3
@@ -524,12 +528,65 @@ def _describe(admin: Admin) -> QuorumInfo:
         output.fail(f"{error_text(exc)} (no step was completed)")
 
 
+def configured_voters(paths: Sequence[str]) -> dict[int, DesiredVoter]:
+    """The controllers described by ``--controller-config`` files, by node id: node id, directory id
+    and endpoints read as ``add-controller`` reads its ``--command-config``."""
+    import os
+
+    from kafka_admin_kraft.client.config import load_properties
+    from kafka_admin_kraft.errors import ConfigError
+    from kafka_admin_kraft.voters import DesiredVoter
+
+    from .kafka_metadata_quorum import controller_identity
+
+    found: dict[int, DesiredVoter] = {}
+    for path in paths:
+        if not os.path.exists(path):
+            output.fail(f"Properties file {path} does not exists!")
+        try:
+            identity = controller_identity(load_properties(path))
+        except ConfigError as exc:
+            output.fail(str(exc))
+        if identity.node_id in found:
+            output.fail(f"Controller {identity.node_id} is described by more than one --controller-config")
+        found[identity.node_id] = DesiredVoter(identity.node_id, identity.directory_id, identity.endpoints)
+    return found
+
+
+def with_configured(
+    desired: Sequence[DesiredVoter], configured: dict[int, DesiredVoter], option: str
+) -> list[DesiredVoter]:
+    """``desired`` with each configured controller's directory id and endpoints; a controller given
+    both ways, or configured but not asked for, is an error."""
+    ids = {wanted.node_id for wanted in desired}
+    stray = sorted(set(configured) - ids)
+    if stray:
+        raise VoterSpecError(
+            f"--controller-config describes controller {', '.join(map(str, stray))}, which {option} "
+            "does not name"
+        )
+    merged = []
+    for wanted in desired:
+        config = configured.get(wanted.node_id)
+        if config is not None and (wanted.directory_id is not None or wanted.endpoints):
+            raise VoterSpecError(
+                f"Controller {wanted.node_id} is given both in {option} and by --controller-config"
+            )
+        merged.append(config or wanted)
+    return merged
+
+
 def _reconcile_to(
-    admin: Admin, entries: Sequence[VoterEntry], listener: str | None, options: dict[str, Any]
+    admin: Admin,
+    entries: Sequence[VoterEntry],
+    listener: str | None,
+    options: dict[str, Any],
+    configured: dict[int, DesiredVoter],
+    option: str,
 ) -> None:
     limits = thresholds(options)
     try:
-        desired = desired_voters(entries, listener)
+        desired = with_configured(desired_voters(entries, listener), configured, option)
     except VoterSpecError as exc:
         output.fail(str(exc))
     timeout = _timeout(options["step_timeout_ms"])
@@ -548,6 +605,15 @@ def _reconcile_to(
     )
 
 
+CONFIG_OPTION = click.option(
+    "--controller-config",
+    "controller_configs",
+    multiple=True,
+    metavar="FILE",
+    help="A new controller's properties file (repeatable): its node id, its directory id from the "
+    "meta.properties of its metadata.log.dir, and its controller endpoints, read as add-controller "
+    "reads --command-config.",
+)
 LISTENER_OPTION = click.option(
     "--controller-listener",
     metavar="NAME",
@@ -557,7 +623,11 @@ LISTENER_OPTION = click.option(
 
 
 @without_no_probe
-@click.command("reconcile", cls=KafkaCommand, exact_only=["--voters", "--controller-listener", *COMMON])
+@click.command(
+    "reconcile",
+    cls=KafkaCommand,
+    exact_only=["--voters", "--controller-listener", "--controller-config", *COMMON],
+)
 @click.option(
     "--voters",
     multiple=True,
@@ -566,6 +636,7 @@ LISTENER_OPTION = click.option(
     help=f"The voters wanted, comma-separated and/or repeated: {SYNTAX}.",
 )
 @LISTENER_OPTION
+@CONFIG_OPTION
 @voter_options
 @click.pass_context
 def reconcile(
@@ -586,18 +657,25 @@ def reconcile(
         entries = parse_entries(voters)
     except VoterSpecError as exc:
         output.fail(str(exc))
+    configured = configured_voters(options.pop("controller_configs"))
     _, admin = connect(ctx)
     with admin:
-        _reconcile_to(admin, entries, _listener(admin, controller_listener, entries), options)
+        listener = _listener(admin, controller_listener, entries)
+        _reconcile_to(admin, entries, listener, options, configured, "--voters")
 
 
 @without_no_probe
-@click.command("scale", cls=KafkaCommand, exact_only=["--add", "--remove", "--controller-listener", *COMMON])
+@click.command(
+    "scale",
+    cls=KafkaCommand,
+    exact_only=["--add", "--remove", "--controller-listener", "--controller-config", *COMMON],
+)
 @click.option(
     "--add", multiple=True, metavar="VOTERS", help=f"Controllers to add: {SYNTAX}, comma-separated."
 )
 @click.option("--remove", multiple=True, metavar="IDS", help="Node ids of voters to remove, comma-separated.")
 @LISTENER_OPTION
+@CONFIG_OPTION
 @voter_options
 @click.pass_context
 def scale(
@@ -608,19 +686,24 @@ def scale(
     controller_listener: str | None,
     **options: Any,
 ) -> None:
-    """Add and/or remove voters: reconcile to the current voters plus --add minus --remove.
+    """Add and/or remove voters: reconcile to the current voters plus --add (and each
+    --controller-config's controller) minus --remove.
 
     \b
     Examples:
       kafka-metadata-quorum --bootstrap-controller localhost:9093 scale --add 4,5 --yes
+      kafka-metadata-quorum --bootstrap-controller localhost:9093 scale \\
+          --controller-config config/controller-4.properties --yes
       kafka-metadata-quorum --bootstrap-controller localhost:9093 scale --remove 2 --dry-run
     """
-    if not add and not remove:
-        raise click.UsageError("one of the arguments --add --remove is required", ctx)
+    if not add and not remove and not options["controller_configs"]:
+        raise click.UsageError("one of the arguments --add --remove --controller-config is required", ctx)
     try:
         adds, removes = parse_entries(add, "--add"), parse_entries(remove, "--remove")
     except VoterSpecError as exc:
         output.fail(str(exc))
+    configured = configured_voters(options.pop("controller_configs"))
+    adds += [VoterEntry(node_id) for node_id in configured if node_id not in {e.node_id for e in adds}]
     _, admin = connect(ctx)
     with admin:
         quorum = _describe(admin)
@@ -629,7 +712,7 @@ def scale(
         except VoterSpecError as exc:
             output.fail(str(exc))
         listener = controller_listener.strip().upper() if controller_listener else first_listener(quorum)
-        _reconcile_to(admin, entries, listener, options)
+        _reconcile_to(admin, entries, listener, options, configured, "--add")
 
 
 @without_no_probe

@@ -54,6 +54,7 @@ from kafka_admin_kraft_cli.quorum_voters import (
     result_json,
     scaled,
     voter_names,
+    with_configured,
 )
 
 from .cluster_util import start_quorum
@@ -131,6 +132,17 @@ GROW = VoterPlan(
     steps=(_step("add", 2, D2, {(1, D1), (2, D2)}, 0), _step("add", 3, D3, {(1, D1), (2, D2), (3, D3)}, 1)),
     fault_tolerance=0,
 )
+
+
+def test_a_configured_controller_fills_in_its_entry_once() -> None:
+    endpoint = Endpoint(listener="CONTROLLER", host="ctl4", port=9093)
+    configured = {4: DesiredVoter(4, D4, (endpoint,))}
+    assert with_configured([DesiredVoter(1), DesiredVoter(4)], configured, "--voters") == [
+        DesiredVoter(1), DesiredVoter(4, D4, (endpoint,))]
+    with pytest.raises(VoterSpecError, match="describes controller 4, which --voters does not name"):
+        with_configured([DesiredVoter(1)], configured, "--voters")
+    with pytest.raises(VoterSpecError, match="Controller 4 is given both in --voters and by --controller"):
+        with_configured([DesiredVoter(4, D4)], configured, "--voters")
 
 
 def test_plan_text() -> None:
@@ -224,7 +236,8 @@ def test_refusals_before_any_request(tmp_path: Path) -> None:
     one_line(quorum("scale", "--add", "4,4"), "Invalid --add: node id 4 is given more than once")
     result = quorum("scale", "--yes")
     assert result.exit_code == 1
-    assert result.stderr.endswith(f"{TOOL} scale: error: one of the arguments --add --remove is required\n")
+    assert result.stderr.endswith(
+        f"{TOOL} scale: error: one of the arguments --add --remove --controller-config is required\n")
     result = quorum("reconcile", "--voters", "1", "--no-probe")
     assert result.stderr.endswith(f"{TOOL} reconcile: error: unrecognized arguments: '--no-probe'\n")
     one_line(quorum("replace-controller", "--controller-id", "3"),
@@ -363,6 +376,16 @@ def test_scale_remove_and_add_back_as_json(three: Cluster) -> None:
     unknown = tool(cluster, "scale", "--remove", "9", "--yes")
     assert (unknown.returncode, unknown.stdout) == (1, "")
     assert unknown.stderr == "Node 9 is not a voter (the voters are 1, 2, 3)\n"
+
+    # the controller's own properties file gives its node id, directory id and endpoint
+    assert tool(cluster, "scale", "--remove", str(gone), "--yes").returncode == 0
+    config = str(cluster.nodes[gone].config_path)
+    twice = tool(cluster, "scale", "--add", entry(cluster, gone), "--controller-config", config, "--yes")
+    assert (twice.returncode, twice.stderr) == (1, f"Controller {gone} is given both in --add and by "
+                                                   "--controller-config\n")
+    again = tool(cluster, "scale", "--controller-config", config, "--yes")
+    assert again.returncode == 0, again.stderr
+    assert voters(cluster)[gone] == directory
 
 
 def on_a_terminal(cluster: Cluster, answer: str, *args: str) -> tuple[int, str]:
