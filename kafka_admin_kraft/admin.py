@@ -210,6 +210,11 @@ def _desired(desired: Iterable[int | DesiredVoter]) -> list[DesiredVoter]:
     return voters
 
 
+def _step_timeout(core: AdminCore, timeout: float | None) -> float:
+    checked = check.timeout(timeout)
+    return core.config.default_api_timeout if checked is None else checked
+
+
 def _reconcile_voters(
     core: AdminCore,
     desired: Iterable[int | DesiredVoter],
@@ -220,13 +225,12 @@ def _reconcile_voters(
 ) -> Op[ReconcileResult]:
     from kafka_admin_kraft.client.operations.reconcile_voters import reconcile_voters
 
-    step_timeout = check.timeout(timeout)
     return reconcile_voters(
         core,
         _desired(desired),
         thresholds=_thresholds(thresholds),
         dry_run=check.flag(dry_run, "dry_run"),
-        step_timeout=core.config.default_api_timeout if step_timeout is None else step_timeout,
+        step_timeout=_step_timeout(core, timeout),
         progress=_progress(progress),
     )
 
@@ -243,7 +247,6 @@ def _replace_controller(
 ) -> Op[ReconcileResult]:
     from kafka_admin_kraft.client.operations.reconcile_voters import replace_controller
 
-    step_timeout = check.timeout(timeout)
     return replace_controller(
         core,
         check.node_id(node_id, "node_id"),
@@ -251,7 +254,7 @@ def _replace_controller(
         tuple(check.endpoints(endpoints)) if endpoints is not None else (),
         thresholds=_thresholds(thresholds),
         dry_run=check.flag(dry_run, "dry_run"),
-        step_timeout=core.config.default_api_timeout if step_timeout is None else step_timeout,
+        step_timeout=_step_timeout(core, timeout),
         progress=_progress(progress),
     )
 
