@@ -1,11 +1,12 @@
 """Feature levels as a Kafka 4.2 controller knows them: metadata.version and the other features.
 
-``SUPPORTED_FEATURES`` is what a controller advertises in ApiVersions (facts f.1/f.2): metadata.version
-from 3.3-IV3 (7) to the latest production level 4.2-IV1 (29), and each other production feature from
-0 to its latest production level, in Kafka's feature-list order. Features whose maximum would be 0 are
-not advertised at all.
+``SUPPORTED_FEATURES`` is what a controller advertises in ApiVersions (Kafka's ``MetadataVersion``
+and ``Feature``): metadata.version from 3.3-IV3 (7) to the latest production level 4.2-IV1 (29), and
+each other production feature from 0 to its latest production level, in Kafka's feature-list order.
+Features whose maximum would be 0 are not advertised at all.
 
-Besides that, the tables the controller's UpdateFeatures rules and the tools need (facts f.1-f.3):
+Besides that, the tables the controller's UpdateFeatures rules and the tools need (after Kafka's
+``MetadataVersion``, ``Feature`` and ``FeatureControlManager``):
 
 * ``METADATA_VERSIONS``: every metadata.version level Kafka 4.2 knows, with its release string and
   whether it changed the metadata record format (a downgrade across such a level is lossy);
@@ -74,7 +75,7 @@ def release_string(level: int) -> str:
 
 @dataclass(frozen=True)
 class MetadataVersion:
-    """One metadata.version level (facts f.1, newest column)."""
+    """One metadata.version level (Kafka's ``MetadataVersion``)."""
 
     level: int
     release: str
@@ -155,7 +156,7 @@ class FeatureLevel:
 
 @dataclass(frozen=True)
 class Feature:
-    """A production feature other than metadata.version (facts f.2)."""
+    """A production feature other than metadata.version (Kafka's ``Feature``)."""
 
     name: str
     levels: tuple[FeatureLevel, ...]

@@ -7,7 +7,7 @@
 - v2: the response drops Results; the top-level error covers every feature.
 
 Only the active controller answers (others: NOT_CONTROLLER with empty Results). The rules are
-Kafka's ``FeatureControlManager.updateFeatures`` (facts f.3): every feature is checked in request
+Kafka's ``FeatureControlManager.updateFeatures``: every feature is checked in request
 order and the first failure rejects the whole request with INVALID_UPDATE_VERSION, nothing written;
 the top-level message is ``The update failed for all features since the following feature had an
 error: <reason>`` and, at v0/v1, each feature's result carries the same code and message. On success

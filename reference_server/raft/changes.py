@@ -1,5 +1,6 @@
 """Voter changes (KIP-853) on the leader: the pending operation and the exact answers of
-AddRaftVoter (API 80), RemoveRaftVoter (API 81) and UpdateRaftVoter (API 82), kraft-facts i.1-i.3.
+AddRaftVoter (API 80), RemoveRaftVoter (API 81) and UpdateRaftVoter (API 82), after Kafka's AddVoterHandler,
+RemoveVoterHandler and UpdateVoterHandler.
 
 The order of the checks lives in ``RaftCore`` (it needs the leader's state); this module holds what
 the answers say, so that the texts match Kafka's byte for byte:

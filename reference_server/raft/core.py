@@ -1221,8 +1221,8 @@ class RaftCore:
         3. Valid: read from the fetch offset; when the fetch has just ``arrived`` (not when a parked
            one is answered later), record the replica's progress, which may advance the high
            watermark. The fetch offset, fetch time and caught-up time are those of the arrival
-           (kraft-facts i.4): a parked fetch answered after its sender died must not make the
-           replica look alive with its old end offset.
+           (Kafka's ``LeaderState.updateReplicaState``): a parked fetch answered after its sender
+           died must not make the replica look alive with its old end offset.
         """
         state = self._state
         error = rpc.NONE
@@ -1732,7 +1732,8 @@ class RaftCore:
         return min(deadline for deadline in deadlines if deadline > now_ms)
 
     # =========================================================================================
-    # Voter changes: AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter (kraft-facts i.1-i.3, i.6)
+    # Voter changes: AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter (Kafka's AddVoterHandler,
+    # RemoveVoterHandler and UpdateVoterHandler)
     # =========================================================================================
 
     def upgrade_kraft_version(self, now_ms: int) -> int:
@@ -1818,7 +1819,7 @@ class RaftCore:
 
     def _handle_add_voter(self, request: InboundRequest, body: messages.AddRaftVoterRequest,
                           now_ms: int) -> None:
-        """AddRaftVoter, checks in Kafka's order (kraft-facts i.1):
+        """AddRaftVoter, checks in the order of Kafka's ``AddVoterHandler``:
 
         1. ClusterId mismatch -> INCONSISTENT_CLUSTER_ID. 2. Not the leader -> NOT_LEADER_OR_FOLLOWER,
         resigning -> BROKER_NOT_AVAILABLE. 3. Invalid voter key, 4. no default-listener endpoint ->
@@ -1923,10 +1924,10 @@ class RaftCore:
 
     def _handle_remove_voter(self, request: InboundRequest, body: messages.RemoveRaftVoterRequest,
                              now_ms: int) -> None:
-        """RemoveRaftVoter (kraft-facts i.2): steps 1-2 as AddRaftVoter; 3. invalid voter key ->
-        INVALID_REQUEST; 4-7. ``_voter_change_blocked``; 8. the exact key is no voter, or the only one ->
-        VOTER_NOT_FOUND; 9. append the VotersRecord without it (pending until committed, then the
-        answer; a removed leader resigns once it commits, see ``_poll_leader``)."""
+        """RemoveRaftVoter (Kafka's ``RemoveVoterHandler``): steps 1-2 as AddRaftVoter; 3. invalid
+        voter key -> INVALID_REQUEST; 4-7. ``_voter_change_blocked``; 8. the exact key is no voter, or
+        the only one -> VOTER_NOT_FOUND; 9. append the VotersRecord without it (pending until
+        committed, then the answer; a removed leader resigns once it commits, see ``_poll_leader``)."""
         def answer(error: int, message: str | None = None) -> None:
             self._reply(request, changes.remove_response(error, message))
 
@@ -1962,7 +1963,7 @@ class RaftCore:
 
     def _handle_update_voter(self, request: InboundRequest, body: messages.UpdateRaftVoterRequest,
                              now_ms: int) -> messages.UpdateRaftVoterResponse:
-        """UpdateRaftVoter (kraft-facts i.3), answered at once, CurrentLeader in every answer:
+        """UpdateRaftVoter (Kafka's ``UpdateVoterHandler``), answered at once, CurrentLeader in every answer:
 
         1. ClusterId mismatch -> INCONSISTENT_CLUSTER_ID. 2. Epoch below ours -> FENCED_LEADER_EPOCH,
         above -> UNKNOWN_LEADER_EPOCH, not leader -> NOT_LEADER_OR_FOLLOWER, resigning ->

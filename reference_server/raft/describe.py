@@ -1,4 +1,5 @@
-"""DescribeQuorum (API 55) answers, exactly as kraft-facts i.4 describes them.
+"""DescribeQuorum (API 55) answers, exactly as Kafka's ``KafkaRaftClient.handleDescribeQuorumRequest``
+gives them.
 
 Versions: v0 voters and observers with log end offsets; v1 adds LastFetchTimestamp and
 LastCaughtUpTimestamp; v2 adds both ErrorMessages, ReplicaDirectoryId and Nodes; v3 (the

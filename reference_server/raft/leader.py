@@ -1,6 +1,6 @@
 """The leader's bookkeeping: replica progress, the high watermark, check-quorum, BeginQuorumEpoch acks.
 
-Mirrors Kafka's ``LeaderState``; the rules are kraft-facts i.4 (fetch-time bookkeeping) and i.5
+Mirrors Kafka's ``LeaderState``; the rules are its ``updateReplicaState`` (fetch-time bookkeeping) and
 (high watermark with voter changes).
 """
 
@@ -29,7 +29,7 @@ class ReplicaProgress:
     """The leader's log end offset when this replica last fetched."""
 
     def update_fetch(self, now_ms: int, fetch_offset: int, leader_end_offset: int) -> None:
-        """Record a fetch (kraft-facts i.4).
+        """Record a fetch (Kafka's ``LeaderState.updateReplicaState``).
 
         1. If the fetch offset reaches the leader's end offset now, the replica is caught up now.
         2. Otherwise, if it reaches the leader end offset seen at the previous fetch (when > 0), the
@@ -53,7 +53,8 @@ def sort_key(progress: ReplicaProgress) -> tuple[int, int, int, bytes]:
 
 
 def majority_end_offset(progress: list[ReplicaProgress]) -> int | None:
-    """The largest end offset held by a majority of ``progress`` (kraft-facts i.5).
+    """The largest end offset held by a majority of ``progress`` (Kafka's
+    ``LeaderState.maybeUpdateHighWatermark``).
 
     1. Sort the voters by end offset descending, unknown last, ties by replica key.
     2. Take the entry at index floor(n / 2): a majority holds at least its end offset.
@@ -153,7 +154,7 @@ class LeaderState:
         return False
 
     def maybe_update_high_watermark(self) -> bool:
-        """Recompute the high watermark (kraft-facts i.5).
+        """Recompute the high watermark (Kafka's ``LeaderState.maybeUpdateHighWatermark``).
 
         1. Candidate = the largest end offset held by a majority of the current voters.
         2. It counts only once it passes the epoch start offset (the LeaderChange batch is committed).

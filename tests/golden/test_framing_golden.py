@@ -1,6 +1,6 @@
 """Golden bytes for request/response headers and whole frames (int32 size prefix included).
 
-Rules (kraft-facts a.1, a.5): request header v1 = ApiKey int16, ApiVersion int16, CorrelationId int32,
+Rules (Kafka's protocol guide): request header v1 = ApiKey int16, ApiVersion int16, CorrelationId int32,
 ClientId classic nullable string (int16 length, -1 = null); v2 adds a tagged-field section, but ClientId
 stays a classic string. Response header v0 = CorrelationId; v1 adds a tagged-field section. Flexible API
 versions use request v2 / response v1, except that every ApiVersions response uses response header v0.

@@ -1,6 +1,7 @@
-"""Hand-made golden bytes for the cross-cutting wire rules (kraft-facts a.2-a.4): unknown tagged fields,
-tag order, null versus empty, UTF-8, uuids, uint16 and int64 ranges, and what happens to a field set on a
-version that does not have it (EncodeError unless the field is ignorable, then it is dropped)."""
+"""Hand-made golden bytes for the cross-cutting wire rules (Kafka's protocol guide, KIP-482): unknown
+tagged fields, tag order, null versus empty, UTF-8, uuids, uint16 and int64 ranges, and what happens to
+a field set on a version that does not have it (EncodeError unless the field is ignorable, then it is
+dropped)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""kafka-storage, run in-process: Kafka's text byte for byte (facts g.3), exit codes, argparse4j-style
-parsing (facts g), JSON output, and nothing written when a format is refused."""
+"""kafka-storage, run in-process: the text of Kafka's ``StorageTool`` byte for byte, exit codes,
+argparse4j-style parsing, JSON output, and nothing written when a format is refused."""
 
 from __future__ import annotations
 

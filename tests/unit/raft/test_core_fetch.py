@@ -382,7 +382,8 @@ def test_a_parked_fetch_answered_later_does_not_refresh_the_replica_state() -> N
     """Regression: a follower's long-poll Fetch parked at the leader, answered after the follower died
     (its wait ends, or new data arrives), stamped the replica with the answer time and its old fetch
     offset, so DescribeQuorum showed a restarted follower as freshly fetched at its old end offset.
-    The bookkeeping is the fetch's arrival (kraft-facts i.4), never the delayed answer."""
+    The bookkeeping is the fetch's arrival (Kafka's ``LeaderState.updateReplicaState``), never the
+    delayed answer."""
     leader = leader_with_log([1])
     end = leader.log.end_offset()
     epoch = leader.core.epoch

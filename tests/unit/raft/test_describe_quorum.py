@@ -1,4 +1,4 @@
-"""DescribeQuorum answers, v0-v3, as kraft-facts i.4 describes them."""
+"""DescribeQuorum answers, v0-v3, as Kafka's ``KafkaRaftClient`` gives them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The leader's high watermark (kraft-facts i.5), fetch bookkeeping (i.4) and check-quorum."""
+"""The leader's high watermark, fetch bookkeeping and check-quorum (Kafka's ``LeaderState``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""AddRaftVoter, RemoveRaftVoter and UpdateRaftVoter on the leader (kraft-facts i.1-i.3), the high
+"""AddRaftVoter, RemoveRaftVoter and UpdateRaftVoter on the leader (Kafka's voter handlers), the high
 watermark across voter changes (i.5), UpdateRaftVoter and auto-join from followers (i.6), committed
 voters in DescribeQuorum v3 (i.4) and the kraft.version 0 -> 1 upgrade."""
 

@@ -15,7 +15,7 @@ def hx(text: str) -> bytes:
 def hand_batch(*, base_offset: int, epoch: int, attributes: int, last_offset_delta: int, timestamp: int,
                records: list[bytes], producer_id: int = -1, producer_epoch: int = -1,
                base_sequence: int = -1, max_timestamp: int | None = None) -> bytes:
-    """A v2 batch laid out from the table in kraft-facts d.1 (CRC-32C over bytes 21..end)."""
+    """A v2 batch laid out as Kafka's ``DefaultRecordBatch`` documents it (CRC-32C over bytes 21..end)."""
     body = b"".join(records)
     after_crc = struct.pack(">hiqqqhii", attributes, last_offset_delta, timestamp,
                             timestamp if max_timestamp is None else max_timestamp, producer_id,

@@ -1,4 +1,5 @@
-"""Golden bytes worked out by hand from kraft-facts d.1-d.4 and the record schemas.
+"""Golden bytes worked out by hand from Kafka's ``DefaultRecordBatch`` and ``DefaultRecord``
+layouts and the record schemas.
 
 Every vector is written field by field; the code under test must both decode it to the expected
 values and encode those values back to the same bytes.

@@ -1,5 +1,5 @@
-"""The formatter of ``kafka-storage format``: checks and messages (facts g.3), and the files it writes
-read back record by record with the project's readers (facts e.2-e.4)."""
+"""The formatter of ``kafka-storage format``: checks and messages (Kafka's ``Formatter``), and the
+files it writes read back record by record with the project's readers."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""bootstrap.checkpoint and the bootstrap snapshot against layouts worked out by hand (facts e.3, e.4)."""
+"""bootstrap.checkpoint and the bootstrap snapshot against layouts worked out by hand (Kafka's
+``BootstrapDirectory``)."""
 
 from __future__ import annotations
 
