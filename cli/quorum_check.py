@@ -22,16 +22,12 @@ if TYPE_CHECKING:
 SEVERITY_WIDTH = len("CRITICAL")
 
 
-def _most_severe_first(health: QuorumHealth) -> list[Finding]:
-    return sorted(health.findings, key=lambda f: -f.severity)
-
-
 def summary(health: QuorumHealth) -> str:
     """The first line: ``STATUS: what the quorum looks like``, or why nothing could be read."""
     quorum = health.quorum
     if quorum is None:
-        findings = _most_severe_first(health)
-        return f"{health.status.name}: {findings[0].message if findings else 'the quorum was not read'}"
+        first = health.findings[0].message if health.findings else "the quorum was not read"
+        return f"{health.status.name}: {first}"
     leader = f"leader {quorum.leader_id}" if quorum.leader_id >= 0 else "no leader"
     parts = [f"quorum of {len(quorum.voters)} voters", f"{leader} (epoch {quorum.leader_epoch})"]
     if quorum.high_watermark >= 0:
@@ -52,9 +48,7 @@ def _finding_lines(finding: Finding, code_width: int) -> list[str]:
 
 def health_text(health: QuorumHealth) -> str:
     """The summary line, then one line per finding, most severe first, each fix on the line below."""
-    findings = _most_severe_first(health)
-    if health.quorum is None:
-        findings = findings[1:]  # the summary line already says it
+    findings = health.findings[1:] if health.quorum is None else health.findings  # the summary says it
     width = max((len(f.code) for f in findings), default=0)
     lines = [summary(health)]
     for finding in findings:

@@ -167,15 +167,6 @@ def scaled(
     return kept + list(added.values())
 
 
-def first_listener(quorum: QuorumInfo) -> str | None:
-    """The listener the voters are reached on: the first of the first voter's endpoints."""
-    for voter in quorum.voters:
-        node = quorum.nodes.get(voter.replica_id)
-        if node is not None and node.endpoints:
-            return node.endpoints[0].listener
-    return None
-
-
 def desired_voters(entries: Sequence[VoterEntry], listener: str | None) -> list[DesiredVoter]:
     """What the SDK takes; ``listener`` names the endpoints given (needed only when one is)."""
     from kafka_admin_kraft.models import Endpoint
@@ -516,7 +507,9 @@ def _listener(admin: Admin, given: str | None, entries: Sequence[VoterEntry]) ->
         return given.strip().upper()
     if not any(entry.host is not None for entry in entries):
         return None
-    return first_listener(_describe(admin))
+    from kafka_admin_kraft.voters import voter_listener
+
+    return voter_listener(_describe(admin))
 
 
 def _describe(admin: Admin) -> QuorumInfo:
@@ -711,7 +704,9 @@ def scale(
             entries = scaled([v.replica_id for v in quorum.voters], adds, removes)
         except VoterSpecError as exc:
             output.fail(str(exc))
-        listener = controller_listener.strip().upper() if controller_listener else first_listener(quorum)
+        from kafka_admin_kraft.voters import voter_listener
+
+        listener = controller_listener.strip().upper() if controller_listener else voter_listener(quorum)
         _reconcile_to(admin, entries, listener, options, configured, "--add")
 
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from kafka_admin_kraft.features import KRAFT_VERSION, METADATA_VERSION
 from kafka_admin_kraft.models import ZERO_UUID_TEXT, QuorumInfo, ReplicaState, SupportedVersionRange
@@ -137,7 +137,8 @@ class QuorumHealth(_Frozen):
     fault_tolerance: int
     """How many more voters can fail before the quorum stops (0 when it has already stopped)."""
     findings: tuple[Finding, ...]
-    """Most severe first."""
+    """Most severe first (the model orders them; within a severity, in the order given: causes, each
+    voter, before their consequences)."""
     checked_at_ms: int
     """Wall-clock time of the check, epoch milliseconds."""
     quorum: QuorumInfo | None = None
@@ -149,6 +150,11 @@ class QuorumHealth(_Frozen):
     """Finalized feature levels (the leader's, else any node's that answered)."""
     voter_change_since_ms: int | None = None
     """When the current uncommitted voter change was first seen (epoch ms); None when none is."""
+
+    @field_validator("findings")
+    @classmethod
+    def _most_severe_first(cls, findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
+        return tuple(sorted(findings, key=lambda f: -f.severity))
 
     @property
     def exit_code(self) -> int:
@@ -163,11 +169,6 @@ class QuorumHealth(_Frozen):
 
 
 _VOTER_FAILURES = frozenset({"LEADER_UNREACHABLE", "VOTER_UNREACHABLE", "VOTER_LAGGING"})
-
-
-def _ordered(findings: Iterable[Finding]) -> tuple[Finding, ...]:
-    """Most severe first; within a severity, causes (each voter) before their consequences."""
-    return tuple(sorted(findings, key=lambda f: -f.severity))
 
 
 def _status(findings: Sequence[Finding]) -> HealthStatus:
@@ -462,11 +463,10 @@ def assess(
     pending_ms = None if since is None else max(0, checked_at_ms - since)
     findings += _membership_findings(quorum, finalized, pending_ms, thresholds, connect)
     findings += _feature_findings(probes, finalized, connect)
-    ordered = _ordered(findings)
     return QuorumHealth(
-        status=_status(ordered),
+        status=_status(findings),
         fault_tolerance=tolerance,
-        findings=ordered,
+        findings=tuple(findings),
         checked_at_ms=checked_at_ms,
         quorum=quorum,
         cluster_id=cluster_id,

@@ -32,7 +32,18 @@ from typing import Literal
 from kafka_admin_kraft.health import HealthThresholds, lag_reason, leader_state, voter_change
 from kafka_admin_kraft.models import ZERO_UUID_TEXT, Endpoint, QuorumInfo, ReplicaState
 
-__all__ = ["DesiredVoter", "VoterKey", "VoterPlan", "VoterStep", "fault_tolerance", "plan_voter_changes"]
+__all__ = [
+    "DesiredVoter",
+    "Progress",
+    "ReconcileResult",
+    "StepOutcome",
+    "VoterKey",
+    "VoterPlan",
+    "VoterStep",
+    "fault_tolerance",
+    "plan_voter_changes",
+    "voter_listener",
+]
 
 VoterKey = tuple[int, str]
 """(node id, directory id): how KIP-853 names a voter."""
@@ -93,6 +104,16 @@ def fault_tolerance(voters: Collection[VoterKey], healthy: Collection[VoterKey])
     """Healthy voters beyond a majority (negative: the set cannot commit)."""
     alive = sum(1 for key in voters if key in healthy)
     return alive - (len(voters) // 2 + 1)
+
+
+def voter_listener(quorum: QuorumInfo) -> str | None:
+    """The listener the voters are reached on: the first endpoint's of the first voter that lists one
+    (DescribeQuorum v2+); None before v2."""
+    for voter in quorum.voters:
+        node = quorum.nodes.get(voter.replica_id)
+        if node is not None and node.endpoints:
+            return node.endpoints[0].listener
+    return None
 
 
 def _key(replica: ReplicaState) -> VoterKey:

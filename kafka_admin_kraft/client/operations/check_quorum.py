@@ -19,17 +19,17 @@ from __future__ import annotations
 import contextlib
 
 from kafka_admin_kraft.client.config import Address, format_address
-from kafka_admin_kraft.client.core import (
-    NOT_CONTROLLER,
-    NOT_LEADER_OR_FOLLOWER,
-    AdminCore,
-    NotYetKnownError,
-    Op,
-    Sleep,
-)
+from kafka_admin_kraft.client.core import AdminCore, NotYetKnownError, Op, Sleep
 from kafka_admin_kraft.client.operations.describe_cluster import describe_cluster
 from kafka_admin_kraft.client.operations.describe_metadata_quorum import describe_metadata_quorum
-from kafka_admin_kraft.errors import KafkaAdminError, KafkaApiError, KafkaConnectionError, KafkaTimeoutError
+from kafka_admin_kraft.errors import (
+    KafkaAdminError,
+    KafkaConnectionError,
+    KafkaTimeoutError,
+    LeaderNotAvailableError,
+    NotControllerError,
+    NotLeaderOrFollowerError,
+)
 from kafka_admin_kraft.health import (
     HealthThresholds,
     NodeProbe,
@@ -42,8 +42,7 @@ from kafka_admin_kraft.health import (
 from kafka_admin_kraft.models import ClusterDescription, QuorumInfo, SupportedVersionRange
 
 PENDING_POLL = 0.2
-LEADER_NOT_AVAILABLE = 5
-NO_LEADER_CODES = frozenset({NOT_CONTROLLER, NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE})
+NO_LEADER_ERRORS = (NotYetKnownError, NotControllerError, NotLeaderOrFollowerError, LeaderNotAvailableError)
 """Errors that mean a node answered but knows no leader yet."""
 
 
@@ -55,9 +54,7 @@ def connect_options(core: AdminCore) -> str:
 
 def _no_leader(exc: KafkaAdminError) -> bool:
     cause = exc.last_error if isinstance(exc, KafkaTimeoutError) else exc
-    if isinstance(cause, NotYetKnownError):
-        return True
-    return isinstance(cause, KafkaApiError) and cause.code in NO_LEADER_CODES
+    return isinstance(cause, NO_LEADER_ERRORS)
 
 
 def _probe(core: AdminCore, node_id: int, address: Address, timeout: float) -> Op[NodeProbe]:

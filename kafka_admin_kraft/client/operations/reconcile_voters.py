@@ -46,6 +46,7 @@ from kafka_admin_kraft.voters import (
     VoterPlan,
     VoterStep,
     plan_voter_changes,
+    voter_listener,
 )
 
 POLL = 0.2
@@ -74,11 +75,10 @@ def registered_endpoints(
         for e in quorum.nodes[voter_id].endpoints
         if (e.host, e.port) == (host, port)
     ]
-    if not names:
-        names = [e.listener for node in quorum.nodes.values() for e in node.endpoints]
-    if not names:
+    listener = names[0] if names else voter_listener(quorum)
+    if listener is None:
         return ()
-    return (Endpoint(listener=names[0], host=address[0], port=address[1]),)
+    return (Endpoint(listener=listener, host=address[0], port=address[1]),)
 
 
 def _committed(quorum: QuorumInfo, step: VoterStep, high_watermark: int) -> bool:
