@@ -25,6 +25,7 @@ TOOLS = {
     "kafka-metadata-quorum": "kafka_admin_kraft_cli.kafka_metadata_quorum",
     "kafka-storage": "kafka_admin_kraft_cli.kafka_storage",
     "kafka-features": "kafka_admin_kraft_cli.kafka_features",
+    "kafka-dump-log": "kafka_admin_kraft_cli.kafka_dump_log",
 }
 SHELLS = ("bash", "zsh", "fish")
 PROG = "python -m kafka_admin_kraft_cli.completions"

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from cli.completions import TOOLS as COMPLETED_TOOLS
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_DIRS = {"kafka_admin_kraft": "kafka_admin_kraft", "kafka_admin_kraft_cli": "cli",
                 "kafka_admin_kraft_server": "reference_server"}
@@ -149,7 +151,7 @@ def test_the_completions_installer_writes_every_tool_for_each_shell(installed: I
         result = installed.run("python", "-m", "kafka_admin_kraft_cli.completions", "install",
                                "--shell", shell, "--dir", str(target))
         assert result.returncode == 0, result.stderr
-        assert len(list(target.iterdir())) == 3
+        assert len(list(target.iterdir())) == len(COMPLETED_TOOLS)
         for name in names:
             assert "_KAFKA_STORAGE_COMPLETE" in (target / name).read_text()
 

@@ -1,0 +1,1 @@
+"""Dumping log segments and snapshot files as Kafka's ``kafka-dump-log.sh`` (``DumpLogSegments``) does."""
