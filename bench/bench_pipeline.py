@@ -3,6 +3,11 @@ fleet, with 1 and 2 executor cores, next to a single-process loop over the same 
 
     python bench/bench_pipeline.py --clusters 20 --controllers 3 --mb-per-log 8
 
+The data source is timed reading every column but ``record_json`` (``json=false``) and reading
+every column, each as one aggregation over all rows. ``--spark-only`` skips the single-process
+loop, whose reader API is this version's, so that the Spark figures of an older installation can
+be taken with the same script.
+
 The fleet is written with the project's record writers: per cluster one metadata log (leader
 changes with their VotersRecords every few thousand batches, feature upgrades, topic and partition
 records, no-ops) rolled into segments of ``--segment-mb``, copied to every controller's directory
@@ -22,7 +27,6 @@ from pathlib import Path
 
 from kafka_admin_kraft.features import DEFAULT_FEATURE_LEVELS
 from kafka_admin_kraft.pipeline.planning import plan
-from kafka_admin_kraft.pipeline.rows import read_split
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.records import SegmentWriter, control_batch, metadata_batches
@@ -151,20 +155,25 @@ def fleet_bytes(root: Path) -> int:
     return sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
 
 
-def single_process(root: Path, split_bytes: int) -> tuple[int, float]:
+def single_process(root: Path, split_bytes: int, columns: frozenset[str]) -> tuple[int, float]:
+    """Rows and seconds of reading every split in this process, as a Spark executor would."""
+    from kafka_admin_kraft.pipeline.columnar import Projection, read_arrow
+
     splits = plan([str(root)], split_bytes=split_bytes).splits
+    projection = Projection(columns)
     started = time.perf_counter()
     count = 0
     for split in splits:
-        for _ in read_split(split):
-            count += 1
+        for batch in read_arrow(split, projection):
+            count += batch.num_rows
     return count, time.perf_counter() - started
 
 
-def spark_figures(root: Path, cores: int, split_bytes: int, output: Path) -> tuple[int, float, float]:
+def spark_figures(root: Path, cores: int, split_bytes: int, output: Path) -> list[tuple[str, int, float]]:
+    """(what, rows, seconds) of the data source without and with JSON and of the whole audit."""
     from pyspark.sql import functions as F
 
-    from kafka_admin_kraft.pipeline.audit import load_records, run_audit
+    from kafka_admin_kraft.pipeline.audit import run_audit
     from kafka_admin_kraft.pipeline.session import spark_session
 
     spark = spark_session(
@@ -176,17 +185,25 @@ def spark_figures(root: Path, cores: int, split_bytes: int, output: Path) -> tup
         },
     )
     spark.sparkContext.setLogLevel("ERROR")
+    figures: list[tuple[str, int, float]] = []
     try:
-        frame = load_records(spark, [str(root)], split_bytes=split_bytes)
-        started = time.perf_counter()
-        row = frame.agg(F.count(F.lit(1)).alias("n"), F.sum(F.length("record_json")).alias("j")).collect()[0]
-        source_seconds = time.perf_counter() - started
+        reader = spark.read.format("kraft-metadata").option("splitBytes", str(split_bytes))
+        reader.option("json", "false").load(str(root)).limit(1).collect()  # start the Python workers
+        for what, json_option, measure in (
+            ("data source without JSON", "false", F.sum("offset")),
+            ("data source with JSON", "true", F.sum(F.length("record_json"))),
+        ):
+            frame = reader.option("json", json_option).load(str(root))
+            started = time.perf_counter()
+            row = frame.agg(F.count(F.lit(1)).alias("n"), measure.alias("m")).collect()[0]
+            figures.append((what, int(row["n"]), time.perf_counter() - started))
+        rows = figures[0][1]
         started = time.perf_counter()
         run_audit(spark, [str(root)], str(output / f"audit-{cores}"), split_bytes=split_bytes)
-        audit_seconds = time.perf_counter() - started
+        figures.append(("whole audit", rows, time.perf_counter() - started))
     finally:
         spark.stop()
-    return int(row["n"]), source_seconds, audit_seconds
+    return figures
 
 
 def main() -> None:
@@ -198,6 +215,7 @@ def main() -> None:
     parser.add_argument("--split-mb", type=float, default=16.0)
     parser.add_argument("--cores", default="1,2")
     parser.add_argument("--dir", default=None, help="reuse or keep the fleet here")
+    parser.add_argument("--spark-only", action="store_true", help="skip the single-process loop")
     args = parser.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     keep = args.dir is not None
@@ -215,22 +233,28 @@ def main() -> None:
             print(f"fleet: reusing {root} ({fleet_bytes(root) / 2**20:.0f} MiB)")
         splits = plan([str(root)], split_bytes=split_bytes).splits
         print(f"splits: {len(splits)} (split size {args.split_mb:g} MiB)")
-        count, seconds = single_process(root, split_bytes)
-        print(
-            f"single-process loop (read_split, JSON on): {count} records in {seconds:.1f}s = "
-            f"{count / seconds:,.0f} records/s"
-        )
+        if not args.spark_only:
+            from kafka_admin_kraft.pipeline.audit import AUDIT_COLUMNS
+            from kafka_admin_kraft.pipeline.schema import COLUMN_NAMES
+
+            every = frozenset(COLUMN_NAMES)
+            for what, columns in (
+                ("without JSON", every - {"record_json"}),
+                ("with JSON", every),
+                ("audit's columns", frozenset(AUDIT_COLUMNS)),
+            ):
+                count, seconds = single_process(root, split_bytes, columns)
+                print(
+                    f"single process, read_arrow {what}: {count} rows in {seconds:.1f}s = "
+                    f"{count / seconds:,.0f} rows/s"
+                )
         with tempfile.TemporaryDirectory(prefix="kraft-audit-") as out:
             for cores in (int(c) for c in args.cores.split(",")):
-                rows, source_seconds, audit_seconds = spark_figures(root, cores, split_bytes, Path(out))
-                print(
-                    f"data source, local[{cores}]: {rows} records in {source_seconds:.1f}s = "
-                    f"{rows / source_seconds:,.0f} records/s"
-                )
-                print(
-                    f"whole audit, local[{cores}]: {rows} records in {audit_seconds:.1f}s = "
-                    f"{rows / audit_seconds:,.0f} records/s"
-                )
+                for what, rows, seconds in spark_figures(root, cores, split_bytes, Path(out)):
+                    print(
+                        f"{what}, local[{cores}]: {rows} records in {seconds:.1f}s = "
+                        f"{rows / seconds:,.0f} records/s ({rows / seconds / cores:,.0f} per core)"
+                    )
     finally:
         if not keep:
             shutil.rmtree(root, ignore_errors=True)

@@ -2,17 +2,33 @@
 
     kafka-metadata-audit --output audit/ /var/lib/kafka/ctl-1 /var/lib/kafka/ctl-2 /backups/
     kafka-metadata-audit --master spark://host:7077 --conf spark.executor.cores=2 --output hdfs://... PATHS
+    kafka-metadata-audit --s3-endpoint http://127.0.0.1:9000 --output audit/ s3://backups/kafka/
+
+PATHS may be URIs (``s3://``, ``gs://``, ``hdfs://``, ``file://``), read through pyarrow's file
+systems (:mod:`kafka_admin_kraft.pipeline.storage`). Credentials come from the standard environment
+only (``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, ``AWS_PROFILE``,
+``GOOGLE_APPLICATION_CREDENTIALS``, ...): a secret on a command line is visible to every user of the
+machine. ``--s3-endpoint`` and ``--s3-region`` set ``AWS_ENDPOINT_URL_S3`` and ``AWS_REGION`` for
+this process and its local workers, and ``spark.executorEnv`` for executors elsewhere. Every URI
+path is looked up before Spark starts, so a wrong credential, bucket or endpoint is reported at
+once.
 
 PySpark is imported only when the command runs, so ``--help`` stays fast.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -44,6 +60,29 @@ import click
 )
 @click.option("--conf", "confs", multiple=True, metavar="KEY=VALUE", help="A Spark setting (repeatable).")
 @click.option(
+    "--py-files",
+    "py_files",
+    multiple=True,
+    metavar="FILE",
+    help="A wheel, .zip, .egg or .py for the workers' Python path, e.g. this package's wheel (repeatable).",
+)
+@click.option(
+    "--archives",
+    multiple=True,
+    metavar="FILE[#DIR]",
+    help="An archive unpacked in each executor's directory, e.g. a packed environment (repeatable).",
+)
+@click.option(
+    "--s3-endpoint",
+    metavar="URL",
+    default=None,
+    help="Endpoint of an S3-compatible store for s3:// paths, e.g. http://127.0.0.1:9000 "
+    "(default: AWS_ENDPOINT_URL_S3, else AWS).",
+)
+@click.option(
+    "--s3-region", metavar="REGION", default=None, help="Region of s3:// buckets (default: AWS_REGION)."
+)
+@click.option(
     "--split-bytes",
     type=int,
     default=64 * 1024 * 1024,
@@ -58,13 +97,18 @@ def main(
     report_format: str,
     master: str | None,
     confs: tuple[str, ...],
+    py_files: tuple[str, ...],
+    archives: tuple[str, ...],
+    s3_endpoint: str | None,
+    s3_region: str | None,
     split_bytes: int,
     write_records: bool,
 ) -> None:
     """Audit the __cluster_metadata logs, snapshots and bootstrap files under PATHS."""
     from kafka_admin_kraft.pipeline.audit import local_path, run_audit
     from kafka_admin_kraft.pipeline.report import write_report
-    from kafka_admin_kraft.pipeline.session import JavaNotFoundError, spark_session
+    from kafka_admin_kraft.pipeline.session import SparkSetupError, spark_session
+    from kafka_admin_kraft.pipeline.storage import StorageError, is_uri
 
     settings: dict[str, str] = {}
     for item in confs:
@@ -73,8 +117,10 @@ def main(
             raise click.BadParameter(f"{item!r} is not KEY=VALUE", param_hint="--conf")
         settings[key.strip()] = value.strip()
     for path in paths:
-        if not Path(path).exists():
+        if not is_uri(path) and not Path(path).exists():
             raise click.BadParameter(f"{path}: no such file or directory", param_hint="PATHS")
+    _export_s3_settings(settings, s3_endpoint, s3_region)
+    _look_up_uris(paths)
     local = local_path(output)
     report_target = report_dir or local
     if report_target is None:
@@ -83,11 +129,13 @@ def main(
         )
     started = time.monotonic()
     try:
-        spark = spark_session(master, conf=settings)
-    except JavaNotFoundError as exc:
+        spark = spark_session(master, conf=settings, py_files=py_files, archives=archives)
+    except SparkSetupError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(2)
     try:
+        if local is None:
+            _check_hadoop_output(spark, output)
         result = run_audit(
             spark,
             list(paths),
@@ -95,6 +143,8 @@ def main(
             split_bytes=split_bytes,
             write_records=write_records,
         )
+    except (StorageError, FileNotFoundError) as exc:
+        raise click.ClickException(str(exc)) from None
     finally:
         spark.stop()
     report = write_report(result, report_target, report_format)
@@ -105,6 +155,56 @@ def main(
     )
     click.echo(f"Tables ({tables}) in {output}")
     click.echo(f"Report: {report}")
+
+
+def _export_s3_settings(settings: dict[str, str], endpoint: str | None, region: str | None) -> None:
+    """The audit's readers take S3 settings from the standard variables: set them for this process
+    (and so for the local workers Spark starts) and, through ``spark.executorEnv``, for executors
+    on other machines. Neither is a secret."""
+    for name, value in (("AWS_ENDPOINT_URL_S3", endpoint), ("AWS_REGION", region)):
+        if value:
+            os.environ[name] = value
+            settings.setdefault(f"spark.executorEnv.{name}", value)
+
+
+def _look_up_uris(paths: Sequence[str]) -> None:
+    """Reach every URI path before Spark starts: a wrong credential, bucket or endpoint is an error
+    now, not after the JVM has started."""
+    from kafka_admin_kraft.pipeline.storage import NO_OPTIONS, StorageError, StorageView, is_uri, normalize
+
+    view = StorageView(NO_OPTIONS)
+    for path in paths:
+        if not is_uri(path):
+            continue
+        try:
+            found = view.kind(normalize(path))
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="PATHS") from None
+        except StorageError as exc:
+            raise click.ClickException(str(exc)) from None
+        if found is None:
+            raise click.BadParameter(f"{path}: no such file or directory", param_hint="PATHS")
+
+
+def _check_hadoop_output(spark: SparkSession, output: str) -> None:
+    """Spark writes the tables through Hadoop's file systems: say so before the audit when Spark's
+    class path has none for the output's scheme (s3a:// needs the hadoop-aws module, which PySpark
+    does not ship)."""
+    from py4j.protocol import Py4JJavaError  # type: ignore[import-untyped]
+
+    scheme = output.partition("://")[0]
+    context = spark.sparkContext
+    jvm = context._jvm
+    assert jvm is not None  # a running session has its gateway
+    try:
+        jvm.org.apache.hadoop.fs.FileSystem.getFileSystemClass(scheme, context._jsc.hadoopConfiguration())
+    except Py4JJavaError:
+        raise click.ClickException(
+            f"Spark cannot write {output}: Hadoop has no file system for {scheme}:// on Spark's class "
+            "path (S3 needs the hadoop-aws module and its AWS SDK, e.g. --conf "
+            "spark.jars.packages=org.apache.hadoop:hadoop-aws:<the Hadoop version of Spark>, and an s3a:// "
+            "URI). Write the tables to a local directory instead, or add the module."
+        ) from None
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 """The metadata audit pipeline on Spark: a ``kraft-metadata`` data source and the audit jobs.
 
+* :mod:`~kafka_admin_kraft.pipeline.storage` reads local files and URIs (S3, GCS, HDFS),
 * :mod:`~kafka_admin_kraft.pipeline.planning` finds log directories and cuts files into splits,
-* :mod:`~kafka_admin_kraft.pipeline.rows` decodes a split into rows
-  (:mod:`~kafka_admin_kraft.pipeline.schema` lists the columns),
+* :mod:`~kafka_admin_kraft.pipeline.walk` walks a split's batches and finds damage,
+* :mod:`~kafka_admin_kraft.pipeline.columnar` turns them into Arrow columns, decoding what a query
+  needs (:mod:`~kafka_admin_kraft.pipeline.schema` lists the columns),
 * :mod:`~kafka_admin_kraft.pipeline.source` is the Spark data source
   (``spark.read.format("kraft-metadata")``),
 * :mod:`~kafka_admin_kraft.pipeline.rules` is how committed and truncated records are told apart,

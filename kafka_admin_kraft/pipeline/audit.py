@@ -1,8 +1,9 @@
 """The audit jobs: from the ``kraft-metadata`` rows to Parquet tables and the report's data.
 
-One pass over the data source keeps, per record, only what the audit needs: one row per batch
-(offsets, epoch, CRC, replica), the records of the audited types (LeaderChangeMessage,
-VotersRecord, KRaftVersionRecord, FeatureLevelRecord) and the error rows. The batch rows stay
+One pass over the data source, which hands over only what the audit needs (``rows=batches`` and a
+few columns): one row per batch (offsets, epoch, CRC, replica), the records of the audited types
+(LeaderChangeMessage, VotersRecord, KRaftVersionRecord, FeatureLevelRecord), the only values it
+decodes, and the error rows. The batch rows stay
 distributed: holders of every distinct batch, majority checks against the voter sets, commit
 status of every batch and divergence are Spark joins and aggregations. Only per-cluster summaries,
 the audited records and the errors reach the driver. The commit rule is in
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -51,9 +52,11 @@ from kafka_admin_kraft.pipeline.schema import (
     LEADER_CHANGE,
     SEGMENT,
     SNAPSHOT,
+    TYPED_COLUMNS,
     UNDECODABLE,
     VOTERS,
 )
+from kafka_admin_kraft.pipeline.storage import storage_options
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -106,17 +109,49 @@ def _cluster_key(value: str | None) -> str:
     return value or ""
 
 
+AUDIT_COLUMNS: Final = (
+    "cluster_id",
+    "node_id",
+    "log_dir",
+    "file",
+    "file_kind",
+    "snapshot_end_offset",
+    "snapshot_epoch",
+    "batch_position",
+    "batch_base_offset",
+    "batch_last_offset",
+    "batch_crc",
+    "record_index",
+    "offset",
+    "leader_epoch",
+    "timestamp",
+    "record_type",
+    *TYPED_COLUMNS,
+    "error_kind",
+    "error",
+)
+"""What the audit reads of every row: values are decoded only for the typed columns of its record types."""
+
+
 def load_records(
     spark: SparkSession,
     paths: Sequence[str],
     *,
     split_bytes: int = DEFAULT_SPLIT_BYTES,
-    with_json: bool = True,
+    columns: Sequence[str] | None = None,
+    batches_with: Sequence[str] | None = None,
+    storage: Mapping[str, str] | None = None,
 ) -> DataFrame:
-    """The data source's DataFrame over ``paths``."""
+    """The data source's DataFrame over ``paths``. ``columns`` limits what is read (the rest is null);
+    ``batches_with`` keeps one row per batch and every error row, plus the records of those types;
+    ``storage`` holds the data source's storage options (``s3.endpoint``, ...) for URI paths."""
     reader = spark.read.format("kraft-metadata").option("splitBytes", str(split_bytes))
-    if not with_json:
-        reader = reader.option("json", "false")
+    for key, value in (storage or {}).items():
+        reader = reader.option(key, value)
+    if columns is not None:
+        reader = reader.option("columns", ",".join(columns))
+    if batches_with is not None:
+        reader = reader.option("rows", "batches").option("recordTypes", ",".join(batches_with))
     return reader.load(list(paths))
 
 
@@ -127,16 +162,27 @@ def run_audit(
     *,
     split_bytes: int = DEFAULT_SPLIT_BYTES,
     write_records: bool = False,
+    storage: Mapping[str, str] | None = None,
 ) -> AuditResult:
-    """Run every audit job over ``paths``; write the tables under ``output``."""
+    """Run every audit job over ``paths``; write the tables under ``output``. ``storage``: the storage
+    options of URI paths (see :data:`~kafka_admin_kraft.pipeline.storage.OPTION_NAMES`)."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     result = AuditResult(paths=list(paths), output=output)
-    dirs = [info for info, _ in discover(paths)]
-    records = load_records(spark, paths, split_bytes=split_bytes)
+    dirs = [info for info, _ in discover(paths, storage_options(storage or {}))]
     if write_records:
-        records.write.mode("overwrite").parquet(_join(output, "records"))
+        load_records(spark, paths, split_bytes=split_bytes, storage=storage).write.mode("overwrite").parquet(
+            _join(output, "records")
+        )
+    records = load_records(
+        spark,
+        paths,
+        split_bytes=split_bytes,
+        columns=AUDIT_COLUMNS,
+        batches_with=AUDITED_TYPES,
+        storage=storage,
+    )
     audited = F.col("record_type").isin(*AUDITED_TYPES)
     slim = (
         records.where(
@@ -146,7 +192,6 @@ def run_audit(
             | F.col("record_index").isNull()
         )
         .withColumn("cluster", F.coalesce(F.col("cluster_id"), F.lit("")))
-        .withColumn("record_json", F.when(audited | F.col("error_kind").isNotNull(), F.col("record_json")))
         .persist(StorageLevel.MEMORY_AND_DISK)
     )
     try:
@@ -270,18 +315,16 @@ def _audit(
         "cluster string, ref_log_dir string, ref_start bigint, ref_end bigint, ref_is_leader boolean",
     )
 
-    # ---- step 3: holders of every distinct batch, majority, committed end
-    ref_keys = batches.join(
-        F.broadcast(ref_df),
-        (batches["cluster"] == ref_df["cluster"]) & (batches["log_dir"] == ref_df["ref_log_dir"]),
-    ).select(batches["cluster"], "base", col("epoch").alias("ref_epoch"), col("crc").alias("ref_crc"))
-    keys = batches.groupBy("cluster", "base", "last", "epoch", "crc").agg(
-        F.array_sort(F.collect_set("node_id")).alias("holders")
+    # ---- step 3: holders of every distinct batch, majority, committed end (one shuffle: the
+    # distinct batches, each with the replicas holding it and whether the reference is one of them)
+    ref_dirs = F.broadcast(ref_df.select("cluster", "ref_log_dir"))
+    holders = batches.join(ref_dirs, "cluster", "left").withColumn(
+        "is_ref", F.coalesce(col("log_dir") == col("ref_log_dir"), F.lit(False))
     )
-    keyed = (
-        keys.join(ref_keys, ["cluster", "base"], "left")
-        .withColumn("in_ref", (col("ref_epoch") == col("epoch")) & (col("ref_crc") == col("crc")))
-        .withColumn("in_ref", F.coalesce(col("in_ref"), F.lit(False)))
+    keyed = holders.groupBy("cluster", "base", "last", "epoch", "crc").agg(
+        F.array_sort(F.collect_set("node_id")).alias("holders"),
+        F.max("is_ref").alias("in_ref"),
+        F.collect_list(F.struct("log_dir", "node_id", "file")).alias("copies"),
     )
     keyed = (
         keyed.join(
@@ -329,24 +372,13 @@ def _audit(
             keyed.join(F.broadcast(cluster_df), "cluster")
             .withColumn("status", status)
             .withColumn("diverges", (col("status") == TRUNCATED) & (col("base") < col("committed_end")))
-            .select(
-                "cluster",
-                "base",
-                "last",
-                "epoch",
-                "crc",
-                "holders",
-                "majority",
-                "status",
-                "diverges",
-                "ref_epoch",
-                "ref_crc",
-                "committed_end",
-            )
         )
-        per_batch = batches.join(key_status, ["cluster", "base", "last", "epoch", "crc"])
+        per_copy = key_status.select(
+            "cluster", "base", "last", "epoch", "crc", "status", "diverges", "committed_end",
+            F.explode("copies").alias("copy"),
+        ).select("*", "copy.log_dir", "copy.node_id", "copy.file")
         replica_counts = _rows(
-            per_batch.groupBy("cluster", "log_dir").agg(
+            per_copy.groupBy("cluster", "log_dir").agg(
                 F.sum(F.when(col("status") == COMMITTED, 1).otherwise(0)).alias("committed"),
                 F.sum(F.when(col("status") == UNCOMMITTED, 1).otherwise(0)).alias("uncommitted"),
                 F.sum(F.when(col("status") == TRUNCATED, 1).otherwise(0)).alias("truncated"),
@@ -354,18 +386,26 @@ def _audit(
                 F.min(F.when(col("diverges"), col("base"))).alias("first_divergent"),
             )
         )
-        divergence = per_batch.where(col("diverges")).select(
-            col("cluster").alias("cluster_id"),
-            "node_id",
-            "log_dir",
-            "file",
-            col("base").alias("base_offset"),
-            col("last").alias("last_offset"),
-            col("epoch").alias("leader_epoch"),
-            "crc",
-            col("ref_epoch").alias("reference_epoch"),
-            col("ref_crc").alias("reference_crc"),
-            "committed_end",
+        # The reference's own batch at each diverging offset, for the divergence table.
+        ref_batches = holders.where(col("is_ref")).select(
+            "cluster", "base", col("epoch").alias("reference_epoch"), col("crc").alias("reference_crc")
+        )
+        divergence = (
+            per_copy.where(col("diverges"))
+            .join(ref_batches, ["cluster", "base"], "left")
+            .select(
+                col("cluster").alias("cluster_id"),
+                "node_id",
+                "log_dir",
+                "file",
+                col("base").alias("base_offset"),
+                col("last").alias("last_offset"),
+                col("epoch").alias("leader_epoch"),
+                "crc",
+                "reference_epoch",
+                "reference_crc",
+                "committed_end",
+            )
         )
         divergence.write.mode("overwrite").parquet(_join(output, "divergence"))
         result.divergence = _rows(divergence.orderBy("cluster_id", "base_offset", "log_dir").limit(1000))
@@ -380,7 +420,8 @@ def _audit(
             wanted = spark.createDataFrame(
                 list(event_keys), "cluster string, base bigint, epoch int, crc bigint"
             )
-            for row in _rows(key_status.join(F.broadcast(wanted), ["cluster", "base", "epoch", "crc"])):
+            statuses = key_status.select("cluster", "base", "epoch", "crc", "holders", "status")
+            for row in _rows(statuses.join(F.broadcast(wanted), ["cluster", "base", "epoch", "crc"])):
                 status_of[(row["cluster"], row["base"], row["epoch"], row["crc"])] = row
     finally:
         keyed.unpersist()

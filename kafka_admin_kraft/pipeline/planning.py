@@ -20,6 +20,10 @@ end beyond ``end``). Cut points come from the segment's ``.index`` (each entry n
 of a batch); a point is used only after the batch header found there checks out (magic, length,
 offsets, CRC). When the index is missing, short or wrong, and for snapshots, the planner walks the
 12-byte batch prefixes of the file instead, which reads the file once but decodes nothing.
+
+Paths may be URIs (``s3://``, ``gs://``, ``hdfs://``, ``file://``): every look at a file system goes
+through :mod:`~kafka_admin_kraft.pipeline.storage`, which lists an object store's prefixes once and
+reads byte ranges; local paths are read as before.
 """
 
 from __future__ import annotations
@@ -28,23 +32,40 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from crc32c import crc32c
 
+from kafka_admin_kraft.java_text import parse_properties
 from kafka_admin_kraft.pipeline.schema import (
     INVALID_META_PROPERTIES,
     MISSING_META_PROPERTIES,
     UNREADABLE_QUORUM_STATE,
+)
+from kafka_admin_kraft.pipeline.storage import (
+    DIRECTORY,
+    FILE,
+    NO_OPTIONS,
+    RandomInput,
+    StorageOptions,
+    StorageView,
+    base_name,
+    identity,
+    join,
+    normalize,
+    open_input,
+    parent,
 )
 from kafka_admin_kraft.pipeline.text import has_control, one_line
 from kafka_admin_kraft.protocol.exceptions import DecodeError
 from kafka_admin_kraft.records.batch import CRC_START, HEADER, LOG_OVERHEAD, MAGIC, MIN_BATCH_LENGTH, PREFIX
 from kafka_admin_kraft.records.log_dir import METADATA_PARTITION_DIR
 from kafka_admin_kraft.records.reader import DEFAULT_MAX_BATCH_SIZE
-from kafka_admin_kraft.records.segment import parse_log_file_name, read_offset_index
+from kafka_admin_kraft.records.segment import INDEX_SUFFIX, LOG_SUFFIX, OFFSET_ENTRY, parse_log_file_name
 from kafka_admin_kraft.records.snapshot import parse_snapshot_file_name
+
+if TYPE_CHECKING:
+    from kafka_admin_kraft.storage import MetaProperties, QuorumState
 
 DEFAULT_SPLIT_BYTES: Final = 64 * 1024 * 1024
 META_PROPERTIES: Final = "meta.properties"
@@ -123,20 +144,42 @@ def _meta_problem(cluster_id: str | None, node_id: int | None) -> str | None:
     return None
 
 
-def _problem(path: Path, file_kind: str, error_kind: str, message: str) -> NodeFileProblem:
-    return NodeFileProblem(str(path), file_kind, error_kind, one_line(message))
+def _problem(path: str, file_kind: str, error_kind: str, message: str) -> NodeFileProblem:
+    return NodeFileProblem(path, file_kind, error_kind, one_line(message))
 
 
-def _read_log_dir_info(path: Path) -> LogDirInfo:
-    from kafka_admin_kraft.storage import read_meta_properties, read_quorum_state
+def _read_meta_properties(view: StorageView, path: str) -> MetaProperties:
+    """``read_meta_properties`` on bytes from any file system: ISO-8859-1, as Kafka loads it."""
+    from kafka_admin_kraft.storage.errors import StorageFormatError
+    from kafka_admin_kraft.storage.meta_properties import meta_properties_from
 
+    try:
+        props = parse_properties(view.read_bytes(path).decode("iso-8859-1"))
+    except ValueError as exc:
+        raise StorageFormatError(str(exc), what=path) from None
+    return meta_properties_from(props, what=path)
+
+
+def _read_quorum_state(view: StorageView, path: str) -> QuorumState:
+    """``read_quorum_state`` on bytes from any file system."""
+    from kafka_admin_kraft.storage.errors import StorageFormatError
+    from kafka_admin_kraft.storage.quorum_state import parse_quorum_state
+
+    try:
+        text = view.read_bytes(path).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StorageFormatError(f"not UTF-8: {exc.reason}", what=path, offset=exc.start) from None
+    return parse_quorum_state(text, what=path)
+
+
+def _read_log_dir_info(view: StorageView, path: str) -> LogDirInfo:
     problems: list[NodeFileProblem] = []
     cluster_id: str | None = None
     node_id: int | None = None
     directory_id: str | None = None
-    meta_path = path / META_PROPERTIES
-    partition = path / METADATA_PARTITION_DIR
-    if not meta_path.is_file():
+    meta_path = join(path, META_PROPERTIES)
+    partition = join(path, METADATA_PARTITION_DIR)
+    if view.kind(meta_path) != FILE:
         problems.append(
             _problem(
                 meta_path,
@@ -148,7 +191,7 @@ def _read_log_dir_info(path: Path) -> LogDirInfo:
         )
     else:
         try:
-            meta = read_meta_properties(meta_path)
+            meta = _read_meta_properties(view, meta_path)
         except (OSError, DecodeError) as exc:  # a damaged file must not stop the audit of the others
             problems.append(_problem(meta_path, META_PROPERTIES, INVALID_META_PROPERTIES, str(exc)))
         else:
@@ -160,17 +203,17 @@ def _read_log_dir_info(path: Path) -> LogDirInfo:
                 problems.append(
                     _problem(meta_path, META_PROPERTIES, INVALID_META_PROPERTIES, f"{meta_path}: {reason}")
                 )
-    partition_dir = str(partition) if partition.is_dir() else None
+    partition_dir = partition if view.kind(partition) == DIRECTORY else None
     leader_id = leader_epoch = voted_id = None
-    state_path = partition / QUORUM_STATE
-    if state_path.is_file():
+    state_path = join(partition, QUORUM_STATE)
+    if view.kind(state_path) == FILE:
         try:
-            state = read_quorum_state(state_path)
+            state = _read_quorum_state(view, state_path)
             leader_id, leader_epoch, voted_id = state.leader_id, state.leader_epoch, state.voted_id
         except (OSError, DecodeError) as exc:
             problems.append(_problem(state_path, QUORUM_STATE, UNREADABLE_QUORUM_STATE, str(exc)))
     return LogDirInfo(
-        str(path),
+        path,
         cluster_id,
         node_id,
         directory_id,
@@ -182,72 +225,92 @@ def _read_log_dir_info(path: Path) -> LogDirInfo:
     )
 
 
-def discover(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[LogDirInfo, list[Path]]]:
+def discover(
+    paths: Iterable[str | os.PathLike[str]], options: StorageOptions = NO_OPTIONS
+) -> list[tuple[LogDirInfo, list[str]]]:
     """Log directories under ``paths`` and the files to read in each (bootstrap, snapshots, segments)."""
-    found: dict[str, tuple[LogDirInfo, list[Path]]] = {}
+    return _discover(StorageView(options), paths)
 
-    def add_dir(root: Path) -> None:
-        key = str(root.resolve())
+
+def _discover(
+    view: StorageView, paths: Iterable[str | os.PathLike[str]]
+) -> list[tuple[LogDirInfo, list[str]]]:
+    found: dict[str, tuple[LogDirInfo, list[str]]] = {}
+
+    def add_dir(root: str) -> None:
+        key = identity(root)
         if key in found:
             return
-        if (root / META_PROPERTIES).is_file() or (root / METADATA_PARTITION_DIR).is_dir():
-            info = _read_log_dir_info(root)
-            files: list[Path] = []
-            if (root / BOOTSTRAP_CHECKPOINT).is_file():
-                files.append(root / BOOTSTRAP_CHECKPOINT)
+        if view.kind(join(root, META_PROPERTIES)) == FILE or (
+            view.kind(join(root, METADATA_PARTITION_DIR)) == DIRECTORY
+        ):
+            info = _read_log_dir_info(view, root)
+            files: list[str] = []
+            if view.kind(join(root, BOOTSTRAP_CHECKPOINT)) == FILE:
+                files.append(join(root, BOOTSTRAP_CHECKPOINT))
             if info.partition_dir is not None:
-                files.extend(_partition_files(Path(info.partition_dir)))
+                files.extend(_partition_files(view, info.partition_dir))
         else:  # a bare partition directory
-            info = LogDirInfo(str(root), partition_dir=str(root))
-            files = _partition_files(root)
+            info = LogDirInfo(root, partition_dir=root)
+            files = _partition_files(view, root)
         found[key] = (info, files)
 
     for item in paths:
-        path = Path(item)
-        if path.is_file():
-            parent = path.parent
-            root = parent.parent if parent.name == METADATA_PARTITION_DIR else parent
-            info = _read_log_dir_info(root) if (root / META_PROPERTIES).is_file() else LogDirInfo(str(parent))
-            key = str(path.resolve())
-            found.setdefault(key, (info, [path]))
+        path = normalize(os.fspath(item))
+        kind = view.kind(path)
+        if kind == FILE:
+            folder = parent(path)
+            root = parent(folder) if base_name(folder) == METADATA_PARTITION_DIR else folder
+            info = (
+                _read_log_dir_info(view, root)
+                if view.kind(join(root, META_PROPERTIES)) == FILE
+                else LogDirInfo(folder)
+            )
+            found.setdefault(identity(path), (info, [path]))
             continue
-        if not path.is_dir():
+        if kind != DIRECTORY:
             raise FileNotFoundError(f"{path}: no such file or directory")
-        if path.name == METADATA_PARTITION_DIR and (path.parent / META_PROPERTIES).is_file():
-            add_dir(path.parent)
+        holder = parent(path)
+        if base_name(path) == METADATA_PARTITION_DIR and view.kind(join(holder, META_PROPERTIES)) == FILE:
+            add_dir(holder)
             continue
-        for current, dirs, names in os.walk(path):
-            here = Path(current)
-            bare = here.name == METADATA_PARTITION_DIR and not (here.parent / META_PROPERTIES).is_file()
+        for here, dirs, names in view.walk(path):
+            bare = base_name(here) == METADATA_PARTITION_DIR and (
+                view.kind(join(parent(here), META_PROPERTIES)) != FILE
+            )
             if META_PROPERTIES in names or METADATA_PARTITION_DIR in dirs or bare:
                 add_dir(here)
             dirs[:] = sorted(d for d in dirs if d != METADATA_PARTITION_DIR)
     return [found[key] for key in sorted(found)]
 
 
-def _partition_files(partition: Path) -> list[Path]:
-    names = sorted(os.listdir(partition))
-    snapshots = [partition / n for n in names if _CHECKPOINT_RE.match(n)]
-    segments = [partition / n for n in names if parse_log_file_name(n) is not None]
+def _partition_files(view: StorageView, partition: str) -> list[str]:
+    names = sorted(view.names(partition))
+    snapshots = [join(partition, n) for n in names if _CHECKPOINT_RE.match(n)]
+    segments = [join(partition, n) for n in names if parse_log_file_name(n) is not None]
     return snapshots + segments
 
 
-def plan(paths: Iterable[str | os.PathLike[str]], *, split_bytes: int = DEFAULT_SPLIT_BYTES) -> Plan:
+def plan(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    split_bytes: int = DEFAULT_SPLIT_BYTES,
+    options: StorageOptions = NO_OPTIONS,
+) -> Plan:
     """Discover the log directories under ``paths`` and split their files."""
+    view = StorageView(options)
     result = Plan()
     reported: set[str] = set()
-    for info, files in discover(paths):
+    for info, files in _discover(view, paths):
         result.log_dirs.append(info)
         for problem in info.problems:
             if problem.path not in reported:  # a file given next to its directory is reported once
                 reported.add(problem.path)
                 result.splits.append(_problem_split(problem, info))
-        segments = [f for f in files if parse_log_file_name(f.name) is not None]
-        newest = max(segments, key=lambda f: parse_log_file_name(f.name) or 0) if segments else None
+        segments = [f for f in files if parse_log_file_name(base_name(f)) is not None]
+        newest = max(segments, key=lambda f: parse_log_file_name(base_name(f)) or 0) if segments else None
         for path in files:
-            result.splits.extend(
-                split_file(path, info, split_bytes=split_bytes, newest_segment=path == newest)
-            )
+            result.splits.extend(_split_file(view, path, info, split_bytes, path == newest))
     return result
 
 
@@ -269,25 +332,37 @@ def _problem_split(problem: NodeFileProblem, info: LogDirInfo) -> FileSplit:
 
 
 def split_file(
-    path: Path, info: LogDirInfo, *, split_bytes: int = DEFAULT_SPLIT_BYTES, newest_segment: bool = False
+    path: str | os.PathLike[str],
+    info: LogDirInfo,
+    *,
+    split_bytes: int = DEFAULT_SPLIT_BYTES,
+    newest_segment: bool = False,
+    options: StorageOptions = NO_OPTIONS,
 ) -> list[FileSplit]:
     """The splits of one file; cut points only at verified batch starts."""
-    size = path.stat().st_size
-    base_offset = parse_log_file_name(path.name)
-    snapshot = parse_snapshot_file_name(path.name)
+    return _split_file(StorageView(options), normalize(os.fspath(path)), info, split_bytes, newest_segment)
+
+
+def _split_file(
+    view: StorageView, path: str, info: LogDirInfo, split_bytes: int, newest_segment: bool
+) -> list[FileSplit]:
+    size = view.size(path)
+    name = base_name(path)
+    base_offset = parse_log_file_name(name)
+    snapshot = parse_snapshot_file_name(name)
     if base_offset is not None:
         kind = "segment"
-    elif path.name == BOOTSTRAP_CHECKPOINT:
+    elif name == BOOTSTRAP_CHECKPOINT:
         kind = "bootstrap"
     else:
         kind = "snapshot"
     cuts: list[int] = [0]
     if size > split_bytes and split_bytes > 0:
-        cuts = plan_cut_points(path, size, split_bytes, base_offset)
+        cuts = plan_cut_points(view, path, size, split_bytes, base_offset)
     bounds = [*cuts, size]
     return [
         FileSplit(
-            str(path),
+            path,
             kind,
             start,
             end,
@@ -305,11 +380,11 @@ def split_file(
     ]
 
 
-def _batch_at(stream: int, position: int, size: int) -> tuple[int, int, int] | None:
+def _batch_at(source: RandomInput, position: int, size: int) -> tuple[int, int, int] | None:
     """(base offset, last offset, total size) of a whole, valid batch at ``position``, else None."""
     if position + HEADER.size > size:
         return None
-    head = os.pread(stream, HEADER.size, position)
+    head = source.read_at(position, HEADER.size)
     if len(head) < HEADER.size:
         return None
     fields = HEADER.unpack_from(head, 0)
@@ -319,30 +394,46 @@ def _batch_at(stream: int, position: int, size: int) -> tuple[int, int, int] | N
     total = LOG_OVERHEAD + length
     if position + total > size or last_delta < 0:
         return None
-    data = os.pread(stream, total, position)
+    data = source.read_at(position, total)
     if len(data) < total or crc32c(memoryview(data)[CRC_START:]) != fields[4]:
         return None
     return base_offset, base_offset + last_delta, total
 
 
-def plan_cut_points(path: Path, size: int, split_bytes: int, base_offset: int | None) -> list[int]:
+def plan_cut_points(
+    view: StorageView, path: str, size: int, split_bytes: int, base_offset: int | None
+) -> list[int]:
     """Batch starts near every ``split_bytes`` of the file, from the offset index when it can be
     trusted, else from walking the batch prefixes. Always begins with 0."""
     targets = list(range(split_bytes, size, split_bytes))
-    if base_offset is not None:
-        cuts = _cuts_from_index(path, size, base_offset, targets)
-        if cuts is not None:
-            return cuts
-    return _cuts_from_prefixes(path, size, targets)
+    with open_input(path, view.options) as source:
+        if base_offset is not None:
+            cuts = _cuts_from_index(view, source, path, size, base_offset, targets)
+            if cuts is not None:
+                return cuts
+        return _cuts_from_prefixes(source, size, targets)
 
 
-def _cuts_from_index(path: Path, size: int, base_offset: int, targets: Sequence[int]) -> list[int] | None:
-    index_path = path.with_suffix(".index")
-    if not index_path.is_file():
+def _offset_index(view: StorageView, log_path: str) -> list[tuple[int, int]] | None:
+    """(relative offset, position) entries of the segment's ``.index``, None when it is missing or
+    not a whole number of entries."""
+    index_path = log_path[: -len(LOG_SUFFIX)] + INDEX_SUFFIX
+    if view.kind(index_path) != FILE:
         return None
     try:
-        entries = read_offset_index(index_path)
-    except Exception:
+        data = view.read_bytes(index_path)
+    except OSError:
+        return None
+    if len(data) % OFFSET_ENTRY.size:
+        return None
+    return list(OFFSET_ENTRY.iter_unpack(data))
+
+
+def _cuts_from_index(
+    view: StorageView, source: RandomInput, path: str, size: int, base_offset: int, targets: Sequence[int]
+) -> list[int] | None:
+    entries = _offset_index(view, path)
+    if entries is None:
         return None
     positions: list[tuple[int, int]] = []
     last = -1
@@ -352,72 +443,65 @@ def _cuts_from_index(path: Path, size: int, base_offset: int, targets: Sequence[
         positions.append((position, base_offset + relative))
         last = position
     cuts = [0]
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        cursor = 0
-        for target in targets:
-            while cursor < len(positions) and positions[cursor][0] < target:
-                cursor += 1
-            if cursor == len(positions):
-                # the index stops early (e.g. not flushed): walk prefixes for the rest
-                return (
-                    None
-                    if len(cuts) == 1
-                    else cuts
-                    + _cuts_from_prefixes(path, size, [t for t in targets if t >= target], start=cuts[-1])[1:]
-                )
-            position, offset = positions[cursor]
-            if position <= cuts[-1]:
-                continue
-            batch = _batch_at(fd, position, size)
-            if batch is None or not batch[0] <= offset <= batch[1]:
-                return None
-            cuts.append(position)
-    finally:
-        os.close(fd)
+    cursor = 0
+    for target in targets:
+        while cursor < len(positions) and positions[cursor][0] < target:
+            cursor += 1
+        if cursor == len(positions):
+            # the index stops early (e.g. not flushed): walk prefixes for the rest
+            return (
+                None
+                if len(cuts) == 1
+                else cuts
+                + _cuts_from_prefixes(source, size, [t for t in targets if t >= target], start=cuts[-1])[1:]
+            )
+        position, offset = positions[cursor]
+        if position <= cuts[-1]:
+            continue
+        batch = _batch_at(source, position, size)
+        if batch is None or not batch[0] <= offset <= batch[1]:
+            return None
+        cuts.append(position)
     return cuts
 
 
-def _iter_prefixes(path: Path, start: int) -> Iterator[int]:
-    """Positions of the batches of ``path`` from ``start``, following lengths; stops at anything odd."""
-    with open(path, "rb") as stream:
-        stream.seek(start)
-        buf = b""
-        pos = 0
-        file_pos = start
-        while True:
-            if len(buf) - pos < LOG_OVERHEAD:
-                buf = buf[pos:] + stream.read(_WALK_CHUNK)
-                pos = 0
-                if len(buf) < LOG_OVERHEAD:
-                    return
-            length = PREFIX.unpack_from(buf, pos)[1]
-            if not MIN_BATCH_LENGTH <= length <= MAX_BATCH_LENGTH:
+def _iter_prefixes(source: RandomInput, start: int) -> Iterator[int]:
+    """Positions of the batches from ``start``, following lengths; stops at anything odd."""
+    buf = b""
+    pos = 0
+    file_pos = start
+    read_pos = start
+    while True:
+        if len(buf) - pos < LOG_OVERHEAD:
+            chunk = source.read_at(read_pos, _WALK_CHUNK)
+            read_pos += len(chunk)
+            buf = buf[pos:] + chunk
+            pos = 0
+            if len(buf) < LOG_OVERHEAD:
                 return
-            yield file_pos
-            step = LOG_OVERHEAD + length
-            file_pos += step
-            pos += step
-            if pos > len(buf):
-                stream.seek(file_pos)
-                buf = b""
-                pos = 0
+        length = PREFIX.unpack_from(buf, pos)[1]
+        if not MIN_BATCH_LENGTH <= length <= MAX_BATCH_LENGTH:
+            return
+        yield file_pos
+        step = LOG_OVERHEAD + length
+        file_pos += step
+        pos += step
+        if pos > len(buf):
+            read_pos = file_pos
+            buf = b""
+            pos = 0
 
 
-def _cuts_from_prefixes(path: Path, size: int, targets: Sequence[int], start: int = 0) -> list[int]:
+def _cuts_from_prefixes(source: RandomInput, size: int, targets: Sequence[int], start: int = 0) -> list[int]:
     cuts = [start]
     pending = [t for t in targets if t > start]
     index = 0
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        for position in _iter_prefixes(path, start):
-            if index >= len(pending):
-                break
-            if position >= pending[index]:
-                if position > cuts[-1] and _batch_at(fd, position, size) is not None:
-                    cuts.append(position)
-                while index < len(pending) and pending[index] <= position:
-                    index += 1
-    finally:
-        os.close(fd)
+    for position in _iter_prefixes(source, start):
+        if index >= len(pending):
+            break
+        if position >= pending[index]:
+            if position > cuts[-1] and _batch_at(source, position, size) is not None:
+                cuts.append(position)
+            while index < len(pending) and pending[index] <= position:
+                index += 1
     return cuts

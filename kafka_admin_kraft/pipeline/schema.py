@@ -42,6 +42,11 @@ COLUMNS: Final[tuple[Column, ...]] = (
     Column("record_type", "string", "schema name: LeaderChangeMessage, VotersRecord, ..."),
     Column("record_version", "int", "version of the record schema"),
     Column("record_json", "string", "the decoded record as JSON (snake_case keys)"),
+    Column(
+        "record_value",
+        "binary",
+        "the record's value bytes as stored (a metadata record with its frame header), to decode later",
+    ),
     Column("leader_id", "int", "LeaderChangeMessage: the new leader"),
     Column("voter_ids", "array<int>", "VotersRecord / LeaderChangeMessage: voter ids"),
     Column("voter_directory_ids", "array<string>", "VotersRecord: directory id of each voter"),
@@ -56,6 +61,16 @@ COLUMNS: Final[tuple[Column, ...]] = (
     ),
     Column("error", "string", "what is wrong, with file and position"),
 )
+
+TYPED_COLUMNS: Final = (
+    "leader_id",
+    "voter_ids",
+    "voter_directory_ids",
+    "granting_voter_ids",
+    "feature_name",
+    "feature_level",
+)
+"""Columns filled from the decoded value of the record types in :data:`AUDITED_TYPES`."""
 
 COLUMN_NAMES: Final[tuple[str, ...]] = tuple(column.name for column in COLUMNS)
 COLUMN_INDEX: Final[dict[str, int]] = {name: index for index, name in enumerate(COLUMN_NAMES)}

@@ -1,21 +1,31 @@
-"""Starting Spark for the audit: Java check, Python of the workers, master selection.
+"""Starting Spark for the audit: Java check, Python of the workers, code shipped to them, master.
 
 PySpark drives a JVM, so a Java runtime (17 or newer for Spark 4) must be installed; without one
 :func:`find_java` raises :class:`JavaNotFoundError` saying what to install instead of PySpark's
-gateway error. Workers run ``PYSPARK_PYTHON``; unless it is set, it is set to this interpreter so
-that they import this package. The master comes from the argument, else from the standard Spark
-configuration (``spark-submit --master``, ``spark-defaults.conf``, ``PYSPARK_SUBMIT_ARGS``), else
-``local[*]``.
+gateway error.
+
+Python workers run ``spark.pyspark.python`` when it is given, else ``PYSPARK_PYTHON``, else this
+interpreter (right for ``local[*]`` and for clusters whose nodes have it at the same path). The
+``kraft-metadata`` data source plans its splits in a Python worker of the driver, so that Python is
+started on the driver's machine too. Workers without this package get it shipped: ``py_files``
+(what ``spark-submit --py-files`` ships; a pure-Python wheel is accepted too) or ``archives``
+(``spark.archives``: a packed environment unpacked in each executor's working directory).
+
+The master comes from the argument, else from the standard Spark configuration (``spark-submit
+--master``, ``spark-defaults.conf``, ``PYSPARK_SUBMIT_ARGS``), else ``local[*]``.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import sys
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
+from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -31,7 +41,11 @@ JAVA_HELP: Final = (
 )
 
 
-class JavaNotFoundError(RuntimeError):
+class SparkSetupError(RuntimeError):
+    """Spark cannot be started as asked; the message says what to change."""
+
+
+class JavaNotFoundError(SparkSetupError):
     """No Java runtime for Spark."""
 
 
@@ -49,9 +63,43 @@ def find_java(environ: Mapping[str, str] | None = None) -> str:
     raise JavaNotFoundError(JAVA_HELP.format(java_home=repr(java_home) if java_home else "not set"))
 
 
-def _python_for_workers() -> None:
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+def worker_python(settings: Mapping[str, str], environ: Mapping[str, str]) -> str:
+    """The Python that Python workers run: ``spark.pyspark.python``, else ``PYSPARK_PYTHON``, else
+    this interpreter. PySpark started from a plain interpreter reads only the variable; Spark
+    documents the setting as taking precedence, as ``spark-submit`` makes it."""
+    return settings.get("spark.pyspark.python") or environ.get("PYSPARK_PYTHON") or sys.executable
+
+
+def _local_file(entry: str) -> Path | None:
+    """The file on this machine that a shipped entry names (``#alias`` dropped); None for a URI
+    Spark fetches elsewhere (``hdfs:``, ``https:``, ...) or ``local:`` (already on every node)."""
+    parts = urlsplit(entry)
+    if parts.scheme == "file":
+        return Path(parts.path)
+    if parts.scheme == "":
+        return Path(entry.split("#", 1)[0])
+    return None
+
+
+def _check_shipped(py_files: Sequence[str], archives: Sequence[str]) -> None:
+    for entry in (*py_files, *archives):
+        path = _local_file(entry)
+        if path is not None and not path.is_file():
+            raise SparkSetupError(f"{entry}: no such file to ship to the workers")
+
+
+def _importable(py_file: str) -> str:
+    """``py_file``, or for a local wheel a copy named ``.zip``: a pure-Python wheel imports as it is
+    from ``sys.path``, but PySpark puts only ``.zip``, ``.egg`` and ``.jar`` files there
+    (``SparkContext.PACKAGE_EXTENSIONS``)."""
+    path = _local_file(py_file)
+    if path is None or path.suffix.lower() != ".whl":
+        return py_file
+    directory = tempfile.mkdtemp(prefix="kraft-audit-py-files-")
+    atexit.register(shutil.rmtree, directory, True)  # Spark serves the copy until the session stops
+    copy = Path(directory) / f"{path.stem}.zip"
+    shutil.copyfile(path, copy)
+    return str(copy)
 
 
 def spark_session(
@@ -59,16 +107,23 @@ def spark_session(
     *,
     app_name: str = "kafka-metadata-audit",
     conf: Mapping[str, str] | None = None,
+    py_files: Sequence[str] = (),
+    archives: Sequence[str] = (),
 ) -> SparkSession:
-    """A SparkSession with the ``kraft-metadata`` data source registered."""
+    """A SparkSession with the ``kraft-metadata`` data source registered, ``py_files`` on the
+    Python path of every worker and ``archives`` unpacked beside every executor."""
     find_java()
-    _python_for_workers()
+    _check_shipped(py_files, archives)
+    settings = dict(conf or {})
+    if archives:
+        settings["spark.archives"] = ",".join(filter(None, [settings.get("spark.archives"), *archives]))
+    os.environ["PYSPARK_PYTHON"] = worker_python(settings, os.environ)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
     from kafka_admin_kraft.pipeline.source import register
 
-    settings = dict(conf or {})
     builder = SparkSession.builder.appName(app_name)
     for key, value in settings.items():
         builder = builder.config(key, value)
@@ -83,5 +138,8 @@ def spark_session(
         "spark.ui.showConsoleProgress", settings.get("spark.ui.showConsoleProgress", "false")
     )
     spark = builder.getOrCreate()
+    for py_file in py_files:
+        # before register(): the data source's Python function carries the includes known then
+        spark.sparkContext.addPyFile(_importable(py_file))
     register(spark)
     return spark

@@ -1,4 +1,4 @@
-"""The ``kraft-metadata`` Spark data source (Spark's Python data source API, Spark 4.0+).
+"""The ``kraft-metadata`` Spark data source (Spark's Python data source API, Spark 4.1+).
 
     spark.dataSource.register(KRaftMetadataDataSource)
     df = spark.read.format("kraft-metadata").load(["/var/lib/kafka", "/backups/ctl-2"])
@@ -6,30 +6,58 @@
 Paths are log directories, directories containing them, ``__cluster_metadata-0`` directories or
 single files. Planning (on the driver) discovers the files and cuts them into splits
 (:mod:`~kafka_admin_kraft.pipeline.planning`); each split is one Spark partition, read on an
-executor by :func:`~kafka_admin_kraft.pipeline.rows.read_split` and handed to Spark as Arrow record
-batches. Options: ``splitBytes`` (default 64 MiB), ``json`` (``false`` leaves ``record_json`` null,
-for speed).
+executor by :func:`~kafka_admin_kraft.pipeline.columnar.read_arrow` straight into Arrow record
+batches.
+
+What a query needs reaches the reader two ways:
+
+* filters on ``record_type``, ``file_kind`` and ``cluster_id`` (``=`` and ``IN``) are pushed down:
+  files of other kinds or clusters are not read at all, and records of other types are dropped
+  before their value is decoded. Pushdown needs ``spark.sql.python.filterPushdown.enabled``, which
+  :func:`register` turns on;
+* Spark does not tell a Python data source which columns a query reads, so the ``columns`` option
+  does: a comma-separated list, the other columns come back null and cost nothing. ``json=false``
+  leaves out ``record_json`` alone.
+
+``rows=batches`` keeps one row per batch (its first record; an empty batch's own row) and every
+error row, and ``recordTypes`` (a comma-separated list) adds the records of those types: what a
+batch-level job such as the audit reads, without the rest of the records reaching Spark. With the
+default ``rows=all``, ``recordTypes`` keeps only those types, as a pushed-down filter does.
+
+Other options: ``splitBytes`` (default 64 MiB), and for URI paths (``s3://``, ``gs://``, ``hdfs://``,
+``file://``) the storage options of :data:`~kafka_admin_kraft.pipeline.storage.OPTION_NAMES`
+(``s3.endpoint``, ``s3.region``, ``s3.accessKey``, ...).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceReader,
+    EqualTo,
+    Filter,
+    In,
+    InputPartition,
+    IsNotNull,
+)
 from pyspark.sql.types import StructType
 
+from kafka_admin_kraft.pipeline.columnar import Projection, read_arrow
 from kafka_admin_kraft.pipeline.planning import DEFAULT_SPLIT_BYTES, FileSplit, plan
-from kafka_admin_kraft.pipeline.rows import read_split
-from kafka_admin_kraft.pipeline.schema import COLUMNS, SCHEMA_DDL
+from kafka_admin_kraft.pipeline.schema import COLUMN_NAMES, SCHEMA_DDL
+from kafka_admin_kraft.pipeline.storage import storage_options
 
 if TYPE_CHECKING:
     import pyarrow
     from pyspark.sql import SparkSession
 
 FORMAT_NAME: Final = "kraft-metadata"
-ARROW_BATCH_ROWS: Final = 8192
+PUSHDOWN_CONF: Final = "spark.sql.python.filterPushdown.enabled"
 
 
 def option_paths(options: Any) -> list[str]:
@@ -45,55 +73,112 @@ def option_paths(options: Any) -> list[str]:
 
 
 class SplitPartition(InputPartition):
-    """A Spark partition: one file split."""
+    """A Spark partition: file splits read one after the other, about ``splitBytes`` in all."""
 
-    def __init__(self, split: FileSplit) -> None:
-        super().__init__(split)
-        self.split = split
+    def __init__(self, splits: Sequence[FileSplit]) -> None:
+        super().__init__(tuple(splits))
+        self.splits = tuple(splits)
 
 
-def _arrow_schema() -> pyarrow.Schema:
-    import pyarrow as pa
+def pack(splits: Sequence[FileSplit], split_bytes: int) -> list[list[FileSplit]]:
+    """Splits grouped into partitions of at most ``split_bytes`` each (a larger split alone), in file
+    order: a fleet's many small files (bootstrap checkpoints, short segments, node files) do not cost
+    a Spark task each, which is about 0.1 s of scheduling whatever the task reads."""
+    groups: list[list[FileSplit]] = []
+    group: list[FileSplit] = []
+    size = 0
+    for split in splits:
+        length = split.end - split.start
+        if group and size + length > split_bytes:
+            groups.append(group)
+            group, size = [], 0
+        group.append(split)
+        size += length
+    if group:
+        groups.append(group)
+    return groups
 
-    types = {
-        "string": pa.string(),
-        "int": pa.int32(),
-        "bigint": pa.int64(),
-        "boolean": pa.bool_(),
-        "array<int>": pa.list_(pa.int32()),
-        "array<string>": pa.list_(pa.string()),
-    }
-    return pa.schema([pa.field(column.name, types[column.ddl]) for column in COLUMNS])
+
+def option_columns(options: Any) -> frozenset[str]:
+    """The ``columns`` option (default: every column), less ``record_json`` when ``json`` is false."""
+    listed = options.get("columns")
+    columns = frozenset(COLUMN_NAMES)
+    if listed:
+        columns = frozenset(name.strip() for name in str(listed).split(",") if name.strip())
+    if str(options.get("json", "true")).lower() == "false":
+        columns -= {"record_json"}
+    return columns
+
+
+def option_projection(options: Any) -> Projection:
+    """The columns, ``rows`` (``all`` or ``batches``) and ``recordTypes`` options."""
+    rows = str(options.get("rows", "all")).lower()
+    if rows not in ("all", "batches"):
+        raise ValueError(f"kraft-metadata: rows is 'all' or 'batches', not {rows!r}")
+    listed = options.get("recordTypes")
+    types = frozenset(name.strip() for name in str(listed).split(",") if name.strip()) if listed else None
+    return Projection(option_columns(options), types, batch_rows=rows == "batches")
+
+
+def _narrow(current: frozenset[Any] | None, values: Iterable[Any]) -> frozenset[Any]:
+    """AND of two "column is one of" conditions (SQL: a null is none of them)."""
+    wanted = frozenset(value for value in values if value is not None)
+    return wanted if current is None else current & wanted
 
 
 class KRaftMetadataReader(DataSourceReader):
     def __init__(self, options: Any) -> None:
         self.paths = option_paths(options)
         self.split_bytes = int(options.get("splitBytes", DEFAULT_SPLIT_BYTES))
-        self.with_json = str(options.get("json", "true")).lower() != "false"
+        self.projection = option_projection(options)
+        self.file_kinds: frozenset[str] | None = None
+        self.cluster_ids: frozenset[str] | None = None
+        self.non_null: set[str] = set()
+        self.storage = storage_options(options)
+
+    def pushFilters(self, filters: list[Filter]) -> Iterator[Filter]:
+        """Take ``=`` and ``IN`` on record_type, file_kind and cluster_id, and ``IS NOT NULL`` on the
+        last two (Spark adds it to every comparison); Spark keeps the others."""
+        for condition in filters:
+            column = getattr(condition, "attribute", None)
+            if isinstance(condition, IsNotNull) and column in (("file_kind",), ("cluster_id",)):
+                self.non_null.add(column[0])
+                continue
+            if isinstance(condition, EqualTo):
+                values: tuple[Any, ...] = (condition.value,)
+            elif isinstance(condition, In):
+                values = tuple(condition.value)
+            else:
+                yield condition
+                continue
+            if column == ("record_type",) and not self.projection.batch_rows:
+                kept = _narrow(self.projection.record_types, values)
+                self.projection = dataclasses.replace(self.projection, record_types=kept)
+            elif column == ("file_kind",):
+                self.file_kinds = _narrow(self.file_kinds, values)
+            elif column == ("cluster_id",):
+                self.cluster_ids = _narrow(self.cluster_ids, values)
+            else:
+                yield condition
 
     def partitions(self) -> Sequence[InputPartition]:
-        splits = plan(self.paths, split_bytes=self.split_bytes).splits
-        return [SplitPartition(split) for split in splits]
+        splits = plan(self.paths, split_bytes=self.split_bytes, options=self.storage).splits
+        wanted = [split for split in splits if self._may_hold_rows(split)]
+        return [SplitPartition(group) for group in pack(wanted, self.split_bytes)]
+
+    def _may_hold_rows(self, split: FileSplit) -> bool:
+        """Whether a split can have a row the pushed filters keep (all its rows share these columns)."""
+        if self.file_kinds is not None and split.kind not in self.file_kinds:
+            return False
+        if self.cluster_ids is not None and split.cluster_id not in self.cluster_ids:
+            return False
+        if "cluster_id" in self.non_null and split.cluster_id is None:
+            return False
+        return split.error_kind is None or self.projection.with_errors
 
     def read(self, partition: InputPartition) -> Iterator[pyarrow.RecordBatch]:
-        import pyarrow as pa
-
-        schema = _arrow_schema()
-        width = len(COLUMNS)
-        rows: list[tuple[Any, ...]] = []
-        for row in read_split(partition.value, with_json=self.with_json):
-            rows.append(row)
-            if len(rows) >= ARROW_BATCH_ROWS:
-                yield pa.RecordBatch.from_arrays(
-                    [pa.array([r[i] for r in rows], schema.field(i).type) for i in range(width)],
-                    schema=schema,
-                )
-                rows = []
-        if rows:
-            yield pa.RecordBatch.from_arrays(
-                [pa.array([r[i] for r in rows], schema.field(i).type) for i in range(width)], schema=schema
-            )
+        for split in partition.value:
+            yield from read_arrow(split, self.projection, self.storage)
 
 
 class KRaftMetadataDataSource(DataSource):
@@ -111,5 +196,6 @@ class KRaftMetadataDataSource(DataSource):
 
 
 def register(spark: SparkSession) -> None:
-    """Make ``spark.read.format("kraft-metadata")`` available in this session."""
+    """Make ``spark.read.format("kraft-metadata")`` available in this session, with filter pushdown."""
+    spark.conf.set(PUSHDOWN_CONF, "true")
     spark.dataSource.register(KRaftMetadataDataSource)

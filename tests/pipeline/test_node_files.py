@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from kafka_admin_kraft.pipeline.planning import plan
-from kafka_admin_kraft.pipeline.rows import read_split
 from kafka_admin_kraft.pipeline.schema import COLUMN_INDEX
 from pipeline.conftest import Damaged
+from pipeline.row_oracle import columnar_rows
 from pipeline.scenario import Truth
 
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -146,7 +146,7 @@ def test_a_bare_partition_directory_is_no_finding_but_its_parent_is(damaged: Dam
     shutil.copytree(damaged.segment.parent, partition)
 
     def node_file_errors(path: Path) -> list[tuple[str, str]]:
-        rows = [row for split in plan([str(path)]).splits for row in read_split(split)]
+        rows = [row for split in plan([str(path)]).splits for row in columnar_rows(split)]
         return [(r[KIND], r[FILE]) for r in rows if r[KIND] not in (None, "corrupt", "torn_tail")]
 
     assert node_file_errors(partition) == []

@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 from kafka_admin_kraft.pipeline.planning import LogDirInfo, plan, split_file
-from kafka_admin_kraft.pipeline.rows import read_split
 from kafka_admin_kraft.pipeline.schema import COLUMN_INDEX, COLUMNS
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.records import BatchReader, SegmentWriter, metadata_batches
 from kafka_admin_kraft.records.metadata import ApiMessageAndVersion
 from pipeline.conftest import Damaged
+from pipeline.row_oracle import columnar_rows
 
 OFFSET = COLUMN_INDEX["offset"]
 POSITION = COLUMN_INDEX["batch_position"]
@@ -41,7 +41,7 @@ def _segment(directory: Path, batches: int = 600) -> Path:
 
 
 def _read_all(splits: list[Any]) -> list[tuple[Any, ...]]:
-    return [row for split in splits for row in read_split(split)]
+    return [row for split in splits for row in columnar_rows(split)]
 
 
 @pytest.mark.parametrize("with_index", [True, False])
@@ -98,7 +98,7 @@ def test_damaged_directory_rows(damaged: Damaged) -> None:
     stale = [s for s in older if s.kind == "segment"][0]
     import dataclasses
 
-    kinds = [r[KIND] for r in read_split(dataclasses.replace(stale, newest_segment=False)) if r[KIND]]
+    kinds = [r[KIND] for r in columnar_rows(dataclasses.replace(stale, newest_segment=False)) if r[KIND]]
     assert kinds == ["corrupt", "corrupt"]
 
 

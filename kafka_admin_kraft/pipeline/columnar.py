@@ -1,0 +1,559 @@
+"""One split as Arrow record batches, built column by column and decoding only what is asked for.
+
+The rows are those of :data:`~kafka_admin_kraft.pipeline.schema.COLUMNS`: one per record, one per
+empty batch and one per error (see :mod:`~kafka_admin_kraft.pipeline.walk` for how a split is
+walked and what becomes an error row). A :class:`Projection` says which columns the query reads and
+which record types it keeps; the rest costs nothing:
+
+* framing every batch (header, CRC, record lengths, offsets, timestamps) is always done: it is what
+  tells a good batch from a corrupt one;
+* a metadata record's type and version come from the three bytes in front of its value, so
+  ``record_type`` and ``record_version`` need no decoding, and records of a type the projection does
+  not keep are dropped there;
+* a metadata value is decoded only for ``record_json``, or for the typed columns of the record types
+  that have them. A value that is decoded and fails becomes an ``undecodable`` row; a value that is
+  not decoded is not checked beyond its frame. Control records (a handful per log) are always
+  decoded.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import functools
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, cast
+
+from kafka_admin_kraft.pipeline.planning import FileSplit
+from kafka_admin_kraft.pipeline.schema import (
+    COLUMN_NAMES,
+    COLUMNS,
+    FEATURE_LEVEL,
+    KRAFT_VERSION,
+    LEADER_CHANGE,
+    TYPED_COLUMNS,
+    UNDECODABLE,
+    VOTERS,
+)
+from kafka_admin_kraft.pipeline.storage import NO_OPTIONS, StorageOptions
+from kafka_admin_kraft.pipeline.walk import SplitError, walk_split
+from kafka_admin_kraft.protocol.exceptions import DecodeError
+from kafka_admin_kraft.protocol.message import Struct
+from kafka_admin_kraft.protocol.primitives import Uuid
+from kafka_admin_kraft.records.batch import CONTROL_FLAG, RecordBatch
+from kafka_admin_kraft.records.control import CONTROL_VALUE_VERSION, ControlRecordType, decode_control_record
+from kafka_admin_kraft.records.metadata import (
+    ApiMessageAndVersion,
+    decode_metadata_record,
+    read_frame,
+    record_class,
+)
+
+if TYPE_CHECKING:
+    import pyarrow
+
+ARROW_BATCH_ROWS: Final = 8192
+"""Rows per Arrow record batch handed to Spark."""
+
+RECORD_NAMES: Final[dict[int, str]] = {
+    0: "RegisterBrokerRecord",
+    1: "UnregisterBrokerRecord",
+    2: "TopicRecord",
+    3: "PartitionRecord",
+    4: "ConfigRecord",
+    5: "PartitionChangeRecord",
+    7: "FenceBrokerRecord",
+    8: "UnfenceBrokerRecord",
+    9: "RemoveTopicRecord",
+    10: "DelegationTokenRecord",
+    11: "UserScramCredentialRecord",
+    12: "FeatureLevelRecord",
+    14: "ClientQuotaRecord",
+    15: "ProducerIdsRecord",
+    17: "BrokerRegistrationChangeRecord",
+    18: "AccessControlEntryRecord",
+    19: "RemoveAccessControlEntryRecord",
+    20: "NoOpRecord",
+    21: "ZkMigrationRecord",
+    22: "RemoveUserScramCredentialRecord",
+    23: "BeginTransactionRecord",
+    24: "EndTransactionRecord",
+    25: "AbortTransactionRecord",
+    26: "RemoveDelegationTokenRecord",
+    27: "RegisterControllerRecord",
+    28: "ClearElrRecord",
+}
+"""Metadata record api key -> schema name, also for record types the codec keeps raw."""
+
+CONTROL_NAMES: Final[dict[int, str]] = {
+    ControlRecordType.ABORT: "AbortMarker",
+    ControlRecordType.COMMIT: "CommitMarker",
+    ControlRecordType.LEADER_CHANGE: LEADER_CHANGE,
+    ControlRecordType.SNAPSHOT_HEADER: "SnapshotHeaderRecord",
+    ControlRecordType.SNAPSHOT_FOOTER: "SnapshotFooterRecord",
+    ControlRecordType.KRAFT_VERSION: KRAFT_VERSION,
+    ControlRecordType.KRAFT_VOTERS: VOTERS,
+}
+
+_ARROW_TYPES: Final = {
+    "string": "string",
+    "int": "int32",
+    "bigint": "int64",
+    "boolean": "bool_",
+    "binary": "binary",
+}
+
+
+@functools.cache
+def arrow_schema() -> pyarrow.Schema:
+    """The Arrow form of :data:`~kafka_admin_kraft.pipeline.schema.COLUMNS`."""
+    import pyarrow as pa
+
+    def arrow_type(ddl: str) -> Any:
+        if ddl.startswith("array<"):
+            return pa.list_(arrow_type(ddl[len("array<") : -1]))
+        return getattr(pa, _ARROW_TYPES[ddl])()
+
+    return pa.schema([pa.field(column.name, arrow_type(column.ddl)) for column in COLUMNS])
+
+
+@dataclass(frozen=True)
+class Projection:
+    """What a query reads: its columns (the others come back null) and the record types it keeps."""
+
+    columns: frozenset[str] = frozenset(COLUMN_NAMES)
+    record_types: frozenset[str] | None = None
+    """Keep only records of these types (None: every row, error rows included)."""
+    batch_rows: bool = False
+    """Keep the first row of every batch and every error row; ``record_types`` then adds the records
+    of those types instead of being the only rows kept."""
+
+    def __post_init__(self) -> None:
+        unknown = sorted(self.columns - set(COLUMN_NAMES))
+        if unknown:
+            raise ValueError(
+                f"kraft-metadata: no column {', '.join(unknown)}; the columns are {', '.join(COLUMN_NAMES)}"
+            )
+
+    @property
+    def with_errors(self) -> bool:
+        """Error rows have no record type: a record type filter drops them, batch rows keep them."""
+        return self.batch_rows or self.record_types is None
+
+    @property
+    def with_json(self) -> bool:
+        return "record_json" in self.columns
+
+    @property
+    def with_typed(self) -> bool:
+        return not self.columns.isdisjoint(TYPED_COLUMNS)
+
+
+def _json_default(value: object) -> object:
+    """What the JSON encoder writes for the codec's own types: the same data ``Struct.to_dict`` gives,
+    without building the intermediate dicts of lists and scalars first."""
+    if isinstance(value, Struct):
+        return {name: getattr(value, name) for name in value._FIELDS}
+    if isinstance(value, Uuid):
+        return str(value)
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    return str(value)
+
+
+_json = json.JSONEncoder(separators=(",", ":"), default=_json_default).encode
+
+
+def _plain(value: object) -> Any:
+    """JSON-friendly form of a control value that is not a schema message (markers, unknown types)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            key: (item.hex() if isinstance(item, bytes) else item)
+            for key, item in dataclasses.asdict(value).items()
+        }
+    return str(value)
+
+
+Typed = tuple[Any, Any, Any, Any, Any, Any]
+"""(leader_id, voter_ids, voter_directory_ids, granting_voter_ids, feature_name, feature_level)."""
+
+
+def _typed(record_type: str, message: Any) -> Typed | None:
+    if record_type == VOTERS:
+        voters = message.voters
+        ids = [v.voter_id for v in voters]
+        return None, ids, [str(v.voter_directory_id) for v in voters], None, None, None
+    if record_type == LEADER_CHANGE:
+        return (
+            message.leader_id,
+            [v.voter_id for v in message.voters],
+            None,
+            [v.voter_id for v in message.granting_voters],
+            None,
+            None,
+        )
+    if record_type == FEATURE_LEVEL:
+        return None, None, None, None, message.name, message.feature_level
+    if record_type == KRAFT_VERSION:
+        return None, None, None, None, "kraft.version", message.k_raft_version
+    return None
+
+
+Decoder = Callable[[bytes, int], tuple[Any, int]]
+Frame = tuple[str, int, "Decoder | None"]
+"""(record type, record version, the codec's decoder of a body at byte 3 when it has that version)."""
+
+
+def _frame(value: bytes) -> tuple[Frame, int]:
+    """A metadata value's frame and the length of its header; raises DecodeError when it is damaged."""
+    api_key, version, start = read_frame(value)
+    cls = record_class(api_key)
+    if cls is not None and cls.VERSIONS[0] <= version <= cls.VERSIONS[1]:
+        return (cls.NAME, version, cls._DECODERS[version] if start == 3 else None), start
+    return (RECORD_NAMES.get(api_key, f"ApiKey{api_key}"), version, None), start
+
+
+_FRAMES: dict[bytes, Frame] = {}
+"""Frames by the three header bytes of the values seen so far (a log has a few dozen kinds)."""
+
+
+def _frame_of(value: bytes | None) -> Frame | DecodeError:
+    """The frame of a value, remembered when its header is the usual three bytes; or what is wrong."""
+    try:
+        if value is None:
+            decode_metadata_record(value)  # raises the error that a null value is
+        assert value is not None
+        frame, start = _frame(value)
+    except DecodeError as exc:
+        return exc
+    if start == 3:
+        _FRAMES[value[:3]] = frame
+    return frame
+
+
+class ArrowBuilder:
+    """Rows of one split, accumulated as column lists and cut into Arrow record batches."""
+
+    _DENSE: Final = (
+        "batch_position",
+        "batch_base_offset",
+        "batch_last_offset",
+        "batch_crc",
+        "record_index",
+        "offset",
+        "leader_epoch",
+        "timestamp",
+        "is_control",
+        "record_type",
+        "record_version",
+    )
+
+    def __init__(self, split: FileSplit, projection: Projection) -> None:
+        self.split = split
+        self.projection = projection
+        self.keep = projection.record_types
+        self.heads = projection.batch_rows
+        self.with_errors = projection.with_errors
+        self.with_json = projection.with_json
+        self.with_typed = projection.with_typed
+        self.with_value = "record_value" in projection.columns
+        self.head = {
+            "cluster_id": split.cluster_id,
+            "node_id": split.node_id,
+            "directory_id": split.directory_id,
+            "log_dir": split.log_dir,
+            "file": split.path,
+            "file_kind": split.kind,
+            "snapshot_end_offset": split.snapshot_end_offset,
+            "snapshot_epoch": split.snapshot_epoch,
+        }
+        self._reset()
+
+    def _reset(self) -> None:
+        self.count = 0
+        self.dense: dict[str, list[Any]] = {name: [] for name in self._DENSE}
+        self.json: list[str | None] = []
+        self.value: list[bytes | None] = []
+        self.typed: dict[int, Typed] = {}
+        self.errors: dict[int, tuple[str, str]] = {}
+
+    def add(self, items: Iterable[RecordBatch | SplitError]) -> Iterator[pyarrow.RecordBatch]:
+        """Add the walked items of the split; yield a record batch whenever enough rows gathered."""
+        for item in items:
+            if isinstance(item, SplitError):
+                self.add_error(item)
+            else:
+                self.add_batch(item)
+            if self.count >= ARROW_BATCH_ROWS:
+                yield self.flush()
+        if self.count:
+            yield self.flush()
+
+    def add_error(self, error: SplitError) -> None:
+        if not self.with_errors:
+            return
+        position, kind, message, base_offset, offset, epoch = error
+        row = self.count
+        for name, item in (
+            ("batch_position", position),
+            ("batch_base_offset", base_offset),
+            ("offset", offset),
+            ("leader_epoch", epoch),
+        ):
+            self.dense[name].append(item)
+        for name in ("batch_last_offset", "batch_crc", "record_index", "timestamp", "is_control",
+                     "record_type", "record_version"):
+            self.dense[name].append(None)
+        self.json.append(None)
+        self.value.append(None)
+        self.errors[row] = (kind, message)
+        self.count += 1
+
+    def add_batch(self, batch: RecordBatch) -> None:
+        records = batch.records
+        if not records:
+            if self.heads or self.keep is None:
+                self._rows_of_batch(batch, [None], [None], [batch.max_timestamp], [None], [None])
+                self.json.append(None)
+                self.value.append(None)
+                self.count += 1
+            return
+        if batch.attributes & CONTROL_FLAG:
+            self._control_batch(batch)
+        else:
+            self._metadata_batch(batch)
+
+    def _rows_of_batch(
+        self,
+        batch: RecordBatch,
+        indexes: Sequence[int | None],
+        offsets: Sequence[int | None],
+        timestamps: Sequence[int],
+        types: Sequence[str | None],
+        versions: Sequence[int | None],
+    ) -> None:
+        count = len(indexes)
+        dense = self.dense
+        dense["batch_position"] += [batch.position] * count
+        dense["batch_base_offset"] += [batch.base_offset] * count
+        dense["batch_last_offset"] += [batch.base_offset + batch.last_offset_delta] * count
+        dense["batch_crc"] += [batch.crc] * count
+        dense["leader_epoch"] += [batch.partition_leader_epoch] * count
+        dense["is_control"] += [bool(batch.attributes & CONTROL_FLAG)] * count
+        dense["record_index"] += indexes
+        dense["offset"] += offsets
+        dense["timestamp"] += timestamps
+        dense["record_type"] += types
+        dense["record_version"] += versions
+
+    def _undecodable(self, batch: RecordBatch, offset: int, exc: Exception) -> tuple[str, str]:
+        return UNDECODABLE, (
+            f"{self.split.path}: batch at position {batch.position}, record at offset {offset}: {exc}"
+        )
+
+    def _metadata_batch(self, batch: RecordBatch) -> None:
+        records = batch.records
+        get = _FRAMES.get
+        try:
+            frames: list[Frame | DecodeError | None] = [get(r[3][:3]) for r in records]  # type: ignore[index]
+        except TypeError:  # a null value
+            frames = [None]
+        clean = None not in frames  # every frame came from the cache
+        if not clean:
+            frames = [_frame_of(r[3]) for r in records]
+            clean = all(type(f) is tuple for f in frames)
+        keep = self.keep
+        chosen = records
+        indexes: Sequence[int] = range(len(records))
+        if self.heads:
+            extra = keep or frozenset()
+            indexes = [i for i, f in enumerate(frames) if i == 0 or type(f) is not tuple or f[0] in extra]
+        elif keep is not None:
+            indexes = [i for i, f in enumerate(frames) if type(f) is tuple and f[0] in keep]
+        if len(indexes) < len(records):
+            chosen = [records[i] for i in indexes]
+            frames = [frames[i] for i in indexes]
+        count = len(chosen)
+        if not count:
+            return
+        row = self.count
+        if clean:
+            good = cast("list[Frame]", frames)
+            names: list[str | None] = [f[0] for f in good]
+            versions: list[int | None] = [f[1] for f in good]
+        else:
+            names = [f[0] if type(f) is tuple else None for f in frames]
+            versions = [f[1] if type(f) is tuple else None for f in frames]
+            for i, f in enumerate(frames):
+                if isinstance(f, DecodeError):
+                    self.errors[row + i] = self._undecodable(batch, chosen[i][0], f)
+        texts: list[str | None] | None = [None] * count if self.with_json else None
+        typed: dict[int, Typed] = {}
+        failed: dict[int, Exception] = {}
+        if texts is not None:
+            self._decode(chosen, frames, range(count), texts, typed, failed)
+        elif self.with_typed and FEATURE_LEVEL in names:
+            wanted = [i for i, name in enumerate(names) if name == FEATURE_LEVEL]
+            self._decode(chosen, frames, wanted, None, typed, failed)
+        if failed and not self.with_errors:
+            # A kept type whose value does not decode has no record type: the filter drops it.
+            alive = [i for i in range(count) if i not in failed]
+            moved = {old: new for new, old in enumerate(alive)}
+            typed = {moved[i]: fields for i, fields in typed.items()}
+            indexes = [indexes[i] for i in alive]
+            chosen = [chosen[i] for i in alive]
+            names = [names[i] for i in alive]
+            versions = [versions[i] for i in alive]
+            if texts is not None:
+                texts = [texts[i] for i in alive]
+            count = len(chosen)
+        else:
+            for i, exc in failed.items():
+                names[i] = versions[i] = None
+                self.errors[row + i] = self._undecodable(batch, chosen[i][0], exc)
+        for i, fields in typed.items():
+            self.typed[row + i] = fields
+        self._rows_of_batch(batch, indexes, [r[0] for r in chosen], [r[1] for r in chosen], names, versions)
+        if texts is not None:
+            self.json += texts
+        if self.with_value:
+            self.value += [r[3] for r in chosen]
+        self.count = row + count
+
+    @staticmethod
+    def _decode(
+        chosen: Sequence[Any],
+        frames: Sequence[Any],
+        which: Iterable[int],
+        texts: list[str | None] | None,
+        typed: dict[int, Typed],
+        failed: dict[int, Exception],
+    ) -> None:
+        """Decode the values at ``which`` into ``texts`` (JSON) and ``typed``; note the ones that fail.
+
+        A body goes straight to its decoder; :func:`decode_metadata_record` runs only for the rest
+        and for a body that fails, to raise the error it names."""
+        for i in which:
+            frame = frames[i]
+            if type(frame) is not tuple:
+                continue
+            value = chosen[i][3]
+            message: Any = None
+            decoder = frame[2]
+            if decoder is not None:
+                try:
+                    message, end = decoder(value, 3)
+                except DecodeError:
+                    message = None
+                else:
+                    if end != len(value):
+                        message = None
+            if message is None:
+                try:
+                    meta = decode_metadata_record(value)
+                except (DecodeError, ValueError, IndexError) as exc:
+                    failed[i] = exc
+                    continue
+                if not isinstance(meta, ApiMessageAndVersion):
+                    if texts is not None:
+                        texts[i] = _json({"api_key": meta.api_key, "body_hex": meta.body.hex()})
+                    continue
+                message = meta.message
+            if texts is not None:
+                texts[i] = _json(message)
+            if frame[0] == FEATURE_LEVEL:
+                typed[i] = (None, None, None, None, message.name, message.feature_level)
+
+    def _wanted(self, index: int, name: str | None) -> bool:
+        """Whether the projection keeps a record (``name`` None: one that does not decode)."""
+        if self.heads:
+            return index == 0 or name is None or (self.keep is not None and name in self.keep)
+        return self.keep is None or (name is not None and name in self.keep)
+
+    def _control_batch(self, batch: RecordBatch) -> None:
+        indexes: list[int] = []
+        types: list[str | None] = []
+        versions: list[int | None] = []
+        kept: list[Any] = []
+        row = self.count
+        for index, record in enumerate(batch.records):
+            text = None
+            try:
+                decoded = decode_control_record(record)
+            except (DecodeError, ValueError, IndexError) as exc:
+                if not self._wanted(index, None):
+                    continue
+                self.errors[row] = self._undecodable(batch, record.offset, exc)
+                name: str | None = None
+            else:
+                name = CONTROL_NAMES.get(decoded.type_id, f"ControlType{decoded.type_id}")
+                if not self._wanted(index, name):
+                    continue
+                message = decoded.value
+                if isinstance(message, Struct):
+                    typed = _typed(name, message)
+                    if typed is not None:
+                        self.typed[row] = typed
+                    if self.with_json:
+                        text = _json(message)
+                elif self.with_json:
+                    text = _json(_plain(message))
+            indexes.append(index)
+            types.append(name)
+            versions.append(CONTROL_VALUE_VERSION if name is not None else None)
+            kept.append(record)
+            self.json.append(text)
+            self.value.append(record.value)
+            row += 1
+        self._rows_of_batch(batch, indexes, [r.offset for r in kept], [r.timestamp for r in kept], types,
+                            versions)
+        self.count = row
+
+    def flush(self) -> pyarrow.RecordBatch:
+        """The gathered rows as one record batch; the builder starts empty again."""
+        import pyarrow as pa
+
+        schema = arrow_schema()
+        count = self.count
+        wanted = self.projection.columns
+        arrays: list[Any] = []
+        for field in schema:
+            name = field.name
+            if name not in wanted:
+                arrays.append(pa.nulls(count, field.type))
+            elif name in self.head:
+                arrays.append(pa.repeat(pa.scalar(self.head[name], field.type), count))
+            elif name in self.dense:
+                arrays.append(pa.array(self.dense[name], field.type))
+            elif name == "record_json":
+                arrays.append(pa.array(self.json, field.type))
+            elif name == "record_value":
+                arrays.append(pa.array(self.value, field.type))
+            elif name in TYPED_COLUMNS:
+                arrays.append(self._sparse(TYPED_COLUMNS.index(name), self.typed, field.type, count))
+            else:
+                at = ("error_kind", "error").index(name)
+                arrays.append(self._sparse(at, self.errors, field.type, count))
+        self._reset()
+        return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+    @staticmethod
+    def _sparse(at: int, rows: dict[int, tuple[Any, ...]], arrow_type: Any, count: int) -> Any:
+        import pyarrow as pa
+
+        if not rows:
+            return pa.nulls(count, arrow_type)
+        values: list[Any] = [None] * count
+        for row, fields in rows.items():
+            values[row] = fields[at]
+        return pa.array(values, arrow_type)
+
+
+
+def read_arrow(
+    split: FileSplit, projection: Projection, options: StorageOptions = NO_OPTIONS
+) -> Iterator[pyarrow.RecordBatch]:
+    """The rows of ``split`` that ``projection`` keeps, as Arrow record batches."""
+    yield from ArrowBuilder(split, projection).add(walk_split(split, options))

@@ -1,0 +1,114 @@
+"""What a Spark query tells the data source: filters on record_type, file_kind and cluster_id are
+pushed down (and leave the rows a filter in Spark would leave), the ``columns`` option leaves the
+other columns null."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kafka_admin_kraft.pipeline.planning import plan
+from kafka_admin_kraft.pipeline.schema import COLUMN_INDEX, COLUMN_NAMES
+from pipeline.conftest import DAMAGED_CLUSTER, Damaged
+from pipeline.row_oracle import oracle_rows
+from pipeline.scenario import Truth
+
+WHERE = (
+    "record_type IN ('VotersRecord', 'LeaderChangeMessage', 'FeatureLevelRecord') "
+    "AND file_kind IN ('segment', 'snapshot') AND cluster_id = '{cluster}'"
+)
+
+
+def _paths(scenario: Truth, damaged: Damaged) -> list[str]:
+    return [str(scenario.root / "cluster"), str(damaged.log_dir)]
+
+
+def _frame(spark: Any, paths: list[str], **options: str) -> Any:
+    reader = spark.read.format("kraft-metadata").option("splitBytes", "8192")
+    for key, value in options.items():
+        reader = reader.option(key, value)
+    return reader.load(paths)
+
+
+def _key(row: Any) -> tuple[Any, ...]:
+    return tuple(row[COLUMN_INDEX[name]] for name in ("file", "batch_position", "record_index"))
+
+
+def test_pushed_filters_leave_the_rows_the_filter_keeps(
+    spark: Any, scenario: Truth, damaged: Damaged
+) -> None:
+    paths = _paths(scenario, damaged)
+    query = _frame(spark, paths).where(WHERE.format(cluster=scenario.cluster_id))
+    plan_text = query._jdf.queryExecution().executedPlan().toString()
+    spark_filters = [line for line in plan_text.splitlines() if "Filter" in line]
+    assert all(" IN " not in line and " = " not in line for line in spark_filters), plan_text
+    got = sorted((tuple(row) for row in query.collect()), key=_key)
+    kept = {"VotersRecord", "LeaderChangeMessage", "FeatureLevelRecord"}
+    expected = sorted(
+        (
+            row
+            for split in plan(paths, split_bytes=8192).splits
+            for row in oracle_rows(split)
+            if row[COLUMN_INDEX["record_type"]] in kept
+            and row[COLUMN_INDEX["file_kind"]] in ("segment", "snapshot")
+            and row[COLUMN_INDEX["cluster_id"]] == scenario.cluster_id
+        ),
+        key=_key,
+    )
+    assert len(expected) > 10
+    assert got == expected
+
+
+def test_a_pushed_file_kind_or_cluster_reads_fewer_splits(
+    spark: Any, scenario: Truth, damaged: Damaged
+) -> None:
+    frame = _frame(spark, _paths(scenario, damaged))
+    every = frame.rdd.getNumPartitions()
+    snapshots = frame.where("file_kind = 'snapshot'")
+    assert 0 < snapshots.rdd.getNumPartitions() < every
+    assert {row["file_kind"] for row in snapshots.select("file_kind").distinct().collect()} == {"snapshot"}
+    damaged_only = frame.where(f"cluster_id = '{DAMAGED_CLUSTER}'")
+    assert damaged_only.rdd.getNumPartitions() < every
+    expected = [
+        row
+        for split in plan([str(damaged.log_dir)], split_bytes=8192).splits
+        for row in oracle_rows(split)
+        if row[COLUMN_INDEX["cluster_id"]] == DAMAGED_CLUSTER
+    ]
+    assert damaged_only.count() == len(expected) > 0
+
+
+def test_the_columns_option_reads_those_columns_only(
+    spark: Any, scenario: Truth, damaged: Damaged
+) -> None:
+    paths = _paths(scenario, damaged)
+    wanted = ["offset", "record_type", "error_kind"]
+    narrow = _frame(spark, paths, columns=",".join(wanted)).collect()
+    full = _frame(spark, paths, json="false").collect()
+    assert len(narrow) == len(full) > 100
+    others = [name for name in COLUMN_NAMES if name not in wanted]
+    assert all(row[name] is None for row in narrow for name in others)
+    pairs = sorted((row["offset"], row["record_type"]) for row in narrow if row["error_kind"] is None)
+    assert pairs == sorted((row["offset"], row["record_type"]) for row in full if row["error_kind"] is None)
+    assert all(row["record_json"] is None for row in full)
+    assert any(row["record_value"] is not None for row in full)
+
+
+def test_an_unknown_column_is_a_clear_error(spark: Any, scenario: Truth) -> None:
+    with pytest.raises(Exception, match="no column nonsense"):
+        _frame(spark, [str(scenario.root / "cluster")], columns="offset,nonsense").count()
+
+
+def test_small_splits_share_a_partition_and_keep_their_order(tmp_path: Any) -> None:
+    from kafka_admin_kraft.pipeline.planning import FileSplit
+    from kafka_admin_kraft.pipeline.source import pack
+
+    lengths = [300, 900, 50, 1000, 2500, 10, 0, 700, 400]
+    splits = [FileSplit(f"f{i}", "segment", 0, n, n, "d") for i, n in enumerate(lengths)]
+    groups = pack(splits, 1000)
+    assert [s for group in groups for s in group] == splits
+    assert all(sum(s.end for s in group) <= 1000 or len(group) == 1 for group in groups)
+    assert [[s.path for s in group] for group in groups] == [
+        ["f0"], ["f1", "f2"], ["f3"], ["f4"], ["f5", "f6", "f7"], ["f8"]
+    ]

@@ -1,0 +1,43 @@
+"""Which Python the workers run, and files to ship that are not there: refused before Spark starts."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from console_scripts import console_script
+
+from kafka_admin_kraft.pipeline.session import JavaNotFoundError, find_java, worker_python
+
+
+def test_worker_python_is_the_setting_then_the_variable_then_this_interpreter() -> None:
+    setting = {"spark.pyspark.python": "/opt/py/bin/python3"}
+    variable = {"PYSPARK_PYTHON": "./environment/bin/python"}
+    assert worker_python(setting, variable) == "/opt/py/bin/python3"
+    assert worker_python({}, variable) == "./environment/bin/python"
+    assert worker_python({}, {}) == sys.executable
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--py-files", "dist/missing-0.1.0-py3-none-any.whl"), ("--archives", "missing-env.tar.gz#environment"),
+     ("--archives", "file:///nowhere/env.tar.gz")],
+)
+def test_a_missing_file_to_ship_is_an_error_before_spark_starts(
+    tmp_path: Path, option: str, value: str
+) -> None:
+    try:
+        find_java()
+    except JavaNotFoundError as exc:
+        pytest.skip(str(exc))
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    result = subprocess.run(
+        [console_script("kafka-metadata-audit"), option, value, "-o", str(tmp_path / "out"), str(logs)],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+    )
+    assert result.returncode == 2, result.stderr
+    assert f"Error: {value}: no such file to ship to the workers" in result.stderr
+    assert "Traceback" not in result.stderr
