@@ -230,12 +230,7 @@ def _audit(
             "leader_epoch",
             "timestamp",
             "record_type",
-            "leader_id",
-            "voter_ids",
-            "voter_directory_ids",
-            "granting_voter_ids",
-            "feature_name",
-            "feature_level",
+            *TYPED_COLUMNS,
         )
     )
     errors_frame = slim.where(col("error_kind").isNotNull()).select(
