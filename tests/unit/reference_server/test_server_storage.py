@@ -42,7 +42,8 @@ from kafka_admin_kraft_server.storage import (
     StorageError,
     scan_batch_headers,
 )
-from tests.unit.server.server_testlib import (
+
+from .server_testlib import (
     DIR_IDS,
     leader_change_batch,
     noop_batch,

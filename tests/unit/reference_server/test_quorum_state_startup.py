@@ -10,7 +10,8 @@ import pytest
 
 from kafka_admin_kraft.config.server import ServerConfig, parse_config
 from kafka_admin_kraft_server.startup import DirectoryLock, StartupError, start_storage
-from tests.unit.server.server_testlib import DIR_IDS, format_directory
+
+from .server_testlib import DIR_IDS, format_directory
 
 PARTITION = "__cluster_metadata-0"
 CORRUPT = {

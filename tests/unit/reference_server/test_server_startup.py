@@ -33,7 +33,8 @@ from kafka_admin_kraft_server.startup import (
     read_bootstrap_metadata,
     start_storage,
 )
-from tests.unit.server.server_testlib import CLUSTER_ID, DIR_IDS, T0, format_directory, noop_batch
+
+from .server_testlib import CLUSTER_ID, DIR_IDS, T0, format_directory, noop_batch
 
 PARTITION = "__cluster_metadata-0"
 
