@@ -463,8 +463,9 @@ class ArrowBuilder:
                 message = meta.message
             if texts is not None:
                 texts[i] = _json(message)
-            if frame[0] == FEATURE_LEVEL:
-                typed[i] = (None, None, None, None, message.name, message.feature_level)
+            fields = _typed(frame[0], message)
+            if fields is not None:
+                typed[i] = fields
 
     def _wanted(self, index: int, name: str | None) -> bool:
         """Whether the projection keeps a record (``name`` None: one that does not decode)."""
