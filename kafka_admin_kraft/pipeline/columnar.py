@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from kafka_admin_kraft.pipeline.planning import FileSplit
+from kafka_admin_kraft.pipeline.runs import BatchRun
 from kafka_admin_kraft.pipeline.schema import (
     COLUMN_NAMES,
     COLUMNS,
@@ -42,7 +43,7 @@ from kafka_admin_kraft.pipeline.walk import SplitError, walk_split
 from kafka_admin_kraft.protocol.exceptions import DecodeError
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.primitives import Uuid
-from kafka_admin_kraft.records.batch import CONTROL_FLAG, RecordBatch
+from kafka_admin_kraft.records.batch import CONTROL_FLAG, RecordBatch, decode_batch_at
 from kafka_admin_kraft.records.control import CONTROL_VALUE_VERSION, ControlRecordType, decode_control_record
 from kafka_admin_kraft.records.metadata import (
     ApiMessageAndVersion,
@@ -279,11 +280,20 @@ class ArrowBuilder:
         self.typed: dict[int, Typed] = {}
         self.errors: dict[int, tuple[str, str]] = {}
 
-    def add(self, items: Iterable[RecordBatch | SplitError]) -> Iterator[pyarrow.RecordBatch]:
-        """Add the walked items of the split; yield a record batch whenever enough rows gathered."""
+    def add(self, items: Iterable[RecordBatch | BatchRun | SplitError]) -> Iterator[pyarrow.RecordBatch]:
+        """Add the walked items of the split; yield a record batch whenever enough rows gathered.
+
+        Rows of single batches and errors are gathered in lists; a run becomes a record batch of
+        its own, after the rows gathered before it."""
         for item in items:
             if isinstance(item, SplitError):
                 self.add_error(item)
+            elif isinstance(item, BatchRun):
+                if self.count:
+                    yield self.flush()
+                run = self.add_run(item)
+                if run is not None:
+                    yield run
             else:
                 self.add_batch(item)
             if self.count >= ARROW_BATCH_ROWS:
@@ -348,9 +358,9 @@ class ArrowBuilder:
         dense["record_type"] += types
         dense["record_version"] += versions
 
-    def _undecodable(self, batch: RecordBatch, offset: int, exc: Exception) -> tuple[str, str]:
+    def _undecodable(self, position: int, offset: int, exc: Exception) -> tuple[str, str]:
         return UNDECODABLE, (
-            f"{self.split.path}: batch at position {batch.position}, record at offset {offset}: {exc}"
+            f"{self.split.path}: batch at position {position}, record at offset {offset}: {exc}"
         )
 
     def _metadata_batch(self, batch: RecordBatch) -> None:
@@ -388,15 +398,15 @@ class ArrowBuilder:
             versions = [f[1] if type(f) is tuple else None for f in frames]
             for i, f in enumerate(frames):
                 if isinstance(f, DecodeError):
-                    self.errors[row + i] = self._undecodable(batch, chosen[i][0], f)
+                    self.errors[row + i] = self._undecodable(batch.position, chosen[i][0], f)
         texts: list[str | None] | None = [None] * count if self.with_json else None
         typed: dict[int, Typed] = {}
         failed: dict[int, Exception] = {}
-        if texts is not None:
-            self._decode(chosen, frames, range(count), texts, typed, failed)
-        elif self.with_typed and FEATURE_LEVEL in names:
-            wanted = [i for i, name in enumerate(names) if name == FEATURE_LEVEL]
-            self._decode(chosen, frames, wanted, None, typed, failed)
+        which = self._to_decode(names)
+        if which:
+            items = ((i, cast("Frame", frames[i]), cast(bytes, chosen[i][3])) for i in which
+                     if type(frames[i]) is tuple)
+            self._decode(items, texts, typed, failed)
         if failed and not self.with_errors:
             # A kept type whose value does not decode has no record type: the filter drops it.
             alive = [i for i in range(count) if i not in failed]
@@ -412,7 +422,7 @@ class ArrowBuilder:
         else:
             for i, exc in failed.items():
                 names[i] = versions[i] = None
-                self.errors[row + i] = self._undecodable(batch, chosen[i][0], exc)
+                self.errors[row + i] = self._undecodable(batch.position, chosen[i][0], exc)
         for i, fields in typed.items():
             self.typed[row + i] = fields
         self._rows_of_batch(batch, indexes, [r[0] for r in chosen], [r[1] for r in chosen], names, versions)
@@ -424,22 +434,17 @@ class ArrowBuilder:
 
     @staticmethod
     def _decode(
-        chosen: Sequence[Any],
-        frames: Sequence[Any],
-        which: Iterable[int],
+        items: Iterable[tuple[int, Frame, bytes]],
         texts: list[str | None] | None,
         typed: dict[int, Typed],
         failed: dict[int, Exception],
     ) -> None:
-        """Decode the values at ``which`` into ``texts`` (JSON) and ``typed``; note the ones that fail.
+        """Decode the (row, frame, value) items into ``texts`` (JSON) and ``typed``; note the rows that
+        fail.
 
         A body goes straight to its decoder; :func:`decode_metadata_record` runs only for the rest
         and for a body that fails, to raise the error it names."""
-        for i in which:
-            frame = frames[i]
-            if type(frame) is not tuple:
-                continue
-            value = chosen[i][3]
+        for i, frame, value in items:
             message: Any = None
             decoder = frame[2]
             if decoder is not None:
@@ -467,6 +472,15 @@ class ArrowBuilder:
             if fields is not None:
                 typed[i] = fields
 
+    def _to_decode(self, names: Sequence[str | None]) -> Sequence[int]:
+        """The rows whose values the projection needs decoded: every row for JSON, else the typed
+        record types that are not control records."""
+        if self.with_json:
+            return range(len(names))
+        if self.with_typed and FEATURE_LEVEL in names:
+            return [i for i, name in enumerate(names) if name == FEATURE_LEVEL]
+        return ()
+
     def _wanted(self, index: int, name: str | None) -> bool:
         """Whether the projection keeps a record (``name`` None: one that does not decode)."""
         if self.heads:
@@ -486,7 +500,7 @@ class ArrowBuilder:
             except (DecodeError, ValueError, IndexError) as exc:
                 if not self._wanted(index, None):
                     continue
-                self.errors[row] = self._undecodable(batch, record.offset, exc)
+                self.errors[row] = self._undecodable(batch.position, record.offset, exc)
                 name: str | None = None
             else:
                 name = CONTROL_NAMES.get(decoded.type_id, f"ControlType{decoded.type_id}")
@@ -512,32 +526,158 @@ class ArrowBuilder:
                             versions)
         self.count = row
 
+    def add_run(self, run: BatchRun) -> pyarrow.RecordBatch | None:
+        """The rows of a run as one record batch (None when the projection keeps none of them); a run
+        holding a value whose frame header is not the usual three bytes of a frame is read batch by
+        batch instead."""
+        import numpy as np
+
+        table = self._frame_table(run)
+        if table is None:
+            self._add_run_batches(run)
+            return None
+        frames, code = table
+        rows = self._run_rows(run, frames, code)
+        code = code[rows]
+        texts: list[str | None] | None = [None] * len(rows) if self.with_json else None
+        typed: dict[int, Typed] = {}
+        failed: dict[int, Exception] = {}
+        row_names = [frames[i][0] for i in code.tolist()] if self.with_json or self.with_typed else []
+        which = self._to_decode(row_names)
+        if which:
+            starts, ends, codes = run.value_start[rows].tolist(), run.value_end[rows].tolist(), code.tolist()
+            items = ((i, frames[codes[i]], run.buf[starts[i] : ends[i]]) for i in which)
+            self._decode(items, texts, typed, failed)
+        errors: dict[int, tuple[str, str]] = {}
+        if failed and self.with_errors:
+            positions = run.positions[run.batch_of_record[rows]]
+            for i, exc in failed.items():
+                errors[i] = self._undecodable(int(positions[i]), int(run.offsets[rows[i]]), exc)
+            code = code.copy()
+            code[list(failed)] = len(frames)  # no record type
+        elif failed:  # a kept type whose value does not decode has no record type: the filter drops it
+            alive = np.ones(len(rows), bool)
+            alive[list(failed)] = False
+            moved = np.cumsum(alive) - 1
+            typed = {int(moved[i]): fields for i, fields in typed.items()}
+            texts = None if texts is None else [text for i, text in enumerate(texts) if i not in failed]
+            rows, code = rows[alive], code[alive]
+        if not len(rows):
+            return None
+        return self._run_batch(run, frames, rows, code, texts, typed, errors)
+
+    @staticmethod
+    def _frame_table(run: BatchRun) -> tuple[list[Frame], Any] | None:
+        """The frames of the run's distinct three-byte headers and each record's index into them;
+        None when a header is not a whole frame on its own."""
+        import numpy as np
+
+        u8 = np.frombuffer(run.buf, np.uint8)
+        start = run.value_start
+        headers = (u8[start].astype(np.int64) << 16) | (u8[start + 1].astype(np.int64) << 8) | u8[start + 2]
+        kinds, first, code = np.unique(headers, return_index=True, return_inverse=True)
+        frames: list[Frame] = []
+        for kind, at in zip(kinds.tolist(), first.tolist(), strict=True):
+            header = kind.to_bytes(3, "big")
+            frame = _FRAMES.get(header) or _frame_of(run.buf[start[at] : run.value_end[at]])
+            if type(frame) is not tuple or header not in _FRAMES:
+                return None
+            frames.append(frame)
+        return frames, code
+
+    def _run_rows(self, run: BatchRun, frames: list[Frame], code: Any) -> Any:
+        """Indexes of the run's records the projection keeps."""
+        import numpy as np
+
+        keep = self.keep
+        if self.heads:
+            extra = keep or frozenset()
+            kept = np.array([frame[0] in extra for frame in frames], bool)[code] | (run.record_index == 0)
+        elif keep is not None:
+            kept = np.array([frame[0] in keep for frame in frames], bool)[code]
+        else:
+            return np.arange(len(code))
+        return np.nonzero(kept)[0]
+
+    def _run_batch(
+        self,
+        run: BatchRun,
+        frames: list[Frame],
+        rows: Any,
+        code: Any,
+        texts: list[str | None] | None,
+        typed: dict[int, Typed],
+        errors: dict[int, tuple[str, str]],
+    ) -> pyarrow.RecordBatch:
+        """The record batch of the run's records at ``rows``; ``code`` indexes ``frames`` (one past
+        the end: a record without a type)."""
+        import numpy as np
+        import pyarrow as pa
+
+        batch = run.batch_of_record[rows]
+        types = pa.array([frame[0] for frame in frames] + [None], pa.string())
+        versions = pa.array([frame[1] for frame in frames] + [None], pa.int32())
+        columns: dict[str, Any] = {
+            "batch_position": run.positions[batch],
+            "batch_base_offset": run.base_offsets[batch],
+            "batch_last_offset": run.last_offsets[batch],
+            "batch_crc": run.crcs[batch],
+            "record_index": run.record_index[rows].astype(np.int32),
+            "offset": run.offsets[rows],
+            "leader_epoch": run.leader_epochs[batch].astype(np.int32),
+            "timestamp": run.timestamps[rows],
+            "is_control": np.zeros(len(rows), bool),
+            "record_type": types.take(pa.array(code)),
+            "record_version": versions.take(pa.array(code)),
+            "record_json": texts,
+        }
+        if self.with_value:
+            columns["record_value"] = _binary(np.frombuffer(run.buf, np.uint8), run.value_start[rows],
+                                              run.value_end[rows])
+        return self._assemble(len(rows), columns, typed, errors)
+
+    def _add_run_batches(self, run: BatchRun) -> None:
+        """Add a run's batches one by one, as the walk would have given them."""
+        for at, size, position in zip(run.batch_at.tolist(), run.sizes.tolist(), run.positions.tolist(),
+                                      strict=True):
+            self.add_batch(decode_batch_at(run.buf, at, at + size, position, self.split.path))
+
     def flush(self) -> pyarrow.RecordBatch:
         """The gathered rows as one record batch; the builder starts empty again."""
+        columns: dict[str, Any] = dict(self.dense)
+        columns["record_json"] = self.json
+        columns["record_value"] = self.value
+        batch = self._assemble(self.count, columns, self.typed, self.errors)
+        self._reset()
+        return batch
+
+    def _assemble(
+        self, count: int, columns: dict[str, Any], typed: dict[int, Typed], errors: dict[int, tuple[str, str]]
+    ) -> pyarrow.RecordBatch:
+        """A record batch of ``count`` rows from the dense ``columns`` (lists, numpy or Arrow arrays)
+        and the sparse typed fields and errors by row; columns the projection does not read are
+        null."""
         import pyarrow as pa
 
         schema = arrow_schema()
-        count = self.count
         wanted = self.projection.columns
         arrays: list[Any] = []
         for field in schema:
             name = field.name
+            values = columns.get(name)
             if name not in wanted:
                 arrays.append(pa.nulls(count, field.type))
             elif name in self.head:
                 arrays.append(pa.repeat(pa.scalar(self.head[name], field.type), count))
-            elif name in self.dense:
-                arrays.append(pa.array(self.dense[name], field.type))
-            elif name == "record_json":
-                arrays.append(pa.array(self.json, field.type))
-            elif name == "record_value":
-                arrays.append(pa.array(self.value, field.type))
+            elif isinstance(values, pa.Array):
+                arrays.append(values)
+            elif values is not None:
+                arrays.append(pa.array(values, field.type))
             elif name in TYPED_COLUMNS:
-                arrays.append(self._sparse(TYPED_COLUMNS.index(name), self.typed, field.type, count))
+                arrays.append(self._sparse(TYPED_COLUMNS.index(name), typed, field.type, count))
             else:
                 at = ("error_kind", "error").index(name)
-                arrays.append(self._sparse(at, self.errors, field.type, count))
-        self._reset()
+                arrays.append(self._sparse(at, errors, field.type, count))
         return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
     @staticmethod
@@ -553,8 +693,20 @@ class ArrowBuilder:
 
 
 
+def _binary(u8: Any, start: Any, end: Any) -> Any:
+    """The byte ranges ``[start, end)`` of ``u8`` as an Arrow binary array, gathered in one copy."""
+    import numpy as np
+    import pyarrow as pa
+
+    lengths = end - start
+    offsets = np.zeros(len(lengths) + 1, np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    data = u8[np.repeat(start - offsets[:-1], lengths) + np.arange(offsets[-1])]
+    return pa.Array.from_buffers(pa.binary(), len(lengths), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
 def read_arrow(
     split: FileSplit, projection: Projection, options: StorageOptions = NO_OPTIONS
 ) -> Iterator[pyarrow.RecordBatch]:
     """The rows of ``split`` that ``projection`` keeps, as Arrow record batches."""
-    yield from ArrowBuilder(split, projection).add(walk_split(split, options))
+    yield from ArrowBuilder(split, projection).add(walk_split(split, options, runs=True))

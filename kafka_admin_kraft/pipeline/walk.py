@@ -13,7 +13,9 @@ Damage does not stop a file:
   of its own that yields its one error.
 
 What a record's value holds is not looked at here: :mod:`~kafka_admin_kraft.pipeline.columnar`
-decodes as much of it as a query needs.
+decodes as much of it as a query needs. With ``runs``, consecutive ordinary batches come framed
+together as a :class:`~kafka_admin_kraft.pipeline.runs.BatchRun` instead of one
+:class:`~kafka_admin_kraft.records.batch.RecordBatch` each (see :mod:`~kafka_admin_kraft.pipeline.runs`).
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ from typing import Any, Final
 from crc32c import crc32c
 
 from kafka_admin_kraft.pipeline.planning import MAX_BATCH_LENGTH, FileSplit
+from kafka_admin_kraft.pipeline.runs import BatchRun, frame_run
 from kafka_admin_kraft.pipeline.schema import CORRUPT, SNAPSHOT, TORN_TAIL
 from kafka_admin_kraft.pipeline.storage import NO_OPTIONS, RandomInput, StorageOptions, open_input
 from kafka_admin_kraft.protocol.exceptions import DecodeError
 from kafka_admin_kraft.records.batch import (
+    BATCH_HEADER_SIZE,
     CRC_START,
     HEADER,
     LOG_OVERHEAD,
@@ -117,9 +121,12 @@ def _resync(window: _Window, start: int, limit: int) -> int | None:
     return None
 
 
-def walk_split(split: FileSplit, options: StorageOptions = NO_OPTIONS) -> Iterator[RecordBatch | SplitError]:
+def walk_split(
+    split: FileSplit, options: StorageOptions = NO_OPTIONS, runs: bool = False
+) -> Iterator[RecordBatch | BatchRun | SplitError]:
     """The batches starting in ``[split.start, split.end)``, and errors where bytes are damaged; the
-    file is read through :func:`~kafka_admin_kraft.pipeline.storage.open_input` with ``options``."""
+    file is read through :func:`~kafka_admin_kraft.pipeline.storage.open_input` with ``options``.
+    With ``runs``, ordinary batches come in runs."""
     if split.error_kind is not None:
         yield SplitError(None, split.error_kind, split.error or "")
         return
@@ -131,6 +138,13 @@ def walk_split(split: FileSplit, options: StorageOptions = NO_OPTIONS) -> Iterat
         position = split.start
         while position < end:
             left = size - position
+            if runs and left >= BATCH_HEADER_SIZE:
+                buf, at = window.get(position, BATCH_HEADER_SIZE)
+                run = frame_run(buf, at, position, end)
+                if run is not None:
+                    yield run
+                    position = run.end_position
+                    continue
             if left < LOG_OVERHEAD:
                 yield _tail_error(
                     split, position, f"{left} bytes after the last batch, fewer than the 12-byte batch prefix"

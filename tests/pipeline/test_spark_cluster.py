@@ -4,7 +4,7 @@ the same logs, with executors on both workers. Each test follows one way the REA
 audit on a Spark cluster" gives the workers this package, with workers whose Python cannot import it:
 
 * ``kafka-metadata-audit --py-files`` with a wheel built by ``python -m build --wheel``, workers
-  running a Python that has only pyarrow and crc32c;
+  running a Python that has only pyarrow, numpy and crc32c;
 * ``spark-submit`` running the tool's module, with a virtual environment packed by venv-pack
   shipped with ``--archives`` and its Python as the workers'.
 """
@@ -39,7 +39,7 @@ from pipeline.spark_standalone import (
 ROOT = Path(__file__).resolve().parents[2]
 NOT_SHIPPED = {".git", ".venv", "venv", "build", "dist", "__pycache__", ".pytest_cache", ".mypy_cache",
                ".ruff_cache", ".hypothesis", "spark-warehouse", "metastore_db"}
-WORKER_DEPENDENCIES = ("pyarrow", "crc32c")
+WORKER_DEPENDENCIES = ("pyarrow", "numpy", "crc32c")
 """What the README says workers need besides Python and Spark when the package itself is shipped."""
 JAVA_OPTIONS = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1"
 SETTINGS = {
