@@ -107,28 +107,13 @@ class AdminTarget:
 
     def command_properties(self) -> dict[str, str]:
         """The `--command-config` file as read (empty without one)."""
-        if self.command_config is None:
-            return {}
-        if not os.path.exists(self.command_config):
-            output.fail(f"Properties file {self.command_config} does not exists!")
-        from kafka_admin_kraft.client.config import load_properties
-        from kafka_admin_kraft.errors import ConfigError
-
-        try:
-            return load_properties(self.command_config)
-        except ConfigError as exc:
-            output.fail(str(exc))
+        return {} if self.command_config is None else read_properties_file(self.command_config)
 
     def admin_properties(self, properties: dict[str, str]) -> dict[str, str]:
         """Client properties for the SDK: the settings it uses, plus the chosen bootstrap key."""
-        from kafka_admin_kraft.client.config import KNOWN
+        from kafka_admin_kraft.client.config import client_settings
 
-        kept = {key: value for key, value in properties.items() if key in KNOWN}
-        protocol = kept.get("security.protocol", "PLAINTEXT").strip().upper()
-        if protocol not in ("SSL", "SASL_SSL"):
-            kept = {key: value for key, value in kept.items() if not key.startswith("ssl.")}
-        if not protocol.startswith("SASL_"):
-            kept = {key: value for key, value in kept.items() if not key.startswith("sasl.")}
+        kept = client_settings(properties)
         kept.pop("bootstrap.servers", None)
         kept.pop("bootstrap.controllers", None)
         if self.bootstrap_server is not None:
@@ -136,6 +121,20 @@ class AdminTarget:
         else:
             kept["bootstrap.controllers"] = str(self.bootstrap_controller)
         return kept
+
+
+def read_properties_file(path: str) -> dict[str, str]:
+    """A properties file named on the command line, loaded as Kafka's tools load it; a missing or
+    unreadable file ends the tool with Kafka's message."""
+    if not os.path.exists(path):
+        output.fail(f"Properties file {path} does not exists!")
+    from kafka_admin_kraft.client.config import load_properties
+    from kafka_admin_kraft.errors import ConfigError
+
+    try:
+        return load_properties(path)
+    except ConfigError as exc:
+        output.fail(str(exc))
 
 
 def target(ctx: click.Context) -> AdminTarget:

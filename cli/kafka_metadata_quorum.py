@@ -21,12 +21,12 @@ from .admin_options import JAVA_INT, AdminTarget, bootstrap_options, connect, re
 
 if TYPE_CHECKING:
     from kafka_admin_kraft.admin import Admin
+    from kafka_admin_kraft.config.server import Listener
     from kafka_admin_kraft.models import Endpoint, QuorumInfo
 
 EXACT_ONLY = ["--output"]
 """Options Kafka's tool lacks: never matched by prefix, so they cannot make an abbreviation ambiguous."""
 INVALID_CONFIG = "Is this a valid controller configuration file?"
-_LISTENER = re.compile(r"^([^:/\s]+)://(\[[^\]]*\]|[^:\[\]]*):(\d+)$")
 
 
 @click.group("kafka-metadata-quorum", cls=KafkaGroup, context_settings=CONTEXT_SETTINGS)
@@ -119,64 +119,74 @@ class ControllerIdentity:
         return f"controller {self.node_id} with directory id {self.directory_id} and endpoints: {endpoints}"
 
 
-def _listeners(text: str | None) -> dict[str, tuple[str, int]]:
-    """`NAME://host:port,...` by upper-cased name; an empty host means localhost."""
-    found: dict[str, tuple[str, int]] = {}
-    for entry in (text or "").split(","):
-        entry = entry.strip()
-        if not entry:
-            continue
-        match = _LISTENER.match(entry)
-        if match is None:
-            output.fail(f"Unable to parse {entry} as a listener: expected NAME://host:port")
-        name, host, port = match.groups()
-        host = host[1:-1] if host.startswith("[") else host
-        found.setdefault(name.upper(), (host or "localhost", int(port)))
+def _listeners_by_name(properties: dict[str, str]) -> dict[str, Listener]:
+    """`listeners`, then `advertised.listeners` over them, by name: Kafka's tool keeps the last entry
+    of a name."""
+    from kafka_admin_kraft.config.server import (
+        ADVERTISED_LISTENERS,
+        LISTENERS,
+        ConfigError,
+        csv_list,
+        parse_listener,
+    )
+
+    found: dict[str, Listener] = {}
+    for key in (LISTENERS, ADVERTISED_LISTENERS):
+        for entry in csv_list(properties.get(key, "")):
+            try:
+                listener = parse_listener(entry)
+            except ConfigError:
+                output.fail(f"Unable to parse {entry} as a listener: expected NAME://host:port")
+            found[listener.name] = listener
     return found
 
 
 def controller_identity(properties: dict[str, str]) -> ControllerIdentity:
     """Node id, metadata directory id and controller endpoints from a controller's properties, checked in
     Kafka's order and with its messages."""
+    from kafka_admin_kraft.config.server import (
+        CONTROLLER_LISTENER_NAMES,
+        LOG_DIRS,
+        METADATA_LOG_DIR,
+        NODE_ID,
+        PROCESS_ROLES,
+        csv_list,
+    )
     from kafka_admin_kraft.models import Endpoint
-    from kafka_admin_kraft.storage.meta_properties import read_meta_properties
+    from kafka_admin_kraft.storage.meta_properties import META_PROPERTIES_FILE, read_meta_properties
 
-    node_text = properties.get("node.id")
+    node_text = properties.get(NODE_ID)
     if node_text is None:
-        output.fail(f"node.id not found in configuration file. {INVALID_CONFIG}")
+        output.fail(f"{NODE_ID} not found in configuration file. {INVALID_CONFIG}")
     if not re.fullmatch(r"[+-]?\d+", node_text.strip()):
         output.fail(f'For input string: "{node_text}"')
     node_id = int(node_text.strip())
     if node_id < 0:
-        output.fail(f"node.id was negative in configuration file. {INVALID_CONFIG}")
-    roles = [role.strip() for role in properties.get("process.roles", "").split(",")]
-    if "controller" not in roles:
-        output.fail(f"process.roles did not contain 'controller' in configuration file. {INVALID_CONFIG}")
-    metadata_dir = properties.get("metadata.log.dir")
-    if metadata_dir is None and "log.dirs" in properties:
-        metadata_dir = properties["log.dirs"].split(",")[0].strip()
+        output.fail(f"{NODE_ID} was negative in configuration file. {INVALID_CONFIG}")
+    if "controller" not in csv_list(properties.get(PROCESS_ROLES, "")):
+        output.fail(f"{PROCESS_ROLES} did not contain 'controller' in configuration file. {INVALID_CONFIG}")
+    metadata_dir = properties.get(METADATA_LOG_DIR)
+    if metadata_dir is None and LOG_DIRS in properties:
+        metadata_dir = properties[LOG_DIRS].split(",")[0].strip()
     if metadata_dir is None:
-        output.fail(f"Neither metadata.log.dir nor log.dirs were found. {INVALID_CONFIG}")
+        output.fail(f"Neither {METADATA_LOG_DIR} nor {LOG_DIRS} were found. {INVALID_CONFIG}")
     try:
-        meta = read_meta_properties(os.path.join(metadata_dir, "meta.properties"))
+        meta = read_meta_properties(os.path.join(metadata_dir, META_PROPERTIES_FILE))
     except (OSError, ValueError):
-        output.fail(f"Unable to read meta.properties from {metadata_dir}")
+        output.fail(f"Unable to read {META_PROPERTIES_FILE} from {metadata_dir}")
     if meta.directory_id is None:
         output.fail(f"No directory id found in {metadata_dir}")
-    names = properties.get("controller.listener.names")
+    names = properties.get(CONTROLLER_LISTENER_NAMES)
     if names is None:
-        output.fail(f"controller.listener.names was not found. {INVALID_CONFIG}")
-    advertised = _listeners(properties.get("advertised.listeners"))
-    listeners = _listeners(properties.get("listeners"))
+        output.fail(f"{CONTROLLER_LISTENER_NAMES} was not found. {INVALID_CONFIG}")
+    listeners = _listeners_by_name(properties)
     endpoints = []
-    for name in (n.strip().upper() for n in names.split(",")):
-        if not name:
-            continue
-        address = advertised.get(name) or listeners.get(name)
-        if address is None:
+    for name in (name.upper() for name in csv_list(names)):
+        listener = listeners.get(name)
+        if listener is None:
             output.fail(f"Cannot find information about controller listener name: {name}")
         try:
-            endpoints.append(Endpoint(listener=name, host=address[0], port=address[1]))
+            endpoints.append(Endpoint(listener=name, host=listener.host or "localhost", port=listener.port))
         except ValueError as exc:
             output.fail(str(exc))
     return ControllerIdentity(node_id, str(meta.directory_id), tuple(endpoints))

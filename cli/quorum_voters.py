@@ -51,7 +51,7 @@ import click
 
 from . import output
 from ._click import KafkaCommand
-from .admin_options import JAVA_INT, connect, error_text, target
+from .admin_options import JAVA_INT, connect, error_text, read_properties_file, target
 from .health_options import HEALTH_OPTIONS, threshold_options, thresholds
 
 if TYPE_CHECKING:
@@ -524,22 +524,13 @@ def _describe(admin: Admin) -> QuorumInfo:
 def configured_voters(paths: Sequence[str]) -> dict[int, DesiredVoter]:
     """The controllers described by ``--controller-config`` files, by node id: node id, directory id
     and endpoints read as ``add-controller`` reads its ``--command-config``."""
-    import os
-
-    from kafka_admin_kraft.client.config import load_properties
-    from kafka_admin_kraft.errors import ConfigError
     from kafka_admin_kraft.voters import DesiredVoter
 
     from .kafka_metadata_quorum import controller_identity
 
     found: dict[int, DesiredVoter] = {}
     for path in paths:
-        if not os.path.exists(path):
-            output.fail(f"Properties file {path} does not exists!")
-        try:
-            identity = controller_identity(load_properties(path))
-        except ConfigError as exc:
-            output.fail(str(exc))
+        identity = controller_identity(read_properties_file(path))
         if identity.node_id in found:
             output.fail(f"Controller {identity.node_id} is described by more than one --controller-config")
         found[identity.node_id] = DesiredVoter(identity.node_id, identity.directory_id, identity.endpoints)

@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-from kafka_admin_kraft.config.server import SECURITY_PROTOCOLS
+from kafka_admin_kraft.config.security import SECURITY_PROTOCOLS
 from kafka_admin_kraft.features import SUPPORTED_FEATURES
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError

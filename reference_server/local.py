@@ -21,6 +21,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kafka_admin_kraft.config.properties import format_config_file
 from kafka_admin_kraft.features import DEFAULT_FEATURE_LEVELS, LATEST_PRODUCTION_METADATA_VERSION
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.records import METADATA_PARTITION_DIR
@@ -181,7 +182,7 @@ class LocalQuorum:
         props = self.node_properties(node)
         props.update(overrides or {})
         node.config_path.parent.mkdir(parents=True, exist_ok=True)
-        node.config_path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+        node.config_path.write_text(format_config_file(props), encoding="ascii")
         return node.config_path
 
     def format_node(self, node: LocalNode, initial_controllers: Collection[int] | None = None) -> None:

@@ -38,7 +38,7 @@ import random
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Final
 
-from kafka_admin_kraft.config.server import SECURITY_PROTOCOLS
+from kafka_admin_kraft.config.security import SECURITY_PROTOCOLS
 from kafka_admin_kraft.features import CONTROLLER_REGISTRATION_VERSION, SUPPORTED_FEATURES, supported_range
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError

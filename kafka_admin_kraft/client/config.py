@@ -3,6 +3,11 @@
 The names and defaults are those of Kafka's ``AdminClientConfig``. Only what this client implements
 is accepted; anything else is refused with a :class:`~kafka_admin_kraft.errors.ConfigError` naming
 the properties, so that a setting never silently does nothing.
+
+Files are read by :mod:`kafka_admin_kraft.config.properties`, the reader of server files too, and the
+security protocols are those of :mod:`kafka_admin_kraft.config.security`. The settings themselves stay
+with the client: they become its TLS context and SASL credentials, and a mapping given to the SDK is
+checked as every other SDK argument is.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kafka_admin_kraft.client import arguments
+from kafka_admin_kraft.config.security import SECURITY_PROTOCOLS, TLS_PROTOCOLS
 from kafka_admin_kraft.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -49,7 +55,6 @@ KNOWN = frozenset(DEFAULTS) | {
     "sasl.mechanism",
     "sasl.jaas.config",
 }
-SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 LOGIN_MODULES = {
     "org.apache.kafka.common.security.plain.PlainLoginModule": ("PLAIN",),
@@ -114,7 +119,7 @@ def parse_jaas(text: str) -> tuple[str, dict[str, str]]:
 def load_properties(path: str | os.PathLike[str]) -> dict[str, str]:
     """Read a Kafka client ``.properties`` file as Kafka does (``Properties.load(InputStream)``: ISO-8859-1
     with ``\\uXXXX`` escapes); every error names the file."""
-    from kafka_admin_kraft.java_text import read_properties
+    from kafka_admin_kraft.config.properties import read_properties
 
     name = arguments.path(path)
     try:
@@ -123,6 +128,21 @@ def load_properties(path: str | os.PathLike[str]) -> dict[str, str]:
         raise ConfigError(f"cannot read the properties file {name}: {exc.strerror or exc}") from exc
     except ValueError as exc:
         raise ConfigError(f"cannot parse the properties file {name}: {exc}") from None
+
+
+def client_settings(properties: Mapping[str, str]) -> dict[str, str]:
+    """The settings this client uses out of a whole properties file, such as the controller's own
+    configuration that ``add-controller`` reads: the known keys, ``ssl.*`` only when
+    ``security.protocol`` uses TLS and ``sasl.*`` only when it uses SASL. The Java client ignores what
+    it does not use; :meth:`ClientConfig.from_properties` refuses it, so a file meant for both goes
+    through here first."""
+    kept = {key: value for key, value in properties.items() if key in KNOWN}
+    protocol = kept.get("security.protocol", DEFAULTS["security.protocol"]).strip().upper()
+    if protocol not in TLS_PROTOCOLS:
+        kept = {key: value for key, value in kept.items() if not key.startswith("ssl.")}
+    if not protocol.startswith("SASL_"):
+        kept = {key: value for key, value in kept.items() if not key.startswith("sasl.")}
+    return kept
 
 
 def _int(props: Mapping[str, str], name: str, minimum: int = 0) -> int:
@@ -167,7 +187,7 @@ class ClientConfig:
 
     @property
     def uses_tls(self) -> bool:
-        return self.security_protocol in ("SSL", "SASL_SSL")
+        return self.security_protocol in TLS_PROTOCOLS
 
     @classmethod
     def from_properties(cls, properties: Mapping[str, Any]) -> ClientConfig:
@@ -241,7 +261,7 @@ class ClientConfig:
                 "ssl.keystore.key and ssl.keystore.certificate.chain go together",
                 ["ssl.keystore.key", "ssl.keystore.certificate.chain"],
             )
-        if ssl_options and protocol not in ("SSL", "SASL_SSL"):
+        if ssl_options and protocol not in TLS_PROTOCOLS:
             raise ConfigError(
                 f"ssl.* properties are set but security.protocol is {protocol}", sorted(ssl_options)
             )

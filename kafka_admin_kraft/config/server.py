@@ -3,14 +3,17 @@
 What ``kraft-server`` runs with and what ``kafka-storage`` formats for, as Kafka's ``KafkaConfig``
 serves both its server and its storage tool.
 
-The file is read the way ``kafka-server-start`` reads it (``java.util.Properties.load`` on a byte
-stream, so ISO-8859-1 with ``\\uXXXX`` escapes, ``#``/``!`` comments, ``=``/``:``/whitespace
-separators and ``\\`` line continuations). Values are then parsed like Kafka's ``ConfigDef``: they
-are trimmed, numbers are Java ints or longs, booleans are ``true``/``false`` in any case, lists are
-comma separated with the blanks around commas ignored. Bad values raise :class:`ConfigError` with
-Kafka's message (``Invalid value abc for configuration node.id: Not a number of type INT``); the
-checks ``KafkaConfig.validateValues`` makes for KRaft nodes follow (listeners versus
-``controller.listener.names``, the voters or bootstrap servers a controller needs, ...).
+The file is read the way ``kafka-server-start`` reads it, by
+:func:`~kafka_admin_kraft.config.properties.read_properties` (``java.util.Properties.load`` on a byte
+stream). Values are then parsed like Kafka's ``ConfigDef``: they are trimmed, numbers are Java ints or
+longs, booleans are ``true``/``false`` in any case, lists are comma separated with the blanks around
+commas ignored. Bad values raise :class:`ConfigError` with Kafka's message (``Invalid value abc for
+configuration node.id: Not a number of type INT``); the checks ``KafkaConfig.validateValues`` makes
+for KRaft nodes follow (listeners versus ``controller.listener.names``, the voters or bootstrap
+servers a controller needs, ...). The grammars of single settings (``parse_listener``,
+``parse_voters``, ``parse_bootstrap_servers``, ``parse_list``, ``csv_list``) are public for the tools
+that read a server's file without validating all of it, as ``kafka-metadata-quorum add-controller``
+does.
 
 Keys this module does not know are kept in ``ServerConfig.originals`` and listed in
 ``unknown_keys``; Kafka's server ignores unknown configurations with a warning, and so does
@@ -22,6 +25,7 @@ Sources: ``KafkaConfig.scala`` (``validateValues``, listeners), ``KRaftConfigs``
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
@@ -30,7 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from kafka_admin_kraft.java_text import parse_java_int, read_properties
+from kafka_admin_kraft.config.properties import read_properties
+from kafka_admin_kraft.config.security import SECURITY_PROTOCOLS
+from kafka_admin_kraft.java_text import parse_java_int
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +80,6 @@ CONNECTIONS_MAX_IDLE_MS: Final = "connections.max.idle.ms"
 
 DEFAULT_LISTENERS: Final = "PLAINTEXT://:9092"
 DEFAULT_LOG_DIR: Final = "/tmp/kafka-logs"
-SECURITY_PROTOCOLS: Final = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 DEFAULT_SECURITY_PROTOCOL_MAP: Final = ("SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,"
                                         "SASL_PLAINTEXT:SASL_PLAINTEXT")
 """Kafka's default ``listener.security.protocol.map``: every protocol under its own name."""
@@ -106,15 +111,15 @@ def _parse_number(key: str, raw: str, bits: int) -> int:
         raise _invalid(key, raw, f"Not a number of type {'INT' if bits == 32 else 'LONG'}") from None
 
 
-def _parse_list(raw: str) -> list[str]:
+def parse_list(raw: str) -> list[str]:
     """``ConfigDef`` LIST: trimmed, split on commas with surrounding blanks; empty means none."""
     text = raw.strip()
     return _COMMA.split(text) if text else []
 
 
-def _csv_list(raw: str) -> list[str]:
+def csv_list(raw: str) -> list[str]:
     """``Csv.parseCsvList``: the list without empty entries."""
-    return [item for item in _parse_list(raw) if item]
+    return [item for item in parse_list(raw) if item]
 
 
 class _Props:
@@ -161,7 +166,7 @@ class _Props:
 
 # --------------------------------------------------------------------------- listeners
 
-_LISTENER: Final = re.compile(r"^(.*)://\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)$")
+_LISTENER: Final = re.compile(r"(.*)://\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)")
 _HOST_PORT: Final = re.compile(r"^(?:[0-9a-zA-Z\-%._]*://)?\[?([0-9a-zA-Z\-%._:]*)]?:([0-9]+)$")
 _VALID_HOST: Final = re.compile(r"[0-9a-zA-Z\-%._:]*")
 
@@ -194,11 +199,22 @@ class Listener:
         return f"{self.name}://{host}:{self.port}"
 
 
+def parse_listener(entry: str) -> Listener:
+    """One ``listeners`` / ``advertised.listeners`` entry, matched as
+    ``SocketServerConfigs.listenerListToEndPoints`` matches it: any name (upper-cased), a host of
+    letters, digits and ``-%._:`` optionally in brackets, a signed port, not range-checked here. The
+    security protocol is left PLAINTEXT: it comes from the protocol map, which not every reader has."""
+    match = _LISTENER.fullmatch(entry)
+    if match is None:
+        raise ConfigError(f"Unable to parse {entry} to a broker endpoint")
+    return Listener(match.group(1).upper(), match.group(2), int(match.group(3)))
+
+
 def _csv_map(key: str, raw: str, form: str) -> list[tuple[str, str, str]]:
     """``Csv.parseCsvMap``: ``name:value`` entries, split at the last colon, both sides trimmed, as
     (entry, name, value)."""
     pairs = []
-    for entry in _parse_list(raw):
+    for entry in parse_list(raw):
         cut = entry.rfind(":")
         if cut < 0:
             raise ConfigError(f"Error parsing configuration property '{key}': {entry!r} is not of the form "
@@ -222,21 +238,19 @@ def _parse_listeners(key: str, raw: str, protocols: Mapping[str, str], *,
                      require_distinct_ports: bool) -> tuple[Listener, ...]:
     """``CoreUtils.listenerListToEndPoints``: parse each entry, then the name and port checks."""
     listeners: list[Listener] = []
-    for entry in _parse_list(raw):
-        match = _LISTENER.match(entry)
-        if match is None:
-            raise ConfigError(f"Error creating broker listeners from '{raw.strip()}': Unable to parse "
-                              f"{entry} to a broker endpoint")
-        name = match.group(1).upper()
-        port = int(match.group(3))
-        if not 0 <= port <= 65535:
+    for entry in parse_list(raw):
+        try:
+            listener = parse_listener(entry)
+        except ConfigError as exc:
+            raise ConfigError(f"Error creating broker listeners from '{raw.strip()}': {exc}") from None
+        if not 0 <= listener.port <= 65535:
             raise ConfigError(f"Error creating broker listeners from '{raw.strip()}': port out of "
-                              f"range:{port}")
-        protocol = protocols.get(name)
+                              f"range:{listener.port}")
+        protocol = protocols.get(listener.name)
         if protocol is None:
             raise ConfigError(f"Error creating broker listeners from '{raw.strip()}': No security protocol "
-                              f"defined for listener {name}")
-        listeners.append(Listener(name, match.group(2), port, protocol))
+                              f"defined for listener {listener.name}")
+        listeners.append(dataclasses.replace(listener, security_protocol=protocol))
     names = [listener.name for listener in listeners]
     if len(set(names)) != len(names):
         raise ConfigError(f"Each listener must have a different name, {key}: {raw.strip()}")
@@ -295,7 +309,7 @@ def parse_voters(raw: str) -> tuple[StaticVoter, ...]:
     A repeated id keeps its last address (Kafka fills a map).
     """
     voters: dict[int, StaticVoter] = {}
-    for entry in _parse_list(raw):
+    for entry in parse_list(raw):
         parts = _java_split_at(entry)
         if len(parts) != 2:
             raise ConfigError(f"Invalid configuration value for {QUORUM_VOTERS}. {_VOTER_FORM}")
@@ -325,7 +339,7 @@ _SERVER_FORM: Final = 'Each entry should be in the form "{host}:{port}"'
 def parse_bootstrap_servers(raw: str) -> tuple[tuple[str, int], ...]:
     """``QuorumConfig.parseBootstrapServers``: ``host:port`` entries, as (host, port)."""
     servers: list[tuple[str, int]] = []
-    for entry in _parse_list(raw):
+    for entry in parse_list(raw):
         match = _HOST_PORT.match(entry)
         if match is None or not match.group(1) or not _VALID_HOST.fullmatch(match.group(1)):
             raise ConfigError(f"Failed to parse host name from {entry} for the configuration "
@@ -454,7 +468,7 @@ def parse_config(props: Mapping[str, str], *, path: Path | None = None) -> Serve
     """Validate loaded properties into a ``ServerConfig``; raises :class:`ConfigError`."""
     p = _Props(props)
 
-    roles = _parse_list(p.required(PROCESS_ROLES))
+    roles = parse_list(p.required(PROCESS_ROLES))
     if any(not role for role in roles):
         raise ConfigError(f"Configuration '{PROCESS_ROLES}' values must not be empty.")
     if not roles:
@@ -470,7 +484,7 @@ def parse_config(props: Mapping[str, str], *, path: Path | None = None) -> Serve
     if node_id < 0:
         raise _invalid(NODE_ID, node_id, "Value must be at least 0")
 
-    controller_names = _parse_list(p.required(CONTROLLER_LISTENER_NAMES))
+    controller_names = parse_list(p.required(CONTROLLER_LISTENER_NAMES))
     if any(not name for name in controller_names):
         raise ConfigError(f"Configuration '{CONTROLLER_LISTENER_NAMES}' values must not be empty.")
     if len(set(controller_names)) != len(controller_names):
@@ -485,7 +499,7 @@ def parse_config(props: Mapping[str, str], *, path: Path | None = None) -> Serve
         # KafkaConfig.effectiveListenerSecurityProtocolMap: with the default map in KRaft, controller
         # listener names map to PLAINTEXT unless SSL or SASL is in use anywhere.
         secure = {"SSL", "SASL_SSL", "SASL_PLAINTEXT"}
-        listener_names = [entry.split("://", 1)[0].upper() for entry in _parse_list(listeners_text)]
+        listener_names = [entry.split("://", 1)[0].upper() for entry in parse_list(listeners_text)]
         if not any(name in secure for name in [*controller_names, *listener_names]):
             for name in controller_names:
                 protocols.setdefault(name.upper(), "PLAINTEXT")
@@ -502,8 +516,8 @@ def parse_config(props: Mapping[str, str], *, path: Path | None = None) -> Serve
 
     log_dirs_raw = p.raw(LOG_DIRS)
     log_dir_raw = p.raw(LOG_DIR)
-    log_dirs = _csv_list(log_dirs_raw if log_dirs_raw is not None else
-                         (log_dir_raw if log_dir_raw is not None else DEFAULT_LOG_DIR))
+    log_dirs = csv_list(log_dirs_raw if log_dirs_raw is not None else
+                        (log_dir_raw if log_dir_raw is not None else DEFAULT_LOG_DIR))
     if not log_dirs:
         raise ConfigError("At least one log directory must be defined via log.dirs or log.dir.")
     metadata_dir = p.string(METADATA_LOG_DIR) or log_dirs[0]

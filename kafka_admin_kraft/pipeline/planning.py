@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Final
 
 from crc32c import crc32c
 
-from kafka_admin_kraft.java_text import parse_properties
+from kafka_admin_kraft.config.properties import parse_properties
 from kafka_admin_kraft.pipeline.schema import (
     INVALID_META_PROPERTIES,
     MISSING_META_PROPERTIES,

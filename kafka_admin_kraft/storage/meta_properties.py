@@ -4,7 +4,7 @@ Kafka writes it with ``java.util.Properties.store(writer, "")`` in UTF-8: a ``#`
 line, then ``key=value`` lines, through ``meta.properties.tmp`` and an atomic rename. It reads it with
 ``Properties.load(InputStream)``, which decodes ISO-8859-1; this reader does the same so that it sees
 exactly what Kafka sees. JDK 18 and later write the keys sorted; JDK 17 writes them in hash-table
-order, which :func:`~kafka_admin_kraft.java_text.format_properties` can reproduce for
+order, which :func:`~kafka_admin_kraft.config.properties.format_properties` can reproduce for
 compatibility tests.
 """
 
@@ -17,7 +17,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Final
 
-from kafka_admin_kraft.java_text import KeyOrder, format_properties, parse_java_int, parse_properties
+from kafka_admin_kraft.config.properties import KeyOrder, format_properties, read_properties
+from kafka_admin_kraft.java_text import parse_java_int
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.records.fsutil import atomic_write
 from kafka_admin_kraft.storage.errors import StorageFormatError
@@ -107,7 +108,7 @@ def read_meta_properties(path: str | os.PathLike[str]) -> MetaProperties:
     if target.is_dir():
         target = target / META_PROPERTIES_FILE
     try:
-        props = parse_properties(target.read_bytes().decode("iso-8859-1"))
+        props = read_properties(target)
     except ValueError as exc:
         raise StorageFormatError(str(exc), what=str(target)) from None
     return meta_properties_from(props, what=str(target))

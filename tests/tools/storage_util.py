@@ -9,7 +9,7 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from kafka_admin_kraft.java_text import parse_properties
+from kafka_admin_kraft.config.properties import parse_properties
 from kafka_admin_kraft.protocol.primitives import (
     read_compact_bytes,
     read_compact_string,

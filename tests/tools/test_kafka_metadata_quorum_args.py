@@ -172,6 +172,24 @@ def test_add_controller_endpoints_from_listeners_log_dirs_and_ipv6(tmp_path: Pat
                              "CONTROLLER://localhost:9093, CONTROLLER_SSL://[::1]:9094\n")
 
 
+def test_add_controller_reads_listeners_with_kafkas_grammar(tmp_path: Path) -> None:
+    """As Kafka's tool: an IPv6 host without brackets, `listeners` entries replaced by the advertised ones
+    of the same name, and the last entry of a repeated name."""
+    config = controller_config(tmp_path, {
+        "listeners": "CONTROLLER://::1:9093,CONTROLLER_SSL://first:1,CONTROLLER_SSL://second:9094",
+        "advertised.listeners": "controller://[::2]:9093",
+    })
+    result = add_dry_run(config)
+    assert result.stdout == ("DRY RUN of adding controller 5 with directory id wZoXPqWoSu6F6c8MkmdyAg and endpoints: "
+                             "CONTROLLER://[::2]:9093, CONTROLLER_SSL://second:9094\n")
+
+
+@pytest.mark.parametrize("key", ["listeners", "advertised.listeners"])
+def test_add_controller_refuses_an_unparsable_listener(tmp_path: Path, key: str) -> None:
+    refused(add_dry_run(controller_config(tmp_path, {key: "CONTROLLER://ctl:9093, CONTROLLER:9094"})),
+            "Unable to parse CONTROLLER:9094 as a listener: expected NAME://host:port")
+
+
 @pytest.mark.parametrize(
     ("changes", "message"),
     [

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_admin_kraft.java_text import format_properties, parse_properties
+from kafka_admin_kraft.config.properties import format_properties, parse_properties
 from kafka_admin_kraft.protocol.exceptions import EncodeError
 from kafka_admin_kraft.protocol.primitives import METADATA_TOPIC_ID, ZERO_UUID, Uuid
 from kafka_admin_kraft.storage import (
