@@ -57,7 +57,7 @@ from typing import Any, TypeVar
 from prewritten_log import write_first_epoch
 
 from kafka_admin_kraft import Admin, Endpoint, FeatureUpdate
-from kafka_admin_kraft.errors import KafkaAdminError
+from kafka_admin_kraft.errors import ErrorCode, KafkaAdminError
 from kafka_admin_kraft.models import QuorumInfo, UpgradeType
 from kafka_admin_kraft.protocol.exceptions import KafkaApiError
 from kafka_admin_kraft.protocol.primitives import Uuid
@@ -66,8 +66,6 @@ from kafka_admin_kraft.voters import DesiredVoter, Progress
 from kafka_admin_kraft_server.local import HOST, LISTENER, LocalNode, LocalQuorum
 
 T = TypeVar("T")
-REQUEST_TIMED_OUT = 7
-DUPLICATE_VOTER = 126
 QUORUM_TOOL = Path(sys.executable).parent / "kafka-metadata-quorum"
 ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 
@@ -122,12 +120,12 @@ def add_until_committed(client: Admin, node: LocalNode) -> int:
             client.add_raft_voter(node.node_id, node.directory_id, endpoints(node))
             return attempts
         except KafkaApiError as exc:
-            if exc.code == DUPLICATE_VOTER:
+            if exc.code == ErrorCode.DUPLICATE_VOTER:
                 wait_for(lambda: node.node_id in {v.replica_id for v in
                                                   client.describe_metadata_quorum().committed_voters or ()},
                          600, "the new voter set to be committed")
                 return attempts
-            if exc.code != REQUEST_TIMED_OUT:
+            if exc.code != ErrorCode.REQUEST_TIMED_OUT:
                 raise
         time.sleep(0.1)
 
@@ -151,7 +149,7 @@ def remove(client: Admin, node: LocalNode) -> bool:
     try:
         client.remove_raft_voter(node.node_id, node.directory_id)
     except KafkaApiError as exc:
-        if exc.code == REQUEST_TIMED_OUT:  # the previous change is not committed yet
+        if exc.code == ErrorCode.REQUEST_TIMED_OUT:  # the previous change is not committed yet
             return False
         raise
     return True

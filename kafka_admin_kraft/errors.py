@@ -25,7 +25,9 @@
             +-- VoterChangeRefusedError  the plan would stop the quorum, or cannot be made
             +-- VoterChangeTimeoutError  a step's precondition did not hold in time
 
-``error_for_code(code, message)`` builds the exception for a code; ``ERRORS`` is the whole table.
+``ErrorCode`` names every code (``ErrorCode.NOT_CONTROLLER == 41``) and is its row of the table;
+``error_for_code(code, message)`` builds the exception for a code; ``ERRORS`` maps each number to its
+``ErrorCode``.
 Retriable server errors (``retriable`` class attribute) and lost connections are retried by the
 admin client until the operation's timeout; everything else surfaces at once.
 """

@@ -13,10 +13,11 @@ node finding the leader through ``controller.quorum.bootstrap.servers``. Besides
   ``broker.session.timeout.ms``. STALE_BROKER_EPOCH or BROKER_ID_NOT_REGISTERED make it register again.
 - **Client listeners** (every ``listeners`` entry not named in ``controller.listener.names``, with
   TLS and SASL as ``listener.security.protocol.map`` says, ``kafka_admin_kraft_server.security``):
-  ApiVersions with the broker API set (``handlers.metadata.BROKER_APIS``) and the finalized features
-  of its image; Metadata and DescribeCluster from its image: the registered, unfenced brokers
-  (``handlers.metadata``); DescribeQuorum, AddRaftVoter, RemoveRaftVoter and UpdateFeatures
-  forwarded to the active controller in an Envelope carrying the client's principal
+  what the API table gives broker listeners (``handlers.registry``, ``handlers.BROKER_APIS``):
+  ApiVersions with that API set and the finalized features of its image; Metadata and
+  DescribeCluster from its image: the registered, unfenced brokers (``handlers.metadata``,
+  ``handlers.describe_cluster``); the forwarded APIs (DescribeQuorum, AddRaftVoter, RemoveRaftVoter
+  and UpdateFeatures) sent to the active controller in an Envelope carrying the client's principal
   (``handlers.envelope``). When no controller can be reached the client gets NOT_CONTROLLER or
   NOT_LEADER_OR_FOLLOWER and retries.
 
@@ -39,19 +40,15 @@ from typing import Final
 
 from kafka_admin_kraft.config.security import SECURITY_PROTOCOLS
 from kafka_admin_kraft.features import SUPPORTED_FEATURES
-from kafka_admin_kraft.protocol import framing, messages
+from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.primitives import Uuid
 
-from .handlers import ServerView, api_versions, broker_lifecycle, envelope
-from .handlers.metadata import (
-    BROKER_APIS,
-    BrokerNode,
-    BrokerView,
-    handle_describe_cluster,
-    handle_metadata,
-)
+from .handlers import envelope, registry
+from .handlers.registry import Answer, Call
+from .handlers.view import BrokerNode, BrokerView, ServerView
 from .peers import Channel, open_channel
 from .raft.api import Endpoint, RaftDriverFacing
 from .security import ClientSecurity
@@ -186,37 +183,28 @@ class BrokerFrontend:
             nodes.append(BrokerNode(self.node_id, host, port))
         return BrokerView(self.cluster_id, self.node_id, tuple(sorted(nodes, key=lambda n: n.node_id)))
 
-    async def handle(self, request: framing.RequestFrame, frame: bytes, listener: str, client_host: str,
-                     principal: str) -> tuple[Struct, int] | None:
+    async def handle(self, call: Call) -> Answer:
         """The response and its version; None for an API the broker listener does not serve."""
-        key, version = request.header.request_api_key, request.header.request_api_version
-        body = request.body
-        if key not in BROKER_APIS:
+        entry = registry.api(call.api_key)
+        if entry is None or entry.broker is None:
             return None
-        if key == api_versions.API_KEY:
-            assert body is None or isinstance(body, messages.ApiVersionsRequest)
-            return api_versions.handle(body, version, self.server_view(listener), api_keys=BROKER_APIS)
-        if isinstance(body, messages.MetadataRequest):
-            return handle_metadata(body, version, self.view(listener)), version
-        if isinstance(body, messages.DescribeClusterRequest):
-            return handle_describe_cluster(body, version, self.view(listener)), version
-        return await self.forward(frame, key, version, client_host, principal), version
+        return await entry.broker(self, call)
 
     def active_controller(self) -> Endpoint | None:
         """The quorum leader's controller endpoint, None while unknown."""
         return leader_endpoint(self.core, self.options.controller_listener_name)
 
-    async def forward(self, frame: bytes, api_key: int, api_version: int, client_host: str,
-                      principal: str) -> Struct:
+    async def forward(self, call: Call) -> Struct:
         """Send the request to the active controller in an Envelope and return its inner response."""
+        api_key, api_version = call.api_key, call.version
         controller = self.active_controller()
         if controller is None:
             log.info("[ForwardingManager id=%d] No active controller known; answering API %d with a "
                      "retriable error", self.node_id, api_key)
             return envelope.unreachable(api_key, api_version, self.node_id)
         try:
-            answer = await self.channels.request(controller, envelope.wrap(frame, client_host, principal),
-                                                 FORWARD_TIMEOUT_S)
+            answer = await self.channels.request(
+                controller, envelope.wrap(call.frame, call.client_host, call.principal), FORWARD_TIMEOUT_S)
             assert isinstance(answer, messages.EnvelopeResponse)
             return envelope.unwrap_response(answer, api_key, api_version)
         except (OSError, asyncio.TimeoutError, EOFError, ValueError, KafkaAdminError) as exc:
@@ -278,7 +266,7 @@ class BrokerFrontend:
     def _on_answer(self, answer: Struct, interval: float) -> float:
         """Take in a registration or heartbeat answer; return how long to wait before the next one."""
         if isinstance(answer, messages.BrokerRegistrationResponse):
-            if answer.error_code != broker_lifecycle.NONE:
+            if answer.error_code != ErrorCode.NONE:
                 lifecycle_log.info("[BrokerLifecycleManager id=%d] Registration refused with error %d",
                                    self.node_id, answer.error_code)
                 return RETRY_BACKOFF_S
@@ -287,14 +275,13 @@ class BrokerFrontend:
                                "epoch %d", self.node_id, self.node_id, self.broker_epoch)
             return 0.0
         assert isinstance(answer, messages.BrokerHeartbeatResponse)
-        if answer.error_code in (broker_lifecycle.STALE_BROKER_EPOCH,
-                                 broker_lifecycle.BROKER_ID_NOT_REGISTERED):
+        if answer.error_code in (ErrorCode.STALE_BROKER_EPOCH, ErrorCode.BROKER_ID_NOT_REGISTERED):
             lifecycle_log.info("[BrokerLifecycleManager id=%d] The controller no longer knows broker "
                                "epoch %d (error %d); registering again", self.node_id, self.broker_epoch,
                                answer.error_code)
             self.broker_epoch = -1
             return 0.0
-        if answer.error_code != broker_lifecycle.NONE:
+        if answer.error_code != ErrorCode.NONE:
             return RETRY_BACKOFF_S
         # Until unfenced, heartbeat more often so the broker is unfenced as soon as it caught up.
         return min(interval, 0.1) if answer.is_fenced else interval

@@ -32,6 +32,8 @@ from kafka_admin_kraft.client.config import SaslSettings
 from kafka_admin_kraft.client.sasl import SaslFailure, mechanism_for
 from kafka_admin_kraft.hosts import host_problem, printable_host
 from kafka_admin_kraft.protocol import framing, messages
+from kafka_admin_kraft.protocol.api_keys import ApiKey
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
 from kafka_admin_kraft.protocol.message import Struct
 
@@ -42,9 +44,7 @@ log = logging.getLogger("kafka.raft.KafkaNetworkChannel")
 
 CLIENT_SOFTWARE_NAME: Final = "kafka-admin-kraft-reference-server"
 CLIENT_SOFTWARE_VERSION: Final = "0.1.0"
-API_VERSIONS_KEY: Final = 18
 API_VERSIONS_LATEST: Final = 4
-UNSUPPORTED_VERSION: Final = 35
 READ_CHUNK: Final = 1 << 20
 
 ResponseCallback = Callable[[int, "Struct | None"], None]
@@ -222,16 +222,16 @@ async def _negotiate(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
         writer.write(framing.encode_request(request, version, 0, client_id))
         frame = await _read_frame(reader, splitter)
         try:
-            _, body = framing.decode_response(frame, API_VERSIONS_KEY, version)
+            _, body = framing.decode_response(frame, ApiKey.API_VERSIONS, version)
         except KafkaAdminError:
             # A server that does not know our version answers at v0.
-            _, body = framing.decode_response(frame, API_VERSIONS_KEY, 0)
+            _, body = framing.decode_response(frame, ApiKey.API_VERSIONS, 0)
         assert isinstance(body, messages.ApiVersionsResponse)
         ranges = {entry.api_key: (entry.min_version, entry.max_version) for entry in body.api_keys}
-        if body.error_code == 0:
+        if body.error_code == ErrorCode.NONE:
             return ranges
-        if body.error_code == UNSUPPORTED_VERSION and API_VERSIONS_KEY in ranges:
-            version = min(ranges[API_VERSIONS_KEY][1], API_VERSIONS_LATEST)
+        if body.error_code == ErrorCode.UNSUPPORTED_VERSION and ApiKey.API_VERSIONS in ranges:
+            version = min(ranges[ApiKey.API_VERSIONS][1], API_VERSIONS_LATEST)
             continue
         raise OSError(f"ApiVersions failed with error code {body.error_code}")
     raise OSError("ApiVersions version negotiation did not converge")

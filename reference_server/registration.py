@@ -41,13 +41,13 @@ from typing import Final
 from kafka_admin_kraft.config.security import SECURITY_PROTOCOLS
 from kafka_admin_kraft.features import CONTROLLER_REGISTRATION_VERSION, SUPPORTED_FEATURES, supported_range
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.primitives import Uuid
 
 from .broker import ControllerChannels, leader_endpoint
 from .connections import REGISTRATION_CLIENT_PREFIX
-from .handlers.controller_registration import NONE, NOT_CONTROLLER
 from .raft.api import Endpoint, NodeIdentity, RaftDriverFacing
 
 log = logging.getLogger("kafka.server.ControllerRegistrationManager")
@@ -125,12 +125,12 @@ class ControllerRegistrationManager:
                 continue
             leader = (self.core.epoch, self.core.leader_id)
             code = await self._send()
-            if code == NONE:
+            if code == ErrorCode.NONE:
                 self.failures = 0
                 self.acknowledged = True
                 log.info("%s The active controller committed our registration", self._prefix)
                 continue
-            if code == NOT_CONTROLLER:
+            if code == ErrorCode.NOT_CONTROLLER:
                 delay = NOT_CONTROLLER_RETRY_S
             else:
                 delay = min(INITIAL_BACKOFF_S * 2 ** self.failures, MAX_BACKOFF_S)
@@ -198,7 +198,7 @@ class ControllerRegistrationManager:
                      exc or type(exc).__name__)
             return None
         assert isinstance(answer, messages.ControllerRegistrationResponse)
-        if answer.error_code != NONE:
+        if answer.error_code != ErrorCode.NONE:
             log.info("%s Controller %d refused the registration with error %d (%s)", self._prefix, leader,
                      answer.error_code, answer.error_message)
         return answer.error_code

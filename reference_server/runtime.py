@@ -5,11 +5,12 @@ How the pieces meet:
 1. **Listeners.** One TCP server per configured listener. Each connection is read frame by frame
    (``socket.request.max.bytes`` caps a frame) and answered strictly in request order: like Kafka,
    which mutes a connection until its response is queued, the next request is read only once the
-   previous one is answered. ApiVersions and DescribeCluster are answered by ``handlers``; Vote,
-   BeginQuorumEpoch, EndQuorumEpoch, Fetch, FetchSnapshot and DescribeQuorum go to the core, whose
-   ``poll`` hands back the reply. An API key or version this listener does not serve (ApiVersions
-   excepted), an oversized frame or a malformed one is logged once and the connection is closed, as
-   Kafka does; other connections carry on, and nothing a client sends stops the process.
+   previous one is answered. Each request goes to the handler the API table gives its listener's kind
+   (``handlers.registry``): ApiVersions and DescribeCluster are answered from a view of the node; the
+   raft APIs go to the core, whose ``poll`` hands back the reply; broker listeners are the broker
+   role's (``broker``). An API key or version this listener does not serve (ApiVersions excepted), an
+   oversized frame or a malformed one is logged once and the connection is closed, as Kafka does;
+   other connections carry on, and nothing a client sends stops the process.
    How many connections are let in and how long an idle one stays is ``connections``' business
    (``max.connections``, ``max.connections.per.ip``, ``connections.max.idle.ms`` and a cap from the
    open-file limit). Running out of descriptors while accepting pauses accepting, as Kafka's acceptor
@@ -25,11 +26,11 @@ How the pieces meet:
    is committed, it activates as Kafka's QuorumController does: if no metadata.version was ever
    committed it appends the bootstrap records (from ``bootstrap.checkpoint``, inside a metadata
    transaction from 3.6-IV1 on), then it appends a NoOpRecord every
-   ``metadata.max.idle.interval.ms``. It answers BrokerRegistration and BrokerHeartbeat
-   (``handlers.broker_lifecycle``) and fences a broker whose session expired, and answers
-   ControllerRegistration (``handlers.controller_registration``) once its RegisterControllerRecord
-   is committed. Every controller, leading or not, keeps itself registered with the active one
-   (``registration``, KIP-919), so that DescribeCluster lists it.
+   ``metadata.max.idle.interval.ms``. Its handlers (UpdateFeatures, BrokerRegistration and
+   BrokerHeartbeat, ControllerRegistration) append records and answer once they are committed
+   (``when_committed``); it keeps the brokers' sessions and fences a broker whose session expired.
+   Every controller, leading or not, keeps itself registered with the active one (``registration``,
+   KIP-919), so that DescribeCluster lists it.
 4. **Shutdown.** SIGTERM or SIGINT: the core resigns, the driver runs a moment
    longer so the resignation goes out, then listeners and connections close and the log is flushed.
    SIGUSR1 asks the core for a snapshot.
@@ -39,7 +40,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import errno
 import itertools
 import logging
@@ -54,6 +54,7 @@ from typing import Any, Final, TypeVar
 
 from kafka_admin_kraft import features
 from kafka_admin_kraft.protocol import framing, messages
+from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError, UndefinedVersionError
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.records import ApiMessageAndVersion, MetadataRecord
@@ -61,16 +62,8 @@ from kafka_admin_kraft.storage import BootstrapMetadata
 
 from .broker import BrokerFrontend, BrokerOptions, ControllerChannels
 from .connections import PROBATION_MS, Connection, ConnectionLimits, ConnectionQuotas, descriptor_room
-from .handlers import (
-    ServerView,
-    api_versions,
-    broker_lifecycle,
-    controller_registration,
-    describe_cluster,
-    envelope,
-    update_features,
-)
-from .handlers.metadata import BROKER_APIS
+from .handlers import ServerView, api_versions, broker_lifecycle, controller_registration, registry
+from .handlers.registry import BROKER, CONTROLLER, Answer, Call
 from .peers import PeerClient
 from .raft.api import (
     InboundRequest,
@@ -80,12 +73,10 @@ from .raft.api import (
     RaftDriverFacing,
     ReplicatedLog,
 )
-from .raft.core import KRaftUpgradeError, NotLeaderError
 from .raft.image import FENCE
 from .registration import ControllerRegistrationManager
 from .registration import client_id as registration_client_id
 from .security import (
-    SASL_APIS,
     ClientSecurity,
     ListenerSecurity,
     SaslOutcome,
@@ -98,10 +89,6 @@ socket_log = logging.getLogger("kafka.network.SocketServer")
 raft_log = logging.getLogger("kafka.raft.KafkaRaftClient")
 controller_log = logging.getLogger("kafka.controller.QuorumController")
 
-CORE_APIS: Final = frozenset({1, 52, 53, 54, 55, 59, 80, 81, 82})
-"""Fetch, Vote, BeginQuorumEpoch, EndQuorumEpoch, DescribeQuorum, FetchSnapshot, AddRaftVoter,
-RemoveRaftVoter and UpdateRaftVoter."""
-SERVED_APIS: Final = frozenset(api_versions.CONTROLLER_APIS)
 READ_CHUNK: Final = 1 << 20
 SHUTDOWN_GRACE_MS: Final = 1000
 LISTEN_BACKLOG: Final = 100
@@ -186,7 +173,7 @@ class ControllerRuntime:
         self.core = core
         self.log = log_
         self.options = options
-        self.now_ms = clock or WallClock()
+        self.now_ms: Callable[[], int] = clock or WallClock()
         self.prefix = f"[RaftManager id={identity.node_id}]"
         self.bound: dict[str, tuple[str, int]] = {}
         """Listener name -> the (host, port) actually bound (port 0 picks a free one)."""
@@ -218,7 +205,8 @@ class ControllerRuntime:
                                           client_id=registration_client_id(identity.node_id))
             listener = identity.listeners[0].name
             self.registration = ControllerRegistrationManager(
-                identity, core, channels, lambda request: self._register_controller(request, listener),
+                identity, core, channels,
+                lambda request: controller_registration.serve_registration(self, request, listener),
                 bound=self.bound,
                 protocols={name: security.protocol for name, security in options.security.items()},
                 unstable=options.unstable_feature_versions,
@@ -680,7 +668,7 @@ class ControllerRuntime:
             return False
         key, version = header.request_api_key, header.request_api_version
         correlation_id = header.correlation_id
-        if session is not None and (key == api_versions.API_KEY or not session.authenticated):
+        if session is not None and (key == ApiKey.API_VERSIONS or not session.authenticated):
             outcome = self._sasl_step(session, request, listener)
             if outcome.response is not None:
                 writer.write(framing.encode_response(outcome.response, outcome.version, correlation_id))
@@ -688,11 +676,10 @@ class ControllerRuntime:
             return not outcome.close
         if self.broker is not None and listener in self.broker.listeners:
             principal = principal_name(session, writer.get_extra_info("peercert"))
-            answer = await self.broker.handle(request, frame, listener, _peer_host(writer), principal)
-        elif key in SERVED_APIS:
-            answer = await self._dispatch(request, listener, peer)
+            call = Call(request, listener, peer, frame, _peer_host(writer), principal)
+            answer = await self.broker.handle(call)
         else:
-            answer = None
+            answer = await self.dispatch(Call(request, listener, peer))
         if answer is None:
             socket_log.warning("%s Closing socket connection to %s: received request api key %d with version "
                                "%d which is not enabled on listener %s", prefix, peer, key, version, listener)
@@ -707,58 +694,13 @@ class ControllerRuntime:
         await writer.drain()
         return True
 
-    async def _dispatch(self, request: framing.RequestFrame, listener: str,
-                        peer: str) -> tuple[Struct, int] | None:
-        """The response to a request of a controller API and its version; None to close."""
-        key, version = request.header.request_api_key, request.header.request_api_version
-        response_version = version
-        body: Struct | None
-        if key == api_versions.API_KEY:
-            assert request.body is None or isinstance(request.body, messages.ApiVersionsRequest)
-            body, response_version = api_versions.handle(request.body, version, self.view(listener))
-        elif key == describe_cluster.API_KEY:
-            assert isinstance(request.body, messages.DescribeClusterRequest)
-            body = describe_cluster.handle(request.body, version, self.view(listener),
-                                           self.core.registered_controllers())
-        elif key == update_features.API_KEY:
-            assert isinstance(request.body, messages.UpdateFeaturesRequest)
-            body = await self._update_features(request.body, version, listener)
-        elif key == envelope.API_KEY:
-            assert isinstance(request.body, messages.EnvelopeRequest)
-            body = await self._envelope(request.body, listener, peer)
-        elif key == controller_registration.API_KEY:
-            assert isinstance(request.body, messages.ControllerRegistrationRequest)
-            body = await self._register_controller(request.body, listener)
-        elif key == broker_lifecycle.REGISTRATION_KEY:
-            assert isinstance(request.body, messages.BrokerRegistrationRequest)
-            body = await self._register_broker(request.body)
-        elif key == broker_lifecycle.HEARTBEAT_KEY:
-            assert isinstance(request.body, messages.BrokerHeartbeatRequest)
-            body = await self._broker_heartbeat(request.body)
-        else:
-            assert request.body is not None
-            body = await self._ask_core(key, version, request.body, listener, peer)
-        return None if body is None else (body, response_version)
-
-    async def _envelope(self, wrapped: messages.EnvelopeRequest, listener: str, peer: str) -> Struct | None:
-        """A request a broker forwarded: handle the inner request as if it came on this listener."""
-        try:
-            principal = envelope.deserialize_principal(wrapped.request_principal)
-        except ValueError as exc:
-            socket_log.warning("Envelope from %s with an unreadable principal: %s", peer, exc)
-            return envelope.error_response(envelope.PRINCIPAL_DESERIALIZATION_FAILURE)
-        try:
-            inner = envelope.unwrap_request(wrapped)
-        except Exception as exc:
-            socket_log.warning("Invalid request forwarded by %s in an Envelope: %s", peer, exc)
-            return envelope.error_response(envelope.INVALID_REQUEST)
-        if inner.header.request_api_key not in envelope.FORWARDED_APIS:
-            return envelope.error_response(envelope.INVALID_REQUEST)
-        socket_log.debug("%s forwarded API %d for %s:%s", peer, inner.header.request_api_key, *principal)
-        answer = await self._dispatch(inner, listener, peer)
-        if answer is None:
+    async def dispatch(self, call: Call) -> Answer:
+        """The answer to a request on a controller listener and its version, from the handler the API
+        table gives controller listeners; None to close (not served here, or no answer)."""
+        entry = registry.api(call.api_key)
+        if entry is None or entry.controller is None:
             return None
-        return envelope.wrap_response(answer[0], answer[1], inner.header.correlation_id)
+        return await entry.controller(self, call)
 
     def _listener_ssl(self, listener: str) -> ssl.SSLContext | None:
         security = self.options.security.get(listener)
@@ -768,13 +710,12 @@ class ControllerRuntime:
         """ApiVersions (listing SaslHandshake and SaslAuthenticate) on a SASL listener, or a request
         before authentication, which ``kafka_admin_kraft_server.security`` answers or refuses."""
         key, version = request.header.request_api_key, request.header.request_api_version
-        if key != api_versions.API_KEY:
+        if key != ApiKey.API_VERSIONS:
             return session.handle(key, version, request.body)
         assert request.body is None or isinstance(request.body, messages.ApiVersionsRequest)
-        served = (BROKER_APIS if self.broker is not None and listener in self.broker.listeners
-                  else api_versions.CONTROLLER_APIS)
+        kind = BROKER if self.broker is not None and listener in self.broker.listeners else CONTROLLER
         body, response_version = api_versions.handle(request.body, version, self.view(listener),
-                                                     api_keys=(*served, *SASL_APIS))
+                                                     api_keys=registry.served(kind, sasl=True))
         return SaslOutcome(body, response_version)
 
     def _pending_answer(self) -> tuple[int, asyncio.Future[Struct]]:
@@ -794,65 +735,51 @@ class ControllerRuntime:
         finally:
             self._pending.pop(request_id, None)
 
-    async def _ask_core(self, key: int, version: int, body: Struct, listener: str,
-                        peer: str) -> Struct | None:
+    async def ask_core(self, call: Call) -> Struct | None:
+        """Hand a raft request to the core; its answer comes with a later poll (None: the connection
+        went away first, or the core failed and the connection is to be closed)."""
+        body = call.body
+        assert body is not None
         request_id, future = self._pending_answer()
         try:
-            self._timed(f"handling {type(body).__name__}", self.core.handle_request,
-                        InboundRequest(request_id, key, version, body, listener), self.now_ms())
+            inbound = InboundRequest(request_id, call.api_key, call.version, body, call.listener)
+            self._timed(f"handling {type(body).__name__}", self.core.handle_request, inbound, self.now_ms())
         except Exception:
             self._pending.pop(request_id, None)
             raft_log.exception("%s Handling %s v%d from %s failed; closing the connection", self.prefix,
-                               type(body).__name__, version, peer)
+                               type(body).__name__, call.version, call.peer)
             return None
         return await self._await_answer(request_id, future)
 
-    # ------------------------------------------------------------------ UpdateFeatures
+    # ------------------------------------------------------------------ what handlers use
 
-    async def _update_features(self, request: messages.UpdateFeaturesRequest, version: int,
-                               listener: str) -> Struct | None:
-        """Decide with ``handlers.update_features``; append what it asks (the kraft.version upgrade
-        first, then the FeatureLevelRecords in one batch) and answer once all of it is committed and
-        applied; NOT_CONTROLLER if leadership is lost first."""
-        view = self.view(listener)
-        levels = dict(view.finalized_features)
-        for wait in self._commit_waits:  # appended but not committed yet: the controller's own view
-            levels.update(wait.changes)
-        view = dataclasses.replace(view, finalized_features=levels)
-        outcome = update_features.handle(request, version, view, active=self._active, check_voters=False)
-        if not outcome.needs_commit:
-            return outcome.response
-        names = list(update_features.requested_updates(request))
+    @property
+    def active(self) -> bool:
+        return self._active
 
-        def not_controller() -> Struct:
-            return update_features.not_controller(self.core.leader_id, self.identity.node_id)
-
-        now = self.now_ms()
-        last = -1
-        try:
-            if outcome.upgrade_kraft_version:
-                last = self.core.upgrade_kraft_version(now)
-            if outcome.records:
-                last = self.core.append(list(outcome.records), now)
-        except KRaftUpgradeError as exc:
-            return update_features.failed(version, names, update_features.FeatureUpdateError(
-                f"Invalid update version 1 for feature {features.KRAFT_VERSION}. {exc}"))
-        except NotLeaderError:
-            return not_controller()
+    def wake(self) -> None:
         self._wake.set()
-        if last < 0:
-            return outcome.response
-        controller_log.info("[QuorumController id=%d] UpdateFeatures %s appended up to offset %d",
-                            self.identity.node_id, dict(outcome.changes), last)
-        return await self._when_committed(last, outcome.response, not_controller, dict(outcome.changes))
 
-    async def _when_committed(self, offset: int, response: Struct, not_controller: Callable[[], Struct],
-                              changes: dict[str, int] | None = None) -> Struct | None:
+    def uncommitted_levels(self) -> dict[str, int]:
+        levels: dict[str, int] = {}
+        for wait in self._commit_waits:
+            levels.update(wait.changes)
+        return levels
+
+    def live_brokers(self, now_ms: int) -> frozenset[int]:
+        return frozenset(broker_id for broker_id, last in self._broker_sessions.items()
+                         if now_ms - last <= self.options.broker_session_timeout_ms)
+
+    def renew_session(self, broker_id: int, now_ms: int) -> None:
+        self._broker_sessions[broker_id] = now_ms
+
+    async def when_committed(self, offset: int, response: Struct, not_controller: Callable[[], Struct],
+                             changes: Mapping[str, int] | None = None) -> Struct | None:
         """``response`` once ``offset`` is committed and in the image, ``not_controller()`` if this
         node stops leading the epoch first."""
         request_id, future = self._pending_answer()
         self._commit_waits.append(_CommitWait(offset, self.core.epoch, request_id, response, not_controller,
-                                              changes or {}))
+                                              dict(changes or {})))
         return await self._await_answer(request_id, future)
 
     def _release_commit_waits(self) -> None:
@@ -872,72 +799,6 @@ class ControllerRuntime:
             if future is not None and not future.done():
                 future.set_result(body)
         self._commit_waits = waits
-
-    # ------------------------------------------------------------------ controller registrations
-
-    async def _register_controller(self, request: messages.ControllerRegistrationRequest,
-                                   listener: str) -> Struct | None:
-        """Decide with ``handlers.controller_registration`` (against the metadata.version this
-        controller has finalized, appended changes included); append the RegisterControllerRecord and
-        answer once it is committed, NOT_CONTROLLER if leadership is lost first."""
-        level = self.view(listener).metadata_version
-        assert level is not None  # the view falls back to the bootstrap's level
-        for wait in self._commit_waits:
-            level = wait.changes.get(features.METADATA_VERSION, level)
-        decision = controller_registration.handle(request, active=self._active, metadata_version=level)
-        if decision.record is None:
-            return decision.response
-
-        def not_controller() -> Struct:
-            return controller_registration.error(controller_registration.NOT_CONTROLLER)
-
-        try:
-            offset = self.core.append([decision.record], self.now_ms())
-        except NotLeaderError:
-            return not_controller()
-        self._wake.set()
-        controller_log.info("[QuorumController id=%d] Registering controller %d (incarnation %s) at "
-                            "offset %d", self.identity.node_id, request.controller_id,
-                            request.incarnation_id, offset)
-        return await self._when_committed(offset, decision.response, not_controller)
-
-    # ------------------------------------------------------------------ broker registrations
-
-    async def _register_broker(self, request: messages.BrokerRegistrationRequest) -> Struct | None:
-        image = self.core.committed_features()
-        now = self.now_ms()
-        live = frozenset(broker_id for broker_id, last in self._broker_sessions.items()
-                         if now - last <= self.options.broker_session_timeout_ms)
-        decision = broker_lifecycle.register(
-            request, active=self._active, cluster_id=self.identity.cluster_id,
-            metadata_version=image.metadata_version or features.LATEST_PRODUCTION_METADATA_VERSION,
-            registered={r.broker_id: r for r in self.core.registered_brokers()}, live=live,
-            next_offset=self.log.end_offset())
-        return await self._decided(decision, request.broker_id, "Registering broker")
-
-    async def _broker_heartbeat(self, request: messages.BrokerHeartbeatRequest) -> Struct | None:
-        registration = next((r for r in self.core.registered_brokers() if r.broker_id == request.broker_id),
-                            None)
-        decision = broker_lifecycle.heartbeat(request, active=self._active, registration=registration)
-        return await self._decided(decision, request.broker_id, "Changing the registration of broker")
-
-    async def _decided(self, decision: broker_lifecycle.Decision, broker_id: int, what: str) -> Struct | None:
-        """Renew the broker's session when the answer is no error; append the decision's record and
-        answer once it is committed."""
-        if decision.response.error_code != broker_lifecycle.NONE:
-            return decision.response
-        now = self.now_ms()
-        self._broker_sessions[broker_id] = now
-        if decision.record is None:
-            return decision.response
-        try:
-            offset = self.core.append([decision.record], now)
-        except NotLeaderError:
-            return type(decision.response)(error_code=broker_lifecycle.NOT_CONTROLLER)
-        controller_log.info("[QuorumController id=%d] %s %d: %s at offset %d", self.identity.node_id, what,
-                            broker_id, type(decision.record.message).__name__, offset)
-        refused = type(decision.response)(error_code=broker_lifecycle.NOT_CONTROLLER)
-        return await self._when_committed(offset, decision.response, lambda: refused)
 
 
 @dataclass(frozen=True)

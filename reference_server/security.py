@@ -68,22 +68,16 @@ from kafka_admin_kraft.client.sasl import (
 from kafka_admin_kraft.config.server import ConfigError, ServerConfig
 from kafka_admin_kraft.errors import ConfigError as ClientConfigError
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.api_keys import ApiKey
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.message import Struct
 
 log = logging.getLogger("kafka.security.authenticator.SaslServerAuthenticator")
 
-SASL_HANDSHAKE_KEY: Final = 17
-SASL_AUTHENTICATE_KEY: Final = 36
-API_VERSIONS_KEY: Final = 18
-SASL_APIS: Final = (SASL_HANDSHAKE_KEY, SASL_AUTHENTICATE_KEY)
 SUPPORTED_MECHANISMS: Final = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 SCRAM_ITERATIONS: Final = 4096
 PLAIN_MODULE: Final = "org.apache.kafka.common.security.plain.PlainLoginModule"
 SCRAM_MODULE: Final = "org.apache.kafka.common.security.scram.ScramLoginModule"
-
-UNSUPPORTED_SASL_MECHANISM: Final = 33
-ILLEGAL_SASL_STATE: Final = 34
-SASL_AUTHENTICATION_FAILED: Final = 58
 
 PLAIN_FAILED: Final = "Authentication failed: Invalid username or password"
 """``PlainSaslServer``'s message for a wrong user name or password."""
@@ -257,15 +251,15 @@ class SaslSession:
 
     def handle(self, api_key: int, version: int, body: Struct | None) -> SaslOutcome:
         """A request other than ApiVersions before authentication is complete."""
-        if api_key == SASL_HANDSHAKE_KEY and self._server is None:
+        if api_key == ApiKey.SASL_HANDSHAKE and self._server is None:
             assert isinstance(body, messages.SaslHandshakeRequest)
             outcome = self._handshake(body, version)
-        elif api_key == SASL_AUTHENTICATE_KEY and self._server is not None:
+        elif api_key == ApiKey.SASL_AUTHENTICATE and self._server is not None:
             assert isinstance(body, messages.SaslAuthenticateRequest)
             outcome = self._authenticate(self._server, body)
-        elif api_key in SASL_APIS:
+        elif api_key in (ApiKey.SASL_HANDSHAKE, ApiKey.SASL_AUTHENTICATE):
             log.info("Closing connection from %s: unexpected %s request in the SASL exchange", self.peer,
-                     "SaslHandshake" if api_key == SASL_HANDSHAKE_KEY else "SaslAuthenticate")
+                     "SaslHandshake" if api_key == ApiKey.SASL_HANDSHAKE else "SaslAuthenticate")
             outcome = SaslOutcome(_illegal_state(api_key), close=True)
         else:
             log.info("Closing connection from %s on listener %s: request api key %d before SASL "
@@ -279,15 +273,15 @@ class SaslSession:
         mechanism = body.mechanism
         if mechanism not in self.listener.mechanisms:
             log.info("Unsupported SASL mechanism %s from %s (enabled: %s)", mechanism, self.peer, enabled)
-            return SaslOutcome(messages.SaslHandshakeResponse(error_code=UNSUPPORTED_SASL_MECHANISM,
+            return SaslOutcome(messages.SaslHandshakeResponse(error_code=ErrorCode.UNSUPPORTED_SASL_MECHANISM,
                                                               mechanisms=enabled), close=True)
         if version == 0:  # raw SASL tokens would follow: not supported here
             log.info("Closing connection from %s: SaslHandshake v0 (raw SASL tokens) is not supported",
                      self.peer)
-            return SaslOutcome(messages.SaslHandshakeResponse(error_code=ILLEGAL_SASL_STATE,
+            return SaslOutcome(messages.SaslHandshakeResponse(error_code=ErrorCode.ILLEGAL_SASL_STATE,
                                                               mechanisms=enabled), close=True)
         self._server = self.listener.new_server(mechanism)
-        return SaslOutcome(messages.SaslHandshakeResponse(error_code=0, mechanisms=enabled))
+        return SaslOutcome(messages.SaslHandshakeResponse(error_code=ErrorCode.NONE, mechanisms=enabled))
 
     def _authenticate(self, server: SaslServer, body: messages.SaslAuthenticateRequest) -> SaslOutcome:
         try:
@@ -295,12 +289,13 @@ class SaslSession:
         except AuthenticationFailed as exc:
             log.info("Failed authentication with %s (%s)", self.peer, exc)
             return SaslOutcome(messages.SaslAuthenticateResponse(
-                error_code=SASL_AUTHENTICATION_FAILED, error_message=str(exc), auth_bytes=b""), close=True)
+                error_code=ErrorCode.SASL_AUTHENTICATION_FAILED, error_message=str(exc), auth_bytes=b""),
+                close=True)
         if server.complete:
             self.authenticated = True
             self.principal = server.authorization_id
             log.debug("Authenticated %s with %s", self.peer, server.name)
-        return SaslOutcome(messages.SaslAuthenticateResponse(error_code=0, auth_bytes=challenge,
+        return SaslOutcome(messages.SaslAuthenticateResponse(error_code=ErrorCode.NONE, auth_bytes=challenge,
                                                              session_lifetime_ms=0))
 
 
@@ -331,9 +326,9 @@ def _escape_rdn(value: str) -> str:
 
 
 def _illegal_state(api_key: int) -> Struct:
-    if api_key == SASL_HANDSHAKE_KEY:
-        return messages.SaslHandshakeResponse(error_code=ILLEGAL_SASL_STATE, mechanisms=[])
-    return messages.SaslAuthenticateResponse(error_code=ILLEGAL_SASL_STATE,
+    if api_key == ApiKey.SASL_HANDSHAKE:
+        return messages.SaslHandshakeResponse(error_code=ErrorCode.ILLEGAL_SASL_STATE, mechanisms=[])
+    return messages.SaslAuthenticateResponse(error_code=ErrorCode.ILLEGAL_SASL_STATE,
                                              error_message="Unexpected SaslAuthenticate request",
                                              auth_bytes=b"")
 

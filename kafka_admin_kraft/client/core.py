@@ -42,6 +42,7 @@ from kafka_admin_kraft.client.config import Address, ClientConfig, format_addres
 from kafka_admin_kraft.errors import (
     AuthenticationError,
     BootstrapError,
+    ErrorCode,
     KafkaApiError,
     KafkaClientError,
     KafkaConnectionError,
@@ -51,6 +52,7 @@ from kafka_admin_kraft.errors import (
     error_for_code,
 )
 from kafka_admin_kraft.protocol import framing, messages
+from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.message import Struct
 
 T = TypeVar("T")
@@ -59,9 +61,6 @@ S = TypeVar("S", bound=Struct)
 CLIENT_SOFTWARE_NAME = "kafka-admin-kraft"
 CLIENT_SOFTWARE_VERSION = "0.1.0"
 API_VERSIONS_MAX = 4
-NOT_LEADER_OR_FOLLOWER = 6
-NOT_CONTROLLER = 41
-UNSUPPORTED_VERSION = 35
 CONTROLLER_ENDPOINTS = 2
 BROKER_ENDPOINTS = 1
 JITTER = 0.2
@@ -188,7 +187,7 @@ class AdminCore:
                 if not retry(exc):
                     raise
                 last_error = exc
-                if exc.code in (NOT_CONTROLLER, NOT_LEADER_OR_FOLLOWER):
+                if exc.code in (ErrorCode.NOT_CONTROLLER, ErrorCode.NOT_LEADER_OR_FOLLOWER):
                     self.forget_controller()
             failures += 1
             if failures > self.config.retries:
@@ -263,8 +262,8 @@ class AdminCore:
         version = API_VERSIONS_MAX
         for _ in range(2):
             response = yield from self.api_versions_request(conn, version, deadline)
-            if response.error_code == UNSUPPORTED_VERSION:
-                ours = next((k for k in response.api_keys if k.api_key == framing.API_VERSIONS_KEY), None)
+            if response.error_code == ErrorCode.UNSUPPORTED_VERSION:
+                ours = next((k for k in response.api_keys if k.api_key == ApiKey.API_VERSIONS), None)
                 if ours is None or ours.max_version < 0:
                     break
                 version = min(API_VERSIONS_MAX, ours.max_version)
@@ -289,7 +288,7 @@ class AdminCore:
             client_software_name=CLIENT_SOFTWARE_NAME, client_software_version=CLIENT_SOFTWARE_VERSION
         )
         raw = yield from self._exchange(conn, request, version, deadline)
-        body = yield from self._decode(conn, raw, framing.API_VERSIONS_KEY, (version, 0) if version else (0,))
+        body = yield from self._decode(conn, raw, ApiKey.API_VERSIONS, (version, 0) if version else (0,))
         assert isinstance(body, messages.ApiVersionsResponse)
         return body
 
@@ -333,7 +332,7 @@ class AdminCore:
         :class:`KafkaConnectionError`; nothing is retried."""
         try:
             conn = yield from self.connection(address, deadline)
-            theirs = conn.versions.get(framing.API_VERSIONS_KEY, (0, 0))
+            theirs = conn.versions.get(ApiKey.API_VERSIONS, (0, 0))
             response = yield from self.api_versions_request(conn, min(API_VERSIONS_MAX, theirs[1]), deadline)
         except _Expired:
             raise KafkaConnectionError(format_address(address), "no answer in time", timed_out=True) from None
@@ -533,7 +532,9 @@ class AdminCore:
 def controller_errors(config: ClientConfig) -> RetryPolicy:
     """Retry only NOT_CONTROLLER, and NOT_LEADER_OR_FOLLOWER when talking to controllers directly
     (Kafka 4.x's Admin client for AddRaftVoter, RemoveRaftVoter and UpdateFeatures)."""
-    codes = {NOT_CONTROLLER, NOT_LEADER_OR_FOLLOWER} if config.bootstrap_controllers else {NOT_CONTROLLER}
+    codes = {ErrorCode.NOT_CONTROLLER}
+    if config.bootstrap_controllers:
+        codes.add(ErrorCode.NOT_LEADER_OR_FOLLOWER)
 
     def policy(error: KafkaApiError) -> bool:
         return error.code in codes

@@ -2,7 +2,8 @@
 
 * :mod:`~kafka_admin_kraft.pipeline.storage` reads local files and URIs (S3, GCS, HDFS),
 * :mod:`~kafka_admin_kraft.pipeline.planning` finds log directories and cuts files into splits,
-* :mod:`~kafka_admin_kraft.pipeline.walk` walks a split's batches and finds damage,
+* :mod:`~kafka_admin_kraft.pipeline.walk` walks a split's batches and finds damage, with
+  :mod:`~kafka_admin_kraft.pipeline.runs` framing runs of ordinary batches together,
 * :mod:`~kafka_admin_kraft.pipeline.columnar` turns them into Arrow columns, decoding what a query
   needs (:mod:`~kafka_admin_kraft.pipeline.schema` lists the columns),
 * :mod:`~kafka_admin_kraft.pipeline.source` is the Spark data source

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.exceptions import DecodeError, ProtocolError, UndefinedVersionError
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.primitives import INT32
 
-API_VERSIONS_KEY = 18
 DEFAULT_MAX_FRAME_BYTES = 104857600
 """``socket.request.max.bytes``: the largest request a Kafka server accepts by default."""
 
@@ -39,7 +39,7 @@ def request_header_version(api_key: int, api_version: int) -> int:
     cls = messages.request_class(api_key)
     version = cls.HEADER_VERSIONS.get(api_version)
     if version is None:
-        if api_key == API_VERSIONS_KEY:
+        if api_key == ApiKey.API_VERSIONS:
             # Unknown ApiVersions versions: flexible from 3 on, so header v2 (Kafka reads it anyway).
             return 2 if api_version >= 3 else 1
         raise UndefinedVersionError(f"{cls.NAME} has no version {api_version}")

@@ -54,6 +54,8 @@ class Struct:
     NAME: ClassVar[str] = ""
     KIND: ClassVar[str] = "struct"
     API_KEY: ClassVar[int] = -1
+    LISTENERS: ClassVar[tuple[str, ...]] = ()
+    """Requests: the listener kinds that serve the API in Kafka (``broker``, ``controller``)."""
     HEADER_VERSIONS: ClassVar[dict[int, int]] = {}
     VERSIONS: ClassVar[tuple[int, int]] = (0, 0)
     FLEXIBLE_FROM: ClassVar[int | None] = None

@@ -21,6 +21,13 @@ A field line is ``<Name> <type>`` then optional ``v<range>`` (default ``v0+``), 
 int16, int32, int64, uint16, uint32, float64, uuid, string, bytes, records, ``[]T`` and struct names.
 A ``common <Name>`` block defines a struct shared by several fields of the message. Ranges are ``N``,
 ``N-M``, ``N+`` or ``none``.
+
+Comments at the top level document the message that follows. Indented comments document the field
+right below them, at the same indentation (Kafka's ``about``); consecutive comment lines join with a
+space::
+
+      # Node id of the voter or observer this entry describes.
+      ReplicaId int32
 """
 
 from __future__ import annotations
@@ -102,6 +109,7 @@ class FieldSpec:
     map_key: bool = False
     flexible: Versions | None = None
     fields: list[FieldSpec] = field(default_factory=list)
+    about: str = ""
 
     @property
     def is_array(self) -> bool:
@@ -206,19 +214,32 @@ def parse_spec(text: str, source: str = "<spec>") -> list[MessageSpec]:
     """Parse one spec file into its messages."""
     messages: list[MessageSpec] = []
     doc_lines: list[str] = []
+    # Comment lines waiting for the field below them: (indent, where the first one is, texts).
+    about: tuple[int, str, list[str]] | None = None
     # Stack of (indent, field list to append to) for nesting.
     stack: list[tuple[int, list[FieldSpec]]] = []
     for number, raw in enumerate(text.splitlines(), 1):
         where = f"{source}:{number}"
         if not raw.strip():
             continue
-        if raw.lstrip().startswith("#"):
-            if not raw.startswith(" "):
-                doc_lines.append(raw.lstrip("# ").rstrip())
-            continue
         indent = len(raw) - len(raw.lstrip(" "))
+        if raw.lstrip().startswith("#"):
+            comment = raw.strip().lstrip("#").strip()
+            if indent == 0:
+                doc_lines.append(comment)
+            elif about is not None and about[0] == indent:
+                about[2].append(comment)
+            elif about is None:
+                about = (indent, where, [comment])
+            else:
+                raise SpecError(f"{about[1]}: a comment must sit right above a field at its indentation")
+            continue
         if indent % 2:
             raise SpecError(f"{where}: indentation must be a multiple of two spaces")
+        if about is not None and about[0] != indent:
+            raise SpecError(f"{about[1]}: a comment must sit right above a field at its indentation")
+        about_text = " ".join(about[2]) if about is not None else ""
+        about = None
         tokens = shlex.split(raw.strip(), posix=True)
         if indent == 0:
             if tokens[0] not in MESSAGE_KINDS or len(tokens) < 2:
@@ -237,6 +258,8 @@ def parse_spec(text: str, source: str = "<spec>") -> list[MessageSpec]:
         if not stack:
             raise SpecError(f"{where}: unexpected indentation")
         if tokens[0] == "common":
+            if about_text:
+                raise SpecError(f"{where}: comments document fields, not common structs")
             if indent != 2:
                 raise SpecError(f"{where}: common structs belong at the message's top level")
             struct = StructSpec(name=tokens[1], fields=[])
@@ -246,8 +269,11 @@ def parse_spec(text: str, source: str = "<spec>") -> list[MessageSpec]:
             stack.append((indent, struct.fields))
             continue
         spec = _parse_field(tokens, where)
+        spec.about = about_text
         stack[-1][1].append(spec)
         stack.append((indent, spec.fields))
+    if about is not None:
+        raise SpecError(f"{about[1]}: a comment must sit right above a field at its indentation")
     return messages
 
 

@@ -1,36 +1,38 @@
-"""Handlers of the APIs a controller answers outside the consensus core, one module per API.
+"""Handlers of the APIs the reference server answers, one module per API, and the table they register
+in (``registry``).
 
-Each module opens with the versions it serves and what each version added. A handler is a plain
-function of the decoded request, its version and a ``ServerView`` (a frozen picture of what the node
-knows when the request is handled); it returns the response body. The runtime decodes, routes,
-encodes and writes; handlers do no I/O.
+Each module opens with the versions it serves and what each version added, and registers its APIs
+when imported; this package imports them all, so the table is whole. A decision is a plain function
+of the decoded request, its version and a view of the node (``ServerView`` on a controller listener,
+``BrokerView`` on a broker listener) that returns the response, or the records to commit before
+answering; the module's handler connects it to the node (``registry.ControllerRole`` or
+``registry.BrokerRole``). The runtime decodes, routes through the table, encodes and writes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Final
 
-from ..raft.api import VoterSet
+from . import (
+    api_versions,
+    broker_lifecycle,
+    controller_registration,
+    describe_cluster,
+    envelope,
+    metadata,
+    raft_apis,
+    sasl,
+    update_features,
+)
+from .registry import BROKER, CONTROLLER, served
+from .view import BrokerView, ServerView
 
+CONTROLLER_APIS: Final = served(CONTROLLER)
+"""What a controller listener serves (ApiVersions lists these, with the SASL APIs on SASL listeners)."""
+BROKER_APIS: Final = served(BROKER)
+"""What a broker listener serves: Metadata, ApiVersions and DescribeCluster from the broker's image, the
+rest forwarded to the active controller."""
 
-@dataclass(frozen=True)
-class ServerView:
-    """What a handler may know about the node answering a request."""
-
-    cluster_id: str
-    node_id: int
-    leader_id: int
-    """The quorum leader's id, -1 when unknown."""
-    voters: VoterSet
-    listener: str
-    """Name of the listener the request arrived on (``CONTROLLER``)."""
-    finalized_features: dict[str, int] = field(default_factory=dict)
-    """Finalized features whose level is not 0 (metadata.version always present once known)."""
-    finalized_features_epoch: int = -1
-    metadata_version: int | None = None
-    unstable_feature_versions: bool = False
-    """Whether the node supports the feature levels still in testing (Kafka's
-    ``unstable.feature.versions.enable``)."""
-
-
-__all__ = ["ServerView"]
+__all__ = ["BROKER_APIS", "CONTROLLER_APIS", "BrokerView", "ServerView", "api_versions", "broker_lifecycle",
+           "controller_registration", "describe_cluster", "envelope", "metadata", "raft_apis", "sasl",
+           "update_features"]

@@ -15,6 +15,9 @@ The supported ranges are Kafka 4.2's production levels, or its testing levels on
 A request of a version this server does not know is answered at v0 with UNSUPPORTED_VERSION and
 ApiKeys holding only ApiVersions' own range, so the client can retry inside it (the response header
 of every ApiVersions response is v0). Answered before any authentication.
+
+ApiKeys lists what the listener's kind serves in the API table (``registry.served``), with the
+versions of each; a SASL listener adds SaslHandshake and SaslAuthenticate.
 """
 
 from __future__ import annotations
@@ -25,17 +28,12 @@ from typing import Final
 
 from kafka_admin_kraft.features import METADATA_VERSION, SUPPORTED_FEATURES, supported_range
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.api_keys import ApiKey
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
 
-from . import ServerView
-
-API_KEY: Final = 18
-UNSUPPORTED_VERSION: Final = 35
-INVALID_REQUEST: Final = 42
-
-CONTROLLER_APIS: Final = (1, 18, 52, 53, 54, 55, 57, 58, 59, 60, 62, 63, 70, 80, 81, 82)
-"""Fetch, ApiVersions, Vote, BeginQuorumEpoch, EndQuorumEpoch, DescribeQuorum, UpdateFeatures,
-Envelope, FetchSnapshot, DescribeCluster, BrokerRegistration, BrokerHeartbeat, ControllerRegistration,
-AddRaftVoter, RemoveRaftVoter and UpdateRaftVoter: what the controller listener serves."""
+from . import registry
+from .registry import BROKER, CONTROLLER, Answer, BrokerRole, Call, ControllerRole
+from .view import ServerView
 
 _SOFTWARE: Final = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 
@@ -43,10 +41,13 @@ Response = messages.ApiVersionsResponse
 
 
 def api_entries(api_keys: Iterable[int]) -> list[messages.ApiVersionsResponse.ApiVersion]:
-    """One ApiVersion entry per key, with the versions the codec speaks, in key order."""
+    """One ApiVersion entry per key, with the versions the table serves, in key order."""
     entries = []
     for key in sorted(api_keys):
-        low, high = messages.request_class(key).VERSIONS
+        entry = registry.api(key)
+        if entry is None:
+            raise ValueError(f"API key {key} is not in the API table")
+        low, high = entry.versions
         entries.append(Response.ApiVersion(api_key=key, min_version=low, max_version=high))
     return entries
 
@@ -61,12 +62,13 @@ def is_valid(request: messages.ApiVersionsRequest, api_version: int) -> bool:
 
 def unsupported_version_response() -> messages.ApiVersionsResponse:
     """The v0 answer to an ApiVersions version this server does not know."""
-    return Response(error_code=UNSUPPORTED_VERSION, api_keys=api_entries([API_KEY]))
+    return Response(error_code=ErrorCode.UNSUPPORTED_VERSION, api_keys=api_entries([ApiKey.API_VERSIONS]))
 
 
 def handle(request: messages.ApiVersionsRequest | None, api_version: int, view: ServerView,
-           api_keys: Iterable[int] = CONTROLLER_APIS) -> tuple[messages.ApiVersionsResponse, int]:
-    """The response and the version to encode it at (0 for an unknown request version).
+           api_keys: Iterable[int] | None = None) -> tuple[messages.ApiVersionsResponse, int]:
+    """The response and the version to encode it at (0 for an unknown request version). ``api_keys``:
+    what the listener serves, by default what a controller listener serves.
 
     ``request`` is None when the version was unknown and its body could not be decoded.
     """
@@ -74,7 +76,7 @@ def handle(request: messages.ApiVersionsRequest | None, api_version: int, view: 
     if request is None or not low <= api_version <= high:
         return unsupported_version_response(), 0
     if not is_valid(request, api_version):
-        return Response(error_code=INVALID_REQUEST), api_version
+        return Response(error_code=ErrorCode.INVALID_REQUEST), api_version
     include_min_zero = api_version >= 4
     ranges = [(name, *supported_range(name, unstable=view.unstable_feature_versions))
               for name, _, _ in SUPPORTED_FEATURES]
@@ -86,7 +88,8 @@ def handle(request: messages.ApiVersionsRequest | None, api_version: int, view: 
     finalized_keys = [Response.FinalizedFeatureKey(name=name, max_version_level=level,
                                                    min_version_level=level)
                       for name, level in _feature_order(finalized)]
-    response = Response(error_code=0, api_keys=api_entries(api_keys), throttle_time_ms=0,
+    served = registry.served(CONTROLLER) if api_keys is None else api_keys
+    response = Response(error_code=ErrorCode.NONE, api_keys=api_entries(served), throttle_time_ms=0,
                         supported_features=supported,
                         finalized_features_epoch=view.finalized_features_epoch,
                         finalized_features=finalized_keys, zk_migration_ready=False)
@@ -97,3 +100,16 @@ def _feature_order(levels: dict[str, int]) -> list[tuple[str, int]]:
     """metadata.version first, then Kafka's feature-list order, then anything else by name."""
     order = {name: index for index, (name, _, _) in enumerate(SUPPORTED_FEATURES)}
     return sorted(levels.items(), key=lambda item: (order.get(item[0], len(order)), item[0]))
+
+
+async def on_controller(node: ControllerRole, call: Call) -> Answer:
+    assert call.body is None or isinstance(call.body, messages.ApiVersionsRequest)
+    return handle(call.body, call.version, node.view(call.listener), registry.served(CONTROLLER))
+
+
+async def on_broker(node: BrokerRole, call: Call) -> Answer:
+    assert call.body is None or isinstance(call.body, messages.ApiVersionsRequest)
+    return handle(call.body, call.version, node.server_view(call.listener), registry.served(BROKER))
+
+
+registry.register(ApiKey.API_VERSIONS, controller=on_controller, broker=on_broker)

@@ -23,7 +23,9 @@ to be fenced or to shut down is fenced (having no partitions, it may shut down a
 is a BrokerRegistrationChangeRecord (v0, Fenced -1 or 1) and the answer waits for its commit.
 
 A session expires ``broker.session.timeout.ms`` after the last heartbeat; the controller then fences
-the broker. A newly active controller gives every registered broker a full session first.
+the broker (the runtime keeps the sessions). A newly active controller gives every registered broker a
+full session first. An answer without error renews the broker's session; a decision with a record is
+answered once the record is committed (NOT_CONTROLLER if leadership is lost first).
 Controlled shutdown with partitions to move, log directories and ZooKeeper migration are not modelled.
 """
 
@@ -37,22 +39,19 @@ from typing import Final
 from kafka_admin_kraft import features
 from kafka_admin_kraft.hosts import host_problem, printable_host
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.api_keys import ApiKey
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
+from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.records import ApiMessageAndVersion
 
+from ..raft.core import NotLeaderError
 from ..raft.image import FENCE, UNFENCE
+from . import registry
+from .registry import Answer, Call, ControllerRole
 
 log = logging.getLogger("kafka.controller.ClusterControlManager")
+controller_log = logging.getLogger("kafka.controller.QuorumController")
 
-REGISTRATION_KEY: Final = 62
-HEARTBEAT_KEY: Final = 63
-NONE: Final = 0
-UNSUPPORTED_VERSION: Final = 35
-NOT_CONTROLLER: Final = 41
-INVALID_REQUEST: Final = 42
-STALE_BROKER_EPOCH: Final = 77
-DUPLICATE_BROKER_REGISTRATION: Final = 101
-BROKER_ID_NOT_REGISTERED: Final = 102
-INCONSISTENT_CLUSTER_ID: Final = 104
 REGISTER_BROKER_RECORD_VERSION: Final = 3
 """The RegisterBrokerRecord version from metadata.version 3.7-IV2 (JBOD) on: every level served here."""
 
@@ -74,23 +73,23 @@ def register(request: messages.BrokerRegistrationRequest, *, active: bool, clust
         return Decision(messages.BrokerRegistrationResponse(throttle_time_ms=0, error_code=code))
 
     if not active:
-        return refuse(NOT_CONTROLLER)
+        return refuse(ErrorCode.NOT_CONTROLLER)
     if request.cluster_id != cluster_id:
-        return refuse(INCONSISTENT_CLUSTER_ID)
+        return refuse(ErrorCode.INCONSISTENT_CLUSTER_ID)
     for listener in request.listeners:
         problem = host_problem(listener.host)
         if problem is not None:
             log.warning("Refusing the registration of broker %d: the host %r of its listener %s %s",
                         request.broker_id, listener.host, printable_host(listener.name), problem)
-            return refuse(INVALID_REQUEST)
+            return refuse(ErrorCode.INVALID_REQUEST)
     existing = registered.get(request.broker_id)
     if (existing is not None and existing.incarnation_id != request.incarnation_id
             and request.broker_id in live):
-        return refuse(DUPLICATE_BROKER_REGISTRATION)
+        return refuse(ErrorCode.DUPLICATE_BROKER_REGISTRATION)
     supported = {f.name: (f.min_supported_version, f.max_supported_version) for f in request.features}
     low, high = supported.get(features.METADATA_VERSION, (0, 0))
     if not low <= metadata_version <= high:
-        return refuse(UNSUPPORTED_VERSION)
+        return refuse(ErrorCode.UNSUPPORTED_VERSION)
     R = messages.RegisterBrokerRecord
     record = R(broker_id=request.broker_id, incarnation_id=request.incarnation_id, broker_epoch=next_offset,
                end_points=[R.BrokerEndpoint(name=e.name, host=e.host, port=e.port,
@@ -100,7 +99,7 @@ def register(request: messages.BrokerRegistrationRequest, *, active: bool, clust
                                          max_supported_version=f.max_supported_version)
                          for f in request.features],
                rack=request.rack, fenced=True, in_controlled_shutdown=False, log_dirs=list(request.log_dirs))
-    response = messages.BrokerRegistrationResponse(throttle_time_ms=0, error_code=NONE,
+    response = messages.BrokerRegistrationResponse(throttle_time_ms=0, error_code=ErrorCode.NONE,
                                                    broker_epoch=next_offset)
     return Decision(response, ApiMessageAndVersion(record, REGISTER_BROKER_RECORD_VERSION))
 
@@ -115,11 +114,11 @@ def heartbeat(request: messages.BrokerHeartbeatRequest, *, active: bool,
                                                 is_fenced=fenced, should_shut_down=shut_down)
 
     if not active:
-        return Decision(answer(NOT_CONTROLLER))
+        return Decision(answer(ErrorCode.NOT_CONTROLLER))
     if registration is None:
-        return Decision(answer(BROKER_ID_NOT_REGISTERED))
+        return Decision(answer(ErrorCode.BROKER_ID_NOT_REGISTERED))
     if registration.broker_epoch != request.broker_epoch:
-        return Decision(answer(STALE_BROKER_EPOCH))
+        return Decision(answer(ErrorCode.STALE_BROKER_EPOCH))
     caught_up = request.current_metadata_offset >= registration.broker_epoch
     wants_fenced = request.want_fence or request.want_shut_down
     fenced = registration.fenced
@@ -128,7 +127,7 @@ def heartbeat(request: messages.BrokerHeartbeatRequest, *, active: bool,
         change, fenced = UNFENCE, False
     elif not fenced and wants_fenced:
         change, fenced = FENCE, True
-    response = answer(NONE, fenced=fenced, caught_up=caught_up, shut_down=request.want_shut_down)
+    response = answer(ErrorCode.NONE, fenced=fenced, caught_up=caught_up, shut_down=request.want_shut_down)
     return Decision(response, fencing_record(registration, change) if change else None)
 
 
@@ -137,5 +136,48 @@ def fencing_record(registration: messages.RegisterBrokerRecord, change: int) -> 
     return ApiMessageAndVersion(messages.BrokerRegistrationChangeRecord(
         broker_id=registration.broker_id, broker_epoch=registration.broker_epoch, fenced=change), 0)
 
+
+async def on_registration(node: ControllerRole, call: Call) -> Answer:
+    request = call.body
+    assert isinstance(request, messages.BrokerRegistrationRequest)
+    image = node.core.committed_features()
+    decision = register(
+        request, active=node.active, cluster_id=node.identity.cluster_id,
+        metadata_version=image.metadata_version or features.LATEST_PRODUCTION_METADATA_VERSION,
+        registered={r.broker_id: r for r in node.core.registered_brokers()},
+        live=node.live_brokers(node.now_ms()), next_offset=node.log.end_offset())
+    return await _decided(node, call, decision, request.broker_id, "Registering broker")
+
+
+async def on_heartbeat(node: ControllerRole, call: Call) -> Answer:
+    request = call.body
+    assert isinstance(request, messages.BrokerHeartbeatRequest)
+    registration = next((r for r in node.core.registered_brokers() if r.broker_id == request.broker_id), None)
+    decision = heartbeat(request, active=node.active, registration=registration)
+    return await _decided(node, call, decision, request.broker_id, "Changing the registration of broker")
+
+
+async def _decided(node: ControllerRole, call: Call, decision: Decision, broker_id: int, what: str) -> Answer:
+    """Renew the broker's session when the answer is no error; append the decision's record and
+    answer once it is committed."""
+    if decision.response.error_code != ErrorCode.NONE:
+        return decision.response, call.version
+    now = node.now_ms()
+    node.renew_session(broker_id, now)
+    if decision.record is None:
+        return decision.response, call.version
+    refused: Struct = type(decision.response)(error_code=ErrorCode.NOT_CONTROLLER)
+    try:
+        offset = node.core.append([decision.record], now)
+    except NotLeaderError:
+        return refused, call.version
+    controller_log.info("[QuorumController id=%d] %s %d: %s at offset %d", node.identity.node_id, what,
+                        broker_id, type(decision.record.message).__name__, offset)
+    body = await node.when_committed(offset, decision.response, lambda: refused)
+    return None if body is None else (body, call.version)
+
+
+registry.register(ApiKey.BROKER_REGISTRATION, controller=on_registration)
+registry.register(ApiKey.BROKER_HEARTBEAT, controller=on_heartbeat)
 
 __all__ = ["Decision", "fencing_record", "heartbeat", "register"]

@@ -28,19 +28,21 @@ import logging
 from dataclasses import dataclass
 from typing import Final
 
-from kafka_admin_kraft.features import CONTROLLER_REGISTRATION_VERSION
+from kafka_admin_kraft import features
 from kafka_admin_kraft.hosts import host_problem, printable_host
 from kafka_admin_kraft.protocol import messages
-from kafka_admin_kraft.protocol.error_codes import ERRORS
+from kafka_admin_kraft.protocol.api_keys import ApiKey
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
+from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.records import ApiMessageAndVersion
 
-log = logging.getLogger("kafka.controller.ClusterControlManager")
+from ..raft.core import NotLeaderError
+from . import registry
+from .registry import Answer, Call, ControllerRole
 
-API_KEY: Final = 70
-NONE: Final = 0
-UNSUPPORTED_VERSION: Final = 35
-NOT_CONTROLLER: Final = 41
-INVALID_REQUEST: Final = 42
+log = logging.getLogger("kafka.controller.ClusterControlManager")
+controller_log = logging.getLogger("kafka.controller.QuorumController")
+
 RECORD_VERSION: Final = 0
 
 Response = messages.ControllerRegistrationResponse
@@ -54,23 +56,23 @@ class Decision:
     record: ApiMessageAndVersion | None = None
 
 
-def error(code: int, message: str | None = None) -> Response:
+def error(code: ErrorCode, message: str | None = None) -> Response:
     """An error answer; the message defaults to the code's own, as Kafka's ``getErrorResponse``."""
     return Response(throttle_time_ms=0, error_code=code,
-                    error_message=ERRORS[code].message if message is None else message)
+                    error_message=code.message if message is None else message)
 
 
 def handle(request: messages.ControllerRegistrationRequest, *, active: bool,
            metadata_version: int) -> Decision:
     """Decide a registration. ``metadata_version``: the active controller's finalized level."""
     if not active:
-        return Decision(error(NOT_CONTROLLER))
-    if metadata_version < CONTROLLER_REGISTRATION_VERSION:
-        return Decision(error(UNSUPPORTED_VERSION))
+        return Decision(error(ErrorCode.NOT_CONTROLLER))
+    if metadata_version < features.CONTROLLER_REGISTRATION_VERSION:
+        return Decision(error(ErrorCode.UNSUPPORTED_VERSION))
     problem = _problem(request)
     if problem is not None:
         log.warning("Refusing the registration of controller %d: %s", request.controller_id, problem)
-        return Decision(error(INVALID_REQUEST, problem))
+        return Decision(error(ErrorCode.INVALID_REQUEST, problem))
     R = messages.RegisterControllerRecord
     record = R(controller_id=request.controller_id, incarnation_id=request.incarnation_id,
                zk_migration_ready=False,
@@ -81,7 +83,7 @@ def handle(request: messages.ControllerRegistrationRequest, *, active: bool,
                                              min_supported_version=feature.min_supported_version,
                                              max_supported_version=feature.max_supported_version)
                          for feature in request.features])
-    return Decision(Response(throttle_time_ms=0, error_code=NONE, error_message=""),
+    return Decision(Response(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=""),
                     ApiMessageAndVersion(record, RECORD_VERSION))
 
 
@@ -100,4 +102,38 @@ def _problem(request: messages.ControllerRegistrationRequest) -> str | None:
     return None
 
 
-__all__ = ["API_KEY", "Decision", "error", "handle"]
+async def serve_registration(node: ControllerRole, request: messages.ControllerRegistrationRequest,
+                             listener: str) -> Struct | None:
+    """Decide with ``handle`` (against the metadata.version this controller has finalized, appended
+    changes included); append the RegisterControllerRecord and answer once it is committed,
+    NOT_CONTROLLER if leadership is lost first. The active controller registers itself this way too."""
+    level = node.view(listener).metadata_version
+    assert level is not None  # the view falls back to the bootstrap's level
+    level = node.uncommitted_levels().get(features.METADATA_VERSION, level)
+    decision = handle(request, active=node.active, metadata_version=level)
+    if decision.record is None:
+        return decision.response
+
+    def refused() -> Struct:
+        return error(ErrorCode.NOT_CONTROLLER)
+
+    try:
+        offset = node.core.append([decision.record], node.now_ms())
+    except NotLeaderError:
+        return refused()
+    node.wake()
+    controller_log.info("[QuorumController id=%d] Registering controller %d (incarnation %s) at "
+                        "offset %d", node.identity.node_id, request.controller_id, request.incarnation_id,
+                        offset)
+    return await node.when_committed(offset, decision.response, refused)
+
+
+async def on_controller(node: ControllerRole, call: Call) -> Answer:
+    assert isinstance(call.body, messages.ControllerRegistrationRequest)
+    body = await serve_registration(node, call.body, call.listener)
+    return None if body is None else (body, call.version)
+
+
+registry.register(ApiKey.CONTROLLER_REGISTRATION, controller=on_controller)
+
+__all__ = ["Decision", "error", "handle", "serve_registration"]

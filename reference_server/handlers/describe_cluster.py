@@ -1,4 +1,5 @@
-"""DescribeCluster (API 60), versions 0-2, as a Kafka 4.2 controller answers it (KIP-919).
+"""DescribeCluster (API 60), versions 0-2, as a Kafka 4.2 controller answers it (KIP-919), and as a
+KRaft broker answers it from its metadata cache.
 
 - v0: ClusterId, ControllerId and the nodes (id, host, port, rack), with the cluster's authorized
   operations on request. A v0 request cannot name the controller endpoint type, so a controller
@@ -25,6 +26,12 @@ election), yet a client or tool started the moment a leader is elected, as the t
 quickstart do, would then pay that backoff; listing the unregistered voters lets it find the leader
 at once, as before controllers registered. Once a voter has registered, its registration (with the
 endpoints it registered) is what is listed; observers appear only through their registration.
+
+On a broker listener (``handle_broker``): the registered, unfenced brokers with an endpoint on the
+listener and the broker's controller id (``handlers.metadata``), plus the fenced ones with IsFenced
+when a v2 request sets IncludeFencedBrokers; EndpointType 1 (brokers). A v1+ request naming
+EndpointType 2 gets MISMATCHED_ENDPOINT_TYPE, any other type UNSUPPORTED_ENDPOINT_TYPE. A broker
+needs no metadata.version check (that one is for controllers).
 """
 
 from __future__ import annotations
@@ -34,22 +41,22 @@ from typing import Final
 
 from kafka_admin_kraft.features import CONTROLLER_REGISTRATION_VERSION
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.api_keys import ApiKey
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
 
-from . import ServerView
+from . import registry
+from .registry import Answer, BrokerRole, Call, ControllerRole
+from .view import BrokerView, ServerView
 
-API_KEY: Final = 60
 BROKER_ENDPOINT: Final = 1
 CONTROLLER_ENDPOINT: Final = 2
 _ENDPOINT_NAMES: Final = {BROKER_ENDPOINT: "BROKER", CONTROLLER_ENDPOINT: "CONTROLLER"}
 
-UNSUPPORTED_VERSION: Final = 35
-INVALID_REQUEST: Final = 42
-MISMATCHED_ENDPOINT_TYPE: Final = 114
-UNSUPPORTED_ENDPOINT_TYPE: Final = 115
-
 CLUSTER_OPERATIONS: Final = sum(1 << code for code in (5, 7, 8, 9, 10, 11, 12))
 """CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS and IDEMPOTENT_WRITE: the
 operations of the CLUSTER resource, all authorized when no authorizer is configured (8096)."""
+NO_OPERATIONS: Final = -2147483648
+"""Authorized operations not asked for (Kafka's ``Integer.MIN_VALUE``)."""
 
 Response = messages.DescribeClusterResponse
 
@@ -58,14 +65,16 @@ def handle(request: messages.DescribeClusterRequest, api_version: int, view: Ser
            controllers: Sequence[messages.RegisterControllerRecord] = ()) -> messages.DescribeClusterResponse:
     """The answer of a controller whose committed image holds ``controllers`` (by id)."""
     if view.metadata_version is not None and view.metadata_version < CONTROLLER_REGISTRATION_VERSION:
-        return Response(error_code=UNSUPPORTED_VERSION, error_message=(
+        return Response(error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=(
             "Direct-to-controller communication is not supported with the current MetadataVersion."))
     requested = request.endpoint_type
     if requested not in _ENDPOINT_NAMES:
-        return Response(error_code=INVALID_REQUEST if api_version == 0 else UNSUPPORTED_ENDPOINT_TYPE,
+        return Response(error_code=ErrorCode.INVALID_REQUEST if api_version == 0
+                        else ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
                         error_message=f"Unsupported endpoint type {requested}")
     if requested != CONTROLLER_ENDPOINT:
-        return Response(error_code=INVALID_REQUEST if api_version == 0 else MISMATCHED_ENDPOINT_TYPE,
+        return Response(error_code=ErrorCode.INVALID_REQUEST if api_version == 0
+                        else ErrorCode.MISMATCHED_ENDPOINT_TYPE,
                         error_message=("The request was sent to an endpoint of type CONTROLLER, but we "
                                        f"wanted an endpoint of type {_ENDPOINT_NAMES[requested]}"))
     found: dict[int, tuple[str, int]] = {}
@@ -80,8 +89,42 @@ def handle(request: messages.DescribeClusterRequest, api_version: int, view: Ser
             found[voter_id] = (voter_endpoint.host, voter_endpoint.port)
     nodes = [Response.DescribeClusterBroker(broker_id=node_id, host=host, port=port, rack=None)
              for node_id, (host, port) in sorted(found.items())]
-    operations = CLUSTER_OPERATIONS if request.include_cluster_authorized_operations else -2147483648
-    return Response(error_code=0, error_message=None, endpoint_type=CONTROLLER_ENDPOINT,
+    operations = CLUSTER_OPERATIONS if request.include_cluster_authorized_operations else NO_OPERATIONS
+    return Response(error_code=ErrorCode.NONE, error_message=None, endpoint_type=CONTROLLER_ENDPOINT,
                     cluster_id=view.cluster_id,
                     controller_id=view.leader_id if view.leader_id in found else -1,
                     brokers=nodes, cluster_authorized_operations=operations)
+
+
+def handle_broker(request: messages.DescribeClusterRequest, api_version: int,
+                  view: BrokerView) -> messages.DescribeClusterResponse:
+    """The answer of a broker whose metadata cache is ``view``."""
+    requested = request.endpoint_type if api_version >= 1 else BROKER_ENDPOINT
+    if requested == CONTROLLER_ENDPOINT:
+        return Response(error_code=ErrorCode.MISMATCHED_ENDPOINT_TYPE, error_message=(
+            "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type "
+            "CONTROLLER"))
+    if requested != BROKER_ENDPOINT:
+        return Response(error_code=ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
+                        error_message=f"Unsupported endpoint type {requested}")
+    listed = view.brokers if api_version >= 2 and request.include_fenced_brokers else view.live
+    brokers = [Response.DescribeClusterBroker(broker_id=b.node_id, host=b.host, port=b.port, rack=b.rack,
+                                              is_fenced=b.fenced) for b in listed]
+    operations = CLUSTER_OPERATIONS if request.include_cluster_authorized_operations else NO_OPERATIONS
+    return Response(error_code=ErrorCode.NONE, error_message=None, endpoint_type=BROKER_ENDPOINT,
+                    cluster_id=view.cluster_id, controller_id=view.controller_id, brokers=brokers,
+                    cluster_authorized_operations=operations)
+
+
+async def on_controller(node: ControllerRole, call: Call) -> Answer:
+    assert isinstance(call.body, messages.DescribeClusterRequest)
+    response = handle(call.body, call.version, node.view(call.listener), node.core.registered_controllers())
+    return response, call.version
+
+
+async def on_broker(node: BrokerRole, call: Call) -> Answer:
+    assert isinstance(call.body, messages.DescribeClusterRequest)
+    return handle_broker(call.body, call.version, node.view(call.listener)), call.version
+
+
+registry.register(ApiKey.DESCRIBE_CLUSTER, controller=on_controller, broker=on_broker)

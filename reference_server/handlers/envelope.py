@@ -13,31 +13,30 @@ PRINCIPAL_DESERIALIZATION_FAILURE), decodes RequestData, handles the inner reque
 arrived on its own listener, and answers with the inner response encoded at the inner version and
 correlation id. The broker decodes that and answers its client, re-encoding with the client's
 correlation id. When no controller can be reached the broker answers in the inner API's own shape
-with the error that makes clients retry: NOT_CONTROLLER for UpdateFeatures, NOT_LEADER_OR_FOLLOWER
-for the raft APIs.
+with the error that makes clients retry, as the API's row of the table says (``registry``):
+NOT_CONTROLLER for UpdateFeatures, NOT_LEADER_OR_FOLLOWER for the raft APIs. A controller accepts in an
+Envelope only the APIs a broker forwards (INVALID_REQUEST otherwise).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import logging
 from typing import Final
 
 from kafka_admin_kraft.protocol import framing, messages
+from kafka_admin_kraft.protocol.api_keys import ApiKey
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
 from kafka_admin_kraft.protocol.message import Struct
 
-from ..raft import describe
-from . import update_features
+from . import registry
+from .registry import Answer, Call, ControllerRole
 
-API_KEY: Final = 58
-NOT_LEADER_OR_FOLLOWER: Final = 6
-INVALID_REQUEST: Final = 42
-PRINCIPAL_DESERIALIZATION_FAILURE: Final = 97
+log = logging.getLogger("kafka.network.SocketServer")
+
 PRINCIPAL_TYPE: Final = "User"
 PRINCIPAL_VERSION: Final = 0
-
-FORWARDED_APIS: Final = frozenset({55, 57, 80, 81})
-"""DescribeQuorum, UpdateFeatures, AddRaftVoter and RemoveRaftVoter: what a broker forwards."""
 
 
 def client_address_bytes(host: str) -> bytes:
@@ -81,17 +80,17 @@ def unwrap_request(envelope: messages.EnvelopeRequest) -> framing.RequestFrame:
 def wrap_response(body: Struct, api_version: int, correlation_id: int) -> messages.EnvelopeResponse:
     """The EnvelopeResponse carrying the inner response encoded at its version and correlation id."""
     frame = framing.encode_response(body, api_version, correlation_id)
-    return messages.EnvelopeResponse(response_data=frame[4:], error_code=0)
+    return messages.EnvelopeResponse(response_data=frame[4:], error_code=ErrorCode.NONE)
 
 
-def error_response(code: int) -> messages.EnvelopeResponse:
+def error_response(code: ErrorCode) -> messages.EnvelopeResponse:
     """An envelope the controller could not handle (no ResponseData)."""
     return messages.EnvelopeResponse(response_data=None, error_code=code)
 
 
 def unwrap_response(envelope: messages.EnvelopeResponse, api_key: int, api_version: int) -> Struct:
     """The inner response body; ValueError when the envelope carries an error instead."""
-    if envelope.error_code != 0 or envelope.response_data is None:
+    if envelope.error_code != ErrorCode.NONE or envelope.response_data is None:
         raise ValueError(f"the controller answered the envelope with error {envelope.error_code}")
     _, body = framing.decode_response(envelope.response_data, api_key, api_version)
     return body
@@ -99,14 +98,33 @@ def unwrap_response(envelope: messages.EnvelopeResponse, api_key: int, api_versi
 
 def unreachable(api_key: int, api_version: int, node_id: int) -> Struct:
     """A forwarded API's answer when no controller could be reached, in the shape clients retry on."""
-    if api_key == update_features.API_KEY:
-        return update_features.not_controller(-1, node_id)
-    if api_key == messages.DescribeQuorumRequest.API_KEY:
-        return describe.not_leader_response(api_version)
-    if api_key == messages.AddRaftVoterRequest.API_KEY:
-        return messages.AddRaftVoterResponse(throttle_time_ms=0, error_code=NOT_LEADER_OR_FOLLOWER,
-                                             error_message=None)
-    if api_key == messages.RemoveRaftVoterRequest.API_KEY:
-        return messages.RemoveRaftVoterResponse(throttle_time_ms=0, error_code=NOT_LEADER_OR_FOLLOWER,
-                                                error_message=None)
-    raise ValueError(f"API {api_key} is not forwarded")
+    entry = registry.api(api_key)
+    if entry is None or entry.unreachable is None:
+        raise ValueError(f"API {api_key} is not forwarded")
+    return entry.unreachable(api_version, node_id)
+
+
+async def on_controller(node: ControllerRole, call: Call) -> Answer:
+    """A request a broker forwarded: handle the inner request as if it came on this listener."""
+    wrapped = call.body
+    assert isinstance(wrapped, messages.EnvelopeRequest)
+    try:
+        principal = deserialize_principal(wrapped.request_principal)
+    except ValueError as exc:
+        log.warning("Envelope from %s with an unreadable principal: %s", call.peer, exc)
+        return error_response(ErrorCode.PRINCIPAL_DESERIALIZATION_FAILURE), call.version
+    try:
+        inner = unwrap_request(wrapped)
+    except Exception as exc:
+        log.warning("Invalid request forwarded by %s in an Envelope: %s", call.peer, exc)
+        return error_response(ErrorCode.INVALID_REQUEST), call.version
+    if not registry.forwarded(inner.header.request_api_key):
+        return error_response(ErrorCode.INVALID_REQUEST), call.version
+    log.debug("%s forwarded API %d for %s:%s", call.peer, inner.header.request_api_key, *principal)
+    answer = await node.dispatch(Call(inner, call.listener, call.peer))
+    if answer is None:
+        return None
+    return wrap_response(answer[0], answer[1], inner.header.correlation_id), call.version
+
+
+registry.register(ApiKey.ENVELOPE, controller=on_controller)

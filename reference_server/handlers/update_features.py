@@ -34,25 +34,32 @@ kraft.version upgrade, are committed. Only the local controller's supported rang
 kraft.version, the voters') are checked, not those of the registered brokers and controllers (Kafka
 checks them too, and from 3.7-IV0 on refuses a change while a voter has not registered). Cluster
 authorization is not modelled.
+
+A broker forwards UpdateFeatures to the active controller; when none can be reached it answers
+NOT_CONTROLLER, which clients retry.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
 from kafka_admin_kraft import features
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.api_keys import ApiKey
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.message import Struct
 
 from ..raft.api import VoterSet
-from . import ServerView
+from ..raft.core import KRaftUpgradeError, NotLeaderError
+from . import registry
+from .registry import Answer, Call, ControllerRole
+from .view import ServerView
 
-API_KEY: Final = 57
-NONE: Final = 0
-NOT_CONTROLLER: Final = 41
-INVALID_UPDATE_VERSION: Final = 95
+log = logging.getLogger("kafka.controller.QuorumController")
 
 UNKNOWN: Final = 0
 UPGRADE: Final = 1
@@ -68,7 +75,7 @@ Response = messages.UpdateFeaturesResponse
 class FeatureUpdateError(Exception):
     """A feature update refused with ``code`` (INVALID_UPDATE_VERSION) and Kafka's ``message``."""
 
-    def __init__(self, message: str, code: int = INVALID_UPDATE_VERSION) -> None:
+    def __init__(self, message: str, code: int = ErrorCode.INVALID_UPDATE_VERSION) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -103,7 +110,7 @@ def response(api_version: int, names: list[str], code: int, message: str | None)
     """The response at ``api_version``: v0/v1 carry one result per feature with the same error."""
     results = []
     if api_version < 2:
-        result_message: str | None = "NONE" if code == NONE else message
+        result_message: str | None = "NONE" if code == ErrorCode.NONE else message
         results = [Response.UpdatableFeatureResult(feature=name, error_code=code,
                                                    error_message=result_message) for name in names]
     return Response(throttle_time_ms=0, error_code=code, error_message=message, results=results)
@@ -115,7 +122,7 @@ def not_controller(leader_id: int, node_id: int) -> Response:
         text = f"The active controller appears to be node {leader_id}."
     else:
         text = "No controller appears to be active."
-    return Response(throttle_time_ms=0, error_code=NOT_CONTROLLER, error_message=text, results=[])
+    return Response(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, error_message=text, results=[])
 
 
 def failed(api_version: int, names: list[str], error: FeatureUpdateError) -> Response:
@@ -227,11 +234,56 @@ def handle(request: Request, api_version: int, view: ServerView, *, active: bool
             changes[name] = level
     except FeatureUpdateError as error:
         return Outcome(failed(api_version, names, error))
-    ok = response(api_version, names, NONE, None)
+    ok = response(api_version, names, ErrorCode.NONE, None)
     if request.validate_only:
         return Outcome(ok)
     return Outcome(ok, tuple(records), upgrade_kraft, changes)
 
 
-__all__ = ["API_KEY", "FeatureUpdateError", "Outcome", "check_update", "failed", "handle", "not_controller",
-           "response"]
+async def on_controller(node: ControllerRole, call: Call) -> Answer:
+    """Decide with ``handle``; append what it asks (the kraft.version upgrade first, then the
+    FeatureLevelRecords in one batch) and answer once all of it is committed and applied;
+    NOT_CONTROLLER if leadership is lost first."""
+    request, version = call.body, call.version
+    assert isinstance(request, Request)
+    view = node.view(call.listener)
+    levels = dict(view.finalized_features)
+    levels.update(node.uncommitted_levels())  # appended but not committed yet: the controller's own view
+    view = dataclasses.replace(view, finalized_features=levels)
+    outcome = handle(request, version, view, active=node.active, check_voters=False)
+    if not outcome.needs_commit:
+        return outcome.response, version
+    names = list(requested_updates(request))
+
+    def refused() -> Struct:
+        return not_controller(node.core.leader_id, node.identity.node_id)
+
+    now = node.now_ms()
+    last = -1
+    try:
+        if outcome.upgrade_kraft_version:
+            last = node.core.upgrade_kraft_version(now)
+        if outcome.records:
+            last = node.core.append(list(outcome.records), now)
+    except KRaftUpgradeError as exc:
+        return failed(version, names, FeatureUpdateError(
+            f"Invalid update version 1 for feature {features.KRAFT_VERSION}. {exc}")), version
+    except NotLeaderError:
+        return refused(), version
+    node.wake()
+    if last < 0:
+        return outcome.response, version
+    log.info("[QuorumController id=%d] UpdateFeatures %s appended up to offset %d", node.identity.node_id,
+             dict(outcome.changes), last)
+    body = await node.when_committed(last, outcome.response, refused, dict(outcome.changes))
+    return None if body is None else (body, version)
+
+
+def unreachable(api_version: int, node_id: int) -> Response:
+    """A broker's answer when no controller can be reached."""
+    return not_controller(-1, node_id)
+
+
+registry.register(ApiKey.UPDATE_FEATURES, controller=on_controller, forwarded=unreachable)
+
+__all__ = ["FeatureUpdateError", "Outcome", "check_update", "failed", "handle", "not_controller", "response"]

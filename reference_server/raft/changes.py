@@ -1,9 +1,10 @@
 """Voter changes (KIP-853) on the leader: the pending operation and the exact answers of
-AddRaftVoter (API 80), RemoveRaftVoter (API 81) and UpdateRaftVoter (API 82), after Kafka's AddVoterHandler,
-RemoveVoterHandler and UpdateVoterHandler.
+AddRaftVoter (API 80), RemoveRaftVoter (API 81) and UpdateRaftVoter (API 82).
 
-The order of the checks lives in ``RaftCore`` (it needs the leader's state); this module holds what
-the answers say, so that the texts match Kafka's byte for byte:
+The order of the checks lives in the handlers (``add_voter``, ``remove_voter``, ``update_voter``,
+after Kafka's AddVoterHandler, RemoveVoterHandler and UpdateVoterHandler); this module holds what the
+leader keeps between their steps (``PendingChange``) and what the answers say, so that the texts match
+Kafka's byte for byte:
 
 - ``<key>`` is ``ReplicaKey(id=<id>, directoryId=<uuid or <undefined>>)``;
 - ``<voters>`` is a Java set of such keys (by ascending id here);
@@ -12,13 +13,18 @@ the answers say, so that the texts match Kafka's byte for byte:
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
+from kafka_admin_kraft.features import KRAFT_VERSION, SUPPORTED_FEATURES
 from kafka_admin_kraft.hosts import host_problem, printable_host
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
 
 from .api import Endpoint, InboundRequest, ReplicaKey, VoterSet
-from .rpc import error_message
+from .context import RaftContext
+
+log = logging.getLogger(__name__)
 
 ADD = "add"
 REMOVE = "remove"
@@ -31,6 +37,10 @@ CLIENT_SOFTWARE_VERSION = "1.0"
 
 PENDING_CHANGE = "Request timed out waiting for leader to handle previous voter change request"
 NO_HIGH_WATERMARK = "Request timed out waiting for leader to establish HWM and fence previous voter changes"
+
+LOCAL_KRAFT_VERSIONS: tuple[int, int] = next((low, high) for name, low, high in SUPPORTED_FEATURES
+                                             if name == KRAFT_VERSION)
+"""The kraft.version range this replica supports."""
 
 
 @dataclass
@@ -51,6 +61,50 @@ class VoterChange:
     api_versions_request_id: int | None = None
     record_offset: int | None = None
     """Offset of the appended VotersRecord (None while an add waits for ApiVersions)."""
+
+
+class PendingChange:
+    """The slot of the leader's one add or remove in progress (Kafka keeps it in ``LeaderState``).
+
+    The add and remove handlers fill it; the core ends it: answered REQUEST_TIMED_OUT past its
+    deadline (``expire``), NONE once its VotersRecord is committed (``committed``), and
+    NOT_LEADER_OR_FOLLOWER when leadership is lost (``finish``).
+    """
+
+    def __init__(self, context: RaftContext, node_id: int) -> None:
+        self._context = context
+        self._node_id = node_id
+        self.change: VoterChange | None = None
+
+    @property
+    def deadline_ms(self) -> int | None:
+        return self.change.deadline_ms if self.change is not None else None
+
+    def finish(self, error: ErrorCode, message: str | None = None) -> None:
+        """End the pending operation, answering its request when someone still waits for it."""
+        change = self.change
+        if change is None:
+            return
+        self.change = None
+        if change.request is not None:
+            self._context.reply(change.request, change_response(change.kind, error, message))
+
+    def expire(self, now_ms: int) -> None:
+        change = self.change
+        if change is not None and now_ms >= change.deadline_ms:
+            log.info("node %d: the %s of voter %s timed out", self._node_id, change.kind, change.key)
+            self.finish(ErrorCode.REQUEST_TIMED_OUT)
+
+    def is_pending(self, now_ms: int) -> bool:
+        """Whether an operation is still in progress, once one past its deadline has been ended."""
+        self.expire(now_ms)
+        return self.change is not None
+
+    def committed(self, high_watermark: int) -> None:
+        """The leader's high watermark moved: the change is done once its VotersRecord is below it."""
+        change = self.change
+        if change is not None and change.record_offset is not None and high_watermark > change.record_offset:
+            self.finish(ErrorCode.NONE)
 
 
 def format_voters(voters: VoterSet) -> str:
@@ -74,6 +128,10 @@ def uncommitted_voters(last_voters_offset: int | None, high_watermark: int) -> s
 
 def cluster_id_mismatch(request_id: str | None, local_id: str) -> str:
     return f'The given id "{request_id}" doesn\'t match the cluster id "{local_id}"'
+
+
+def invalid_voter(verb: str) -> str:
+    return f"{verb} voter request didn't include a valid voter"
 
 
 def missing_default_endpoint(endpoints: tuple[Endpoint, ...], listener: str) -> str:
@@ -130,8 +188,8 @@ def remove_response(error: int, message: str | None = None) -> messages.RemoveRa
     return messages.RemoveRaftVoterResponse(throttle_time_ms=0, error_code=error, error_message=message)
 
 
-def change_response(kind: str, error: int, message: str | None = None
+def change_response(kind: str, error: ErrorCode, message: str | None = None
                     ) -> messages.AddRaftVoterResponse | messages.RemoveRaftVoterResponse:
     """A pending operation's final answer; steps past the pending point always carry a message."""
-    text = message if message is not None else error_message(error) if error else None
+    text = message if message is not None else error.message if error != ErrorCode.NONE else None
     return add_response(error, text) if kind == ADD else remove_response(error, text)

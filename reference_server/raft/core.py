@@ -17,20 +17,36 @@ Durability rules:
   1. ``quorum-state`` is written before a vote is granted, a candidacy starts or leadership is acted on.
   2. A follower flushes what it appended before it reports its new end offset in the next Fetch.
   3. The leader counts only its flushed end offset towards the high watermark.
+
+This module is election (the states and their transitions, Vote, BeginQuorumEpoch, EndQuorumEpoch and
+their timers) and replication (Fetch on both sides, the high watermark). Beside it, each with its
+numbered steps and seeing the core only through ``context.RaftContext``:
+
+- ``add_voter``, ``remove_voter``, ``update_voter``: the leader's voter changes and the kraft.version
+  upgrade (``changes``: the pending change and the answers' texts);
+- ``follower_voter``: a follower's UpdateRaftVoter and auto-join;
+- ``fetch_snapshot``: FetchSnapshot, both sides;
+- ``image_work``: the committed image (loading snapshots, applying batches, writing snapshots).
+
+It stays above the project's 1,200 lines on purpose: what is left shares the epoch state, the
+outbound requests and the transitions that reset both, and a handler for Vote, BeginQuorumEpoch,
+EndQuorumEpoch or Fetch would call back into those transitions at nearly every step.
 """
 
 from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from kafka_admin_kraft.features import KRAFT_VERSION, SUPPORTED_FEATURES
+from kafka_admin_kraft.features import KRAFT_VERSION
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.api_keys import ApiKey
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.exceptions import DecodeError
 from kafka_admin_kraft.protocol.message import Struct
-from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
+from kafka_admin_kraft.protocol.primitives import ZERO_UUID
 from kafka_admin_kraft.records import (
     ApiMessageAndVersion,
     MetadataRecord,
@@ -38,14 +54,13 @@ from kafka_admin_kraft.records import (
     RecordBatch,
     SnapshotId,
     control_batch,
-    data_batch,
     metadata_batches,
 )
-from kafka_admin_kraft.records.batch import BATCH_HEADER_SIZE
-from kafka_admin_kraft.records.builder import MAX_BATCH_SIZE, data_record_size
+from kafka_admin_kraft.records.snapshot import BOOTSTRAP_SNAPSHOT_ID
 from kafka_admin_kraft.storage import QuorumState
 
-from . import changes, describe, rpc
+from . import describe, rpc
+from .add_voter import AddVoterHandler
 from .api import (
     Address,
     Bootstrap,
@@ -60,14 +75,18 @@ from .api import (
     ReplicaKey,
     ReplicatedLog,
     Reply,
-    SnapshotWriter,
-    VoterInfo,
     VoterSet,
     jitter,
 )
-from .changes import VoterChange
-from .image import SnapshotImage, batch_size
+from .changes import PendingChange
+from .context import RaftContext
+from .errors import KRaftUpgradeError, NotLeaderError, RaftInvariantError
+from .fetch_snapshot import FetchSnapshotHandler
+from .follower_voter import FollowerVoterRequests
+from .image import SnapshotImage
+from .image_work import ImageWork
 from .leader import CHECK_QUORUM_TIMEOUT_FACTOR, LeaderState
+from .remove_voter import RemoveVoterHandler
 from .state import (
     CandidateState,
     Election,
@@ -80,31 +99,16 @@ from .state import (
     UnattachedState,
     role_name,
 )
+from .update_voter import KRaftVersionUpgrade, UpdateVoterHandler
 from .voters import VoterSetHistory, endpoint_for, voters_record, with_local_endpoints
+
+__all__ = ["KRaftUpgradeError", "NotLeaderError", "RaftCore", "RaftInvariantError"]
 
 log = logging.getLogger(__name__)
 
 RETRY_BACKOFF_BASE_MS = 100
 """Base of the binary exponential backoff after a failed election (Kafka's KafkaRaftClient)."""
-BOOTSTRAP_SNAPSHOT_ID = SnapshotId(0, 0)
 MAX_TRANSITIONS_PER_POLL = 8
-
-
-class NotLeaderError(Exception):
-    """``append`` on a replica that is not the leader (or is resigning)."""
-
-
-class RaftInvariantError(RuntimeError):
-    """The local state contradicts a Raft invariant (a bug or corrupted files); Kafka throws too."""
-
-
-class KRaftUpgradeError(Exception):
-    """``upgrade_kraft_version`` refused: some voter has not reported support for kraft.version 1."""
-
-
-LOCAL_KRAFT_VERSIONS: tuple[int, int] = next((low, high) for name, low, high in SUPPORTED_FEATURES
-                                             if name == KRAFT_VERSION)
-"""The kraft.version range this replica supports."""
 
 
 @dataclass
@@ -156,7 +160,6 @@ class RaftCore:
         self._local_key = ReplicaKey(identity.node_id, identity.directory_id)
         self._listener = identity.listeners[0].name if identity.listeners else ""
         self._history = VoterSetHistory(bootstrap.static_voters)
-        self._image = SnapshotImage()
         self._requests = RequestManager(config.retry_backoff_ms, config.request_timeout_ms)
         self._pending: dict[int, _Pending] = {}
         self._next_request_id = 1
@@ -165,18 +168,19 @@ class RaftCore:
         self._parked: list[_ParkedFetch] = []
         self._committed = -1
         self._shutting_down = False
-        self._voter_change: VoterChange | None = None
-        """The leader's pending AddRaftVoter / RemoveRaftVoter (one at a time)."""
-        self._voter_updates: dict[int, VoterInfo] = {}
-        """kraft.version 0: what voters told this leader with UpdateRaftVoter (Kafka's in-memory voter
-        set), used by ``upgrade_kraft_version``."""
-        self._work: Iterator[int] | None = None
-        """Image work spread over polls: loading a snapshot into the image, or writing one out."""
-        self._work_writer: SnapshotWriter | None = None
-        self._reload_image = False
-        """The log was replaced by a fetched snapshot: the image must be loaded from it again."""
-        self._image_pending = False
-        """The last poll ran out of its budget with committed batches still to apply."""
+        # Beside the core (see the module docstring); each sees it through ``context``.
+        context = _CoreContext(self)
+        self._image_work = ImageWork(log, self._history, identity.node_id)
+        self._pending_change = PendingChange(context, identity.node_id)
+        self._add_voter = AddVoterHandler(context, config, identity.cluster_id, self._history,
+                                          self._pending_change)
+        self._remove_voter = RemoveVoterHandler(context, config, identity.cluster_id, self._history,
+                                                self._pending_change)
+        self._update_voter = UpdateVoterHandler(context, self._history, self._pending_change)
+        self._kraft_upgrade = KRaftVersionUpgrade(context, identity, self._history,
+                                                  self._update_voter.reported)
+        self._follower_voter = FollowerVoterRequests(context, identity, config, self._history)
+        self._fetch_snapshot = FetchSnapshotHandler(context, identity, config, log, self._image_work)
         self._load_partition_state()
         snapshot = log.latest_snapshot()
         if snapshot is not None and snapshot.end_offset > 0:
@@ -230,12 +234,12 @@ class RaftCore:
     @property
     def applied_offset(self) -> int:
         """Every committed record below this offset is in the metadata image."""
-        return self._image.next_offset
+        return self._image_work.image.next_offset
 
     def committed_features(self) -> CommittedFeatures:
         """Finalized features of the committed image (kraft.version from the control records at or
         below its last applied offset), its highest offset and an open metadata transaction."""
-        image = self._image
+        image = self._image_work.image
         levels = image.feature_levels()
         kraft_version = self._history.kraft_version_at(image.highest_offset)
         if kraft_version:
@@ -245,16 +249,16 @@ class RaftCore:
 
     def registered_brokers(self) -> list[messages.RegisterBrokerRecord]:
         """The broker registrations of the committed image, by broker id."""
-        return self._image.broker_registrations()
+        return self._image_work.image.broker_registrations()
 
     def registered_controllers(self) -> list[messages.RegisterControllerRecord]:
         """The controller registrations of the committed image, by controller id."""
-        return self._image.controller_registrations()
+        return self._image_work.image.controller_registrations()
 
     @property
     def image(self) -> SnapshotImage:
         """The committed metadata image (tests and tools; the driver uses ``committed_features``)."""
-        return self._image
+        return self._image_work.image
 
     @property
     def role(self) -> str:
@@ -302,31 +306,33 @@ class RaftCore:
                                         committed)
 
     def handle_request(self, request: InboundRequest, now_ms: int) -> None:
-        """Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch, FetchSnapshot or DescribeQuorum; replies come
-        out of ``poll`` (a Fetch may wait up to its MaxWaitMs). Other API keys raise ValueError."""
+        """Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch, FetchSnapshot, DescribeQuorum, AddRaftVoter,
+        RemoveRaftVoter or UpdateRaftVoter; replies come out of ``poll`` (a Fetch may wait up to its
+        MaxWaitMs, AddRaftVoter / RemoveRaftVoter until their VotersRecord commits). Other API keys
+        raise ValueError."""
         key = request.api_key
         body = request.body
-        if key == rpc.FETCH and isinstance(body, messages.FetchRequest):
+        if key == ApiKey.FETCH and isinstance(body, messages.FetchRequest):
             self._handle_fetch(request, body, now_ms)
-        elif key == rpc.VOTE and isinstance(body, messages.VoteRequest):
+        elif key == ApiKey.VOTE and isinstance(body, messages.VoteRequest):
             self._reply(request, self._handle_vote(request, body, now_ms))
-        elif key == rpc.BEGIN_QUORUM_EPOCH and isinstance(body, messages.BeginQuorumEpochRequest):
+        elif key == ApiKey.BEGIN_QUORUM_EPOCH and isinstance(body, messages.BeginQuorumEpochRequest):
             self._reply(request, self._handle_begin_quorum_epoch(request, body, now_ms))
-        elif key == rpc.END_QUORUM_EPOCH and isinstance(body, messages.EndQuorumEpochRequest):
+        elif key == ApiKey.END_QUORUM_EPOCH and isinstance(body, messages.EndQuorumEpochRequest):
             self._reply(request, self._handle_end_quorum_epoch(request, body, now_ms))
-        elif key == rpc.FETCH_SNAPSHOT and isinstance(body, messages.FetchSnapshotRequest):
-            self._reply(request, self._handle_fetch_snapshot(request, body, now_ms))
-        elif key == rpc.DESCRIBE_QUORUM and isinstance(body, messages.DescribeQuorumRequest):
+        elif key == ApiKey.FETCH_SNAPSHOT and isinstance(body, messages.FetchSnapshotRequest):
+            self._reply(request, self._fetch_snapshot.handle(request, body, now_ms))
+        elif key == ApiKey.DESCRIBE_QUORUM and isinstance(body, messages.DescribeQuorumRequest):
             if not describe.is_metadata_partition_request(body):
                 self._reply(request, describe.unknown_partition_response(body, request.api_version))
             else:
                 self._reply(request, self.describe_quorum(request.api_version, now_ms))
-        elif key == rpc.ADD_RAFT_VOTER and isinstance(body, messages.AddRaftVoterRequest):
-            self._handle_add_voter(request, body, now_ms)
-        elif key == rpc.REMOVE_RAFT_VOTER and isinstance(body, messages.RemoveRaftVoterRequest):
-            self._handle_remove_voter(request, body, now_ms)
-        elif key == rpc.UPDATE_RAFT_VOTER and isinstance(body, messages.UpdateRaftVoterRequest):
-            self._reply(request, self._handle_update_voter(request, body, now_ms))
+        elif key == ApiKey.ADD_RAFT_VOTER and isinstance(body, messages.AddRaftVoterRequest):
+            self._add_voter.handle(request, body, now_ms)
+        elif key == ApiKey.REMOVE_RAFT_VOTER and isinstance(body, messages.RemoveRaftVoterRequest):
+            self._remove_voter.handle(request, body, now_ms)
+        elif key == ApiKey.UPDATE_RAFT_VOTER and isinstance(body, messages.UpdateRaftVoterRequest):
+            self._reply(request, self._update_voter.handle(request, body, now_ms))
         else:
             raise ValueError(f"the raft core does not serve API key {key} ({type(body).__name__})")
         self._complete_parked_fetches(now_ms)
@@ -337,9 +343,9 @@ class RaftCore:
         if pending is None:
             return  # answered already, timed out, or sent in an earlier state
         success = False
-        if pending.api_key == rpc.API_VERSIONS:
+        if pending.api_key == ApiKey.API_VERSIONS:
             success = body is not None
-            self._on_new_voter_api_versions(request_id, body, now_ms)
+            self._add_voter.on_api_versions(request_id, body, now_ms)
         elif body is not None:
             try:
                 success = self._dispatch_response(pending, body, now_ms)
@@ -371,12 +377,8 @@ class RaftCore:
             if self._state is before:
                 break
         self._complete_parked_fetches(now_ms)
-        budget = max(self._config.apply_budget_bytes, 1)
-        self._image_pending = self._advance_image(budget)
-        if (not self._image_pending and self._work is None
-                and self._image.bytes_applied >= self._config.snapshot_interval_bytes
-                and not self._image.in_transaction and self._start_snapshot(now_ms) is not None):
-            self._run_work(budget)
+        self._image_work.poll(self._committed, max(self._config.apply_budget_bytes, 1),
+                              self._config.snapshot_interval_bytes, now_ms)
         result = PollResult(sends=self._sends, replies=self._replies, next_poll_ms=self._next_poll_ms(now_ms),
                             committed_offset=self._committed)
         self._sends = []
@@ -413,84 +415,14 @@ class RaftCore:
 
         Unlike the periodic snapshots of ``poll`` this runs to the end at once: image work in
         progress finishes, every committed batch is applied, then the snapshot is written
-        (``_start_snapshot``, ``_snapshot_steps``).
+        (``ImageWork.snapshot_now``).
         """
-        self._advance_image(None)
-        snapshot_id = self._start_snapshot(now_ms)
-        if snapshot_id is not None:
-            self._run_work(None)
-        return snapshot_id
+        return self._image_work.snapshot_now(self._committed, now_ms)
 
-    def _start_snapshot(self, now_ms: int) -> SnapshotId | None:
-        """Start writing the image out as a snapshot (the image stays still until it is done).
-
-        1. Nothing new since the latest snapshot, or a metadata transaction open at that point: None.
-        2. Snapshot id = (image end offset, epoch of its last batch).
-        3. Batches (``_snapshot_steps``): a control batch with SnapshotHeaderRecord (+ KRaftVersionRecord
-           and VotersRecord as of the snapshot when kraft.version >= 1), the image as data batches, a
-           control batch with SnapshotFooterRecord; offsets from 0, every batch at the snapshot epoch.
-        """
-        image = self._image
-        end = image.next_offset
-        latest = self._log.latest_snapshot()
-        if (self._work is not None or self._reload_image or end <= 0 or image.in_transaction
-                or (latest is not None and latest.end_offset >= end)):
-            return None
-        snapshot_id = SnapshotId(end, image.last_epoch)
-        writer = self._log.create_snapshot(snapshot_id)
-        if writer is None:
-            return None
-        self._work = self._snapshot_steps(writer, now_ms)
-        self._work_writer = writer
-        return snapshot_id
-
-    def _snapshot_steps(self, writer: SnapshotWriter, now_ms: int) -> Iterator[int]:
-        """Write the image one batch at a time (yielding the bytes of each), then freeze it; the
-        image's kept records move onto the new snapshot before retention drops what lies below it
-        (segments, older snapshots) and old voter-set history is compacted."""
-        image = self._image
-        snapshot_id = writer.snapshot_id
-        epoch = snapshot_id.epoch
-        end = snapshot_id.end_offset
-        header: list[Struct] = [messages.SnapshotHeaderRecord(
-            version=0, last_contained_log_timestamp=max(image.last_timestamp, 0))]
-        kraft_version = self._history.kraft_version_at(end - 1)
-        if kraft_version >= 1:
-            header.append(messages.KRaftVersionRecord(version=0, k_raft_version=kraft_version))
-            header.append(voters_record(self._history.voter_set_at(end - 1)))
-        writer.append(control_batch(0, epoch, now_ms, header))
-        yield 1
-        offset = len(header)
-        first_other = offset + image.keyed_count()
-        values: list[bytes] = []
-        size = BATCH_HEADER_SIZE
-        for value in image.values(self._read_source):
-            needed = data_record_size(len(values), len(value))
-            if values and size + needed > MAX_BATCH_SIZE:
-                writer.append(data_batch(offset, epoch, now_ms, values))
-                offset += len(values)
-                values = []
-                yield size
-                size = BATCH_HEADER_SIZE
-                needed = data_record_size(0, len(value))
-            values.append(value)
-            size += needed
-        if values:
-            writer.append(data_batch(offset, epoch, now_ms, values))
-            offset += len(values)
-        writer.append(control_batch(offset, epoch, now_ms, [messages.SnapshotFooterRecord(version=0)]))
-        writer.freeze()
-        image.rebase(snapshot_id, first_other)
-        self._log.delete_before_snapshot()
-        self._history.truncate_old_entries(self._log.start_offset())
-        image.bytes_applied = 0
-        log.info("node %d wrote snapshot %s", self._identity.node_id, snapshot_id)
-        yield size
-
-    def _read_source(self, source: SnapshotId | None, first_offset: int) -> Iterator[RecordBatch]:
-        if source is None:
-            return iter(self._log.batches(first_offset))
-        return iter(self._log.snapshot_batches(source))
+    def upgrade_kraft_version(self, now_ms: int) -> int:
+        """kraft.version 0 -> 1 on the leader (see ``api.RaftDriverFacing.upgrade_kraft_version``);
+        the steps are ``update_voter.KRaftVersionUpgrade``'s."""
+        return self._kraft_upgrade.upgrade(now_ms)
 
     # =========================================================================================
     # Start-up and log-derived state
@@ -498,7 +430,7 @@ class RaftCore:
 
     def _load_partition_state(self) -> None:
         """Rebuild the voter-set history from the latest snapshot and the log (the image follows in
-        ``_advance_image``, which loads the snapshot when the log starts past the image)."""
+        ``ImageWork``, which loads the snapshot when the log starts past the image)."""
         self._history.clear()
         snapshot = self._log.latest_snapshot()
         read_from = self._log.start_offset()
@@ -641,6 +573,18 @@ class RaftCore:
         if offset > self._committed:
             self._committed = offset
 
+    def _append_control(self, records: Sequence[Struct], now_ms: int) -> RecordBatch:
+        """Append one control batch of the current epoch at the log end and apply its records."""
+        batch = control_batch(self._log.end_offset(), self._state.epoch, now_ms, records)
+        self._log.append(batch)
+        self._apply_log_batches(batch.base_offset)
+        return batch
+
+    def _snapshot_installed(self, snapshot_id: SnapshotId) -> None:
+        """A fetched snapshot replaced the log: its voter sets and its end become ours."""
+        self._load_partition_state()
+        self._set_committed(snapshot_id.end_offset)
+
     def _bootstrap_addresses(self) -> list[Address]:
         """Where a replica that knows no leader looks for one: the bootstrap servers, or the voters."""
         own = {(endpoint.host, endpoint.port) for endpoint in self._identity.listeners}
@@ -675,13 +619,12 @@ class RaftCore:
             self._persisted = state
 
     def _leave_state(self) -> None:
-        """Every transition forgets in-flight requests (late answers are ignored), drops a snapshot
-        being copied from the leader, and answers parked fetches against the new state."""
+        """Every transition forgets in-flight requests (late answers are ignored), ends a pending voter
+        change (NOT_LEADER_OR_FOLLOWER), drops a snapshot being copied from the leader, and answers
+        parked fetches against the new state."""
         self._requests.reset_all()
         self._pending.clear()
-        change = getattr(self, "_voter_change", None)
-        if change is not None:
-            self._finish_voter_change(rpc.NOT_LEADER_OR_FOLLOWER)
+        self._pending_change.finish(ErrorCode.NOT_LEADER_OR_FOLLOWER)
         state = self._state if hasattr(self, "_state") else None
         if isinstance(state, FollowerState) and state.fetching_snapshot is not None:
             state.fetching_snapshot.abort()
@@ -756,7 +699,7 @@ class RaftCore:
         epoch = candidate.epoch
         self._write_election(epoch, self._local_key.id, self._local_key)
         self._leave_state()
-        self._voter_updates = {}
+        self._update_voter.forget_reports()
         voters = self.voters
         state = LeaderState(epoch, self._local_key, self._log.end_offset(), voters,
                             frozenset(candidate.election.granted),
@@ -775,9 +718,7 @@ class RaftCore:
             if last_voters_offset is None or last_voters_offset < 0 or updated != voters:
                 records.append(messages.KRaftVersionRecord(version=0, k_raft_version=kraft_version))
                 records.append(voters_record(updated))
-        base = self._log.end_offset()
-        self._log.append(control_batch(base, epoch, now_ms, records))
-        self._apply_log_batches(base)
+        base = self._append_control(records, now_ms).base_offset
         log.info("node %d is leader of epoch %d at offset %d", self._local_key.id, epoch, base)
 
     def _to_resigned(self, now_ms: int) -> None:
@@ -827,9 +768,10 @@ class RaftCore:
         None when the API-specific handler must look at the response."""
         if leader_id is not None and not endpoints:
             endpoints = self._voter_endpoints(leader_id)
-        if epoch < self._state.epoch or error == rpc.UNKNOWN_LEADER_EPOCH:
+        if epoch < self._state.epoch or error == ErrorCode.UNKNOWN_LEADER_EPOCH:
             return True
-        if epoch > self._state.epoch or error in (rpc.FENCED_LEADER_EPOCH, rpc.NOT_LEADER_OR_FOLLOWER):
+        if epoch > self._state.epoch or error in (ErrorCode.FENCED_LEADER_EPOCH,
+                                                  ErrorCode.NOT_LEADER_OR_FOLLOWER):
             before = self._state
             self._maybe_transition(leader_id, epoch, endpoints, now_ms)
             # Nothing learnt (e.g. a voter that follows the same leader): back off before asking again.
@@ -838,32 +780,33 @@ class RaftCore:
                 and not self._knows_leader()):
             if not self._maybe_transition(leader_id, epoch, endpoints, now_ms):
                 return True
-            return None if error == rpc.NONE else True
-        if error == rpc.BROKER_NOT_AVAILABLE:
+            return None if error == ErrorCode.NONE else True
+        if error == ErrorCode.BROKER_NOT_AVAILABLE:
             return False
-        if error == rpc.INVALID_VOTER_KEY:
+        if error == ErrorCode.INVALID_VOTER_KEY:
             return True
-        if error == rpc.INVALID_REQUEST:
+        if error == ErrorCode.INVALID_REQUEST:
             log.warning("node %d: a peer answered INVALID_REQUEST", self._local_key.id)
             return False
         return None
 
     def _dispatch_response(self, pending: _Pending, body: Struct, now_ms: int) -> bool:
-        if pending.api_key == rpc.FETCH and isinstance(body, messages.FetchResponse):
+        if pending.api_key == ApiKey.FETCH and isinstance(body, messages.FetchResponse):
             return self._handle_fetch_response(pending, body, now_ms)
-        if pending.api_key == rpc.VOTE and isinstance(body, messages.VoteResponse):
+        if pending.api_key == ApiKey.VOTE and isinstance(body, messages.VoteResponse):
             return self._handle_vote_response(pending, body, now_ms)
-        if pending.api_key == rpc.BEGIN_QUORUM_EPOCH and isinstance(body, messages.BeginQuorumEpochResponse):
+        if (pending.api_key == ApiKey.BEGIN_QUORUM_EPOCH
+                and isinstance(body, messages.BeginQuorumEpochResponse)):
             return self._handle_begin_quorum_epoch_response(pending, body, now_ms)
-        if pending.api_key == rpc.END_QUORUM_EPOCH and isinstance(body, messages.EndQuorumEpochResponse):
+        if pending.api_key == ApiKey.END_QUORUM_EPOCH and isinstance(body, messages.EndQuorumEpochResponse):
             return self._handle_end_quorum_epoch_response(pending, body, now_ms)
-        if pending.api_key == rpc.FETCH_SNAPSHOT and isinstance(body, messages.FetchSnapshotResponse):
-            return self._handle_fetch_snapshot_response(pending, body, now_ms)
-        if pending.api_key == rpc.UPDATE_RAFT_VOTER and isinstance(body, messages.UpdateRaftVoterResponse):
-            return self._handle_update_voter_response(pending, body, now_ms)
-        if (pending.api_key in (rpc.ADD_RAFT_VOTER, rpc.REMOVE_RAFT_VOTER)
+        if pending.api_key == ApiKey.FETCH_SNAPSHOT and isinstance(body, messages.FetchSnapshotResponse):
+            return self._fetch_snapshot.on_response(body, now_ms)
+        if pending.api_key == ApiKey.UPDATE_RAFT_VOTER and isinstance(body, messages.UpdateRaftVoterResponse):
+            return self._follower_voter.on_update_response(pending.epoch, body, now_ms)
+        if (pending.api_key in (ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER)
                 and isinstance(body, messages.AddRaftVoterResponse | messages.RemoveRaftVoterResponse)):
-            return self._handle_auto_join_response(pending, body, now_ms)
+            return self._follower_voter.on_auto_join_response(pending.api_key, body)
         log.warning("unexpected %s answering API key %d", type(body).__name__, pending.api_key)
         return False
 
@@ -914,27 +857,27 @@ class RaftCore:
         """
         version = request.api_version
         if not self._valid_cluster_id(body.cluster_id):
-            return rpc.vote_response(version, rpc.INCONSISTENT_CLUSTER_ID)
+            return rpc.vote_response(version, ErrorCode.INCONSISTENT_CLUSTER_ID)
         partition = rpc.vote_partition(body)
         if partition is None:
-            return rpc.vote_response(version, rpc.INVALID_REQUEST)
+            return rpc.vote_response(version, ErrorCode.INVALID_REQUEST)
         pre_vote = partition.pre_vote
         replica_epoch = partition.replica_epoch
         last_epoch = partition.last_offset_epoch
         illegal = last_epoch > replica_epoch if pre_vote else last_epoch >= replica_epoch
-        error = rpc.NONE
+        error = ErrorCode.NONE
         if partition.last_offset < 0 or last_epoch < 0 or illegal:
-            error = rpc.INVALID_REQUEST
+            error = ErrorCode.INVALID_REQUEST
         elif replica_epoch < self._state.epoch:
-            error = rpc.FENCED_LEADER_EPOCH
+            error = ErrorCode.FENCED_LEADER_EPOCH
         elif partition.replica_id < 0:
-            error = rpc.INVALID_REQUEST
-        if error != rpc.NONE:
+            error = ErrorCode.INVALID_REQUEST
+        if error != ErrorCode.NONE:
             return self._vote_answer(request, error, False)
         if replica_epoch > self._state.epoch:
             self._to_unattached(replica_epoch, now_ms)
         if version >= 1 and not self._valid_voter_key(body.voter_id, partition.voter_directory_id):
-            return self._vote_answer(request, rpc.INVALID_VOTER_KEY, False)
+            return self._vote_answer(request, ErrorCode.INVALID_VOTER_KEY, False)
         candidate = ReplicaKey(partition.replica_id, partition.replica_directory_id)
         up_to_date = (last_epoch, partition.last_offset) >= (self._log.last_epoch(), self._log.end_offset())
         granted = self._can_grant_vote(candidate, up_to_date, pre_vote)
@@ -944,11 +887,11 @@ class RaftCore:
             self._to_unattached_voted(candidate, now_ms)
         log.debug("node %d %s %svote of %s in epoch %d", self._local_key.id,
                   "grants" if granted else "rejects", "pre-" if pre_vote else "", candidate, replica_epoch)
-        return self._vote_answer(request, rpc.NONE, granted)
+        return self._vote_answer(request, ErrorCode.NONE, granted)
 
     def _vote_answer(self, request: InboundRequest, error: int, granted: bool) -> messages.VoteResponse:
-        return rpc.vote_response(request.api_version, rpc.NONE, error, self._state.epoch, self.leader_id,
-                                 granted, self._leader_endpoint_for(request.listener))
+        return rpc.vote_response(request.api_version, ErrorCode.NONE, error, self._state.epoch,
+                                 self.leader_id, granted, self._leader_endpoint_for(request.listener))
 
     def _handle_vote_response(self, pending: _Pending, body: messages.VoteResponse, now_ms: int) -> bool:
         """Count a (pre-)vote.
@@ -957,7 +900,7 @@ class RaftCore:
         2. Prospective: a majority of pre-votes -> Candidate; no majority possible -> lost.
         3. Candidate: a majority of votes -> Leader; no majority possible -> back off at once.
         """
-        if body.error_code != rpc.NONE:
+        if body.error_code != ErrorCode.NONE:
             return False
         if len(body.topics) != 1 or len(body.topics[0].partitions) != 1:
             return False
@@ -969,7 +912,7 @@ class RaftCore:
                                                endpoints, now_ms)
         if handled is not None:
             return handled
-        if partition.error_code != rpc.NONE:
+        if partition.error_code != ErrorCode.NONE:
             return False
         state = self._state
         voter_id = pending.destination.node_id
@@ -1014,14 +957,14 @@ class RaftCore:
         """Steps 2-3 that BeginQuorumEpoch and EndQuorumEpoch share: check the announced epoch and
         leader and follow it; the error code for the answer (NONE when followed)."""
         if leader_epoch < self._state.epoch:
-            return rpc.FENCED_LEADER_EPOCH
+            return ErrorCode.FENCED_LEADER_EPOCH
         if leader_id < 0:
-            return rpc.INVALID_REQUEST
+            return ErrorCode.INVALID_REQUEST
         endpoints = self._request_leader_endpoints(leader_id,
                                                    ((e.name, e.host, e.port) for e in leader_endpoints))
         if not self._maybe_transition(leader_id, leader_epoch, endpoints, now_ms):
-            return rpc.INVALID_REQUEST
-        return rpc.NONE
+            return ErrorCode.INVALID_REQUEST
+        return ErrorCode.NONE
 
     def _handle_begin_quorum_epoch(self, request: InboundRequest, body: messages.BeginQuorumEpochRequest,
                                    now_ms: int) -> messages.BeginQuorumEpochResponse:
@@ -1035,24 +978,24 @@ class RaftCore:
         """
         version = request.api_version
         if not self._valid_cluster_id(body.cluster_id):
-            return rpc.begin_quorum_epoch_response(version, rpc.INCONSISTENT_CLUSTER_ID)
+            return rpc.begin_quorum_epoch_response(version, ErrorCode.INCONSISTENT_CLUSTER_ID)
         partition = rpc.begin_quorum_epoch_partition(body)
         if partition is None:
-            return rpc.begin_quorum_epoch_response(version, rpc.INVALID_REQUEST)
+            return rpc.begin_quorum_epoch_response(version, ErrorCode.INVALID_REQUEST)
         error = self._follow_announced_leader(partition.leader_id, partition.leader_epoch,
                                               body.leader_endpoints, now_ms)
-        if error == rpc.NONE and version >= 1 and not self._valid_voter_key(body.voter_id,
+        if error == ErrorCode.NONE and version >= 1 and not self._valid_voter_key(body.voter_id,
                                                                            partition.voter_directory_id):
-            error = rpc.INVALID_VOTER_KEY
-        return rpc.begin_quorum_epoch_response(version, rpc.NONE, error, self._state.epoch, self.leader_id,
-                                               self._leader_endpoint_for(request.listener))
+            error = ErrorCode.INVALID_VOTER_KEY
+        return rpc.begin_quorum_epoch_response(version, ErrorCode.NONE, error, self._state.epoch,
+                                               self.leader_id, self._leader_endpoint_for(request.listener))
 
     def _settle_epoch_response(
             self, body: messages.BeginQuorumEpochResponse | messages.EndQuorumEpochResponse,
             now_ms: int) -> bool | None:
         """What BeginQuorumEpoch and EndQuorumEpoch answers share: learn the leader they name; None
         for a success the caller records, else whether the answer was handled."""
-        if body.error_code != rpc.NONE or len(body.topics) != 1 or len(body.topics[0].partitions) != 1:
+        if body.error_code != ErrorCode.NONE or len(body.topics) != 1 or len(body.topics[0].partitions) != 1:
             return False
         partition = body.topics[0].partitions[0]
         leader_id = rpc.optional_id(partition.leader_id)
@@ -1062,7 +1005,7 @@ class RaftCore:
                                                endpoints, now_ms)
         if handled is not None:
             return handled
-        return False if partition.error_code != rpc.NONE else None
+        return False if partition.error_code != ErrorCode.NONE else None
 
     def _handle_begin_quorum_epoch_response(self, pending: _Pending, body: messages.BeginQuorumEpochResponse,
                                             now_ms: int) -> bool:
@@ -1103,14 +1046,15 @@ class RaftCore:
         """
         version = request.api_version
         if not self._valid_cluster_id(body.cluster_id):
-            return rpc.end_quorum_epoch_response(version, rpc.INCONSISTENT_CLUSTER_ID)
+            return rpc.end_quorum_epoch_response(version, ErrorCode.INCONSISTENT_CLUSTER_ID)
         partition = rpc.end_quorum_epoch_partition(body)
         if partition is None:
-            return rpc.end_quorum_epoch_response(version, rpc.INVALID_REQUEST)
+            return rpc.end_quorum_epoch_response(version, ErrorCode.INVALID_REQUEST)
         error = self._follow_announced_leader(partition.leader_id, partition.leader_epoch,
                                               body.leader_endpoints, now_ms)
         state = self._state
-        if error == rpc.NONE and isinstance(state, FollowerState) and state.leader_id == partition.leader_id:
+        if (error == ErrorCode.NONE and isinstance(state, FollowerState)
+                and state.leader_id == partition.leader_id):
             if version >= 1:
                 candidates = [ReplicaKey(c.candidate_id, c.candidate_directory_id)
                               for c in partition.preferred_candidates]
@@ -1118,8 +1062,8 @@ class RaftCore:
                 candidates = [ReplicaKey(voter_id) for voter_id in partition.preferred_successors]
             state.fetch_deadline_ms = now_ms + self._end_epoch_backoff_ms(candidates)
             state.has_fetched = False
-        return rpc.end_quorum_epoch_response(version, rpc.NONE, error, self._state.epoch, self.leader_id,
-                                             self._leader_endpoint_for(request.listener))
+        return rpc.end_quorum_epoch_response(version, ErrorCode.NONE, error, self._state.epoch,
+                                             self.leader_id, self._leader_endpoint_for(request.listener))
 
     def _handle_end_quorum_epoch_response(self, pending: _Pending, body: messages.EndQuorumEpochResponse,
                                           now_ms: int) -> bool:
@@ -1147,15 +1091,15 @@ class RaftCore:
         """
         version = request.api_version
         if not self._valid_cluster_id(body.cluster_id):
-            self._reply(request, rpc.fetch_response(version, rpc.INCONSISTENT_CLUSTER_ID))
+            self._reply(request, rpc.fetch_response(version, ErrorCode.INCONSISTENT_CLUSTER_ID))
             return
         partition = rpc.fetch_partition(body)
         if partition is None:
-            self._reply(request, rpc.fetch_response(version, rpc.INVALID_REQUEST))
+            self._reply(request, rpc.fetch_response(version, ErrorCode.INVALID_REQUEST))
             return
         if (body.max_wait_ms < 0 or partition.fetch_offset < 0 or partition.last_fetched_epoch < 0
                 or partition.last_fetched_epoch > partition.current_leader_epoch):
-            self._reply(request, self._fetch_error(request, rpc.INVALID_REQUEST))
+            self._reply(request, self._fetch_error(request, ErrorCode.INVALID_REQUEST))
             return
         replica_id = body.replica_state.replica_id if body.replica_state.replica_id >= 0 else body.replica_id
         key = ReplicaKey(replica_id, partition.replica_directory_id)
@@ -1225,16 +1169,16 @@ class RaftCore:
            died must not make the replica look alive with its old end offset.
         """
         state = self._state
-        error = rpc.NONE
+        error = ErrorCode.NONE
         if partition.current_leader_epoch < state.epoch:
-            error = rpc.FENCED_LEADER_EPOCH
+            error = ErrorCode.FENCED_LEADER_EPOCH
         elif partition.current_leader_epoch > state.epoch:
-            error = rpc.UNKNOWN_LEADER_EPOCH
+            error = ErrorCode.UNKNOWN_LEADER_EPOCH
         elif not isinstance(state, LeaderState):
-            error = rpc.NOT_LEADER_OR_FOLLOWER
+            error = ErrorCode.NOT_LEADER_OR_FOLLOWER
         elif self._shutting_down:
-            error = rpc.BROKER_NOT_AVAILABLE
-        if error != rpc.NONE or not isinstance(state, LeaderState):
+            error = ErrorCode.BROKER_NOT_AVAILABLE
+        if error != ErrorCode.NONE or not isinstance(state, LeaderState):
             return self._fetch_error(request, error), True
         kind, epoch, offset = self._validate_fetch_position(partition.fetch_offset,
                                                             partition.last_fetched_epoch)
@@ -1252,7 +1196,7 @@ class RaftCore:
         else:
             snapshot_id = SnapshotId(offset, epoch)
         hwm = state.high_watermark if state.high_watermark is not None else -1
-        response = rpc.fetch_response(request.api_version, partition_error=rpc.NONE, epoch=state.epoch,
+        response = rpc.fetch_response(request.api_version, partition_error=ErrorCode.NONE, epoch=state.epoch,
                                       leader_id=self._local_key.id, high_watermark=hwm,
                                       log_start_offset=self._log.start_offset(), records=records,
                                       diverging=diverging, snapshot_id=snapshot_id,
@@ -1262,10 +1206,7 @@ class RaftCore:
     def _on_leader_high_watermark(self, state: LeaderState) -> None:
         if state.high_watermark is not None:
             self._set_committed(state.high_watermark)
-            change = self._voter_change
-            if (change is not None and change.record_offset is not None
-                    and state.high_watermark > change.record_offset):
-                self._finish_voter_change(rpc.NONE)
+            self._pending_change.committed(state.high_watermark)
 
     def _complete_parked_fetches(self, now_ms: int) -> None:
         """Answer parked fetches whose wait is over: new data, a new high watermark, the wait time
@@ -1307,14 +1248,14 @@ class RaftCore:
            min(leader's high watermark, our end offset).
         6. The fetch succeeded: the fetch timeout restarts.
         """
-        if body.error_code != rpc.NONE:
+        if body.error_code != ErrorCode.NONE:
             return False
         if len(body.responses) != 1 or len(body.responses[0].partitions) != 1:
             return False
         partition = body.responses[0].partitions[0]
         leader_id = rpc.optional_id(partition.current_leader.leader_id)
         state = self._state
-        if (isinstance(state, FollowerState) and partition.error_code == rpc.NOT_LEADER_OR_FOLLOWER
+        if (isinstance(state, FollowerState) and partition.error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
                 and pending.destination.node_id == state.leader_id):
             state.has_fetched = False  # our leader no longer leads (it resigned): stop vouching for it
         endpoints = (rpc.node_endpoint(body.node_endpoints, leader_id, self._listener)
@@ -1323,7 +1264,7 @@ class RaftCore:
                                                partition.current_leader.leader_epoch, endpoints, now_ms)
         if handled is not None:
             return handled
-        if partition.error_code != rpc.NONE:
+        if partition.error_code != ErrorCode.NONE:
             return False
         state = self._state
         if not isinstance(state, FollowerState) or state.leader_id != leader_id:
@@ -1375,148 +1316,6 @@ class RaftCore:
         if isinstance(self._state, LeaderState):
             self._state.update_voter_set(self._history.last_voter_set())
 
-    def _handle_fetch_snapshot_response(self, pending: _Pending, body: messages.FetchSnapshotResponse,
-                                        now_ms: int) -> bool:
-        """Handle a FetchSnapshot answer.
-
-        1. Top-level error or no metadata partition -> back off; news about the leader in common.
-        2. SNAPSHOT_NOT_FOUND (the leader dropped it) -> forget the copy and fetch again.
-        3. A chunk for another snapshot or position -> start over.
-        4. Append the chunk to the ``receive_snapshot`` writer (a ``.part`` file: nothing of the
-           snapshot is held in memory); once the copy has ``Size`` bytes, ``freeze`` installs it and
-           replaces the log, the voter-set history is reloaded, the image is reloaded from it over the
-           next polls and the high watermark moves to its end.
-        """
-        if body.error_code != rpc.NONE or len(body.topics) != 1 or len(body.topics[0].partitions) != 1:
-            return False
-        topic = body.topics[0]
-        partition = topic.partitions[0]
-        if topic.name != rpc.METADATA_TOPIC or partition.index != rpc.METADATA_PARTITION:
-            return False
-        leader_id = rpc.optional_id(partition.current_leader.leader_id)
-        endpoints = (rpc.node_endpoint(body.node_endpoints, leader_id, self._listener)
-                     if leader_id is not None else ())
-        handled = self._handle_common_response(partition.error_code, leader_id,
-                                               partition.current_leader.leader_epoch, endpoints, now_ms)
-        if handled is not None:
-            return handled
-        state = self._state
-        if not isinstance(state, FollowerState) or state.fetching_snapshot is None:
-            return True
-        fetching = state.fetching_snapshot
-        if (partition.error_code == rpc.SNAPSHOT_NOT_FOUND or partition.snapshot_id.end_offset < 0
-                or partition.snapshot_id.epoch < 0):
-            fetching.abort()
-            state.fetching_snapshot = None
-            state.fetch_deadline_ms = now_ms + self._config.fetch_timeout_ms
-            return True
-        if partition.error_code != rpc.NONE:
-            return False
-        received = (partition.snapshot_id.end_offset, partition.snapshot_id.epoch)
-        chunk = partition.unaligned_records or b""
-        if (received != (fetching.end_offset, fetching.epoch) or partition.position != fetching.position
-                or fetching.position + len(chunk) > partition.size):
-            fetching.abort()
-            state.fetching_snapshot = None
-            return False
-        snapshot_id = SnapshotId(fetching.end_offset, fetching.epoch)
-        try:
-            if fetching.writer is None:
-                fetching.writer = self._log.receive_snapshot(snapshot_id)
-            fetching.writer.append(chunk)
-        except (DecodeError, ValueError) as exc:
-            log.warning("node %d cannot copy snapshot %s: %s", self._local_key.id, snapshot_id, exc)
-            fetching.abort()
-            state.fetching_snapshot = None
-            return False
-        fetching.position += len(chunk)
-        if fetching.position == partition.size:
-            state.fetching_snapshot = None
-            writer = fetching.writer
-            if snapshot_id.end_offset < self._committed:
-                writer.abort()
-                raise RaftInvariantError(f"node {self._local_key.id}: snapshot {snapshot_id} is below the "
-                                         f"high watermark {self._committed}")
-            self._abort_work()  # its reads may point into the log and snapshots being replaced
-            try:
-                writer.freeze()
-            except (DecodeError, ValueError) as exc:
-                writer.abort()
-                log.warning("node %d cannot install snapshot %s: %s", self._local_key.id, snapshot_id, exc)
-                return False
-            self._reload_image = True
-            self._load_partition_state()
-            self._set_committed(snapshot_id.end_offset)
-            log.info("node %d installed snapshot %s", self._local_key.id, snapshot_id)
-        state.has_fetched = True
-        state.fetch_deadline_ms = now_ms + self._config.fetch_timeout_ms
-        return True
-
-    # =========================================================================================
-    # FetchSnapshot (leader side)
-    # =========================================================================================
-
-    def _handle_fetch_snapshot(self, request: InboundRequest, body: messages.FetchSnapshotRequest,
-                               now_ms: int) -> messages.FetchSnapshotResponse:
-        """FetchSnapshot (API 59).
-
-        1. ClusterId mismatch -> INCONSISTENT_CLUSTER_ID; not one topic with one partition ->
-           INVALID_REQUEST (top level); another partition -> UNKNOWN_TOPIC_OR_PARTITION.
-        2. Leader-only checks as for Fetch (FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH,
-           NOT_LEADER_OR_FOLLOWER, BROKER_NOT_AVAILABLE).
-        3. Unknown snapshot, or the bootstrap snapshot -> SNAPSHOT_NOT_FOUND.
-        4. Position outside [0, size) -> POSITION_OUT_OF_RANGE.
-        5. Answer up to MaxBytes from the position; the fetch counts for check-quorum.
-        """
-        version = request.api_version
-        if not self._valid_cluster_id(body.cluster_id):
-            return rpc.fetch_snapshot_response(version, rpc.INCONSISTENT_CLUSTER_ID)
-        if len(body.topics) != 1 or len(body.topics[0].partitions) != 1:
-            return rpc.fetch_snapshot_response(version, rpc.INVALID_REQUEST)
-        topic = body.topics[0]
-        partition = topic.partitions[0]
-        leader = self._leader_endpoint_for(request.listener)
-        if topic.name != rpc.METADATA_TOPIC or partition.partition != rpc.METADATA_PARTITION:
-            return rpc.fetch_snapshot_response(version, partition_error=rpc.UNKNOWN_TOPIC_OR_PARTITION,
-                                               topic=topic.name, partition=partition.partition,
-                                               leader_id=self.leader_id, leader=leader)
-        state = self._state
-        error = rpc.NONE
-        if partition.current_leader_epoch < state.epoch:
-            error = rpc.FENCED_LEADER_EPOCH
-        elif partition.current_leader_epoch > state.epoch:
-            error = rpc.UNKNOWN_LEADER_EPOCH
-        elif not isinstance(state, LeaderState):
-            error = rpc.NOT_LEADER_OR_FOLLOWER
-        elif self._shutting_down:
-            error = rpc.BROKER_NOT_AVAILABLE
-        if error != rpc.NONE or not isinstance(state, LeaderState):
-            return rpc.fetch_snapshot_response(version, partition_error=error, epoch=state.epoch,
-                                               leader_id=self.leader_id, leader=leader)
-        snapshot_id = SnapshotId(partition.snapshot_id.end_offset, partition.snapshot_id.epoch)
-        size = self._snapshot_size(snapshot_id)
-        if size is None or snapshot_id == BOOTSTRAP_SNAPSHOT_ID:
-            return rpc.fetch_snapshot_response(version, partition_error=rpc.SNAPSHOT_NOT_FOUND,
-                                               epoch=state.epoch, leader_id=self.leader_id, leader=leader)
-        if partition.position < 0 or partition.position >= size:
-            return rpc.fetch_snapshot_response(version, partition_error=rpc.POSITION_OUT_OF_RANGE,
-                                               epoch=state.epoch, leader_id=self.leader_id, leader=leader)
-        max_bytes = min(max(body.max_bytes, 1), self._config.max_fetch_bytes)
-        data = self._log.read_snapshot(snapshot_id, partition.position, max_bytes)
-        state.record_fetching_voter(body.replica_id, now_ms)
-        return rpc.fetch_snapshot_response(version, partition_error=rpc.NONE, epoch=state.epoch,
-                                           leader_id=self._local_key.id, snapshot_id=snapshot_id, size=size,
-                                           position=partition.position, data=data, leader=leader)
-
-    def _snapshot_size(self, snapshot_id: SnapshotId) -> int | None:
-        latest = self._log.latest_snapshot()
-        if latest is None or snapshot_id.end_offset > latest.end_offset or snapshot_id.end_offset < 0:
-            return None
-        try:
-            return self._log.snapshot_size(snapshot_id)
-        except (LookupError, OSError, ValueError):
-            return None
-
     # =========================================================================================
     # Polling
     # =========================================================================================
@@ -1544,7 +1343,7 @@ class RaftCore:
             log.info("node %d resigns: no majority fetched in epoch %d", self._local_key.id, state.epoch)
             self._to_resigned(now_ms)
             return
-        self._expire_voter_change(now_ms)
+        self._pending_change.expire(now_ms)
         if self._log.flushed_offset() < self._log.end_offset():
             self._log.flush()
         if state.update_local_state(self._log.flushed_offset(), now_ms):
@@ -1562,7 +1361,7 @@ class RaftCore:
                 info = state.voters.voters[voter_id]
                 address = self._address(voter_id, info.endpoints)
                 if address is not None and self._requests.is_ready(address, now_ms):
-                    self._send(address, rpc.BEGIN_QUORUM_EPOCH, rpc.begin_quorum_epoch_request(
+                    self._send(address, ApiKey.BEGIN_QUORUM_EPOCH, rpc.begin_quorum_epoch_request(
                         self._identity.cluster_id, state.epoch, self._local_key.id, info.key,
                         self._identity.listeners), now_ms)
             state.next_begin_quorum_ms = now_ms + max(self._config.fetch_timeout_ms // 2, 1)
@@ -1578,7 +1377,7 @@ class RaftCore:
                 continue
             body = rpc.vote_request(self._identity.cluster_id, epoch, self._local_key, info.key,
                                     self._log.last_epoch(), self._log.end_offset(), pre_vote)
-            self._send(address, rpc.VOTE, body, now_ms, pre_vote=pre_vote)
+            self._send(address, ApiKey.VOTE, body, now_ms, pre_vote=pre_vote)
 
     def _poll_candidate(self, state: CandidateState, now_ms: int) -> None:
         """1. Backing off after a lost election: when done, start a pre-vote round (Prospective).
@@ -1635,15 +1434,10 @@ class RaftCore:
             return
         if not self._requests.is_ready(leader, now_ms):
             return
-        if state.fetching_snapshot is None and self._maybe_send_voter_request(state, leader, now_ms):
+        if state.fetching_snapshot is None and self._follower_voter.maybe_send(state, leader, now_ms):
             return
         if state.fetching_snapshot is not None:
-            fetching = state.fetching_snapshot
-            body: Struct = rpc.fetch_snapshot_request(
-                self._identity.cluster_id, self._local_key, state.epoch,
-                SnapshotId(fetching.end_offset, fetching.epoch), fetching.position,
-                self._config.max_fetch_bytes)
-            self._send(leader, rpc.FETCH_SNAPSHOT, body, now_ms)
+            self._fetch_snapshot.send(state, leader, now_ms)
         else:
             self._send_fetch(leader, now_ms)
 
@@ -1654,7 +1448,7 @@ class RaftCore:
         body = rpc.fetch_request(self._identity.cluster_id, self._local_key, self._state.epoch, end,
                                  self._log.last_epoch(), self._log.start_offset(),
                                  self._config.fetch_max_wait_ms, self._config.max_fetch_bytes)
-        self._send(destination, rpc.FETCH, body, now_ms, fetch_offset=end)
+        self._send(destination, ApiKey.FETCH, body, now_ms, fetch_offset=end)
 
     def _fetch_from_any_bootstrap(self, now_ms: int) -> bool:
         """Send one Fetch to a random ready bootstrap server when nothing else is in flight; the answer
@@ -1695,12 +1489,12 @@ class RaftCore:
                 continue
             address = self._address(voter_id, info.endpoints)
             if address is not None and self._requests.is_ready(address, now_ms):
-                self._send(address, rpc.END_QUORUM_EPOCH, rpc.end_quorum_epoch_request(
+                self._send(address, ApiKey.END_QUORUM_EPOCH, rpc.end_quorum_epoch_request(
                     self._identity.cluster_id, state.epoch, self._local_key.id, state.preferred_candidates,
                     self._identity.listeners), now_ms)
 
     def _next_poll_ms(self, now_ms: int) -> int:
-        if self._image_pending or self._work is not None:
+        if self._image_work.has_work:
             return now_ms  # image work left: poll again at once (the driver serves its sockets first)
         state = self._state
         deadlines: list[int] = [now_ms + max(self._config.election_timeout_ms, 1)]
@@ -1708,16 +1502,16 @@ class RaftCore:
             deadlines.append(state.check_quorum_deadline_ms)
             if state.unacknowledged_voters():
                 deadlines.append(state.next_begin_quorum_ms)
-            if self._voter_change is not None:
-                deadlines.append(self._voter_change.deadline_ms)
+            if self._pending_change.deadline_ms is not None:
+                deadlines.append(self._pending_change.deadline_ms)
         elif isinstance(state, CandidateState | ProspectiveState):
             deadlines.append(state.backoff_until_ms if state.backoff_until_ms is not None
                              else state.election_deadline_ms)
         elif isinstance(state, FollowerState):
             deadlines.append(state.fetch_deadline_ms)
-            if state.next_voter_request_ms > now_ms and (self._wants_auto_join() or (
-                    not state.has_updated_leader and self._needs_voter_update())):
-                deadlines.append(state.next_voter_request_ms)
+            voter_request_ms = self._follower_voter.next_attempt_ms(state, now_ms)
+            if voter_request_ms is not None:
+                deadlines.append(voter_request_ms)
         elif isinstance(state, UnattachedState):
             if self._is_voter():
                 deadlines.append(state.election_deadline_ms)
@@ -1731,474 +1525,73 @@ class RaftCore:
         # observer past its fetch timeout asks the bootstrap servers one request at a time).
         return min(deadline for deadline in deadlines if deadline > now_ms)
 
-    # =========================================================================================
-    # Voter changes: AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter (Kafka's AddVoterHandler,
-    # RemoveVoterHandler and UpdateVoterHandler)
-    # =========================================================================================
 
-    def upgrade_kraft_version(self, now_ms: int) -> int:
-        """kraft.version 0 -> 1 on the leader (see ``api.RaftDriverFacing.upgrade_kraft_version``).
+class _CoreContext(RaftContext):
+    """The core as the handlers beside it see it: a narrow view that keeps its attributes private."""
 
-        1. Not the leader (or resigning) -> NotLeaderError; kraft.version already 1 -> -1.
-        2. Every voter must support kraft.version 1: the leader by its own range, the others by the
-           range they sent in UpdateRaftVoter to this leader; otherwise KRaftUpgradeError names them.
-        3. One control batch: KRaftVersionRecord(1) and a VotersRecord of the voters with the
-           directory ids, endpoints and ranges they reported (ZERO and the static endpoint otherwise);
-           both apply at once.
-        """
-        state = self._state
-        if not isinstance(state, LeaderState) or self._shutting_down:
-            raise NotLeaderError(f"node {self._identity.node_id} is not the leader (epoch {state.epoch}, "
-                                 f"{role_name(state)})")
-        if self._history.kraft_version() >= 1:
-            return -1
-        current = self.voters
-        voters: dict[int, VoterInfo] = {}
-        unsupported: list[int] = []
-        for voter_id in sorted(current.voters):
-            info = current.voters[voter_id]
-            if voter_id == self._local_key.id:
-                low, high = LOCAL_KRAFT_VERSIONS
-                voters[voter_id] = VoterInfo(self._local_key, self._identity.listeners or info.endpoints,
-                                             low, high)
-            else:
-                reported = self._voter_updates.get(voter_id)
-                voters[voter_id] = reported if reported is not None else VoterInfo(
-                    ReplicaKey(voter_id, info.key.directory_id), info.endpoints, info.min_kraft_version,
-                    info.max_kraft_version)
-            if not voters[voter_id].min_kraft_version <= 1 <= voters[voter_id].max_kraft_version:
-                unsupported.append(voter_id)
-        if unsupported:
-            raise KRaftUpgradeError(
-                f"Cannot upgrade kraft.version to 1: voters {unsupported} have not reported support for "
-                f"kraft.version 1 (they send UpdateRaftVoter to the leader once they follow it)")
-        base = self._log.end_offset()
-        batch = control_batch(base, state.epoch, now_ms, [
-            messages.KRaftVersionRecord(version=0, k_raft_version=1), voters_record(VoterSet(voters))])
-        self._log.append(batch)
-        self._apply_log_batches(base)
-        log.info("node %d upgrades kraft.version to 1 at offset %d", self._local_key.id, base)
-        return batch.last_offset
+    def __init__(self, core: RaftCore) -> None:
+        self._core = core
 
-    def _finish_voter_change(self, error: int, message: str | None = None) -> None:
-        """End the pending operation, answering its request when someone still waits for it."""
-        change = self._voter_change
-        if change is None:
-            return
-        self._voter_change = None
-        if change.request is not None:
-            self._reply(change.request, changes.change_response(change.kind, error, message))
+    @property
+    def epoch(self) -> int:
+        return self._core.epoch
 
-    def _expire_voter_change(self, now_ms: int) -> None:
-        change = self._voter_change
-        if change is not None and now_ms >= change.deadline_ms:
-            log.info("node %d: the %s of voter %s timed out", self._local_key.id, change.kind, change.key)
-            self._finish_voter_change(rpc.REQUEST_TIMED_OUT)
+    @property
+    def leader_id(self) -> int:
+        return self._core.leader_id
 
-    def _voter_change_blocked(self, state: LeaderState, now_ms: int, action: str) -> tuple[int, str] | None:
-        """Add steps 5-8 / remove steps 4-7: a pending change, no high watermark in this epoch,
-        kraft.version 0, or the latest VotersRecord not committed."""
-        self._expire_voter_change(now_ms)
-        if self._voter_change is not None:
-            return rpc.REQUEST_TIMED_OUT, changes.PENDING_CHANGE
-        if state.high_watermark is None:
-            return rpc.REQUEST_TIMED_OUT, changes.NO_HIGH_WATERMARK
-        if self._history.kraft_version() == 0:
-            return rpc.UNSUPPORTED_VERSION, changes.unsupported_kraft_version(action)
-        last = self._history.last_voters_offset()
-        if last is None or last >= state.high_watermark:
-            return rpc.REQUEST_TIMED_OUT, changes.uncommitted_voters(last, state.high_watermark)
-        return None
+    @property
+    def voters(self) -> VoterSet:
+        return self._core.voters
 
-    def _append_voters(self, state: LeaderState, voters: VoterSet, now_ms: int) -> int:
-        """Append a control batch with the VotersRecord of ``voters``; it applies at once."""
-        base = self._log.end_offset()
-        self._log.append(control_batch(base, state.epoch, now_ms, [voters_record(voters)]))
-        self._apply_log_batches(base)
-        return base
+    @property
+    def is_voter(self) -> bool:
+        return self._core.is_voter
 
-    def _handle_add_voter(self, request: InboundRequest, body: messages.AddRaftVoterRequest,
-                          now_ms: int) -> None:
-        """AddRaftVoter, checks in the order of Kafka's ``AddVoterHandler``:
+    @property
+    def role(self) -> str:
+        return self._core.role
 
-        1. ClusterId mismatch -> INCONSISTENT_CLUSTER_ID. 2. Not the leader -> NOT_LEADER_OR_FOLLOWER,
-        resigning -> BROKER_NOT_AVAILABLE. 3. Invalid voter key, 4. no default-listener endpoint ->
-        INVALID_REQUEST; before 4, an endpoint whose host is no valid host name or IP address ->
-        INVALID_REQUEST (not a Kafka check). 5-8. ``_voter_change_blocked``. 9. Already a voter ->
-        DUPLICATE_VOTER.
-        10. ApiVersions cannot go to the new voter now -> REQUEST_TIMED_OUT. 11. Otherwise the change is
-        pending (deadline: request timeout) and goes on in ``_on_new_voter_api_versions``.
-        """
-        def answer(error: int, message: str | None = None) -> None:
-            self._reply(request, changes.add_response(error, message))
+    @property
+    def shutting_down(self) -> bool:
+        return self._core._shutting_down
 
-        state = self._voter_change_leader(body.cluster_id, body.voter_id, body.voter_directory_id, "Add")
-        if not isinstance(state, LeaderState):
-            answer(*state)
-            return
-        key = ReplicaKey(body.voter_id, body.voter_directory_id)
-        endpoints = tuple(Endpoint(item.name, item.host, item.port) for item in body.listeners)
-        invalid = changes.invalid_endpoint("Add", endpoints)
-        if invalid is not None:
-            answer(rpc.INVALID_REQUEST, invalid)
-            return
-        default = next((endpoint for endpoint in endpoints if endpoint.name == self._listener), None)
-        if default is None:
-            answer(rpc.INVALID_REQUEST, changes.missing_default_endpoint(endpoints, self._listener))
-            return
-        blocked = self._voter_change_blocked(state, now_ms, "adding")
-        if blocked is not None:
-            answer(*blocked)
-            return
-        voters = self.voters
-        if key.id in voters.voters:
-            answer(rpc.DUPLICATE_VOTER, changes.duplicate_voter(key, voters))
-            return
-        address = Address(default.host, default.port, key.id)
-        if not self._requests.is_ready(address, now_ms):
-            answer(rpc.REQUEST_TIMED_OUT, changes.not_ready(key))
-            return
-        request_id = self._send(address, rpc.API_VERSIONS, messages.ApiVersionsRequest(
-            client_software_name=changes.CLIENT_SOFTWARE_NAME,
-            client_software_version=changes.CLIENT_SOFTWARE_VERSION), now_ms)
-        self._voter_change = VoterChange(changes.ADD, key, now_ms + self._config.request_timeout_ms, request,
-                                         request.api_version < 1 or body.ack_when_committed, endpoints,
-                                         request_id)
+    @property
+    def high_watermark(self) -> int:
+        return self._core.high_watermark
 
-    def _on_new_voter_api_versions(self, request_id: int, body: Struct | None, now_ms: int) -> None:
-        """The new voter's ApiVersions answer (add steps 12-16).
+    @property
+    def default_listener(self) -> str:
+        return self._core._listener
 
-        12. An error (None: the send failed, BROKER_NOT_AVAILABLE as Kafka's network channel says)
-            -> REQUEST_TIMED_OUT. 13. Its kraft.version range excludes the finalized one ->
-            INVALID_REQUEST. 14. Not caught up as an observer with exactly this replica key ->
-            REQUEST_TIMED_OUT. 15. Append the VotersRecord with the new voter (it counts for the high
-            watermark at once). 16. AckWhenCommitted = false answers now; the change stays pending.
-        """
-        change = self._voter_change
-        state = self._state
-        if (change is None or change.api_versions_request_id != request_id
-                or not isinstance(state, LeaderState)):
-            return
-        change.api_versions_request_id = None
-        if not isinstance(body, messages.ApiVersionsResponse) or body.error_code != rpc.NONE:
-            error = (body.error_code if isinstance(body, messages.ApiVersionsResponse)
-                     else rpc.BROKER_NOT_AVAILABLE)
-            self._finish_voter_change(rpc.REQUEST_TIMED_OUT,
-                                      changes.api_versions_error(rpc.error_name(error)))
-            return
-        finalized = self._history.kraft_version()
-        feature = next((entry for entry in body.supported_features if entry.name == KRAFT_VERSION), None)
-        low, high = (feature.min_version, feature.max_version) if feature is not None else (0, 0)
-        if not low <= finalized <= high:
-            self._finish_voter_change(rpc.INVALID_REQUEST,
-                                      changes.kraft_version_range(change.key, low, high, finalized))
-            return
-        observer = state.observer_states.get(change.key)
-        if (observer is None or observer.last_caught_up_ms < 0 or observer.last_fetch_ms < 0
-                or now_ms - observer.last_fetch_ms >= changes.CAUGHT_UP_MAX_AGE_MS):
-            self._finish_voter_change(rpc.REQUEST_TIMED_OUT, changes.lagging(change.key))
-            return
-        voters = self.voters
-        new_voter = VoterInfo(change.key, change.endpoints, low, high)
-        updated = VoterSet({**voters.voters, change.key.id: new_voter})
-        change.record_offset = self._append_voters(state, updated, now_ms)
-        log.info("node %d adds voter %s at offset %d", self._local_key.id, change.key, change.record_offset)
-        if not change.ack_when_committed and change.request is not None:
-            self._reply(change.request, changes.add_response(rpc.NONE))
-            change.request = None
+    def leader_state(self) -> LeaderState | None:
+        return self._core.leader_state()
 
-    def _voter_change_leader(self, cluster_id: str | None, voter_id: int, directory_id: Uuid,
-                             verb: str) -> LeaderState | tuple[int, str | None]:
-        """Steps 1-3 that AddRaftVoter and RemoveRaftVoter share: the leader's state, or the refusal."""
-        if not self._valid_cluster_id(cluster_id):
-            return rpc.INCONSISTENT_CLUSTER_ID, changes.cluster_id_mismatch(cluster_id,
-                                                                            self._identity.cluster_id)
-        state = self._state
-        if not isinstance(state, LeaderState):
-            return rpc.NOT_LEADER_OR_FOLLOWER, None
-        if self._shutting_down:
-            return rpc.BROKER_NOT_AVAILABLE, None
-        if voter_id < 0 or directory_id == ZERO_UUID:
-            return rpc.INVALID_REQUEST, f"{verb} voter request didn't include a valid voter"
-        return state
+    def follower_state(self) -> FollowerState | None:
+        state = self._core._state
+        return state if isinstance(state, FollowerState) else None
 
-    def _handle_remove_voter(self, request: InboundRequest, body: messages.RemoveRaftVoterRequest,
-                             now_ms: int) -> None:
-        """RemoveRaftVoter (Kafka's ``RemoveVoterHandler``): steps 1-2 as AddRaftVoter; 3. invalid
-        voter key -> INVALID_REQUEST; 4-7. ``_voter_change_blocked``; 8. the exact key is no voter, or
-        the only one -> VOTER_NOT_FOUND; 9. append the VotersRecord without it (pending until
-        committed, then the answer; a removed leader resigns once it commits, see ``_poll_leader``)."""
-        def answer(error: int, message: str | None = None) -> None:
-            self._reply(request, changes.remove_response(error, message))
+    def valid_cluster_id(self, cluster_id: str | None) -> bool:
+        return self._core._valid_cluster_id(cluster_id)
 
-        state = self._voter_change_leader(body.cluster_id, body.voter_id, body.voter_directory_id, "Remove")
-        if not isinstance(state, LeaderState):
-            answer(*state)
-            return
-        key = ReplicaKey(body.voter_id, body.voter_directory_id)
-        blocked = self._voter_change_blocked(state, now_ms, "removing")
-        if blocked is not None:
-            answer(*blocked)
-            return
-        voters = self.voters
-        info = voters.voters.get(key.id)
-        if info is None or info.key != key or len(voters.voters) == 1:
-            answer(rpc.VOTER_NOT_FOUND, changes.voter_not_found(key, voters))
-            return
-        updated = VoterSet({voter_id: voter for voter_id, voter in voters.voters.items()
-                            if voter_id != key.id})
-        offset = self._append_voters(state, updated, now_ms)
-        log.info("node %d removes voter %s at offset %d", self._local_key.id, key, offset)
-        self._voter_change = VoterChange(changes.REMOVE, key, now_ms + self._config.request_timeout_ms,
-                                         request, record_offset=offset)
+    def leader_endpoint_for(self, listener: str) -> Endpoint | None:
+        return self._core._leader_endpoint_for(listener)
 
-    def _update_voter_answer(self, request: InboundRequest, error: int) -> messages.UpdateRaftVoterResponse:
-        leader = self._leader_endpoint_for(request.listener)
-        return messages.UpdateRaftVoterResponse(
-            throttle_time_ms=0, error_code=error,
-            current_leader=messages.UpdateRaftVoterResponse.CurrentLeader(
-                leader_id=self.leader_id, leader_epoch=self._state.epoch,
-                host=leader.host if leader is not None else "",
-                port=leader.port if leader is not None else 0))
+    def is_ready(self, destination: Address, now_ms: int) -> bool:
+        return self._core._requests.is_ready(destination, now_ms)
 
-    def _handle_update_voter(self, request: InboundRequest, body: messages.UpdateRaftVoterRequest,
-                             now_ms: int) -> messages.UpdateRaftVoterResponse:
-        """UpdateRaftVoter (Kafka's ``UpdateVoterHandler``), answered at once, CurrentLeader in every answer:
+    def send(self, destination: Address, api_key: int, body: Struct, now_ms: int) -> int:
+        return self._core._send(destination, api_key, body, now_ms)
 
-        1. ClusterId mismatch -> INCONSISTENT_CLUSTER_ID. 2. Epoch below ours -> FENCED_LEADER_EPOCH,
-        above -> UNKNOWN_LEADER_EPOCH, not leader -> NOT_LEADER_OR_FOLLOWER, resigning ->
-        BROKER_NOT_AVAILABLE. 3-5. Invalid voter key, an endpoint whose host is no valid host name or
-        IP address (not a Kafka check), no default-listener endpoint, invalid kraft.version range ->
-        INVALID_REQUEST. 6. Pending change or no high watermark ->
-        REQUEST_TIMED_OUT. 7. kraft.version 1: latest VotersRecord uncommitted -> REQUEST_TIMED_OUT.
-        8. Finalized kraft.version outside the range -> INVALID_REQUEST. 9. Not a voter (kraft.version
-        1: id and directory id; 0: id) -> VOTER_NOT_FOUND. 10. kraft.version 1: append the VotersRecord
-        with the updated voter; 0: remember it in memory (for ``upgrade_kraft_version``).
-        """
-        def answer(error: int) -> messages.UpdateRaftVoterResponse:
-            return self._update_voter_answer(request, error)
+    def reply(self, request: InboundRequest, body: Struct) -> None:
+        self._core._reply(request, body)
 
-        if not self._valid_cluster_id(body.cluster_id):
-            return answer(rpc.INCONSISTENT_CLUSTER_ID)
-        state = self._state
-        if body.current_leader_epoch < state.epoch:
-            return answer(rpc.FENCED_LEADER_EPOCH)
-        if body.current_leader_epoch > state.epoch:
-            return answer(rpc.UNKNOWN_LEADER_EPOCH)
-        if not isinstance(state, LeaderState):
-            return answer(rpc.NOT_LEADER_OR_FOLLOWER)
-        if self._shutting_down:
-            return answer(rpc.BROKER_NOT_AVAILABLE)
-        if body.voter_id < 0 or body.voter_directory_id == ZERO_UUID:
-            return answer(rpc.INVALID_REQUEST)
-        endpoints = tuple(Endpoint(item.name, item.host, item.port) for item in body.listeners)
-        invalid = changes.invalid_endpoint("Update", endpoints)
-        if invalid is not None:
-            log.warning("node %d: %s", self._local_key.id, invalid)
-            return answer(rpc.INVALID_REQUEST)
-        if not any(endpoint.name == self._listener for endpoint in endpoints):
-            return answer(rpc.INVALID_REQUEST)
-        feature = body.k_raft_version_feature
-        low, high = feature.min_supported_version, feature.max_supported_version
-        if low < 0 or high < 0 or high < low:
-            return answer(rpc.INVALID_REQUEST)
-        self._expire_voter_change(now_ms)
-        if self._voter_change is not None or state.high_watermark is None:
-            return answer(rpc.REQUEST_TIMED_OUT)
-        kraft_version = self._history.kraft_version()
-        last = self._history.last_voters_offset()
-        if kraft_version >= 1 and (last is None or last >= state.high_watermark):
-            return answer(rpc.REQUEST_TIMED_OUT)
-        if not low <= kraft_version <= high:
-            return answer(rpc.INVALID_REQUEST)
-        key = ReplicaKey(body.voter_id, body.voter_directory_id)
-        voters = self.voters
-        info = voters.voters.get(key.id)
-        if info is None or (kraft_version >= 1 and info.key != key):
-            return answer(rpc.VOTER_NOT_FOUND)
-        updated = VoterInfo(key if kraft_version == 0 else info.key, endpoints, low, high)
-        if kraft_version >= 1:
-            self._append_voters(state, VoterSet({**voters.voters, key.id: updated}), now_ms)
-        else:
-            self._voter_updates[key.id] = updated
-        return answer(rpc.NONE)
+    def append_control(self, records: Sequence[Struct], now_ms: int) -> RecordBatch:
+        return self._core._append_control(records, now_ms)
 
-    def _needs_voter_update(self) -> bool:
-        """i.6: this voter's endpoints or kraft.version range differ from its voter-set entry."""
-        if not self._is_voter():
-            return False
-        info = self.voters.voters[self._local_key.id]
-        return (info.endpoints != self._identity.listeners
-                or (info.min_kraft_version, info.max_kraft_version) != LOCAL_KRAFT_VERSIONS)
+    def handle_common_response(self, error: int, leader_id: int | None, epoch: int,
+                               endpoints: tuple[Endpoint, ...], now_ms: int) -> bool | None:
+        return self._core._handle_common_response(error, leader_id, epoch, endpoints, now_ms)
 
-    def _wants_auto_join(self) -> bool:
-        return (self._config.auto_join_enable and self._identity.is_controller and not self._is_voter()
-                and self._history.kraft_version() >= 1 and not self._shutting_down)
-
-    def _maybe_send_voter_request(self, state: FollowerState, leader: Address, now_ms: int) -> bool:
-        """Instead of a Fetch (one request in flight to the leader):
-
-        1. A voter whose entry differs from what it is sends UpdateRaftVoter once per leader (again,
-           a request timeout later, after a retriable error such as the leader's missing HWM).
-        2. An observer controller with auto-join, once it fetched from the leader, removes a voter
-           entry with its id and another directory id, else adds itself (AckWhenCommitted = false),
-           then waits a fetch timeout before the next attempt.
-        """
-        if not state.has_fetched:
-            return False
-        if self._is_voter():
-            if (state.has_updated_leader or now_ms < state.next_voter_request_ms
-                    or not self._needs_voter_update()):
-                return False
-            # Fetches go on between attempts (one request in flight to the leader).
-            state.next_voter_request_ms = now_ms + self._config.request_timeout_ms
-            low, high = LOCAL_KRAFT_VERSIONS
-            self._send(leader, rpc.UPDATE_RAFT_VOTER, messages.UpdateRaftVoterRequest(
-                cluster_id=self._identity.cluster_id, current_leader_epoch=state.epoch,
-                voter_id=self._local_key.id, voter_directory_id=self._local_key.directory_id,
-                listeners=[messages.UpdateRaftVoterRequest.Listener(name=e.name, host=e.host, port=e.port)
-                           for e in self._identity.listeners],
-                k_raft_version_feature=messages.UpdateRaftVoterRequest.KRaftVersionFeature(
-                    min_supported_version=low, max_supported_version=high)), now_ms)
-            return True
-        if not self._wants_auto_join() or now_ms < state.next_voter_request_ms:
-            return False
-        state.next_voter_request_ms = now_ms + self._config.fetch_timeout_ms
-        stale = self.voters.voters.get(self._local_key.id)
-        body: Struct
-        if stale is not None and stale.key.directory_id != self._local_key.directory_id:
-            body = messages.RemoveRaftVoterRequest(cluster_id=self._identity.cluster_id,
-                                                   voter_id=stale.key.id,
-                                                   voter_directory_id=stale.key.directory_id)
-            self._send(leader, rpc.REMOVE_RAFT_VOTER, body, now_ms)
-        else:
-            body = messages.AddRaftVoterRequest(
-                cluster_id=self._identity.cluster_id, timeout_ms=self._config.request_timeout_ms,
-                voter_id=self._local_key.id, voter_directory_id=self._local_key.directory_id,
-                listeners=[messages.AddRaftVoterRequest.Listener(name=e.name, host=e.host, port=e.port)
-                           for e in self._identity.listeners],
-                ack_when_committed=False)
-            self._send(leader, rpc.ADD_RAFT_VOTER, body, now_ms)
-        return True
-
-    def _handle_update_voter_response(self, pending: _Pending, body: messages.UpdateRaftVoterResponse,
-                                      now_ms: int) -> bool:
-        """NONE, or an error retrying cannot fix, ends the update for this leader; news about the
-        leader is handled in common; REQUEST_TIMED_OUT and the rest retry after a backoff."""
-        current = body.current_leader
-        leader_id = rpc.optional_id(current.leader_id)
-        endpoints = (Endpoint(self._listener, current.host, current.port),) if current.host else ()
-        handled = self._handle_common_response(body.error_code, leader_id, current.leader_epoch, endpoints,
-                                               now_ms)
-        if handled is not None and body.error_code != rpc.NONE:
-            return handled
-        state = self._state
-        if body.error_code in (rpc.NONE, rpc.VOTER_NOT_FOUND, rpc.INVALID_REQUEST, rpc.UNSUPPORTED_VERSION,
-                               rpc.INCONSISTENT_CLUSTER_ID):
-            if isinstance(state, FollowerState) and state.epoch == pending.epoch:
-                state.has_updated_leader = True
-            if body.error_code != rpc.NONE:
-                log.warning("node %d: UpdateRaftVoter answered %s", self._local_key.id,
-                            rpc.error_name(body.error_code))
-            return True
-        return False
-
-    def _handle_auto_join_response(self, pending: _Pending,
-                                   body: messages.AddRaftVoterResponse | messages.RemoveRaftVoterResponse,
-                                   now_ms: int) -> bool:
-        """Auto-join: whatever the answer, the next attempt waits for the follower's timer."""
-        if body.error_code != rpc.NONE:
-            log.info("node %d: auto-join %s answered %s: %s", self._local_key.id,
-                     "AddRaftVoter" if pending.api_key == rpc.ADD_RAFT_VOTER else "RemoveRaftVoter",
-                     rpc.error_name(body.error_code), body.error_message)
-        return body.error_code in (rpc.NONE, rpc.REQUEST_TIMED_OUT, rpc.DUPLICATE_VOTER, rpc.VOTER_NOT_FOUND)
-
-    # =========================================================================================
-    # Committed image
-    # =========================================================================================
-
-    def _advance_image(self, budget: int | None) -> bool:
-        """Bring the image up to the high watermark, reading at most ``budget`` bytes of batches
-        (None: all); True when work is left for the next poll.
-
-        1. Work in progress (a snapshot being loaded into the image or written out) continues first.
-        2. The log starts past the image, or was replaced by a fetched snapshot: load the latest
-           snapshot into a new image, which replaces the current one once complete.
-        3. Apply the committed batches (wholly below the high watermark) from the image's end.
-        """
-        used = self._run_work(budget)
-        if self._work is not None:
-            return True
-        image = self._image
-        start = self._log.start_offset()
-        if self._reload_image or image.next_offset < start:
-            snapshot = self._log.latest_snapshot()
-            if snapshot is None or snapshot.end_offset < start:
-                return False
-            self._reload_image = False
-            self._work = self._load_steps(snapshot)
-            used += self._run_work(None if budget is None else max(budget - used, 1))
-            if self._work is not None:
-                return True
-            image = self._image
-        if self._committed <= image.next_offset:
-            return False
-        batches = iter(self._log.batches(image.next_offset))
-        try:
-            for batch in batches:
-                if batch.next_offset > self._committed or batch.base_offset != image.next_offset:
-                    break
-                image.apply_batch(batch)
-                used += batch_size(batch)
-                if budget is not None and used >= budget:
-                    return image.next_offset < self._committed
-        finally:
-            close = getattr(batches, "close", None)
-            if callable(close):
-                close()
-        return False
-
-    def _load_steps(self, snapshot: SnapshotId) -> Iterator[int]:
-        """Load ``snapshot`` into a new image one batch at a time; it replaces the image at the end."""
-        image = SnapshotImage()
-        image.start_snapshot(snapshot)
-        batches = iter(self._log.snapshot_batches(snapshot))
-        try:
-            for batch in batches:
-                image.apply_snapshot_batch(batch)
-                yield batch_size(batch)
-        finally:
-            close = getattr(batches, "close", None)
-            if callable(close):
-                close()
-        image.finish_snapshot()
-        self._image = image
-
-    def _run_work(self, budget: int | None) -> int:
-        """Run the image work in progress until ``budget`` bytes were read (None: to the end)."""
-        used = 0
-        while self._work is not None:
-            try:
-                used += next(self._work)
-            except StopIteration:
-                self._work = None
-                self._work_writer = None
-                break
-            except BaseException:
-                self._abort_work()
-                raise
-            if budget is not None and used >= budget:
-                break
-        return used
-
-    def _abort_work(self) -> None:
-        """Stop the image work in progress; an unfinished snapshot is dropped."""
-        work, writer = self._work, self._work_writer
-        self._work = None
-        self._work_writer = None
-        if work is not None:
-            close = getattr(work, "close", None)
-            if callable(close):
-                close()
-        if writer is not None:
-            writer.abort()
+    def snapshot_installed(self, snapshot_id: SnapshotId) -> None:
+        self._core._snapshot_installed(snapshot_id)

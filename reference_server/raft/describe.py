@@ -10,17 +10,12 @@ defaults so that the response encodes at the request's version.
 from __future__ import annotations
 
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID
 
 from .api import VoterSet
 from .leader import LeaderState, ReplicaProgress, same_replica
-from .rpc import (
-    METADATA_PARTITION,
-    METADATA_TOPIC,
-    NOT_LEADER_OR_FOLLOWER,
-    UNKNOWN_TOPIC_OR_PARTITION,
-    error_message,
-)
+from .rpc import METADATA_PARTITION, METADATA_TOPIC
 
 DQ = messages.DescribeQuorumResponse
 
@@ -35,20 +30,20 @@ def is_metadata_partition_request(request: messages.DescribeQuorumRequest) -> bo
 def unknown_partition_response(request: messages.DescribeQuorumRequest, version: int) -> DQ:
     """Step 1 failed: every requested partition gets UNKNOWN_TOPIC_OR_PARTITION (with the default
     text as ErrorMessage, which goes on the wire from v2)."""
-    message = error_message(UNKNOWN_TOPIC_OR_PARTITION)
-    return DQ(error_code=0, topics=[
+    message = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.message
+    return DQ(error_code=ErrorCode.NONE, topics=[
         DQ.TopicData(topic_name=topic.topic_name, partitions=[
-            DQ.PartitionData(partition_index=partition.partition_index, error_code=UNKNOWN_TOPIC_OR_PARTITION,
-                             error_message=message)
+            DQ.PartitionData(partition_index=partition.partition_index,
+                             error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, error_message=message)
             for partition in topic.partitions])
         for topic in request.topics])
 
 
 def not_leader_response(version: int) -> DQ:
     """Step 2: the receiver is not the leader (ErrorMessage only goes on the wire from v2)."""
-    return DQ(error_code=0, topics=[DQ.TopicData(topic_name=METADATA_TOPIC, partitions=[
-        DQ.PartitionData(partition_index=METADATA_PARTITION, error_code=NOT_LEADER_OR_FOLLOWER,
-                         error_message=error_message(NOT_LEADER_OR_FOLLOWER))])])
+    return DQ(error_code=ErrorCode.NONE, topics=[DQ.TopicData(topic_name=METADATA_TOPIC, partitions=[
+        DQ.PartitionData(partition_index=METADATA_PARTITION, error_code=ErrorCode.NOT_LEADER_OR_FOLLOWER,
+                         error_message=ErrorCode.NOT_LEADER_OR_FOLLOWER.message)])])
 
 
 def _replica_state(progress: ReplicaProgress, version: int, now_ms: int, is_leader: bool) -> DQ.ReplicaState:
@@ -95,7 +90,8 @@ def leader_response(state: LeaderState, version: int, now_ms: int, observer_sess
                                         last_caught_up_timestamp=-1)
             committed.append(entry)
     partition = DQ.PartitionData(
-        partition_index=METADATA_PARTITION, error_code=0, leader_id=local_id, leader_epoch=state.epoch,
+        partition_index=METADATA_PARTITION, error_code=ErrorCode.NONE, leader_id=local_id,
+        leader_epoch=state.epoch,
         high_watermark=state.high_watermark if state.high_watermark is not None else -1,
         current_voters=current, committed_voters=committed, observers=observers)
     nodes: list[DQ.Node] = []
@@ -105,5 +101,5 @@ def leader_response(state: LeaderState, version: int, now_ms: int, observer_sess
             nodes.append(DQ.Node(node_id=voter_id, listeners=[
                 DQ.Listener(name=endpoint.name, host=endpoint.host, port=endpoint.port)
                 for endpoint in info.endpoints]))
-    return DQ(error_code=0, topics=[DQ.TopicData(topic_name=METADATA_TOPIC, partitions=[partition])],
-              nodes=nodes)
+    return DQ(error_code=ErrorCode.NONE,
+              topics=[DQ.TopicData(topic_name=METADATA_TOPIC, partitions=[partition])], nodes=nodes)

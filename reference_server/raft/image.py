@@ -34,6 +34,7 @@ from typing import Final
 
 from kafka_admin_kraft.features import METADATA_VERSION
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.api_keys import MetadataRecordType as Record
 from kafka_admin_kraft.protocol.exceptions import DecodeError
 from kafka_admin_kraft.records import (
     ApiMessageAndVersion,
@@ -45,25 +46,14 @@ from kafka_admin_kraft.records import (
     read_frame,
 )
 
-FEATURE_LEVEL_RECORD = 12
-TOPIC_RECORD = 2
-PARTITION_RECORD = 3
-REGISTER_BROKER_RECORD = 0
-REGISTER_CONTROLLER_RECORD = 27
-NO_OP_RECORD = 20
-BEGIN_TRANSACTION_RECORD = 23
-END_TRANSACTION_RECORD = 24
-ABORT_TRANSACTION_RECORD = 25
-FENCE_BROKER_RECORD = 7
-UNFENCE_BROKER_RECORD = 8
-BROKER_REGISTRATION_CHANGE_RECORD = 17
 FENCE: Final = 1
 """BrokerRegistrationChangeRecord.Fenced: 1 fenced, 0 no change, -1 unfenced."""
 UNFENCE: Final = -1
-_DECODED = frozenset({FEATURE_LEVEL_RECORD, TOPIC_RECORD, PARTITION_RECORD, REGISTER_BROKER_RECORD,
-                      REGISTER_CONTROLLER_RECORD, BEGIN_TRANSACTION_RECORD, END_TRANSACTION_RECORD,
-                      ABORT_TRANSACTION_RECORD, FENCE_BROKER_RECORD, UNFENCE_BROKER_RECORD,
-                      BROKER_REGISTRATION_CHANGE_RECORD})
+_DECODED = frozenset({Record.FEATURE_LEVEL_RECORD, Record.TOPIC_RECORD, Record.PARTITION_RECORD,
+                      Record.REGISTER_BROKER_RECORD, Record.REGISTER_CONTROLLER_RECORD,
+                      Record.BEGIN_TRANSACTION_RECORD, Record.END_TRANSACTION_RECORD,
+                      Record.ABORT_TRANSACTION_RECORD, Record.FENCE_BROKER_RECORD,
+                      Record.UNFENCE_BROKER_RECORD, Record.BROKER_REGISTRATION_CHANGE_RECORD})
 """Record types the image decodes; every other type is kept by reference without decoding."""
 
 
@@ -139,14 +129,14 @@ class SnapshotImage:
 
     def broker_registrations(self) -> list[messages.RegisterBrokerRecord]:
         """Every registered broker as it stands, by broker id."""
-        found = [m for m in self._registrations(REGISTER_BROKER_RECORD)
+        found = [m for m in self._registrations(Record.REGISTER_BROKER_RECORD)
                  if isinstance(m, messages.RegisterBrokerRecord)]
         return sorted(found, key=lambda registration: registration.broker_id)
 
     def controller_registrations(self) -> list[messages.RegisterControllerRecord]:
         """The latest registration of every controller (KIP-919), by controller id. Kafka never drops
         one: a controller that stopped, or left the voter set, stays registered."""
-        found = [m for m in self._registrations(REGISTER_CONTROLLER_RECORD)
+        found = [m for m in self._registrations(Record.REGISTER_CONTROLLER_RECORD)
                  if isinstance(m, messages.RegisterControllerRecord)]
         return sorted(found, key=lambda registration: registration.controller_id)
 
@@ -212,7 +202,7 @@ class SnapshotImage:
             return
         try:
             api_key = read_frame(value)[0]
-            if api_key == NO_OP_RECORD:
+            if api_key == Record.NO_OP_RECORD:
                 return  # most of an idle log: vanishes without decoding
             if api_key not in _DECODED:
                 self._change(("other", source, None, offset), offset)
@@ -236,19 +226,20 @@ class SnapshotImage:
         elif isinstance(message, messages.FeatureLevelRecord):
             self._change(("feature", message.name, value, message.feature_level), offset)
         elif isinstance(message, messages.TopicRecord):
-            self._change(("keyed", (TOPIC_RECORD, message.topic_id), value, 0), offset)
+            self._change(("keyed", (Record.TOPIC_RECORD, message.topic_id), value, 0), offset)
         elif isinstance(message, messages.PartitionRecord):
-            self._change(("keyed", (PARTITION_RECORD, (message.topic_id, message.partition_id)), value, 0),
-                         offset)
+            partition = (message.topic_id, message.partition_id)
+            self._change(("keyed", (Record.PARTITION_RECORD, partition), value, 0), offset)
         elif isinstance(message, messages.RegisterBrokerRecord):
-            self._change(("keyed", (REGISTER_BROKER_RECORD, message.broker_id), value, 0), offset)
+            self._change(("keyed", (Record.REGISTER_BROKER_RECORD, message.broker_id), value, 0), offset)
         elif isinstance(message, messages.BrokerRegistrationChangeRecord):
             self._change(("fencing", (message.broker_id, message.broker_epoch), None, message.fenced), offset)
         elif isinstance(message, messages.FenceBrokerRecord | messages.UnfenceBrokerRecord):
             fenced = FENCE if isinstance(message, messages.FenceBrokerRecord) else UNFENCE
             self._change(("fencing", (message.id, message.epoch), None, fenced), offset)
         elif isinstance(message, messages.RegisterControllerRecord):
-            self._change(("keyed", (REGISTER_CONTROLLER_RECORD, message.controller_id), value, 0), offset)
+            controller = (Record.REGISTER_CONTROLLER_RECORD, message.controller_id)
+            self._change(("keyed", controller, value, 0), offset)
         else:  # a type the codec does not model at this version
             self._change(("other", source, None, offset), offset)
 
@@ -284,7 +275,7 @@ class SnapshotImage:
                 self._others.append(OtherRun(source, offset, offset))
 
     def _fence(self, broker_id: int, broker_epoch: int, change: int) -> None:
-        stored = self._keyed.get((REGISTER_BROKER_RECORD, broker_id))
+        stored = self._keyed.get((Record.REGISTER_BROKER_RECORD, broker_id))
         if stored is None or change not in (FENCE, UNFENCE):
             return
         record = decode_metadata_record(stored)
@@ -294,7 +285,7 @@ class SnapshotImage:
         if registration.broker_epoch != broker_epoch:
             return  # a change for an older registration of this broker id
         registration.fenced = change == FENCE
-        self._keyed[(REGISTER_BROKER_RECORD, broker_id)] = encode_metadata_record(record)
+        self._keyed[(Record.REGISTER_BROKER_RECORD, broker_id)] = encode_metadata_record(record)
 
     # ------------------------------------------------------------------ writing out
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Final
 
 from kafka_admin_kraft.protocol import messages
-from kafka_admin_kraft.protocol.error_codes import ERRORS
+from kafka_admin_kraft.protocol.error_codes import ERRORS, ErrorCode
 from kafka_admin_kraft.protocol.primitives import METADATA_TOPIC_ID, ZERO_UUID
 from kafka_admin_kraft.records import SnapshotId
 
@@ -36,45 +36,11 @@ from .api import Endpoint, ReplicaKey
 METADATA_TOPIC: Final = "__cluster_metadata"
 METADATA_PARTITION: Final = 0
 
-FETCH: Final = 1
-VOTE: Final = 52
-BEGIN_QUORUM_EPOCH: Final = 53
-END_QUORUM_EPOCH: Final = 54
-DESCRIBE_QUORUM: Final = 55
-FETCH_SNAPSHOT: Final = 59
-API_VERSIONS: Final = 18
-ADD_RAFT_VOTER: Final = 80
-REMOVE_RAFT_VOTER: Final = 81
-UPDATE_RAFT_VOTER: Final = 82
-
-NONE: Final = 0
-UNKNOWN_SERVER_ERROR: Final = -1
-UNKNOWN_TOPIC_OR_PARTITION: Final = 3
-NOT_LEADER_OR_FOLLOWER: Final = 6
-REQUEST_TIMED_OUT: Final = 7
-BROKER_NOT_AVAILABLE: Final = 8
-UNSUPPORTED_VERSION: Final = 35
-INVALID_REQUEST: Final = 42
-FENCED_LEADER_EPOCH: Final = 74
-UNKNOWN_LEADER_EPOCH: Final = 75
-SNAPSHOT_NOT_FOUND: Final = 98
-POSITION_OUT_OF_RANGE: Final = 99
-INCONSISTENT_CLUSTER_ID: Final = 104
-INVALID_VOTER_KEY: Final = 125
-DUPLICATE_VOTER: Final = 126
-VOTER_NOT_FOUND: Final = 127
-
-
-def error_message(code: int) -> str:
-    """Kafka's default text of an error code."""
-    entry = ERRORS.get(code)
-    return entry.message if entry is not None else ""
-
 
 def error_name(code: int) -> str:
-    """Kafka's name of an error code (``Errors.name()``)."""
-    entry = ERRORS.get(code)
-    return entry.name if entry is not None else "UNKNOWN_SERVER_ERROR"
+    """Kafka's name of an error code, UNKNOWN_SERVER_ERROR for one it does not know (as
+    ``Errors.forCode`` gives it): a peer may answer with a code newer than the table."""
+    return ERRORS.get(code, ErrorCode.UNKNOWN_SERVER_ERROR).name
 
 
 def optional_id(value: int) -> int | None:
@@ -152,10 +118,11 @@ def fetch_snapshot_request(cluster_id: str, local: ReplicaKey, epoch: int, snaps
 # Responses
 # ---------------------------------------------------------------------------------------------
 
-def vote_response(version: int, error: int, partition_error: int = NONE, epoch: int = 0, leader_id: int = -1,
-                  granted: bool = False, leader: Endpoint | None = None) -> messages.VoteResponse:
+def vote_response(version: int, error: int, partition_error: int = ErrorCode.NONE, epoch: int = 0,
+                  leader_id: int = -1, granted: bool = False, leader: Endpoint | None = None
+                  ) -> messages.VoteResponse:
     response = messages.VoteResponse(error_code=error)
-    if error != NONE:
+    if error != ErrorCode.NONE:
         return response
     response.topics = [messages.VoteResponse.TopicData(topic_name=METADATA_TOPIC, partitions=[
         messages.VoteResponse.PartitionData(partition_index=METADATA_PARTITION, error_code=partition_error,
@@ -166,11 +133,11 @@ def vote_response(version: int, error: int, partition_error: int = NONE, epoch: 
     return response
 
 
-def begin_quorum_epoch_response(version: int, error: int, partition_error: int = NONE, epoch: int = 0,
-                                leader_id: int = -1, leader: Endpoint | None = None
+def begin_quorum_epoch_response(version: int, error: int, partition_error: int = ErrorCode.NONE,
+                                epoch: int = 0, leader_id: int = -1, leader: Endpoint | None = None
                                 ) -> messages.BeginQuorumEpochResponse:
     response = messages.BeginQuorumEpochResponse(error_code=error)
-    if error != NONE:
+    if error != ErrorCode.NONE:
         return response
     response.topics = [messages.BeginQuorumEpochResponse.TopicData(topic_name=METADATA_TOPIC, partitions=[
         messages.BeginQuorumEpochResponse.PartitionData(partition_index=METADATA_PARTITION,
@@ -182,11 +149,11 @@ def begin_quorum_epoch_response(version: int, error: int, partition_error: int =
     return response
 
 
-def end_quorum_epoch_response(version: int, error: int, partition_error: int = NONE, epoch: int = 0,
+def end_quorum_epoch_response(version: int, error: int, partition_error: int = ErrorCode.NONE, epoch: int = 0,
                               leader_id: int = -1, leader: Endpoint | None = None
                               ) -> messages.EndQuorumEpochResponse:
     response = messages.EndQuorumEpochResponse(error_code=error)
-    if error != NONE:
+    if error != ErrorCode.NONE:
         return response
     response.topics = [messages.EndQuorumEpochResponse.TopicData(topic_name=METADATA_TOPIC, partitions=[
         messages.EndQuorumEpochResponse.PartitionData(partition_index=METADATA_PARTITION,
@@ -198,14 +165,14 @@ def end_quorum_epoch_response(version: int, error: int, partition_error: int = N
     return response
 
 
-def fetch_response(version: int, error: int = NONE, *, partition_error: int = NONE, epoch: int = -1,
-                   leader_id: int = -1, high_watermark: int = -1, log_start_offset: int = -1,
+def fetch_response(version: int, error: int = ErrorCode.NONE, *, partition_error: int = ErrorCode.NONE,
+                   epoch: int = -1, leader_id: int = -1, high_watermark: int = -1, log_start_offset: int = -1,
                    records: bytes = b"", diverging: tuple[int, int] | None = None,
                    snapshot_id: SnapshotId | None = None,
                    leader: Endpoint | None = None) -> messages.FetchResponse:
     """A single-partition Fetch response; ``diverging`` is (epoch, end offset)."""
     response = messages.FetchResponse(error_code=error)
-    if error != NONE:
+    if error != ErrorCode.NONE:
         return response
     data = messages.FetchResponse.PartitionData(
         partition_index=METADATA_PARTITION, error_code=partition_error, high_watermark=high_watermark,
@@ -226,13 +193,14 @@ def fetch_response(version: int, error: int = NONE, *, partition_error: int = NO
     return response
 
 
-def fetch_snapshot_response(version: int, error: int = NONE, *, partition_error: int = NONE,
-                            topic: str = METADATA_TOPIC, partition: int = METADATA_PARTITION,
-                            epoch: int = -1, leader_id: int = -1, snapshot_id: SnapshotId | None = None,
-                            size: int = 0, position: int = 0, data: bytes = b"",
-                            leader: Endpoint | None = None) -> messages.FetchSnapshotResponse:
+def fetch_snapshot_response(version: int, error: int = ErrorCode.NONE, *,
+                            partition_error: int = ErrorCode.NONE, topic: str = METADATA_TOPIC,
+                            partition: int = METADATA_PARTITION, epoch: int = -1, leader_id: int = -1,
+                            snapshot_id: SnapshotId | None = None, size: int = 0, position: int = 0,
+                            data: bytes = b"", leader: Endpoint | None = None
+                            ) -> messages.FetchSnapshotResponse:
     response = messages.FetchSnapshotResponse(error_code=error)
-    if error != NONE:
+    if error != ErrorCode.NONE:
         return response
     snapshot = messages.FetchSnapshotResponse.SnapshotId(
         end_offset=snapshot_id.end_offset if snapshot_id is not None else -1,

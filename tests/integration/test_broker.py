@@ -15,8 +15,8 @@ from integration.harness import FAST_ELECTIONS, HOST, Cluster, Node, wait_until
 from kafka_admin_kraft import Admin, FeatureUpdate
 from kafka_admin_kraft.models import UpgradeType
 from kafka_admin_kraft.protocol import messages
-from kafka_admin_kraft_server.handlers.describe_cluster import MISMATCHED_ENDPOINT_TYPE
-from kafka_admin_kraft_server.handlers.metadata import BROKER_APIS
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
+from kafka_admin_kraft_server.handlers import BROKER_APIS
 
 Make = Callable[..., Cluster]
 BROKER_ID = 100
@@ -55,7 +55,7 @@ def test_a_broker_observes_the_quorum_and_answers_metadata_and_describe_cluster(
         assert (described.error_code, described.endpoint_type, described.controller_id) == (0, 1, BROKER_ID)
         assert [(b.broker_id, b.port) for b in described.brokers] == [(BROKER_ID, broker.port)]
         refused = client.request(messages.DescribeClusterRequest(endpoint_type=2), 1)
-        assert refused.error_code == MISMATCHED_ENDPOINT_TYPE
+        assert refused.error_code == ErrorCode.MISMATCHED_ENDPOINT_TYPE
         # DescribeQuorum, forwarded: the leader's answer, the broker among the observers.
         quorum = client.describe_quorum(2).topics[0].partitions[0]
         assert (quorum.error_code, quorum.leader_id) == (0, leader)

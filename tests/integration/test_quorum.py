@@ -10,7 +10,7 @@ from integration.harness import FAST_ELECTIONS, HOST, NOT_LEADER_OR_FOLLOWER, Cl
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID
 from kafka_admin_kraft.storage import read_quorum_state
-from kafka_admin_kraft_server.handlers.api_versions import CONTROLLER_APIS
+from kafka_admin_kraft_server.handlers import CONTROLLER_APIS
 
 NOT_LEADER_TEXT = ("For requests intended only for the leader, this error indicates that the broker is not "
                    "the current leader. For requests intended for any replica, this error indicates that the "

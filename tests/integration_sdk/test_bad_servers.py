@@ -12,10 +12,9 @@ from collections.abc import Iterator
 import pytest
 from integration.harness import Cluster, one_controller
 
+from integration_sdk.bad_server import ANSWERS, garbage_server
 from kafka_admin_kraft import Admin, AsyncAdmin
 from kafka_admin_kraft.errors import KafkaTimeoutError
-
-from .bad_server import ANSWERS, garbage_server
 
 pytestmark = pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
 

@@ -78,6 +78,7 @@ from kafka_admin_kraft_server.raft.api import (
 from kafka_admin_kraft_server.raft.core import RaftCore
 from kafka_admin_kraft_server.raft.voters import voters_record
 
+# Relative, unlike the rest of tests/: this module also runs as ``python -m tests.simulation.sim``.
 from .memory import BatchKey, MemoryLog, MemoryStore
 
 LISTENER = "CONTROLLER"

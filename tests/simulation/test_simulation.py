@@ -18,8 +18,7 @@ import pytest
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft_server.raft import core as core_module
 from kafka_admin_kraft_server.raft.api import RaftConfig
-
-from .sim import Scenario, Simulation, SimulationFailure, run_scenario, scenario_for_seed
+from simulation.sim import Scenario, Simulation, SimulationFailure, run_scenario, scenario_for_seed
 
 SEEDS = int(os.environ.get("KRAFT_SIM_SEEDS", "300"))
 FIRST_SEED = int(os.environ.get("KRAFT_SIM_FIRST_SEED", "0"))

@@ -15,8 +15,7 @@ from integration_sdk.bad_server import ANSWERS, garbage_server
 
 from kafka_admin_kraft_cli.kafka_features import main as features_main
 from kafka_admin_kraft_cli.kafka_metadata_quorum import main as quorum_main
-
-from .cluster_util import run
+from tools.cluster_util import run
 
 
 def quorum(*args: str) -> Result:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .cluster_util import run
+from tools.cluster_util import run
 
 NOWHERE = "127.0.0.1:1"
 BLANK = "Provided feature can not be empty."

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from integration.harness import Cluster
 
-from .cluster_util import BROKER_ID, module_quorum, run, run_against
+from tools.cluster_util import BROKER_ID, module_quorum, run, run_against
 
 TOOL = "kafka-features"
 FINALIZED = {"eligible.leader.replicas.version": ("0", "1", "1"), "group.version": ("0", "1", "1"),

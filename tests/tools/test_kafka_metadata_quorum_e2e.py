@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from integration.harness import Cluster
 
-from .cluster_util import BROKER_ID, add_observer_controller, module_quorum, run, run_against
+from tools.cluster_util import BROKER_ID, add_observer_controller, module_quorum, run, run_against
 
 TOOL = "kafka-metadata-quorum"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .storage_util import (
+from tools.storage_util import (
     CLUSTER_ID,
     controller_props,
     meta_properties,

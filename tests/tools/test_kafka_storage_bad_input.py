@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from console_scripts import console_script
 
-from .cluster_util import run
-from .storage_util import CLUSTER_ID, controller_props, tree, write_config
+from tools.cluster_util import run
+from tools.storage_util import CLUSTER_ID, controller_props, tree, write_config
 
 U1 = "3Db5QLSqSZieL3rJBUUegA"
 U2 = "wZoXPqWoSu6F6c8MkmdyAg"

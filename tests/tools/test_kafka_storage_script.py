@@ -15,8 +15,7 @@ from console_scripts import console_script
 from kafka_admin_kraft import Admin
 from kafka_admin_kraft.models import QuorumInfo
 from kafka_admin_kraft_server.local import HOST, free_ports, server_command, server_env
-
-from .storage_util import CLUSTER_ID, controller_props, meta_properties, read_batches, write_config
+from tools.storage_util import CLUSTER_ID, controller_props, meta_properties, read_batches, write_config
 
 SNAPSHOT = Path("__cluster_metadata-0") / "00000000000000000000-0000000000.checkpoint"
 

@@ -56,8 +56,7 @@ from kafka_admin_kraft_cli.quorum_voters import (
     voter_names,
     with_configured,
 )
-
-from .cluster_util import start_quorum
+from tools.cluster_util import start_quorum
 
 TOOL = "kafka-metadata-quorum"
 D1, D2, D3, D4 = (str(Uuid.random()) for _ in range(4))

@@ -11,8 +11,7 @@ from pathlib import Path
 from integration.harness import Cluster
 
 from kafka_admin_kraft_server.local import free_ports
-
-from .cluster_util import PROPERTIES, run
+from tools.cluster_util import PROPERTIES, run
 
 
 def test_upgrade_a_static_quorum_with_kafka_features_then_add_a_controller(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from kafka_admin_kraft.client.core import API_VERSIONS_MAX, AdminCore, Op
 from kafka_admin_kraft.errors import error_for_code
 from kafka_admin_kraft.models import FeatureMetadata, FinalizedVersionRange, SupportedVersionRange
-from kafka_admin_kraft.protocol import framing
+from kafka_admin_kraft.protocol.api_keys import ApiKey
 
 OPERATION = "describe_features"
 
@@ -24,7 +24,7 @@ def describe_features(
             conn = yield from core.target(deadline)
         else:
             conn = yield from core.node(node_id, OPERATION, deadline)
-        theirs = conn.versions.get(framing.API_VERSIONS_KEY, (0, 0))
+        theirs = conn.versions.get(ApiKey.API_VERSIONS, (0, 0))
         version = min(API_VERSIONS_MAX, theirs[1])
         response = yield from core.api_versions_request(conn, version, deadline)
         if response.error_code:

@@ -20,13 +20,10 @@ from collections.abc import Sequence
 from kafka_admin_kraft.client.core import AdminCore, Connection, Op, controller_errors
 from kafka_admin_kraft.client.operations.describe_metadata_quorum import request as describe_quorum_request
 from kafka_admin_kraft.client.operations.describe_metadata_quorum import to_quorum_info
-from kafka_admin_kraft.errors import error_for_code
+from kafka_admin_kraft.errors import ErrorCode, error_for_code
 from kafka_admin_kraft.models import Endpoint
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import Uuid
-
-DUPLICATE_VOTER = 126
-VOTER_NOT_FOUND = 127
 
 
 def _is_voter(
@@ -79,7 +76,7 @@ def add_raft_voter(
         retry, sent = sent, True
         response = yield from core.request(conn, request, version, deadline)
         if (
-            response.error_code == DUPLICATE_VOTER
+            response.error_code == ErrorCode.DUPLICATE_VOTER
             and retry
             and (yield from _is_voter(core, conn, voter_id, voter_directory_id, deadline))
         ):
@@ -112,7 +109,7 @@ def remove_raft_voter(
         retry, sent = sent, True
         response = yield from core.request(conn, request, version, deadline)
         if (
-            response.error_code == VOTER_NOT_FOUND
+            response.error_code == ErrorCode.VOTER_NOT_FOUND
             and retry
             and (yield from _is_voter(core, conn, voter_id, voter_directory_id, deadline)) is False
         ):

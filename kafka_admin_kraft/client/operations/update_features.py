@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kafka_admin_kraft.client.core import AdminCore, Op, controller_errors
-from kafka_admin_kraft.errors import error_for_code
+from kafka_admin_kraft.errors import ErrorCode, error_for_code
 from kafka_admin_kraft.models import FeatureUpdate, FeatureUpdateResult, UpgradeType
 from kafka_admin_kraft.protocol import messages
 
@@ -60,10 +60,11 @@ def update_features(
             result = by_name.get(name)
             if result is None:
                 results[name] = FeatureUpdateResult(
-                    feature=name, error_code=-1, error_message="the server did not report this feature"
+                    feature=name, error_code=ErrorCode.UNKNOWN_SERVER_ERROR,
+                    error_message="the server did not report this feature",
                 )
             else:
-                message = None if result.error_code == 0 else result.error_message
+                message = None if result.error_code == ErrorCode.NONE else result.error_message
                 results[name] = FeatureUpdateResult(
                     feature=name, error_code=result.error_code, error_message=message
                 )

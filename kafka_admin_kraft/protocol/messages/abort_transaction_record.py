@@ -70,7 +70,7 @@ class AbortTransactionRecord(Struct):
     _FIELDS = ('reason', )
 
     reason: str | None
-    """string, versions 0+; nullable 0+; tag 0 in 0+; default null."""
+    """Free text on why the transaction was dropped, or null (KIP-868). (string, versions 0+; nullable 0+; tag 0 in 0+; default null)"""
 
     def __init__(
         self,
@@ -82,11 +82,11 @@ class AbortTransactionRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_AbortTransactionRecord_0: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
-_T_d_AbortTransactionRecord_1: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
+_T_e_AbortTransactionRecord_v0: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
+_T_d_AbortTransactionRecord_v0: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
 
 
-def _e_AbortTransactionRecord_0(o: AbortTransactionRecord, out: bytearray) -> None:
+def _e_AbortTransactionRecord_v0(o: AbortTransactionRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -101,10 +101,10 @@ def _e_AbortTransactionRecord_0(o: AbortTransactionRecord, out: bytearray) -> No
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_AbortTransactionRecord_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_AbortTransactionRecord_v0, f, i) from None
 
 
-def _d_AbortTransactionRecord_1(buf: bytes, pos: int) -> tuple[AbortTransactionRecord, int]:
+def _d_AbortTransactionRecord_v0(buf: bytes, pos: int) -> tuple[AbortTransactionRecord, int]:
     o = new_struct(AbortTransactionRecord)
     f = 0
     i = -1
@@ -134,9 +134,9 @@ def _d_AbortTransactionRecord_1(buf: bytes, pos: int) -> tuple[AbortTransactionR
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_AbortTransactionRecord_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_AbortTransactionRecord_v0, f, i) from None
     return o, pos
 
 
-AbortTransactionRecord._ENCODERS = {0: _e_AbortTransactionRecord_0}
-AbortTransactionRecord._DECODERS = {0: _d_AbortTransactionRecord_1}
+AbortTransactionRecord._ENCODERS = {0: _e_AbortTransactionRecord_v0}
+AbortTransactionRecord._DECODERS = {0: _d_AbortTransactionRecord_v0}

@@ -53,10 +53,10 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['AddRaftVoterRequest', 'AddRaftVoterResponse']
 
-_F0 = _Packer('>H')
-_F1 = _Packer('>ii16s')
-_F2 = _Packer('>?')
-_F3 = _Packer('>ih')
+_F_H = _Packer('>H')
+_F_iiu = _Packer('>ii16s')
+_F_o = _Packer('>?')
+_F_ih = _Packer('>ih')
 
 
 class AddRaftVoterRequest(Struct):
@@ -71,24 +71,25 @@ class AddRaftVoterRequest(Struct):
     FLEXIBLE_FROM = 0
     KIND = 'request'
     API_KEY = 80
+    LISTENERS = ('controller', 'broker')
     HEADER_VERSIONS = {0: 2, 1: 2}
     _FIELDS = ('cluster_id', 'timeout_ms', 'voter_id', 'voter_directory_id', 'listeners', 'ack_when_committed', )
 
     cluster_id: str | None
-    """string, versions 0+; nullable 0+."""
+    """Sender's cluster id; a mismatch gets INCONSISTENT_CLUSTER_ID, null skips the check. (string, versions 0+; nullable 0+)"""
     timeout_ms: int
-    """int32, versions 0+."""
+    """How long in ms the sender waits; Kafka's leader uses its own request timeout instead. (int32, versions 0+)"""
     voter_id: int
-    """int32, versions 0+."""
+    """Node id of the controller to make a voter. (int32, versions 0+)"""
     voter_directory_id: Uuid
-    """uuid, versions 0+."""
+    """Log directory id of that controller; it must already fetch from the leader with this id. (uuid, versions 0+)"""
     listeners: list[AddRaftVoterRequest.Listener]
-    """[]Listener, versions 0+."""
+    """New voter's controller listeners for the VotersRecord; must include the default one. ([]Listener, versions 0+)"""
     ack_when_committed: bool
-    """bool, versions 1+; default true."""
+    """True (default): answer once the new voter set commits; false: once it is appended. (bool, versions 1+; default true)"""
 
     class Listener(Struct):
-        """The Listener struct of AddRaftVoterRequest.
+        """New voter's controller listeners for the VotersRecord; must include the default one.
 
         Used in versions 0-1; flexible versions: 0+.
         """
@@ -100,11 +101,11 @@ class AddRaftVoterRequest(Struct):
         _FIELDS = ('name', 'host', 'port', )
 
         name: str
-        """string, versions 0+."""
+        """Listener name, one of the new voter's controller.listener.names. (string, versions 0+)"""
         host: str
-        """string, versions 0+."""
+        """Host name or IP address of the listener. (string, versions 0+)"""
         port: int
-        """uint16, versions 0+."""
+        """TCP port of the listener. (uint16, versions 0+)"""
 
         def __init__(
             self,
@@ -140,7 +141,7 @@ class AddRaftVoterRequest(Struct):
 
 
 class AddRaftVoterResponse(Struct):
-    """The AddRaftVoterResponse struct of AddRaftVoterResponse.
+    """AddRaftVoter (API 80, KIP-853): the leader adds a caught-up observer to the voter set. v1 (Kafka 4.2) adds AckWhenCommitted: answer once the VotersRecord is appended rather than committed.
 
     Used in versions 0-1; flexible versions: 0+.
     """
@@ -155,11 +156,11 @@ class AddRaftVoterResponse(Struct):
     _FIELDS = ('throttle_time_ms', 'error_code', 'error_message', )
 
     throttle_time_ms: int
-    """int32, versions 0+."""
+    """Time in ms the answer was held back by a quota; 0 if it was not throttled. (int32, versions 0+)"""
     error_code: int
-    """int16, versions 0+."""
+    """0 if the voter was added; otherwise why not, e.g. DUPLICATE_VOTER or REQUEST_TIMED_OUT. (int16, versions 0+)"""
     error_message: str | None
-    """string, versions 0+; nullable 0+; ignorable."""
+    """Text explaining ErrorCode; null when it is 0. (string, versions 0+; nullable 0+; ignorable)"""
 
     def __init__(
         self,
@@ -175,17 +176,17 @@ class AddRaftVoterResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_AddRaftVoterRequest_Listener_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_d_AddRaftVoterRequest_Listener_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_e_AddRaftVoterRequest_2: tuple[FieldEntry, ...] = (('AckWhenCommitted', False, ()), ('ClusterId', False, ()), ('TimeoutMs', False, (('TimeoutMs', 4, 'i'), ('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Listeners', True, ()), ('<tagged fields>', False, ()), )
-_T_d_AddRaftVoterRequest_3: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('TimeoutMs', False, (('TimeoutMs', 4, 'i'), ('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Listeners', True, ()), ('<tagged fields>', False, ()), )
-_T_e_AddRaftVoterRequest_4: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('TimeoutMs', False, (('TimeoutMs', 4, 'i'), ('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Listeners', True, ()), ('AckWhenCommitted', False, (('AckWhenCommitted', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_AddRaftVoterRequest_5: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('TimeoutMs', False, (('TimeoutMs', 4, 'i'), ('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Listeners', True, ()), ('AckWhenCommitted', False, (('AckWhenCommitted', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_AddRaftVoterResponse_0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
-_T_d_AddRaftVoterResponse_1: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
+_T_e_AddRaftVoterRequest_Listener_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_d_AddRaftVoterRequest_Listener_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_e_AddRaftVoterRequest_v0: tuple[FieldEntry, ...] = (('AckWhenCommitted', False, ()), ('ClusterId', False, ()), ('TimeoutMs', False, (('TimeoutMs', 4, 'i'), ('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Listeners', True, ()), ('<tagged fields>', False, ()), )
+_T_d_AddRaftVoterRequest_v0: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('TimeoutMs', False, (('TimeoutMs', 4, 'i'), ('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Listeners', True, ()), ('<tagged fields>', False, ()), )
+_T_e_AddRaftVoterRequest_v1: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('TimeoutMs', False, (('TimeoutMs', 4, 'i'), ('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Listeners', True, ()), ('AckWhenCommitted', False, (('AckWhenCommitted', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_AddRaftVoterRequest_v1: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('TimeoutMs', False, (('TimeoutMs', 4, 'i'), ('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Listeners', True, ()), ('AckWhenCommitted', False, (('AckWhenCommitted', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_AddRaftVoterResponse_v0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
+_T_d_AddRaftVoterResponse_v0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
 
 
-def _e_AddRaftVoterRequest_Listener_0(o: AddRaftVoterRequest.Listener, out: bytearray) -> None:
+def _e_AddRaftVoterRequest_Listener_v0(o: AddRaftVoterRequest.Listener, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -194,17 +195,17 @@ def _e_AddRaftVoterRequest_Listener_0(o: AddRaftVoterRequest.Listener, out: byte
         f = 1
         write_compact_string(out, o.host)
         f = 2
-        out += _F0.pack(o.port)
+        out += _F_H.pack(o.port)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_AddRaftVoterRequest_Listener_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_AddRaftVoterRequest_Listener_v0, f, i) from None
 
 
-def _d_AddRaftVoterRequest_Listener_1(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest.Listener, int]:
+def _d_AddRaftVoterRequest_Listener_v0(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest.Listener, int]:
     o = new_struct(AddRaftVoterRequest.Listener)
     f = 0
     i = -1
@@ -214,7 +215,7 @@ def _d_AddRaftVoterRequest_Listener_1(buf: bytes, pos: int) -> tuple[AddRaftVote
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, = _F0.unpack_from(buf, pos)
+        o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
         f = 3
         if buf[pos] == 0:
@@ -223,11 +224,11 @@ def _d_AddRaftVoterRequest_Listener_1(buf: bytes, pos: int) -> tuple[AddRaftVote
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_AddRaftVoterRequest_Listener_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_AddRaftVoterRequest_Listener_v0, f, i) from None
     return o, pos
 
 
-def _e_AddRaftVoterRequest_2(o: AddRaftVoterRequest, out: bytearray) -> None:
+def _e_AddRaftVoterRequest_v0(o: AddRaftVoterRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -237,12 +238,12 @@ def _e_AddRaftVoterRequest_2(o: AddRaftVoterRequest, out: bytearray) -> None:
         f = 1
         write_compact_nullable_string(out, o.cluster_id)
         f = 2
-        out += _F1.pack(o.timeout_ms, o.voter_id, o.voter_directory_id.bytes)
+        out += _F_iiu.pack(o.timeout_ms, o.voter_id, o.voter_directory_id.bytes)
         f = 3
         v_listeners = o.listeners
         write_array_length(out, len(v_listeners), True)
         for i, item_listeners in enumerate(v_listeners):
-            _e_AddRaftVoterRequest_Listener_0(item_listeners, out)
+            _e_AddRaftVoterRequest_Listener_v0(item_listeners, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
@@ -250,10 +251,10 @@ def _e_AddRaftVoterRequest_2(o: AddRaftVoterRequest, out: bytearray) -> None:
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_AddRaftVoterRequest_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_AddRaftVoterRequest_v0, f, i) from None
 
 
-def _d_AddRaftVoterRequest_3(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest, int]:
+def _d_AddRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest, int]:
     o = new_struct(AddRaftVoterRequest)
     f = 0
     i = -1
@@ -262,7 +263,7 @@ def _d_AddRaftVoterRequest_3(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest,
         f = 0
         o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
-        o.timeout_ms, o.voter_id, u2, = _F1.unpack_from(buf, pos)
+        o.timeout_ms, o.voter_id, u2, = _F_iiu.unpack_from(buf, pos)
         o.voter_directory_id = uuid_from_wire(u2)
         pos += 24
         f = 2
@@ -279,7 +280,7 @@ def _d_AddRaftVoterRequest_3(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest,
         else:
             items_listeners = []
             for i in range(n):
-                item_listeners, pos = _d_AddRaftVoterRequest_Listener_1(buf, pos)
+                item_listeners, pos = _d_AddRaftVoterRequest_Listener_v0(buf, pos)
                 items_listeners.append(item_listeners)
             o.listeners = items_listeners
             i = -1
@@ -290,36 +291,36 @@ def _d_AddRaftVoterRequest_3(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest,
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_AddRaftVoterRequest_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_AddRaftVoterRequest_v0, f, i) from None
     return o, pos
 
 
-def _e_AddRaftVoterRequest_4(o: AddRaftVoterRequest, out: bytearray) -> None:
+def _e_AddRaftVoterRequest_v1(o: AddRaftVoterRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
         write_compact_nullable_string(out, o.cluster_id)
         f = 1
-        out += _F1.pack(o.timeout_ms, o.voter_id, o.voter_directory_id.bytes)
+        out += _F_iiu.pack(o.timeout_ms, o.voter_id, o.voter_directory_id.bytes)
         f = 2
         v_listeners = o.listeners
         write_array_length(out, len(v_listeners), True)
         for i, item_listeners in enumerate(v_listeners):
-            _e_AddRaftVoterRequest_Listener_0(item_listeners, out)
+            _e_AddRaftVoterRequest_Listener_v0(item_listeners, out)
         i = -1
         f = 3
-        out += _F2.pack(o.ack_when_committed)
+        out += _F_o.pack(o.ack_when_committed)
         f = 4
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_AddRaftVoterRequest_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_AddRaftVoterRequest_v1, f, i) from None
 
 
-def _d_AddRaftVoterRequest_5(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest, int]:
+def _d_AddRaftVoterRequest_v1(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest, int]:
     o = new_struct(AddRaftVoterRequest)
     f = 0
     i = -1
@@ -327,7 +328,7 @@ def _d_AddRaftVoterRequest_5(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest,
         f = 0
         o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
-        o.timeout_ms, o.voter_id, u2, = _F1.unpack_from(buf, pos)
+        o.timeout_ms, o.voter_id, u2, = _F_iiu.unpack_from(buf, pos)
         o.voter_directory_id = uuid_from_wire(u2)
         pos += 24
         f = 2
@@ -344,12 +345,12 @@ def _d_AddRaftVoterRequest_5(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest,
         else:
             items_listeners = []
             for i in range(n):
-                item_listeners, pos = _d_AddRaftVoterRequest_Listener_1(buf, pos)
+                item_listeners, pos = _d_AddRaftVoterRequest_Listener_v0(buf, pos)
                 items_listeners.append(item_listeners)
             o.listeners = items_listeners
             i = -1
         f = 3
-        o.ack_when_committed, = _F2.unpack_from(buf, pos)
+        o.ack_when_committed, = _F_o.unpack_from(buf, pos)
         pos += 1
         f = 4
         if buf[pos] == 0:
@@ -358,16 +359,16 @@ def _d_AddRaftVoterRequest_5(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest,
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_AddRaftVoterRequest_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_AddRaftVoterRequest_v1, f, i) from None
     return o, pos
 
 
-def _e_AddRaftVoterResponse_0(o: AddRaftVoterResponse, out: bytearray) -> None:
+def _e_AddRaftVoterResponse_v0(o: AddRaftVoterResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F3.pack(o.throttle_time_ms, o.error_code)
+        out += _F_ih.pack(o.throttle_time_ms, o.error_code)
         f = 1
         write_compact_nullable_string(out, o.error_message)
         f = 2
@@ -376,16 +377,16 @@ def _e_AddRaftVoterResponse_0(o: AddRaftVoterResponse, out: bytearray) -> None:
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_AddRaftVoterResponse_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_AddRaftVoterResponse_v0, f, i) from None
 
 
-def _d_AddRaftVoterResponse_1(buf: bytes, pos: int) -> tuple[AddRaftVoterResponse, int]:
+def _d_AddRaftVoterResponse_v0(buf: bytes, pos: int) -> tuple[AddRaftVoterResponse, int]:
     o = new_struct(AddRaftVoterResponse)
     f = 0
     i = -1
     try:
         f = 0
-        o.throttle_time_ms, o.error_code, = _F3.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
         o.error_message, pos = read_compact_nullable_string(buf, pos)
@@ -396,13 +397,13 @@ def _d_AddRaftVoterResponse_1(buf: bytes, pos: int) -> tuple[AddRaftVoterRespons
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_AddRaftVoterResponse_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_AddRaftVoterResponse_v0, f, i) from None
     return o, pos
 
 
-AddRaftVoterRequest._ENCODERS = {0: _e_AddRaftVoterRequest_2, 1: _e_AddRaftVoterRequest_4}
-AddRaftVoterRequest._DECODERS = {0: _d_AddRaftVoterRequest_3, 1: _d_AddRaftVoterRequest_5}
-AddRaftVoterRequest.Listener._ENCODERS = {0: _e_AddRaftVoterRequest_Listener_0, 1: _e_AddRaftVoterRequest_Listener_0}
-AddRaftVoterRequest.Listener._DECODERS = {0: _d_AddRaftVoterRequest_Listener_1, 1: _d_AddRaftVoterRequest_Listener_1}
-AddRaftVoterResponse._ENCODERS = {0: _e_AddRaftVoterResponse_0, 1: _e_AddRaftVoterResponse_0}
-AddRaftVoterResponse._DECODERS = {0: _d_AddRaftVoterResponse_1, 1: _d_AddRaftVoterResponse_1}
+AddRaftVoterRequest._ENCODERS = {0: _e_AddRaftVoterRequest_v0, 1: _e_AddRaftVoterRequest_v1}
+AddRaftVoterRequest._DECODERS = {0: _d_AddRaftVoterRequest_v0, 1: _d_AddRaftVoterRequest_v1}
+AddRaftVoterRequest.Listener._ENCODERS = {0: _e_AddRaftVoterRequest_Listener_v0, 1: _e_AddRaftVoterRequest_Listener_v0}
+AddRaftVoterRequest.Listener._DECODERS = {0: _d_AddRaftVoterRequest_Listener_v0, 1: _d_AddRaftVoterRequest_Listener_v0}
+AddRaftVoterResponse._ENCODERS = {0: _e_AddRaftVoterResponse_v0, 1: _e_AddRaftVoterResponse_v0}
+AddRaftVoterResponse._DECODERS = {0: _d_AddRaftVoterResponse_v0, 1: _d_AddRaftVoterResponse_v0}

@@ -53,12 +53,12 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['ApiVersionsRequest', 'ApiVersionsResponse']
 
-_F0 = _Packer('>hhh')
-_F1 = _Packer('>hh')
-_F2 = _Packer('>h')
-_F3 = _Packer('>i')
-_F4 = _Packer('>q')
-_F5 = _Packer('>?')
+_F_hhh = _Packer('>hhh')
+_F_hh = _Packer('>hh')
+_F_h = _Packer('>h')
+_F_i = _Packer('>i')
+_F_q = _Packer('>q')
+_F_o = _Packer('>?')
 
 
 class ApiVersionsRequest(Struct):
@@ -73,13 +73,14 @@ class ApiVersionsRequest(Struct):
     FLEXIBLE_FROM = 3
     KIND = 'request'
     API_KEY = 18
+    LISTENERS = ('broker', 'controller')
     HEADER_VERSIONS = {0: 1, 1: 1, 2: 1, 3: 2, 4: 2}
     _FIELDS = ('client_software_name', 'client_software_version', )
 
     client_software_name: str
-    """string, versions 3+; ignorable."""
+    """Client library name, e.g. apache-kafka-java (KIP-511); letters, digits, '-' and '.' only. (string, versions 3+; ignorable)"""
     client_software_version: str
-    """string, versions 3+; ignorable."""
+    """Client library version string (KIP-511), with the same character rules as the name. (string, versions 3+; ignorable)"""
 
     def __init__(
         self,
@@ -94,7 +95,7 @@ class ApiVersionsRequest(Struct):
 
 
 class ApiVersionsResponse(Struct):
-    """The ApiVersionsResponse struct of ApiVersionsResponse.
+    """ApiVersions (API 18): the versions a server speaks and its supported and finalized features. v3 adds the client software name and version and becomes flexible; features ride in tagged fields.
 
     Used in versions 0-4; flexible versions: 3+.
     """
@@ -109,22 +110,22 @@ class ApiVersionsResponse(Struct):
     _FIELDS = ('error_code', 'api_keys', 'throttle_time_ms', 'supported_features', 'finalized_features_epoch', 'finalized_features', 'zk_migration_ready', )
 
     error_code: int
-    """int16, versions 0+."""
+    """0, or UNSUPPORTED_VERSION for a too-new request; ApiKeys then says what to retry with. (int16, versions 0+)"""
     api_keys: list[ApiVersionsResponse.ApiVersion]
-    """[]ApiVersion, versions 0+."""
+    """One entry per API the server answers, with the range of versions it accepts. ([]ApiVersion, versions 0+)"""
     throttle_time_ms: int
-    """int32, versions 1+; ignorable."""
+    """Time in ms the answer was held back by a quota; 0 if it was not throttled. (int32, versions 1+; ignorable)"""
     supported_features: list[ApiVersionsResponse.SupportedFeatureKey]
-    """[]SupportedFeatureKey, versions 3+; tag 0 in 3+; ignorable."""
+    """Level ranges of features this node can run; before v4, ranges from 0 are left out. ([]SupportedFeatureKey, versions 3+; tag 0 in 3+; ignorable)"""
     finalized_features_epoch: int
-    """int64, versions 3+; tag 1 in 3+; ignorable; default -1."""
+    """Epoch of the FinalizedFeatures snapshot below; it only grows, and -1 means unknown. (int64, versions 3+; tag 1 in 3+; ignorable; default -1)"""
     finalized_features: list[ApiVersionsResponse.FinalizedFeatureKey]
-    """[]FinalizedFeatureKey, versions 3+; tag 2 in 3+; ignorable."""
+    """Cluster-wide level of each feature not at 0; ignore while FinalizedFeaturesEpoch is -1. ([]FinalizedFeatureKey, versions 3+; tag 2 in 3+; ignorable)"""
     zk_migration_ready: bool
-    """bool, versions 3+; tag 3 in 3+; ignorable; default false."""
+    """True when a KRaft controller has the settings a ZooKeeper migration needs (KIP-866). (bool, versions 3+; tag 3 in 3+; ignorable; default false)"""
 
     class ApiVersion(Struct):
-        """The ApiVersion struct of ApiVersionsResponse.
+        """One entry per API the server answers, with the range of versions it accepts.
 
         Used in versions 0-4; flexible versions: 3+.
         """
@@ -136,11 +137,11 @@ class ApiVersionsResponse(Struct):
         _FIELDS = ('api_key', 'min_version', 'max_version', )
 
         api_key: int
-        """int16, versions 0+."""
+        """Numeric API key, e.g. 55 for DescribeQuorum. (int16, versions 0+)"""
         min_version: int
-        """int16, versions 0+."""
+        """Oldest version of this API the server accepts. (int16, versions 0+)"""
         max_version: int
-        """int16, versions 0+."""
+        """Newest version of this API the server accepts. (int16, versions 0+)"""
 
         def __init__(
             self,
@@ -156,7 +157,7 @@ class ApiVersionsResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class SupportedFeatureKey(Struct):
-        """The SupportedFeatureKey struct of ApiVersionsResponse.
+        """Level ranges of features this node can run; before v4, ranges from 0 are left out.
 
         Used in versions 3-4; flexible versions: 3+.
         """
@@ -168,11 +169,11 @@ class ApiVersionsResponse(Struct):
         _FIELDS = ('name', 'min_version', 'max_version', )
 
         name: str
-        """string, versions 3+."""
+        """Name of a feature, e.g. metadata.version or kraft.version. (string, versions 3+)"""
         min_version: int
-        """int16, versions 3+."""
+        """Lowest level of the feature this node can run. (int16, versions 3+)"""
         max_version: int
-        """int16, versions 3+."""
+        """Highest level of the feature this node can run. (int16, versions 3+)"""
 
         def __init__(
             self,
@@ -188,7 +189,7 @@ class ApiVersionsResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class FinalizedFeatureKey(Struct):
-        """The FinalizedFeatureKey struct of ApiVersionsResponse.
+        """Cluster-wide level of each feature not at 0; ignore while FinalizedFeaturesEpoch is -1.
 
         Used in versions 3-4; flexible versions: 3+.
         """
@@ -200,11 +201,11 @@ class ApiVersionsResponse(Struct):
         _FIELDS = ('name', 'max_version_level', 'min_version_level', )
 
         name: str
-        """string, versions 3+."""
+        """Name of a finalized feature, e.g. metadata.version. (string, versions 3+)"""
         max_version_level: int
-        """int16, versions 3+."""
+        """Level in force cluster-wide for this feature. (int16, versions 3+)"""
         min_version_level: int
-        """int16, versions 3+."""
+        """Lowest finalized level; KRaft nodes report the same value as MaxVersionLevel. (int16, versions 3+)"""
 
         def __init__(
             self,
@@ -241,32 +242,32 @@ class ApiVersionsResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_ApiVersionsRequest_0: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
-_T_d_ApiVersionsRequest_1: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
-_T_e_ApiVersionsRequest_2: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
-_T_e_ApiVersionsRequest_3: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
-_T_e_ApiVersionsRequest_4: tuple[FieldEntry, ...] = (('ClientSoftwareName', False, ()), ('ClientSoftwareVersion', False, ()), ('<tagged fields>', False, ()), )
-_T_d_ApiVersionsRequest_5: tuple[FieldEntry, ...] = (('ClientSoftwareName', False, ()), ('ClientSoftwareVersion', False, ()), ('<tagged fields>', False, ()), )
-_T_e_ApiVersionsResponse_ApiVersion_0: tuple[FieldEntry, ...] = (('ApiKey', False, (('ApiKey', 2, 'h'), ('MinVersion', 2, 'h'), ('MaxVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_ApiVersionsResponse_ApiVersion_1: tuple[FieldEntry, ...] = (('ApiKey', False, (('ApiKey', 2, 'h'), ('MinVersion', 2, 'h'), ('MaxVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_e_ApiVersionsResponse_ApiVersion_2: tuple[FieldEntry, ...] = (('ApiKey', False, (('ApiKey', 2, 'h'), ('MinVersion', 2, 'h'), ('MaxVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_e_ApiVersionsResponse_ApiVersion_3: tuple[FieldEntry, ...] = (('ApiKey', False, (('ApiKey', 2, 'h'), ('MinVersion', 2, 'h'), ('MaxVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_e_ApiVersionsResponse_ApiVersion_4: tuple[FieldEntry, ...] = (('ApiKey', False, (('ApiKey', 2, 'h'), ('MinVersion', 2, 'h'), ('MaxVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_ApiVersionsResponse_ApiVersion_5: tuple[FieldEntry, ...] = (('ApiKey', False, (('ApiKey', 2, 'h'), ('MinVersion', 2, 'h'), ('MaxVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_e_ApiVersionsResponse_SupportedFeatureKey_6: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinVersion', False, (('MinVersion', 2, 'h'), ('MaxVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_ApiVersionsResponse_SupportedFeatureKey_7: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinVersion', False, (('MinVersion', 2, 'h'), ('MaxVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_e_ApiVersionsResponse_FinalizedFeatureKey_8: tuple[FieldEntry, ...] = (('Name', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('MinVersionLevel', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_ApiVersionsResponse_FinalizedFeatureKey_9: tuple[FieldEntry, ...] = (('Name', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('MinVersionLevel', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_e_ApiVersionsResponse_10: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ApiKeys', True, ()), ('<tagged fields>', False, ()), )
-_T_d_ApiVersionsResponse_11: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ApiKeys', True, ()), ('<tagged fields>', False, ()), )
-_T_e_ApiVersionsResponse_12: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ApiKeys', True, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_ApiVersionsResponse_13: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ApiKeys', True, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_ApiVersionsResponse_14: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ApiKeys', True, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_ApiVersionsResponse_15: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ApiKeys', True, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_ApiVersionsResponse_16: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ApiKeys', True, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_ApiVersionsRequest_v0: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
+_T_d_ApiVersionsRequest_v0: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
+_T_e_ApiVersionsRequest_v1: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
+_T_e_ApiVersionsRequest_v2: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
+_T_e_ApiVersionsRequest_v3: tuple[FieldEntry, ...] = (('ClientSoftwareName', False, ()), ('ClientSoftwareVersion', False, ()), ('<tagged fields>', False, ()), )
+_T_d_ApiVersionsRequest_v3: tuple[FieldEntry, ...] = (('ClientSoftwareName', False, ()), ('ClientSoftwareVersion', False, ()), ('<tagged fields>', False, ()), )
+_T_e_ApiVersionsResponse_ApiVersion_v0: tuple[FieldEntry, ...] = (('ApiKey', False, (('ApiKey', 2, 'h'), ('MinVersion', 2, 'h'), ('MaxVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_ApiVersionsResponse_ApiVersion_v0: tuple[FieldEntry, ...] = (('ApiKey', False, (('ApiKey', 2, 'h'), ('MinVersion', 2, 'h'), ('MaxVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_ApiVersionsResponse_ApiVersion_v1: tuple[FieldEntry, ...] = (('ApiKey', False, (('ApiKey', 2, 'h'), ('MinVersion', 2, 'h'), ('MaxVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_ApiVersionsResponse_ApiVersion_v2: tuple[FieldEntry, ...] = (('ApiKey', False, (('ApiKey', 2, 'h'), ('MinVersion', 2, 'h'), ('MaxVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_ApiVersionsResponse_ApiVersion_v3: tuple[FieldEntry, ...] = (('ApiKey', False, (('ApiKey', 2, 'h'), ('MinVersion', 2, 'h'), ('MaxVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_ApiVersionsResponse_ApiVersion_v3: tuple[FieldEntry, ...] = (('ApiKey', False, (('ApiKey', 2, 'h'), ('MinVersion', 2, 'h'), ('MaxVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_ApiVersionsResponse_SupportedFeatureKey_v3: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinVersion', False, (('MinVersion', 2, 'h'), ('MaxVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_ApiVersionsResponse_SupportedFeatureKey_v3: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinVersion', False, (('MinVersion', 2, 'h'), ('MaxVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_ApiVersionsResponse_FinalizedFeatureKey_v3: tuple[FieldEntry, ...] = (('Name', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('MinVersionLevel', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_ApiVersionsResponse_FinalizedFeatureKey_v3: tuple[FieldEntry, ...] = (('Name', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('MinVersionLevel', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_ApiVersionsResponse_v0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ApiKeys', True, ()), ('<tagged fields>', False, ()), )
+_T_d_ApiVersionsResponse_v0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ApiKeys', True, ()), ('<tagged fields>', False, ()), )
+_T_e_ApiVersionsResponse_v1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ApiKeys', True, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_ApiVersionsResponse_v1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ApiKeys', True, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_ApiVersionsResponse_v2: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ApiKeys', True, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_ApiVersionsResponse_v3: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ApiKeys', True, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_ApiVersionsResponse_v3: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ApiKeys', True, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_ApiVersionsRequest_0(o: ApiVersionsRequest, out: bytearray) -> None:
+def _e_ApiVersionsRequest_v0(o: ApiVersionsRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -274,10 +275,10 @@ def _e_ApiVersionsRequest_0(o: ApiVersionsRequest, out: bytearray) -> None:
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ApiVersionsRequest_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_ApiVersionsRequest_v0, f, i) from None
 
 
-def _d_ApiVersionsRequest_1(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, int]:
+def _d_ApiVersionsRequest_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, int]:
     o = new_struct(ApiVersionsRequest)
     f = 0
     i = -1
@@ -287,11 +288,11 @@ def _d_ApiVersionsRequest_1(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, i
         f = 0
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_ApiVersionsRequest_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_ApiVersionsRequest_v0, f, i) from None
     return o, pos
 
 
-def _e_ApiVersionsRequest_2(o: ApiVersionsRequest, out: bytearray) -> None:
+def _e_ApiVersionsRequest_v1(o: ApiVersionsRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -299,10 +300,10 @@ def _e_ApiVersionsRequest_2(o: ApiVersionsRequest, out: bytearray) -> None:
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ApiVersionsRequest_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_ApiVersionsRequest_v1, f, i) from None
 
 
-def _e_ApiVersionsRequest_3(o: ApiVersionsRequest, out: bytearray) -> None:
+def _e_ApiVersionsRequest_v2(o: ApiVersionsRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -310,10 +311,10 @@ def _e_ApiVersionsRequest_3(o: ApiVersionsRequest, out: bytearray) -> None:
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ApiVersionsRequest_3, f, i) from None
+        raise encode_failure(exc, o, _T_e_ApiVersionsRequest_v2, f, i) from None
 
 
-def _e_ApiVersionsRequest_4(o: ApiVersionsRequest, out: bytearray) -> None:
+def _e_ApiVersionsRequest_v3(o: ApiVersionsRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -327,10 +328,10 @@ def _e_ApiVersionsRequest_4(o: ApiVersionsRequest, out: bytearray) -> None:
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ApiVersionsRequest_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_ApiVersionsRequest_v3, f, i) from None
 
 
-def _d_ApiVersionsRequest_5(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, int]:
+def _d_ApiVersionsRequest_v3(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, int]:
     o = new_struct(ApiVersionsRequest)
     f = 0
     i = -1
@@ -346,86 +347,86 @@ def _d_ApiVersionsRequest_5(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, i
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_ApiVersionsRequest_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_ApiVersionsRequest_v3, f, i) from None
     return o, pos
 
 
-def _e_ApiVersionsResponse_ApiVersion_0(o: ApiVersionsResponse.ApiVersion, out: bytearray) -> None:
+def _e_ApiVersionsResponse_ApiVersion_v0(o: ApiVersionsResponse.ApiVersion, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.api_key, o.min_version, o.max_version)
+        out += _F_hhh.pack(o.api_key, o.min_version, o.max_version)
         f = 1
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_ApiVersion_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_ApiVersion_v0, f, i) from None
 
 
-def _d_ApiVersionsResponse_ApiVersion_1(buf: bytes, pos: int) -> tuple[ApiVersionsResponse.ApiVersion, int]:
+def _d_ApiVersionsResponse_ApiVersion_v0(buf: bytes, pos: int) -> tuple[ApiVersionsResponse.ApiVersion, int]:
     o = new_struct(ApiVersionsResponse.ApiVersion)
     f = 0
     i = -1
     try:
         f = 0
-        o.api_key, o.min_version, o.max_version, = _F0.unpack_from(buf, pos)
+        o.api_key, o.min_version, o.max_version, = _F_hhh.unpack_from(buf, pos)
         pos += 6
         f = 1
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_ApiVersion_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_ApiVersion_v0, f, i) from None
     return o, pos
 
 
-def _e_ApiVersionsResponse_ApiVersion_2(o: ApiVersionsResponse.ApiVersion, out: bytearray) -> None:
+def _e_ApiVersionsResponse_ApiVersion_v1(o: ApiVersionsResponse.ApiVersion, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.api_key, o.min_version, o.max_version)
+        out += _F_hhh.pack(o.api_key, o.min_version, o.max_version)
         f = 1
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_ApiVersion_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_ApiVersion_v1, f, i) from None
 
 
-def _e_ApiVersionsResponse_ApiVersion_3(o: ApiVersionsResponse.ApiVersion, out: bytearray) -> None:
+def _e_ApiVersionsResponse_ApiVersion_v2(o: ApiVersionsResponse.ApiVersion, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.api_key, o.min_version, o.max_version)
+        out += _F_hhh.pack(o.api_key, o.min_version, o.max_version)
         f = 1
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_ApiVersion_3, f, i) from None
+        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_ApiVersion_v2, f, i) from None
 
 
-def _e_ApiVersionsResponse_ApiVersion_4(o: ApiVersionsResponse.ApiVersion, out: bytearray) -> None:
+def _e_ApiVersionsResponse_ApiVersion_v3(o: ApiVersionsResponse.ApiVersion, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.api_key, o.min_version, o.max_version)
+        out += _F_hhh.pack(o.api_key, o.min_version, o.max_version)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_ApiVersion_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_ApiVersion_v3, f, i) from None
 
 
-def _d_ApiVersionsResponse_ApiVersion_5(buf: bytes, pos: int) -> tuple[ApiVersionsResponse.ApiVersion, int]:
+def _d_ApiVersionsResponse_ApiVersion_v3(buf: bytes, pos: int) -> tuple[ApiVersionsResponse.ApiVersion, int]:
     o = new_struct(ApiVersionsResponse.ApiVersion)
     f = 0
     i = -1
     try:
         f = 0
-        o.api_key, o.min_version, o.max_version, = _F0.unpack_from(buf, pos)
+        o.api_key, o.min_version, o.max_version, = _F_hhh.unpack_from(buf, pos)
         pos += 6
         f = 1
         if buf[pos] == 0:
@@ -434,28 +435,28 @@ def _d_ApiVersionsResponse_ApiVersion_5(buf: bytes, pos: int) -> tuple[ApiVersio
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_ApiVersion_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_ApiVersion_v3, f, i) from None
     return o, pos
 
 
-def _e_ApiVersionsResponse_SupportedFeatureKey_6(o: ApiVersionsResponse.SupportedFeatureKey, out: bytearray) -> None:
+def _e_ApiVersionsResponse_SupportedFeatureKey_v3(o: ApiVersionsResponse.SupportedFeatureKey, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
         write_compact_string(out, o.name)
         f = 1
-        out += _F1.pack(o.min_version, o.max_version)
+        out += _F_hh.pack(o.min_version, o.max_version)
         f = 2
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_SupportedFeatureKey_6, f, i) from None
+        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_SupportedFeatureKey_v3, f, i) from None
 
 
-def _d_ApiVersionsResponse_SupportedFeatureKey_7(buf: bytes, pos: int) -> tuple[ApiVersionsResponse.SupportedFeatureKey, int]:
+def _d_ApiVersionsResponse_SupportedFeatureKey_v3(buf: bytes, pos: int) -> tuple[ApiVersionsResponse.SupportedFeatureKey, int]:
     o = new_struct(ApiVersionsResponse.SupportedFeatureKey)
     f = 0
     i = -1
@@ -463,7 +464,7 @@ def _d_ApiVersionsResponse_SupportedFeatureKey_7(buf: bytes, pos: int) -> tuple[
         f = 0
         o.name, pos = read_compact_string(buf, pos)
         f = 1
-        o.min_version, o.max_version, = _F1.unpack_from(buf, pos)
+        o.min_version, o.max_version, = _F_hh.unpack_from(buf, pos)
         pos += 4
         f = 2
         if buf[pos] == 0:
@@ -472,28 +473,28 @@ def _d_ApiVersionsResponse_SupportedFeatureKey_7(buf: bytes, pos: int) -> tuple[
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_SupportedFeatureKey_7, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_SupportedFeatureKey_v3, f, i) from None
     return o, pos
 
 
-def _e_ApiVersionsResponse_FinalizedFeatureKey_8(o: ApiVersionsResponse.FinalizedFeatureKey, out: bytearray) -> None:
+def _e_ApiVersionsResponse_FinalizedFeatureKey_v3(o: ApiVersionsResponse.FinalizedFeatureKey, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
         write_compact_string(out, o.name)
         f = 1
-        out += _F1.pack(o.max_version_level, o.min_version_level)
+        out += _F_hh.pack(o.max_version_level, o.min_version_level)
         f = 2
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_FinalizedFeatureKey_8, f, i) from None
+        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_FinalizedFeatureKey_v3, f, i) from None
 
 
-def _d_ApiVersionsResponse_FinalizedFeatureKey_9(buf: bytes, pos: int) -> tuple[ApiVersionsResponse.FinalizedFeatureKey, int]:
+def _d_ApiVersionsResponse_FinalizedFeatureKey_v3(buf: bytes, pos: int) -> tuple[ApiVersionsResponse.FinalizedFeatureKey, int]:
     o = new_struct(ApiVersionsResponse.FinalizedFeatureKey)
     f = 0
     i = -1
@@ -501,7 +502,7 @@ def _d_ApiVersionsResponse_FinalizedFeatureKey_9(buf: bytes, pos: int) -> tuple[
         f = 0
         o.name, pos = read_compact_string(buf, pos)
         f = 1
-        o.max_version_level, o.min_version_level, = _F1.unpack_from(buf, pos)
+        o.max_version_level, o.min_version_level, = _F_hh.unpack_from(buf, pos)
         pos += 4
         f = 2
         if buf[pos] == 0:
@@ -510,30 +511,30 @@ def _d_ApiVersionsResponse_FinalizedFeatureKey_9(buf: bytes, pos: int) -> tuple[
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_FinalizedFeatureKey_9, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_FinalizedFeatureKey_v3, f, i) from None
     return o, pos
 
 
-def _e_ApiVersionsResponse_10(o: ApiVersionsResponse, out: bytearray) -> None:
+def _e_ApiVersionsResponse_v0(o: ApiVersionsResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F2.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 1
         v_api_keys = o.api_keys
         write_array_length(out, len(v_api_keys), False)
         for i, item_api_keys in enumerate(v_api_keys):
-            _e_ApiVersionsResponse_ApiVersion_0(item_api_keys, out)
+            _e_ApiVersionsResponse_ApiVersion_v0(item_api_keys, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_10, f, i) from None
+        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_v0, f, i) from None
 
 
-def _d_ApiVersionsResponse_11(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
+def _d_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
     o = new_struct(ApiVersionsResponse)
     f = 0
     i = -1
@@ -544,7 +545,7 @@ def _d_ApiVersionsResponse_11(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
         o.finalized_features = []
         o.zk_migration_ready = False
         f = 0
-        o.error_code, = _F2.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         i = -1
@@ -554,39 +555,39 @@ def _d_ApiVersionsResponse_11(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
         else:
             items_api_keys = []
             for i in range(n):
-                item_api_keys, pos = _d_ApiVersionsResponse_ApiVersion_1(buf, pos)
+                item_api_keys, pos = _d_ApiVersionsResponse_ApiVersion_v0(buf, pos)
                 items_api_keys.append(item_api_keys)
             o.api_keys = items_api_keys
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_11, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_v0, f, i) from None
     return o, pos
 
 
-def _e_ApiVersionsResponse_12(o: ApiVersionsResponse, out: bytearray) -> None:
+def _e_ApiVersionsResponse_v1(o: ApiVersionsResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F2.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 1
         v_api_keys = o.api_keys
         write_array_length(out, len(v_api_keys), False)
         for i, item_api_keys in enumerate(v_api_keys):
-            _e_ApiVersionsResponse_ApiVersion_2(item_api_keys, out)
+            _e_ApiVersionsResponse_ApiVersion_v1(item_api_keys, out)
         i = -1
         f = 2
-        out += _F3.pack(o.throttle_time_ms)
+        out += _F_i.pack(o.throttle_time_ms)
         f = 3
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_12, f, i) from None
+        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_v1, f, i) from None
 
 
-def _d_ApiVersionsResponse_13(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
+def _d_ApiVersionsResponse_v1(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
     o = new_struct(ApiVersionsResponse)
     f = 0
     i = -1
@@ -596,7 +597,7 @@ def _d_ApiVersionsResponse_13(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
         o.finalized_features = []
         o.zk_migration_ready = False
         f = 0
-        o.error_code, = _F2.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         i = -1
@@ -606,55 +607,55 @@ def _d_ApiVersionsResponse_13(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
         else:
             items_api_keys = []
             for i in range(n):
-                item_api_keys, pos = _d_ApiVersionsResponse_ApiVersion_1(buf, pos)
+                item_api_keys, pos = _d_ApiVersionsResponse_ApiVersion_v0(buf, pos)
                 items_api_keys.append(item_api_keys)
             o.api_keys = items_api_keys
             i = -1
         f = 2
-        o.throttle_time_ms, = _F3.unpack_from(buf, pos)
+        o.throttle_time_ms, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_13, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_v1, f, i) from None
     return o, pos
 
 
-def _e_ApiVersionsResponse_14(o: ApiVersionsResponse, out: bytearray) -> None:
+def _e_ApiVersionsResponse_v2(o: ApiVersionsResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F2.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 1
         v_api_keys = o.api_keys
         write_array_length(out, len(v_api_keys), False)
         for i, item_api_keys in enumerate(v_api_keys):
-            _e_ApiVersionsResponse_ApiVersion_3(item_api_keys, out)
+            _e_ApiVersionsResponse_ApiVersion_v2(item_api_keys, out)
         i = -1
         f = 2
-        out += _F3.pack(o.throttle_time_ms)
+        out += _F_i.pack(o.throttle_time_ms)
         f = 3
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_14, f, i) from None
+        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_v2, f, i) from None
 
 
-def _e_ApiVersionsResponse_15(o: ApiVersionsResponse, out: bytearray) -> None:
+def _e_ApiVersionsResponse_v3(o: ApiVersionsResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F2.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 1
         v_api_keys = o.api_keys
         write_array_length(out, len(v_api_keys), True)
         for i, item_api_keys in enumerate(v_api_keys):
-            _e_ApiVersionsResponse_ApiVersion_4(item_api_keys, out)
+            _e_ApiVersionsResponse_ApiVersion_v3(item_api_keys, out)
         i = -1
         f = 2
-        out += _F3.pack(o.throttle_time_ms)
+        out += _F_i.pack(o.throttle_time_ms)
         f = 3
         tags: list[RawTaggedField] = []
         if o.supported_features:
@@ -662,34 +663,34 @@ def _e_ApiVersionsResponse_15(o: ApiVersionsResponse, out: bytearray) -> None:
             v_supported_features = o.supported_features
             write_array_length(t, len(v_supported_features), True)
             for i, item_supported_features in enumerate(v_supported_features):
-                _e_ApiVersionsResponse_SupportedFeatureKey_6(item_supported_features, t)
+                _e_ApiVersionsResponse_SupportedFeatureKey_v3(item_supported_features, t)
             i = -1
             tags.append((0, bytes(t)))
         if o.finalized_features_epoch != -1:
             t = bytearray()
-            t += _F4.pack(o.finalized_features_epoch)
+            t += _F_q.pack(o.finalized_features_epoch)
             tags.append((1, bytes(t)))
         if o.finalized_features:
             t = bytearray()
             v_finalized_features = o.finalized_features
             write_array_length(t, len(v_finalized_features), True)
             for i, item_finalized_features in enumerate(v_finalized_features):
-                _e_ApiVersionsResponse_FinalizedFeatureKey_8(item_finalized_features, t)
+                _e_ApiVersionsResponse_FinalizedFeatureKey_v3(item_finalized_features, t)
             i = -1
             tags.append((2, bytes(t)))
         if o.zk_migration_ready:
             t = bytearray()
-            t += _F5.pack(o.zk_migration_ready)
+            t += _F_o.pack(o.zk_migration_ready)
             tags.append((3, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
             if tag in (0, 1, 2, 3):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_15, f, i) from None
+        raise encode_failure(exc, o, _T_e_ApiVersionsResponse_v3, f, i) from None
 
 
-def _d_ApiVersionsResponse_16(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
+def _d_ApiVersionsResponse_v3(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
     o = new_struct(ApiVersionsResponse)
     f = 0
     i = -1
@@ -699,7 +700,7 @@ def _d_ApiVersionsResponse_16(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
         o.finalized_features = []
         o.zk_migration_ready = False
         f = 0
-        o.error_code, = _F2.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         i = -1
@@ -715,12 +716,12 @@ def _d_ApiVersionsResponse_16(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
         else:
             items_api_keys = []
             for i in range(n):
-                item_api_keys, pos = _d_ApiVersionsResponse_ApiVersion_5(buf, pos)
+                item_api_keys, pos = _d_ApiVersionsResponse_ApiVersion_v3(buf, pos)
                 items_api_keys.append(item_api_keys)
             o.api_keys = items_api_keys
             i = -1
         f = 2
-        o.throttle_time_ms, = _F3.unpack_from(buf, pos)
+        o.throttle_time_ms, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
         if buf[pos] == 0:
@@ -751,7 +752,7 @@ def _d_ApiVersionsResponse_16(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
                     else:
                         items_supported_features = []
                         for i in range(n):
-                            item_supported_features, p = _d_ApiVersionsResponse_SupportedFeatureKey_7(buf, p)
+                            item_supported_features, p = _d_ApiVersionsResponse_SupportedFeatureKey_v3(buf, p)
                             items_supported_features.append(item_supported_features)
                         o.supported_features = items_supported_features
                         i = -1
@@ -759,7 +760,7 @@ def _d_ApiVersionsResponse_16(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
                         raise DecodeError(f'tagged field SupportedFeatures used {p - pos} of its {size} bytes', offset=pos)
                 elif tag == 1:
                     p = pos
-                    o.finalized_features_epoch = _F4.unpack_from(buf, p)[0]
+                    o.finalized_features_epoch = _F_q.unpack_from(buf, p)[0]
                     p += 8
                     if p != end:
                         raise DecodeError(f'tagged field FinalizedFeaturesEpoch used {p - pos} of its {size} bytes', offset=pos)
@@ -778,7 +779,7 @@ def _d_ApiVersionsResponse_16(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
                     else:
                         items_finalized_features = []
                         for i in range(n):
-                            item_finalized_features, p = _d_ApiVersionsResponse_FinalizedFeatureKey_9(buf, p)
+                            item_finalized_features, p = _d_ApiVersionsResponse_FinalizedFeatureKey_v3(buf, p)
                             items_finalized_features.append(item_finalized_features)
                         o.finalized_features = items_finalized_features
                         i = -1
@@ -786,7 +787,7 @@ def _d_ApiVersionsResponse_16(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
                         raise DecodeError(f'tagged field FinalizedFeatures used {p - pos} of its {size} bytes', offset=pos)
                 elif tag == 3:
                     p = pos
-                    o.zk_migration_ready = _F5.unpack_from(buf, p)[0]
+                    o.zk_migration_ready = _F_o.unpack_from(buf, p)[0]
                     p += 1
                     if p != end:
                         raise DecodeError(f'tagged field ZkMigrationReady used {p - pos} of its {size} bytes', offset=pos)
@@ -795,17 +796,17 @@ def _d_ApiVersionsResponse_16(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_16, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_v3, f, i) from None
     return o, pos
 
 
-ApiVersionsRequest._ENCODERS = {0: _e_ApiVersionsRequest_0, 1: _e_ApiVersionsRequest_2, 2: _e_ApiVersionsRequest_3, 3: _e_ApiVersionsRequest_4, 4: _e_ApiVersionsRequest_4}
-ApiVersionsRequest._DECODERS = {0: _d_ApiVersionsRequest_1, 1: _d_ApiVersionsRequest_1, 2: _d_ApiVersionsRequest_1, 3: _d_ApiVersionsRequest_5, 4: _d_ApiVersionsRequest_5}
-ApiVersionsResponse._ENCODERS = {0: _e_ApiVersionsResponse_10, 1: _e_ApiVersionsResponse_12, 2: _e_ApiVersionsResponse_14, 3: _e_ApiVersionsResponse_15, 4: _e_ApiVersionsResponse_15}
-ApiVersionsResponse._DECODERS = {0: _d_ApiVersionsResponse_11, 1: _d_ApiVersionsResponse_13, 2: _d_ApiVersionsResponse_13, 3: _d_ApiVersionsResponse_16, 4: _d_ApiVersionsResponse_16}
-ApiVersionsResponse.ApiVersion._ENCODERS = {0: _e_ApiVersionsResponse_ApiVersion_0, 1: _e_ApiVersionsResponse_ApiVersion_2, 2: _e_ApiVersionsResponse_ApiVersion_3, 3: _e_ApiVersionsResponse_ApiVersion_4, 4: _e_ApiVersionsResponse_ApiVersion_4}
-ApiVersionsResponse.ApiVersion._DECODERS = {0: _d_ApiVersionsResponse_ApiVersion_1, 1: _d_ApiVersionsResponse_ApiVersion_1, 2: _d_ApiVersionsResponse_ApiVersion_1, 3: _d_ApiVersionsResponse_ApiVersion_5, 4: _d_ApiVersionsResponse_ApiVersion_5}
-ApiVersionsResponse.SupportedFeatureKey._ENCODERS = {3: _e_ApiVersionsResponse_SupportedFeatureKey_6, 4: _e_ApiVersionsResponse_SupportedFeatureKey_6}
-ApiVersionsResponse.SupportedFeatureKey._DECODERS = {3: _d_ApiVersionsResponse_SupportedFeatureKey_7, 4: _d_ApiVersionsResponse_SupportedFeatureKey_7}
-ApiVersionsResponse.FinalizedFeatureKey._ENCODERS = {3: _e_ApiVersionsResponse_FinalizedFeatureKey_8, 4: _e_ApiVersionsResponse_FinalizedFeatureKey_8}
-ApiVersionsResponse.FinalizedFeatureKey._DECODERS = {3: _d_ApiVersionsResponse_FinalizedFeatureKey_9, 4: _d_ApiVersionsResponse_FinalizedFeatureKey_9}
+ApiVersionsRequest._ENCODERS = {0: _e_ApiVersionsRequest_v0, 1: _e_ApiVersionsRequest_v1, 2: _e_ApiVersionsRequest_v2, 3: _e_ApiVersionsRequest_v3, 4: _e_ApiVersionsRequest_v3}
+ApiVersionsRequest._DECODERS = {0: _d_ApiVersionsRequest_v0, 1: _d_ApiVersionsRequest_v0, 2: _d_ApiVersionsRequest_v0, 3: _d_ApiVersionsRequest_v3, 4: _d_ApiVersionsRequest_v3}
+ApiVersionsResponse._ENCODERS = {0: _e_ApiVersionsResponse_v0, 1: _e_ApiVersionsResponse_v1, 2: _e_ApiVersionsResponse_v2, 3: _e_ApiVersionsResponse_v3, 4: _e_ApiVersionsResponse_v3}
+ApiVersionsResponse._DECODERS = {0: _d_ApiVersionsResponse_v0, 1: _d_ApiVersionsResponse_v1, 2: _d_ApiVersionsResponse_v1, 3: _d_ApiVersionsResponse_v3, 4: _d_ApiVersionsResponse_v3}
+ApiVersionsResponse.ApiVersion._ENCODERS = {0: _e_ApiVersionsResponse_ApiVersion_v0, 1: _e_ApiVersionsResponse_ApiVersion_v1, 2: _e_ApiVersionsResponse_ApiVersion_v2, 3: _e_ApiVersionsResponse_ApiVersion_v3, 4: _e_ApiVersionsResponse_ApiVersion_v3}
+ApiVersionsResponse.ApiVersion._DECODERS = {0: _d_ApiVersionsResponse_ApiVersion_v0, 1: _d_ApiVersionsResponse_ApiVersion_v0, 2: _d_ApiVersionsResponse_ApiVersion_v0, 3: _d_ApiVersionsResponse_ApiVersion_v3, 4: _d_ApiVersionsResponse_ApiVersion_v3}
+ApiVersionsResponse.SupportedFeatureKey._ENCODERS = {3: _e_ApiVersionsResponse_SupportedFeatureKey_v3, 4: _e_ApiVersionsResponse_SupportedFeatureKey_v3}
+ApiVersionsResponse.SupportedFeatureKey._DECODERS = {3: _d_ApiVersionsResponse_SupportedFeatureKey_v3, 4: _d_ApiVersionsResponse_SupportedFeatureKey_v3}
+ApiVersionsResponse.FinalizedFeatureKey._ENCODERS = {3: _e_ApiVersionsResponse_FinalizedFeatureKey_v3, 4: _e_ApiVersionsResponse_FinalizedFeatureKey_v3}
+ApiVersionsResponse.FinalizedFeatureKey._DECODERS = {3: _d_ApiVersionsResponse_FinalizedFeatureKey_v3, 4: _d_ApiVersionsResponse_FinalizedFeatureKey_v3}

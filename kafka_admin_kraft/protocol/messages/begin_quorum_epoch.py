@@ -53,12 +53,12 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['BeginQuorumEpochRequest', 'BeginQuorumEpochResponse']
 
-_F0 = _Packer('>iii')
-_F1 = _Packer('>i16sii')
-_F2 = _Packer('>H')
-_F3 = _Packer('>i')
-_F4 = _Packer('>ihii')
-_F5 = _Packer('>h')
+_F_iii = _Packer('>iii')
+_F_iuii = _Packer('>i16sii')
+_F_H = _Packer('>H')
+_F_i = _Packer('>i')
+_F_ihii = _Packer('>ihii')
+_F_h = _Packer('>h')
 
 
 class BeginQuorumEpochRequest(Struct):
@@ -73,20 +73,21 @@ class BeginQuorumEpochRequest(Struct):
     FLEXIBLE_FROM = 1
     KIND = 'request'
     API_KEY = 53
+    LISTENERS = ('controller',)
     HEADER_VERSIONS = {0: 1, 1: 2}
     _FIELDS = ('cluster_id', 'voter_id', 'topics', 'leader_endpoints', )
 
     cluster_id: str | None
-    """string, versions 0+; nullable 0+; default null."""
+    """Sender's cluster id; a mismatch gets INCONSISTENT_CLUSTER_ID, null skips the check. (string, versions 0+; nullable 0+; default null)"""
     voter_id: int
-    """int32, versions 1+; ignorable; default -1."""
+    """Node id of the voter addressed (KIP-853); a wrong one gets INVALID_VOTER_KEY. (int32, versions 1+; ignorable; default -1)"""
     topics: list[BeginQuorumEpochRequest.TopicData]
-    """[]TopicData, versions 0+."""
+    """The metadata topic the new epoch applies to; KRaft sends exactly one. ([]TopicData, versions 0+)"""
     leader_endpoints: list[BeginQuorumEpochRequest.LeaderEndpoint]
-    """[]LeaderEndpoint, versions 1+; ignorable."""
+    """Listeners of the new leader, so a voter learns where to fetch from (KIP-853). ([]LeaderEndpoint, versions 1+; ignorable)"""
 
     class TopicData(Struct):
-        """The TopicData struct of BeginQuorumEpochRequest.
+        """The metadata topic the new epoch applies to; KRaft sends exactly one.
 
         Used in versions 0-1; flexible versions: 1+.
         """
@@ -98,9 +99,9 @@ class BeginQuorumEpochRequest(Struct):
         _FIELDS = ('topic_name', 'partitions', )
 
         topic_name: str
-        """string, versions 0+."""
+        """Name of the metadata topic, __cluster_metadata. (string, versions 0+)"""
         partitions: list[BeginQuorumEpochRequest.PartitionData]
-        """[]PartitionData, versions 0+."""
+        """The partition the new epoch applies to; KRaft has only partition 0. ([]PartitionData, versions 0+)"""
 
         def __init__(
             self,
@@ -114,7 +115,7 @@ class BeginQuorumEpochRequest(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class PartitionData(Struct):
-        """The PartitionData struct of BeginQuorumEpochRequest.
+        """The partition the new epoch applies to; KRaft has only partition 0.
 
         Used in versions 0-1; flexible versions: 1+.
         """
@@ -126,13 +127,13 @@ class BeginQuorumEpochRequest(Struct):
         _FIELDS = ('partition_index', 'voter_directory_id', 'leader_id', 'leader_epoch', )
 
         partition_index: int
-        """int32, versions 0+."""
+        """Partition number within the topic; 0 for the metadata log. (int32, versions 0+)"""
         voter_directory_id: Uuid
-        """uuid, versions 1+; ignorable."""
+        """Log directory id the leader expects the addressed voter to have (KIP-853). (uuid, versions 1+; ignorable)"""
         leader_id: int
-        """int32, versions 0+."""
+        """Node id of the replica that won the election. (int32, versions 0+)"""
         leader_epoch: int
-        """int32, versions 0+."""
+        """Epoch the new leader was elected in. (int32, versions 0+)"""
 
         def __init__(
             self,
@@ -150,7 +151,7 @@ class BeginQuorumEpochRequest(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class LeaderEndpoint(Struct):
-        """The LeaderEndpoint struct of BeginQuorumEpochRequest.
+        """Listeners of the new leader, so a voter learns where to fetch from (KIP-853).
 
         Used in versions 1; flexible versions: 1+.
         """
@@ -162,11 +163,11 @@ class BeginQuorumEpochRequest(Struct):
         _FIELDS = ('name', 'host', 'port', )
 
         name: str
-        """string, versions 1+."""
+        """Listener name, one of the leader's controller.listener.names. (string, versions 1+)"""
         host: str
-        """string, versions 1+."""
+        """Host name or IP address of the leader's listener. (string, versions 1+)"""
         port: int
-        """uint16, versions 1+."""
+        """TCP port of the leader's listener. (uint16, versions 1+)"""
 
         def __init__(
             self,
@@ -198,7 +199,7 @@ class BeginQuorumEpochRequest(Struct):
 
 
 class BeginQuorumEpochResponse(Struct):
-    """The BeginQuorumEpochResponse struct of BeginQuorumEpochResponse.
+    """BeginQuorumEpoch (API 53, KIP-595): a new leader announces its epoch to the voters. v0 is not flexible; v1 adds voter directory ids and leader endpoints (KIP-853).
 
     Used in versions 0-1; flexible versions: 1+.
     """
@@ -213,14 +214,14 @@ class BeginQuorumEpochResponse(Struct):
     _FIELDS = ('error_code', 'topics', 'node_endpoints', )
 
     error_code: int
-    """int16, versions 0+."""
+    """Error for the request as a whole, e.g. INCONSISTENT_CLUSTER_ID; 0 if none. (int16, versions 0+)"""
     topics: list[BeginQuorumEpochResponse.TopicData]
-    """[]TopicData, versions 0+."""
+    """Per-topic answers, mirroring the request. ([]TopicData, versions 0+)"""
     node_endpoints: list[BeginQuorumEpochResponse.NodeEndpoint]
-    """[]NodeEndpoint, versions 1+; tag 0 in 1+."""
+    """Listeners of the leaders named in the answers (KIP-853). ([]NodeEndpoint, versions 1+; tag 0 in 1+)"""
 
     class TopicData(Struct):
-        """The TopicData struct of BeginQuorumEpochResponse.
+        """Per-topic answers, mirroring the request.
 
         Used in versions 0-1; flexible versions: 1+.
         """
@@ -232,9 +233,9 @@ class BeginQuorumEpochResponse(Struct):
         _FIELDS = ('topic_name', 'partitions', )
 
         topic_name: str
-        """string, versions 0+."""
+        """Name of the metadata topic, __cluster_metadata. (string, versions 0+)"""
         partitions: list[BeginQuorumEpochResponse.PartitionData]
-        """[]PartitionData, versions 0+."""
+        """Per-partition answers with the leader the voter knows. ([]PartitionData, versions 0+)"""
 
         def __init__(
             self,
@@ -248,7 +249,7 @@ class BeginQuorumEpochResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class PartitionData(Struct):
-        """The PartitionData struct of BeginQuorumEpochResponse.
+        """Per-partition answers with the leader the voter knows.
 
         Used in versions 0-1; flexible versions: 1+.
         """
@@ -260,13 +261,13 @@ class BeginQuorumEpochResponse(Struct):
         _FIELDS = ('partition_index', 'error_code', 'leader_id', 'leader_epoch', )
 
         partition_index: int
-        """int32, versions 0+."""
+        """Partition number within the topic; 0 for the metadata log. (int32, versions 0+)"""
         error_code: int
-        """int16, versions 0+."""
+        """Error for this partition, e.g. FENCED_LEADER_EPOCH for a stale leader; 0 if none. (int16, versions 0+)"""
         leader_id: int
-        """int32, versions 0+."""
+        """Node id of the leader the voter knows of, -1 if it knows none. (int32, versions 0+)"""
         leader_epoch: int
-        """int32, versions 0+."""
+        """Highest leader epoch the voter has seen. (int32, versions 0+)"""
 
         def __init__(
             self,
@@ -284,7 +285,7 @@ class BeginQuorumEpochResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class NodeEndpoint(Struct):
-        """The NodeEndpoint struct of BeginQuorumEpochResponse.
+        """Listeners of the leaders named in the answers (KIP-853).
 
         Used in versions 1; flexible versions: 1+.
         """
@@ -296,11 +297,11 @@ class BeginQuorumEpochResponse(Struct):
         _FIELDS = ('node_id', 'host', 'port', )
 
         node_id: int
-        """int32, versions 1+."""
+        """Node id these listeners belong to. (int32, versions 1+)"""
         host: str
-        """string, versions 1+."""
+        """Host name or IP address of the node's listener. (string, versions 1+)"""
         port: int
-        """uint16, versions 1+."""
+        """TCP port of the node's listener. (uint16, versions 1+)"""
 
         def __init__(
             self,
@@ -329,87 +330,87 @@ class BeginQuorumEpochResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_BeginQuorumEpochRequest_PartitionData_0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_BeginQuorumEpochRequest_PartitionData_1: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_BeginQuorumEpochRequest_PartitionData_2: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('VoterDirectoryId', 16, '16s'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_BeginQuorumEpochRequest_PartitionData_3: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('VoterDirectoryId', 16, '16s'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_BeginQuorumEpochRequest_TopicData_4: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_BeginQuorumEpochRequest_TopicData_5: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_BeginQuorumEpochRequest_TopicData_6: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_BeginQuorumEpochRequest_TopicData_7: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_BeginQuorumEpochRequest_LeaderEndpoint_8: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_d_BeginQuorumEpochRequest_LeaderEndpoint_9: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_e_BeginQuorumEpochRequest_10: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_BeginQuorumEpochRequest_11: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_BeginQuorumEpochRequest_12: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), )), ('Topics', True, ()), ('LeaderEndpoints', True, ()), ('<tagged fields>', False, ()), )
-_T_d_BeginQuorumEpochRequest_13: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), )), ('Topics', True, ()), ('LeaderEndpoints', True, ()), ('<tagged fields>', False, ()), )
-_T_e_BeginQuorumEpochResponse_PartitionData_0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_BeginQuorumEpochResponse_PartitionData_1: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_BeginQuorumEpochResponse_PartitionData_2: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_BeginQuorumEpochResponse_PartitionData_3: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_BeginQuorumEpochResponse_TopicData_4: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_BeginQuorumEpochResponse_TopicData_5: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_BeginQuorumEpochResponse_TopicData_6: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_BeginQuorumEpochResponse_TopicData_7: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_BeginQuorumEpochResponse_NodeEndpoint_8: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_d_BeginQuorumEpochResponse_NodeEndpoint_9: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_e_BeginQuorumEpochResponse_10: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_BeginQuorumEpochResponse_11: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_BeginQuorumEpochResponse_12: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_BeginQuorumEpochResponse_13: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_BeginQuorumEpochRequest_PartitionData_v0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_BeginQuorumEpochRequest_PartitionData_v0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_BeginQuorumEpochRequest_PartitionData_v1: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('VoterDirectoryId', 16, '16s'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_BeginQuorumEpochRequest_PartitionData_v1: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('VoterDirectoryId', 16, '16s'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_BeginQuorumEpochRequest_TopicData_v0: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_BeginQuorumEpochRequest_TopicData_v0: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_BeginQuorumEpochRequest_TopicData_v1: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_BeginQuorumEpochRequest_TopicData_v1: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_BeginQuorumEpochRequest_LeaderEndpoint_v1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_d_BeginQuorumEpochRequest_LeaderEndpoint_v1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_e_BeginQuorumEpochRequest_v0: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_BeginQuorumEpochRequest_v0: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_BeginQuorumEpochRequest_v1: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), )), ('Topics', True, ()), ('LeaderEndpoints', True, ()), ('<tagged fields>', False, ()), )
+_T_d_BeginQuorumEpochRequest_v1: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), )), ('Topics', True, ()), ('LeaderEndpoints', True, ()), ('<tagged fields>', False, ()), )
+_T_e_BeginQuorumEpochResponse_PartitionData_v0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_BeginQuorumEpochResponse_PartitionData_v0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_BeginQuorumEpochResponse_PartitionData_v1: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_BeginQuorumEpochResponse_PartitionData_v1: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_BeginQuorumEpochResponse_TopicData_v0: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_BeginQuorumEpochResponse_TopicData_v0: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_BeginQuorumEpochResponse_TopicData_v1: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_BeginQuorumEpochResponse_TopicData_v1: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_BeginQuorumEpochResponse_NodeEndpoint_v1: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_d_BeginQuorumEpochResponse_NodeEndpoint_v1: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_e_BeginQuorumEpochResponse_v0: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_BeginQuorumEpochResponse_v0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_BeginQuorumEpochResponse_v1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_BeginQuorumEpochResponse_v1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
 
 
-def _e_BeginQuorumEpochRequest_PartitionData_0(o: BeginQuorumEpochRequest.PartitionData, out: bytearray) -> None:
+def _e_BeginQuorumEpochRequest_PartitionData_v0(o: BeginQuorumEpochRequest.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.partition_index, o.leader_id, o.leader_epoch)
+        out += _F_iii.pack(o.partition_index, o.leader_id, o.leader_epoch)
         f = 1
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BeginQuorumEpochRequest_PartitionData_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_BeginQuorumEpochRequest_PartitionData_v0, f, i) from None
 
 
-def _d_BeginQuorumEpochRequest_PartitionData_1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest.PartitionData, int]:
+def _d_BeginQuorumEpochRequest_PartitionData_v0(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest.PartitionData, int]:
     o = new_struct(BeginQuorumEpochRequest.PartitionData)
     f = 0
     i = -1
     try:
         o.voter_directory_id = ZERO_UUID
         f = 0
-        o.partition_index, o.leader_id, o.leader_epoch, = _F0.unpack_from(buf, pos)
+        o.partition_index, o.leader_id, o.leader_epoch, = _F_iii.unpack_from(buf, pos)
         pos += 12
         f = 1
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_PartitionData_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_PartitionData_v0, f, i) from None
     return o, pos
 
 
-def _e_BeginQuorumEpochRequest_PartitionData_2(o: BeginQuorumEpochRequest.PartitionData, out: bytearray) -> None:
+def _e_BeginQuorumEpochRequest_PartitionData_v1(o: BeginQuorumEpochRequest.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F1.pack(o.partition_index, o.voter_directory_id.bytes, o.leader_id, o.leader_epoch)
+        out += _F_iuii.pack(o.partition_index, o.voter_directory_id.bytes, o.leader_id, o.leader_epoch)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BeginQuorumEpochRequest_PartitionData_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_BeginQuorumEpochRequest_PartitionData_v1, f, i) from None
 
 
-def _d_BeginQuorumEpochRequest_PartitionData_3(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest.PartitionData, int]:
+def _d_BeginQuorumEpochRequest_PartitionData_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest.PartitionData, int]:
     o = new_struct(BeginQuorumEpochRequest.PartitionData)
     f = 0
     i = -1
     try:
         f = 0
-        o.partition_index, u1, o.leader_id, o.leader_epoch, = _F1.unpack_from(buf, pos)
+        o.partition_index, u1, o.leader_id, o.leader_epoch, = _F_iuii.unpack_from(buf, pos)
         o.voter_directory_id = uuid_from_wire(u1)
         pos += 28
         f = 1
@@ -419,11 +420,11 @@ def _d_BeginQuorumEpochRequest_PartitionData_3(buf: bytes, pos: int) -> tuple[Be
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_PartitionData_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_PartitionData_v1, f, i) from None
     return o, pos
 
 
-def _e_BeginQuorumEpochRequest_TopicData_4(o: BeginQuorumEpochRequest.TopicData, out: bytearray) -> None:
+def _e_BeginQuorumEpochRequest_TopicData_v0(o: BeginQuorumEpochRequest.TopicData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -433,16 +434,16 @@ def _e_BeginQuorumEpochRequest_TopicData_4(o: BeginQuorumEpochRequest.TopicData,
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_BeginQuorumEpochRequest_PartitionData_0(item_partitions, out)
+            _e_BeginQuorumEpochRequest_PartitionData_v0(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BeginQuorumEpochRequest_TopicData_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_BeginQuorumEpochRequest_TopicData_v0, f, i) from None
 
 
-def _d_BeginQuorumEpochRequest_TopicData_5(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest.TopicData, int]:
+def _d_BeginQuorumEpochRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest.TopicData, int]:
     o = new_struct(BeginQuorumEpochRequest.TopicData)
     f = 0
     i = -1
@@ -457,18 +458,18 @@ def _d_BeginQuorumEpochRequest_TopicData_5(buf: bytes, pos: int) -> tuple[BeginQ
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_BeginQuorumEpochRequest_PartitionData_1(buf, pos)
+                item_partitions, pos = _d_BeginQuorumEpochRequest_PartitionData_v0(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_TopicData_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_TopicData_v0, f, i) from None
     return o, pos
 
 
-def _e_BeginQuorumEpochRequest_TopicData_6(o: BeginQuorumEpochRequest.TopicData, out: bytearray) -> None:
+def _e_BeginQuorumEpochRequest_TopicData_v1(o: BeginQuorumEpochRequest.TopicData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -478,7 +479,7 @@ def _e_BeginQuorumEpochRequest_TopicData_6(o: BeginQuorumEpochRequest.TopicData,
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_BeginQuorumEpochRequest_PartitionData_2(item_partitions, out)
+            _e_BeginQuorumEpochRequest_PartitionData_v1(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -486,10 +487,10 @@ def _e_BeginQuorumEpochRequest_TopicData_6(o: BeginQuorumEpochRequest.TopicData,
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BeginQuorumEpochRequest_TopicData_6, f, i) from None
+        raise encode_failure(exc, o, _T_e_BeginQuorumEpochRequest_TopicData_v1, f, i) from None
 
 
-def _d_BeginQuorumEpochRequest_TopicData_7(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest.TopicData, int]:
+def _d_BeginQuorumEpochRequest_TopicData_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest.TopicData, int]:
     o = new_struct(BeginQuorumEpochRequest.TopicData)
     f = 0
     i = -1
@@ -510,7 +511,7 @@ def _d_BeginQuorumEpochRequest_TopicData_7(buf: bytes, pos: int) -> tuple[BeginQ
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_BeginQuorumEpochRequest_PartitionData_3(buf, pos)
+                item_partitions, pos = _d_BeginQuorumEpochRequest_PartitionData_v1(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -521,11 +522,11 @@ def _d_BeginQuorumEpochRequest_TopicData_7(buf: bytes, pos: int) -> tuple[BeginQ
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_TopicData_7, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_TopicData_v1, f, i) from None
     return o, pos
 
 
-def _e_BeginQuorumEpochRequest_LeaderEndpoint_8(o: BeginQuorumEpochRequest.LeaderEndpoint, out: bytearray) -> None:
+def _e_BeginQuorumEpochRequest_LeaderEndpoint_v1(o: BeginQuorumEpochRequest.LeaderEndpoint, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -534,17 +535,17 @@ def _e_BeginQuorumEpochRequest_LeaderEndpoint_8(o: BeginQuorumEpochRequest.Leade
         f = 1
         write_compact_string(out, o.host)
         f = 2
-        out += _F2.pack(o.port)
+        out += _F_H.pack(o.port)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BeginQuorumEpochRequest_LeaderEndpoint_8, f, i) from None
+        raise encode_failure(exc, o, _T_e_BeginQuorumEpochRequest_LeaderEndpoint_v1, f, i) from None
 
 
-def _d_BeginQuorumEpochRequest_LeaderEndpoint_9(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest.LeaderEndpoint, int]:
+def _d_BeginQuorumEpochRequest_LeaderEndpoint_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest.LeaderEndpoint, int]:
     o = new_struct(BeginQuorumEpochRequest.LeaderEndpoint)
     f = 0
     i = -1
@@ -554,7 +555,7 @@ def _d_BeginQuorumEpochRequest_LeaderEndpoint_9(buf: bytes, pos: int) -> tuple[B
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, = _F2.unpack_from(buf, pos)
+        o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
         f = 3
         if buf[pos] == 0:
@@ -563,11 +564,11 @@ def _d_BeginQuorumEpochRequest_LeaderEndpoint_9(buf: bytes, pos: int) -> tuple[B
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_LeaderEndpoint_9, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_LeaderEndpoint_v1, f, i) from None
     return o, pos
 
 
-def _e_BeginQuorumEpochRequest_10(o: BeginQuorumEpochRequest, out: bytearray) -> None:
+def _e_BeginQuorumEpochRequest_v0(o: BeginQuorumEpochRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -577,16 +578,16 @@ def _e_BeginQuorumEpochRequest_10(o: BeginQuorumEpochRequest, out: bytearray) ->
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_BeginQuorumEpochRequest_TopicData_4(item_topics, out)
+            _e_BeginQuorumEpochRequest_TopicData_v0(item_topics, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BeginQuorumEpochRequest_10, f, i) from None
+        raise encode_failure(exc, o, _T_e_BeginQuorumEpochRequest_v0, f, i) from None
 
 
-def _d_BeginQuorumEpochRequest_11(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest, int]:
+def _d_BeginQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest, int]:
     o = new_struct(BeginQuorumEpochRequest)
     f = 0
     i = -1
@@ -603,36 +604,36 @@ def _d_BeginQuorumEpochRequest_11(buf: bytes, pos: int) -> tuple[BeginQuorumEpoc
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_BeginQuorumEpochRequest_TopicData_5(buf, pos)
+                item_topics, pos = _d_BeginQuorumEpochRequest_TopicData_v0(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_11, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_v0, f, i) from None
     return o, pos
 
 
-def _e_BeginQuorumEpochRequest_12(o: BeginQuorumEpochRequest, out: bytearray) -> None:
+def _e_BeginQuorumEpochRequest_v1(o: BeginQuorumEpochRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
         write_compact_nullable_string(out, o.cluster_id)
         f = 1
-        out += _F3.pack(o.voter_id)
+        out += _F_i.pack(o.voter_id)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_BeginQuorumEpochRequest_TopicData_6(item_topics, out)
+            _e_BeginQuorumEpochRequest_TopicData_v1(item_topics, out)
         i = -1
         f = 3
         v_leader_endpoints = o.leader_endpoints
         write_array_length(out, len(v_leader_endpoints), True)
         for i, item_leader_endpoints in enumerate(v_leader_endpoints):
-            _e_BeginQuorumEpochRequest_LeaderEndpoint_8(item_leader_endpoints, out)
+            _e_BeginQuorumEpochRequest_LeaderEndpoint_v1(item_leader_endpoints, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
@@ -640,10 +641,10 @@ def _e_BeginQuorumEpochRequest_12(o: BeginQuorumEpochRequest, out: bytearray) ->
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BeginQuorumEpochRequest_12, f, i) from None
+        raise encode_failure(exc, o, _T_e_BeginQuorumEpochRequest_v1, f, i) from None
 
 
-def _d_BeginQuorumEpochRequest_13(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest, int]:
+def _d_BeginQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest, int]:
     o = new_struct(BeginQuorumEpochRequest)
     f = 0
     i = -1
@@ -651,7 +652,7 @@ def _d_BeginQuorumEpochRequest_13(buf: bytes, pos: int) -> tuple[BeginQuorumEpoc
         f = 0
         o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
-        o.voter_id, = _F3.unpack_from(buf, pos)
+        o.voter_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 2
         i = -1
@@ -667,7 +668,7 @@ def _d_BeginQuorumEpochRequest_13(buf: bytes, pos: int) -> tuple[BeginQuorumEpoc
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_BeginQuorumEpochRequest_TopicData_7(buf, pos)
+                item_topics, pos = _d_BeginQuorumEpochRequest_TopicData_v1(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -685,7 +686,7 @@ def _d_BeginQuorumEpochRequest_13(buf: bytes, pos: int) -> tuple[BeginQuorumEpoc
         else:
             items_leader_endpoints = []
             for i in range(n):
-                item_leader_endpoints, pos = _d_BeginQuorumEpochRequest_LeaderEndpoint_9(buf, pos)
+                item_leader_endpoints, pos = _d_BeginQuorumEpochRequest_LeaderEndpoint_v1(buf, pos)
                 items_leader_endpoints.append(item_leader_endpoints)
             o.leader_endpoints = items_leader_endpoints
             i = -1
@@ -696,60 +697,60 @@ def _d_BeginQuorumEpochRequest_13(buf: bytes, pos: int) -> tuple[BeginQuorumEpoc
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_13, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_v1, f, i) from None
     return o, pos
 
 
-def _e_BeginQuorumEpochResponse_PartitionData_0(o: BeginQuorumEpochResponse.PartitionData, out: bytearray) -> None:
+def _e_BeginQuorumEpochResponse_PartitionData_v0(o: BeginQuorumEpochResponse.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch)
+        out += _F_ihii.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch)
         f = 1
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BeginQuorumEpochResponse_PartitionData_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_BeginQuorumEpochResponse_PartitionData_v0, f, i) from None
 
 
-def _d_BeginQuorumEpochResponse_PartitionData_1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse.PartitionData, int]:
+def _d_BeginQuorumEpochResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse.PartitionData, int]:
     o = new_struct(BeginQuorumEpochResponse.PartitionData)
     f = 0
     i = -1
     try:
         f = 0
-        o.partition_index, o.error_code, o.leader_id, o.leader_epoch, = _F4.unpack_from(buf, pos)
+        o.partition_index, o.error_code, o.leader_id, o.leader_epoch, = _F_ihii.unpack_from(buf, pos)
         pos += 14
         f = 1
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_PartitionData_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_PartitionData_v0, f, i) from None
     return o, pos
 
 
-def _e_BeginQuorumEpochResponse_PartitionData_2(o: BeginQuorumEpochResponse.PartitionData, out: bytearray) -> None:
+def _e_BeginQuorumEpochResponse_PartitionData_v1(o: BeginQuorumEpochResponse.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch)
+        out += _F_ihii.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BeginQuorumEpochResponse_PartitionData_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_BeginQuorumEpochResponse_PartitionData_v1, f, i) from None
 
 
-def _d_BeginQuorumEpochResponse_PartitionData_3(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse.PartitionData, int]:
+def _d_BeginQuorumEpochResponse_PartitionData_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse.PartitionData, int]:
     o = new_struct(BeginQuorumEpochResponse.PartitionData)
     f = 0
     i = -1
     try:
         f = 0
-        o.partition_index, o.error_code, o.leader_id, o.leader_epoch, = _F4.unpack_from(buf, pos)
+        o.partition_index, o.error_code, o.leader_id, o.leader_epoch, = _F_ihii.unpack_from(buf, pos)
         pos += 14
         f = 1
         if buf[pos] == 0:
@@ -758,11 +759,11 @@ def _d_BeginQuorumEpochResponse_PartitionData_3(buf: bytes, pos: int) -> tuple[B
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_PartitionData_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_PartitionData_v1, f, i) from None
     return o, pos
 
 
-def _e_BeginQuorumEpochResponse_TopicData_4(o: BeginQuorumEpochResponse.TopicData, out: bytearray) -> None:
+def _e_BeginQuorumEpochResponse_TopicData_v0(o: BeginQuorumEpochResponse.TopicData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -772,16 +773,16 @@ def _e_BeginQuorumEpochResponse_TopicData_4(o: BeginQuorumEpochResponse.TopicDat
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_BeginQuorumEpochResponse_PartitionData_0(item_partitions, out)
+            _e_BeginQuorumEpochResponse_PartitionData_v0(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BeginQuorumEpochResponse_TopicData_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_BeginQuorumEpochResponse_TopicData_v0, f, i) from None
 
 
-def _d_BeginQuorumEpochResponse_TopicData_5(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse.TopicData, int]:
+def _d_BeginQuorumEpochResponse_TopicData_v0(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse.TopicData, int]:
     o = new_struct(BeginQuorumEpochResponse.TopicData)
     f = 0
     i = -1
@@ -796,18 +797,18 @@ def _d_BeginQuorumEpochResponse_TopicData_5(buf: bytes, pos: int) -> tuple[Begin
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_BeginQuorumEpochResponse_PartitionData_1(buf, pos)
+                item_partitions, pos = _d_BeginQuorumEpochResponse_PartitionData_v0(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_TopicData_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_TopicData_v0, f, i) from None
     return o, pos
 
 
-def _e_BeginQuorumEpochResponse_TopicData_6(o: BeginQuorumEpochResponse.TopicData, out: bytearray) -> None:
+def _e_BeginQuorumEpochResponse_TopicData_v1(o: BeginQuorumEpochResponse.TopicData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -817,7 +818,7 @@ def _e_BeginQuorumEpochResponse_TopicData_6(o: BeginQuorumEpochResponse.TopicDat
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_BeginQuorumEpochResponse_PartitionData_2(item_partitions, out)
+            _e_BeginQuorumEpochResponse_PartitionData_v1(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -825,10 +826,10 @@ def _e_BeginQuorumEpochResponse_TopicData_6(o: BeginQuorumEpochResponse.TopicDat
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BeginQuorumEpochResponse_TopicData_6, f, i) from None
+        raise encode_failure(exc, o, _T_e_BeginQuorumEpochResponse_TopicData_v1, f, i) from None
 
 
-def _d_BeginQuorumEpochResponse_TopicData_7(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse.TopicData, int]:
+def _d_BeginQuorumEpochResponse_TopicData_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse.TopicData, int]:
     o = new_struct(BeginQuorumEpochResponse.TopicData)
     f = 0
     i = -1
@@ -849,7 +850,7 @@ def _d_BeginQuorumEpochResponse_TopicData_7(buf: bytes, pos: int) -> tuple[Begin
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_BeginQuorumEpochResponse_PartitionData_3(buf, pos)
+                item_partitions, pos = _d_BeginQuorumEpochResponse_PartitionData_v1(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -860,41 +861,41 @@ def _d_BeginQuorumEpochResponse_TopicData_7(buf: bytes, pos: int) -> tuple[Begin
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_TopicData_7, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_TopicData_v1, f, i) from None
     return o, pos
 
 
-def _e_BeginQuorumEpochResponse_NodeEndpoint_8(o: BeginQuorumEpochResponse.NodeEndpoint, out: bytearray) -> None:
+def _e_BeginQuorumEpochResponse_NodeEndpoint_v1(o: BeginQuorumEpochResponse.NodeEndpoint, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F3.pack(o.node_id)
+        out += _F_i.pack(o.node_id)
         f = 1
         write_compact_string(out, o.host)
         f = 2
-        out += _F2.pack(o.port)
+        out += _F_H.pack(o.port)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BeginQuorumEpochResponse_NodeEndpoint_8, f, i) from None
+        raise encode_failure(exc, o, _T_e_BeginQuorumEpochResponse_NodeEndpoint_v1, f, i) from None
 
 
-def _d_BeginQuorumEpochResponse_NodeEndpoint_9(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse.NodeEndpoint, int]:
+def _d_BeginQuorumEpochResponse_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse.NodeEndpoint, int]:
     o = new_struct(BeginQuorumEpochResponse.NodeEndpoint)
     f = 0
     i = -1
     try:
         f = 0
-        o.node_id, = _F3.unpack_from(buf, pos)
+        o.node_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, = _F2.unpack_from(buf, pos)
+        o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
         f = 3
         if buf[pos] == 0:
@@ -903,11 +904,11 @@ def _d_BeginQuorumEpochResponse_NodeEndpoint_9(buf: bytes, pos: int) -> tuple[Be
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_NodeEndpoint_9, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_NodeEndpoint_v1, f, i) from None
     return o, pos
 
 
-def _e_BeginQuorumEpochResponse_10(o: BeginQuorumEpochResponse, out: bytearray) -> None:
+def _e_BeginQuorumEpochResponse_v0(o: BeginQuorumEpochResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -915,28 +916,28 @@ def _e_BeginQuorumEpochResponse_10(o: BeginQuorumEpochResponse, out: bytearray) 
         if o.node_endpoints:
             raise absent_field(0)
         f = 1
-        out += _F5.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_BeginQuorumEpochResponse_TopicData_4(item_topics, out)
+            _e_BeginQuorumEpochResponse_TopicData_v0(item_topics, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BeginQuorumEpochResponse_10, f, i) from None
+        raise encode_failure(exc, o, _T_e_BeginQuorumEpochResponse_v0, f, i) from None
 
 
-def _d_BeginQuorumEpochResponse_11(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse, int]:
+def _d_BeginQuorumEpochResponse_v0(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse, int]:
     o = new_struct(BeginQuorumEpochResponse)
     f = 0
     i = -1
     try:
         o.node_endpoints = []
         f = 0
-        o.error_code, = _F5.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         i = -1
@@ -946,28 +947,28 @@ def _d_BeginQuorumEpochResponse_11(buf: bytes, pos: int) -> tuple[BeginQuorumEpo
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_BeginQuorumEpochResponse_TopicData_5(buf, pos)
+                item_topics, pos = _d_BeginQuorumEpochResponse_TopicData_v0(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_11, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_v0, f, i) from None
     return o, pos
 
 
-def _e_BeginQuorumEpochResponse_12(o: BeginQuorumEpochResponse, out: bytearray) -> None:
+def _e_BeginQuorumEpochResponse_v1(o: BeginQuorumEpochResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 1
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_BeginQuorumEpochResponse_TopicData_6(item_topics, out)
+            _e_BeginQuorumEpochResponse_TopicData_v1(item_topics, out)
         i = -1
         f = 2
         tags: list[RawTaggedField] = []
@@ -976,7 +977,7 @@ def _e_BeginQuorumEpochResponse_12(o: BeginQuorumEpochResponse, out: bytearray) 
             v_node_endpoints = o.node_endpoints
             write_array_length(t, len(v_node_endpoints), True)
             for i, item_node_endpoints in enumerate(v_node_endpoints):
-                _e_BeginQuorumEpochResponse_NodeEndpoint_8(item_node_endpoints, t)
+                _e_BeginQuorumEpochResponse_NodeEndpoint_v1(item_node_endpoints, t)
             i = -1
             tags.append((0, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
@@ -984,17 +985,17 @@ def _e_BeginQuorumEpochResponse_12(o: BeginQuorumEpochResponse, out: bytearray) 
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BeginQuorumEpochResponse_12, f, i) from None
+        raise encode_failure(exc, o, _T_e_BeginQuorumEpochResponse_v1, f, i) from None
 
 
-def _d_BeginQuorumEpochResponse_13(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse, int]:
+def _d_BeginQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse, int]:
     o = new_struct(BeginQuorumEpochResponse)
     f = 0
     i = -1
     try:
         o.node_endpoints = []
         f = 0
-        o.error_code, = _F5.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         i = -1
@@ -1010,7 +1011,7 @@ def _d_BeginQuorumEpochResponse_13(buf: bytes, pos: int) -> tuple[BeginQuorumEpo
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_BeginQuorumEpochResponse_TopicData_7(buf, pos)
+                item_topics, pos = _d_BeginQuorumEpochResponse_TopicData_v1(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -1043,7 +1044,7 @@ def _d_BeginQuorumEpochResponse_13(buf: bytes, pos: int) -> tuple[BeginQuorumEpo
                     else:
                         items_node_endpoints = []
                         for i in range(n):
-                            item_node_endpoints, p = _d_BeginQuorumEpochResponse_NodeEndpoint_9(buf, p)
+                            item_node_endpoints, p = _d_BeginQuorumEpochResponse_NodeEndpoint_v1(buf, p)
                             items_node_endpoints.append(item_node_endpoints)
                         o.node_endpoints = items_node_endpoints
                         i = -1
@@ -1054,23 +1055,23 @@ def _d_BeginQuorumEpochResponse_13(buf: bytes, pos: int) -> tuple[BeginQuorumEpo
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_13, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_v1, f, i) from None
     return o, pos
 
 
-BeginQuorumEpochRequest._ENCODERS = {0: _e_BeginQuorumEpochRequest_10, 1: _e_BeginQuorumEpochRequest_12}
-BeginQuorumEpochRequest._DECODERS = {0: _d_BeginQuorumEpochRequest_11, 1: _d_BeginQuorumEpochRequest_13}
-BeginQuorumEpochRequest.TopicData._ENCODERS = {0: _e_BeginQuorumEpochRequest_TopicData_4, 1: _e_BeginQuorumEpochRequest_TopicData_6}
-BeginQuorumEpochRequest.TopicData._DECODERS = {0: _d_BeginQuorumEpochRequest_TopicData_5, 1: _d_BeginQuorumEpochRequest_TopicData_7}
-BeginQuorumEpochRequest.PartitionData._ENCODERS = {0: _e_BeginQuorumEpochRequest_PartitionData_0, 1: _e_BeginQuorumEpochRequest_PartitionData_2}
-BeginQuorumEpochRequest.PartitionData._DECODERS = {0: _d_BeginQuorumEpochRequest_PartitionData_1, 1: _d_BeginQuorumEpochRequest_PartitionData_3}
-BeginQuorumEpochRequest.LeaderEndpoint._ENCODERS = {1: _e_BeginQuorumEpochRequest_LeaderEndpoint_8}
-BeginQuorumEpochRequest.LeaderEndpoint._DECODERS = {1: _d_BeginQuorumEpochRequest_LeaderEndpoint_9}
-BeginQuorumEpochResponse._ENCODERS = {0: _e_BeginQuorumEpochResponse_10, 1: _e_BeginQuorumEpochResponse_12}
-BeginQuorumEpochResponse._DECODERS = {0: _d_BeginQuorumEpochResponse_11, 1: _d_BeginQuorumEpochResponse_13}
-BeginQuorumEpochResponse.TopicData._ENCODERS = {0: _e_BeginQuorumEpochResponse_TopicData_4, 1: _e_BeginQuorumEpochResponse_TopicData_6}
-BeginQuorumEpochResponse.TopicData._DECODERS = {0: _d_BeginQuorumEpochResponse_TopicData_5, 1: _d_BeginQuorumEpochResponse_TopicData_7}
-BeginQuorumEpochResponse.PartitionData._ENCODERS = {0: _e_BeginQuorumEpochResponse_PartitionData_0, 1: _e_BeginQuorumEpochResponse_PartitionData_2}
-BeginQuorumEpochResponse.PartitionData._DECODERS = {0: _d_BeginQuorumEpochResponse_PartitionData_1, 1: _d_BeginQuorumEpochResponse_PartitionData_3}
-BeginQuorumEpochResponse.NodeEndpoint._ENCODERS = {1: _e_BeginQuorumEpochResponse_NodeEndpoint_8}
-BeginQuorumEpochResponse.NodeEndpoint._DECODERS = {1: _d_BeginQuorumEpochResponse_NodeEndpoint_9}
+BeginQuorumEpochRequest._ENCODERS = {0: _e_BeginQuorumEpochRequest_v0, 1: _e_BeginQuorumEpochRequest_v1}
+BeginQuorumEpochRequest._DECODERS = {0: _d_BeginQuorumEpochRequest_v0, 1: _d_BeginQuorumEpochRequest_v1}
+BeginQuorumEpochRequest.TopicData._ENCODERS = {0: _e_BeginQuorumEpochRequest_TopicData_v0, 1: _e_BeginQuorumEpochRequest_TopicData_v1}
+BeginQuorumEpochRequest.TopicData._DECODERS = {0: _d_BeginQuorumEpochRequest_TopicData_v0, 1: _d_BeginQuorumEpochRequest_TopicData_v1}
+BeginQuorumEpochRequest.PartitionData._ENCODERS = {0: _e_BeginQuorumEpochRequest_PartitionData_v0, 1: _e_BeginQuorumEpochRequest_PartitionData_v1}
+BeginQuorumEpochRequest.PartitionData._DECODERS = {0: _d_BeginQuorumEpochRequest_PartitionData_v0, 1: _d_BeginQuorumEpochRequest_PartitionData_v1}
+BeginQuorumEpochRequest.LeaderEndpoint._ENCODERS = {1: _e_BeginQuorumEpochRequest_LeaderEndpoint_v1}
+BeginQuorumEpochRequest.LeaderEndpoint._DECODERS = {1: _d_BeginQuorumEpochRequest_LeaderEndpoint_v1}
+BeginQuorumEpochResponse._ENCODERS = {0: _e_BeginQuorumEpochResponse_v0, 1: _e_BeginQuorumEpochResponse_v1}
+BeginQuorumEpochResponse._DECODERS = {0: _d_BeginQuorumEpochResponse_v0, 1: _d_BeginQuorumEpochResponse_v1}
+BeginQuorumEpochResponse.TopicData._ENCODERS = {0: _e_BeginQuorumEpochResponse_TopicData_v0, 1: _e_BeginQuorumEpochResponse_TopicData_v1}
+BeginQuorumEpochResponse.TopicData._DECODERS = {0: _d_BeginQuorumEpochResponse_TopicData_v0, 1: _d_BeginQuorumEpochResponse_TopicData_v1}
+BeginQuorumEpochResponse.PartitionData._ENCODERS = {0: _e_BeginQuorumEpochResponse_PartitionData_v0, 1: _e_BeginQuorumEpochResponse_PartitionData_v1}
+BeginQuorumEpochResponse.PartitionData._DECODERS = {0: _d_BeginQuorumEpochResponse_PartitionData_v0, 1: _d_BeginQuorumEpochResponse_PartitionData_v1}
+BeginQuorumEpochResponse.NodeEndpoint._ENCODERS = {1: _e_BeginQuorumEpochResponse_NodeEndpoint_v1}
+BeginQuorumEpochResponse.NodeEndpoint._DECODERS = {1: _d_BeginQuorumEpochResponse_NodeEndpoint_v1}

@@ -70,7 +70,7 @@ class BeginTransactionRecord(Struct):
     _FIELDS = ('name', )
 
     name: str | None
-    """string, versions 0+; nullable 0+; tag 0 in 0+; default null."""
+    """Free-text label for the transaction, or null (KIP-868). (string, versions 0+; nullable 0+; tag 0 in 0+; default null)"""
 
     def __init__(
         self,
@@ -82,11 +82,11 @@ class BeginTransactionRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_BeginTransactionRecord_0: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
-_T_d_BeginTransactionRecord_1: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
+_T_e_BeginTransactionRecord_v0: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
+_T_d_BeginTransactionRecord_v0: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
 
 
-def _e_BeginTransactionRecord_0(o: BeginTransactionRecord, out: bytearray) -> None:
+def _e_BeginTransactionRecord_v0(o: BeginTransactionRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -101,10 +101,10 @@ def _e_BeginTransactionRecord_0(o: BeginTransactionRecord, out: bytearray) -> No
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BeginTransactionRecord_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_BeginTransactionRecord_v0, f, i) from None
 
 
-def _d_BeginTransactionRecord_1(buf: bytes, pos: int) -> tuple[BeginTransactionRecord, int]:
+def _d_BeginTransactionRecord_v0(buf: bytes, pos: int) -> tuple[BeginTransactionRecord, int]:
     o = new_struct(BeginTransactionRecord)
     f = 0
     i = -1
@@ -134,9 +134,9 @@ def _d_BeginTransactionRecord_1(buf: bytes, pos: int) -> tuple[BeginTransactionR
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BeginTransactionRecord_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BeginTransactionRecord_v0, f, i) from None
     return o, pos
 
 
-BeginTransactionRecord._ENCODERS = {0: _e_BeginTransactionRecord_0}
-BeginTransactionRecord._DECODERS = {0: _d_BeginTransactionRecord_1}
+BeginTransactionRecord._ENCODERS = {0: _e_BeginTransactionRecord_v0}
+BeginTransactionRecord._DECODERS = {0: _d_BeginTransactionRecord_v0}

@@ -53,8 +53,8 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['BrokerHeartbeatRequest', 'BrokerHeartbeatResponse']
 
-_F0 = _Packer('>iqq??')
-_F1 = _Packer('>ih???')
+_F_iqqoo = _Packer('>iqq??')
+_F_ihooo = _Packer('>ih???')
 
 
 class BrokerHeartbeatRequest(Struct):
@@ -69,21 +69,22 @@ class BrokerHeartbeatRequest(Struct):
     FLEXIBLE_FROM = 0
     KIND = 'request'
     API_KEY = 63
+    LISTENERS = ('controller',)
     HEADER_VERSIONS = {0: 2, 1: 2}
     _FIELDS = ('broker_id', 'broker_epoch', 'current_metadata_offset', 'want_fence', 'want_shut_down', 'offline_log_dirs', )
 
     broker_id: int
-    """int32, versions 0+."""
+    """The id of the broker sending the heartbeat. (int32, versions 0+)"""
     broker_epoch: int
-    """int64, versions 0+; default -1."""
+    """The broker epoch the controller assigned at registration, or -1 if unknown. (int64, versions 0+; default -1)"""
     current_metadata_offset: int
-    """int64, versions 0+."""
+    """The highest metadata offset the broker has applied. (int64, versions 0+)"""
     want_fence: bool
-    """bool, versions 0+."""
+    """True if the broker asks to be fenced. (bool, versions 0+)"""
     want_shut_down: bool
-    """bool, versions 0+."""
+    """True if the broker is shutting down and asks for a controlled shutdown. (bool, versions 0+)"""
     offline_log_dirs: list[Uuid]
-    """[]uuid, versions 1+; tag 0 in 1+."""
+    """The ids of the broker's log directories that failed. ([]uuid, versions 1+; tag 0 in 1+)"""
 
     def __init__(
         self,
@@ -106,7 +107,7 @@ class BrokerHeartbeatRequest(Struct):
 
 
 class BrokerHeartbeatResponse(Struct):
-    """The BrokerHeartbeatResponse struct of BrokerHeartbeatResponse.
+    """BrokerHeartbeat (API 63, KIP-631): a registered broker keeps its session with the active controller alive and reports how far it has replayed the metadata log; the controller answers whether the broker is caught up, fenced, and may finish shutting down. v1 adds the tagged OfflineLogDirs.
 
     Used in versions 0-1; flexible versions: 0+.
     """
@@ -121,15 +122,15 @@ class BrokerHeartbeatResponse(Struct):
     _FIELDS = ('throttle_time_ms', 'error_code', 'is_caught_up', 'is_fenced', 'should_shut_down', )
 
     throttle_time_ms: int
-    """int32, versions 0+."""
+    """How long the response was throttled in milliseconds, or 0 if it was not. (int32, versions 0+)"""
     error_code: int
-    """int16, versions 0+."""
+    """0, or why the heartbeat was refused, e.g. STALE_BROKER_EPOCH. (int16, versions 0+)"""
     is_caught_up: bool
-    """bool, versions 0+; default false."""
+    """True if the broker has applied the metadata log up to its own registration. (bool, versions 0+; default false)"""
     is_fenced: bool
-    """bool, versions 0+; default true."""
+    """True while the controller keeps the broker fenced. (bool, versions 0+; default true)"""
     should_shut_down: bool
-    """bool, versions 0+."""
+    """True if the broker may finish shutting down. (bool, versions 0+)"""
 
     def __init__(
         self,
@@ -149,15 +150,15 @@ class BrokerHeartbeatResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_BrokerHeartbeatRequest_0: tuple[FieldEntry, ...] = (('OfflineLogDirs', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), ('CurrentMetadataOffset', 8, 'q'), ('WantFence', 1, '?'), ('WantShutDown', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_BrokerHeartbeatRequest_1: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), ('CurrentMetadataOffset', 8, 'q'), ('WantFence', 1, '?'), ('WantShutDown', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_BrokerHeartbeatRequest_2: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), ('CurrentMetadataOffset', 8, 'q'), ('WantFence', 1, '?'), ('WantShutDown', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_BrokerHeartbeatRequest_3: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), ('CurrentMetadataOffset', 8, 'q'), ('WantFence', 1, '?'), ('WantShutDown', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_BrokerHeartbeatResponse_0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('IsCaughtUp', 1, '?'), ('IsFenced', 1, '?'), ('ShouldShutDown', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_BrokerHeartbeatResponse_1: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('IsCaughtUp', 1, '?'), ('IsFenced', 1, '?'), ('ShouldShutDown', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_BrokerHeartbeatRequest_v0: tuple[FieldEntry, ...] = (('OfflineLogDirs', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), ('CurrentMetadataOffset', 8, 'q'), ('WantFence', 1, '?'), ('WantShutDown', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_BrokerHeartbeatRequest_v0: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), ('CurrentMetadataOffset', 8, 'q'), ('WantFence', 1, '?'), ('WantShutDown', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_BrokerHeartbeatRequest_v1: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), ('CurrentMetadataOffset', 8, 'q'), ('WantFence', 1, '?'), ('WantShutDown', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_BrokerHeartbeatRequest_v1: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), ('CurrentMetadataOffset', 8, 'q'), ('WantFence', 1, '?'), ('WantShutDown', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_BrokerHeartbeatResponse_v0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('IsCaughtUp', 1, '?'), ('IsFenced', 1, '?'), ('ShouldShutDown', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_BrokerHeartbeatResponse_v0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('IsCaughtUp', 1, '?'), ('IsFenced', 1, '?'), ('ShouldShutDown', 1, '?'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_BrokerHeartbeatRequest_0(o: BrokerHeartbeatRequest, out: bytearray) -> None:
+def _e_BrokerHeartbeatRequest_v0(o: BrokerHeartbeatRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -165,7 +166,7 @@ def _e_BrokerHeartbeatRequest_0(o: BrokerHeartbeatRequest, out: bytearray) -> No
         if o.offline_log_dirs:
             raise absent_field(0)
         f = 1
-        out += _F0.pack(o.broker_id, o.broker_epoch, o.current_metadata_offset, o.want_fence, o.want_shut_down)
+        out += _F_iqqoo.pack(o.broker_id, o.broker_epoch, o.current_metadata_offset, o.want_fence, o.want_shut_down)
         f = 2
         tags: list[RawTaggedField] = []
         for tag, _ in o.unknown_tagged_fields:
@@ -173,17 +174,17 @@ def _e_BrokerHeartbeatRequest_0(o: BrokerHeartbeatRequest, out: bytearray) -> No
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BrokerHeartbeatRequest_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_BrokerHeartbeatRequest_v0, f, i) from None
 
 
-def _d_BrokerHeartbeatRequest_1(buf: bytes, pos: int) -> tuple[BrokerHeartbeatRequest, int]:
+def _d_BrokerHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[BrokerHeartbeatRequest, int]:
     o = new_struct(BrokerHeartbeatRequest)
     f = 0
     i = -1
     try:
         o.offline_log_dirs = []
         f = 0
-        o.broker_id, o.broker_epoch, o.current_metadata_offset, o.want_fence, o.want_shut_down, = _F0.unpack_from(buf, pos)
+        o.broker_id, o.broker_epoch, o.current_metadata_offset, o.want_fence, o.want_shut_down, = _F_iqqoo.unpack_from(buf, pos)
         pos += 22
         f = 1
         if buf[pos] == 0:
@@ -206,16 +207,16 @@ def _d_BrokerHeartbeatRequest_1(buf: bytes, pos: int) -> tuple[BrokerHeartbeatRe
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BrokerHeartbeatRequest_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BrokerHeartbeatRequest_v0, f, i) from None
     return o, pos
 
 
-def _e_BrokerHeartbeatRequest_2(o: BrokerHeartbeatRequest, out: bytearray) -> None:
+def _e_BrokerHeartbeatRequest_v1(o: BrokerHeartbeatRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.broker_id, o.broker_epoch, o.current_metadata_offset, o.want_fence, o.want_shut_down)
+        out += _F_iqqoo.pack(o.broker_id, o.broker_epoch, o.current_metadata_offset, o.want_fence, o.want_shut_down)
         f = 1
         tags: list[RawTaggedField] = []
         if o.offline_log_dirs:
@@ -231,17 +232,17 @@ def _e_BrokerHeartbeatRequest_2(o: BrokerHeartbeatRequest, out: bytearray) -> No
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BrokerHeartbeatRequest_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_BrokerHeartbeatRequest_v1, f, i) from None
 
 
-def _d_BrokerHeartbeatRequest_3(buf: bytes, pos: int) -> tuple[BrokerHeartbeatRequest, int]:
+def _d_BrokerHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[BrokerHeartbeatRequest, int]:
     o = new_struct(BrokerHeartbeatRequest)
     f = 0
     i = -1
     try:
         o.offline_log_dirs = []
         f = 0
-        o.broker_id, o.broker_epoch, o.current_metadata_offset, o.want_fence, o.want_shut_down, = _F0.unpack_from(buf, pos)
+        o.broker_id, o.broker_epoch, o.current_metadata_offset, o.want_fence, o.want_shut_down, = _F_iqqoo.unpack_from(buf, pos)
         pos += 22
         f = 1
         if buf[pos] == 0:
@@ -283,32 +284,32 @@ def _d_BrokerHeartbeatRequest_3(buf: bytes, pos: int) -> tuple[BrokerHeartbeatRe
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BrokerHeartbeatRequest_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BrokerHeartbeatRequest_v1, f, i) from None
     return o, pos
 
 
-def _e_BrokerHeartbeatResponse_0(o: BrokerHeartbeatResponse, out: bytearray) -> None:
+def _e_BrokerHeartbeatResponse_v0(o: BrokerHeartbeatResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F1.pack(o.throttle_time_ms, o.error_code, o.is_caught_up, o.is_fenced, o.should_shut_down)
+        out += _F_ihooo.pack(o.throttle_time_ms, o.error_code, o.is_caught_up, o.is_fenced, o.should_shut_down)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BrokerHeartbeatResponse_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_BrokerHeartbeatResponse_v0, f, i) from None
 
 
-def _d_BrokerHeartbeatResponse_1(buf: bytes, pos: int) -> tuple[BrokerHeartbeatResponse, int]:
+def _d_BrokerHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[BrokerHeartbeatResponse, int]:
     o = new_struct(BrokerHeartbeatResponse)
     f = 0
     i = -1
     try:
         f = 0
-        o.throttle_time_ms, o.error_code, o.is_caught_up, o.is_fenced, o.should_shut_down, = _F1.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, o.is_caught_up, o.is_fenced, o.should_shut_down, = _F_ihooo.unpack_from(buf, pos)
         pos += 9
         f = 1
         if buf[pos] == 0:
@@ -317,11 +318,11 @@ def _d_BrokerHeartbeatResponse_1(buf: bytes, pos: int) -> tuple[BrokerHeartbeatR
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BrokerHeartbeatResponse_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BrokerHeartbeatResponse_v0, f, i) from None
     return o, pos
 
 
-BrokerHeartbeatRequest._ENCODERS = {0: _e_BrokerHeartbeatRequest_0, 1: _e_BrokerHeartbeatRequest_2}
-BrokerHeartbeatRequest._DECODERS = {0: _d_BrokerHeartbeatRequest_1, 1: _d_BrokerHeartbeatRequest_3}
-BrokerHeartbeatResponse._ENCODERS = {0: _e_BrokerHeartbeatResponse_0, 1: _e_BrokerHeartbeatResponse_0}
-BrokerHeartbeatResponse._DECODERS = {0: _d_BrokerHeartbeatResponse_1, 1: _d_BrokerHeartbeatResponse_1}
+BrokerHeartbeatRequest._ENCODERS = {0: _e_BrokerHeartbeatRequest_v0, 1: _e_BrokerHeartbeatRequest_v1}
+BrokerHeartbeatRequest._DECODERS = {0: _d_BrokerHeartbeatRequest_v0, 1: _d_BrokerHeartbeatRequest_v1}
+BrokerHeartbeatResponse._ENCODERS = {0: _e_BrokerHeartbeatResponse_v0, 1: _e_BrokerHeartbeatResponse_v0}
+BrokerHeartbeatResponse._DECODERS = {0: _d_BrokerHeartbeatResponse_v0, 1: _d_BrokerHeartbeatResponse_v0}

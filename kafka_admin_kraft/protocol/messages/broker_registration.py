@@ -53,13 +53,13 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['BrokerRegistrationRequest', 'BrokerRegistrationResponse']
 
-_F0 = _Packer('>Hh')
-_F1 = _Packer('>hh')
-_F2 = _Packer('>i')
-_F3 = _Packer('>16s')
-_F4 = _Packer('>?')
-_F5 = _Packer('>q')
-_F6 = _Packer('>ihq')
+_F_Hh = _Packer('>Hh')
+_F_hh = _Packer('>hh')
+_F_i = _Packer('>i')
+_F_u = _Packer('>16s')
+_F_o = _Packer('>?')
+_F_q = _Packer('>q')
+_F_ihq = _Packer('>ihq')
 
 
 class BrokerRegistrationRequest(Struct):
@@ -74,30 +74,31 @@ class BrokerRegistrationRequest(Struct):
     FLEXIBLE_FROM = 0
     KIND = 'request'
     API_KEY = 62
+    LISTENERS = ('controller',)
     HEADER_VERSIONS = {0: 2, 1: 2, 2: 2, 3: 2, 4: 2}
     _FIELDS = ('broker_id', 'cluster_id', 'incarnation_id', 'listeners', 'features', 'rack', 'is_migrating_zk_broker', 'log_dirs', 'previous_broker_epoch', )
 
     broker_id: int
-    """int32, versions 0+."""
+    """The id of the registering broker. (int32, versions 0+)"""
     cluster_id: str
-    """string, versions 0+."""
+    """The id of the cluster the broker belongs to. (string, versions 0+)"""
     incarnation_id: Uuid
-    """uuid, versions 0+."""
+    """A random id chosen anew each time the broker process starts. (uuid, versions 0+)"""
     listeners: list[BrokerRegistrationRequest.Listener]
-    """[]Listener, versions 0+."""
+    """The broker's client listeners. ([]Listener, versions 0+)"""
     features: list[BrokerRegistrationRequest.Feature]
-    """[]Feature, versions 0+."""
+    """The features the broker supports. ([]Feature, versions 0+)"""
     rack: str | None
-    """string, versions 0+; nullable 0+."""
+    """The broker's rack, or null if it has none. (string, versions 0+; nullable 0+)"""
     is_migrating_zk_broker: bool
-    """bool, versions 1+; default false."""
+    """True if the broker is a ZooKeeper broker being migrated to KRaft. (bool, versions 1+; default false)"""
     log_dirs: list[Uuid]
-    """[]uuid, versions 2+; ignorable."""
+    """The ids of the broker's log directories. ([]uuid, versions 2+; ignorable)"""
     previous_broker_epoch: int
-    """int64, versions 3+; ignorable; default -1."""
+    """The broker epoch before this start, or -1 if unknown (an unclean shutdown). (int64, versions 3+; ignorable; default -1)"""
 
     class Listener(Struct):
-        """The Listener struct of BrokerRegistrationRequest.
+        """The broker's client listeners.
 
         Used in versions 0-4; flexible versions: 0+.
         """
@@ -109,13 +110,13 @@ class BrokerRegistrationRequest(Struct):
         _FIELDS = ('name', 'host', 'port', 'security_protocol', )
 
         name: str
-        """string, versions 0+."""
+        """The listener name. (string, versions 0+)"""
         host: str
-        """string, versions 0+."""
+        """The host name or IP address clients connect to. (string, versions 0+)"""
         port: int
-        """uint16, versions 0+."""
+        """The port clients connect to. (uint16, versions 0+)"""
         security_protocol: int
-        """int16, versions 0+."""
+        """The listener's security protocol id. (int16, versions 0+)"""
 
         def __init__(
             self,
@@ -133,7 +134,7 @@ class BrokerRegistrationRequest(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class Feature(Struct):
-        """The Feature struct of BrokerRegistrationRequest.
+        """The features the broker supports.
 
         Used in versions 0-4; flexible versions: 0+.
         """
@@ -145,11 +146,11 @@ class BrokerRegistrationRequest(Struct):
         _FIELDS = ('name', 'min_supported_version', 'max_supported_version', )
 
         name: str
-        """string, versions 0+."""
+        """Name of a feature, e.g. metadata.version. (string, versions 0+)"""
         min_supported_version: int
-        """int16, versions 0+."""
+        """The lowest feature level the broker supports. (int16, versions 0+)"""
         max_supported_version: int
-        """int16, versions 0+."""
+        """The highest feature level the broker supports. (int16, versions 0+)"""
 
         def __init__(
             self,
@@ -191,7 +192,7 @@ class BrokerRegistrationRequest(Struct):
 
 
 class BrokerRegistrationResponse(Struct):
-    """The BrokerRegistrationResponse struct of BrokerRegistrationResponse.
+    """BrokerRegistration (API 62, KIP-631): a broker registers its listeners and supported features with the active controller, which answers with the broker epoch it assigned. v1 adds IsMigratingZkBroker, v2 LogDirs (KIP-858), v3 PreviousBrokerEpoch (KIP-966); v4 has v3's layout and says the Features list includes features whose minimum version is 0.
 
     Used in versions 0-4; flexible versions: 0+.
     """
@@ -206,11 +207,11 @@ class BrokerRegistrationResponse(Struct):
     _FIELDS = ('throttle_time_ms', 'error_code', 'broker_epoch', )
 
     throttle_time_ms: int
-    """int32, versions 0+."""
+    """How long the response was throttled in milliseconds, or 0 if it was not. (int32, versions 0+)"""
     error_code: int
-    """int16, versions 0+."""
+    """0, or why the registration was refused, e.g. DUPLICATE_BROKER_REGISTRATION. (int16, versions 0+)"""
     broker_epoch: int
-    """int64, versions 0+; default -1."""
+    """The broker epoch assigned to the registration, or -1 on error. (int64, versions 0+; default -1)"""
 
     def __init__(
         self,
@@ -226,23 +227,23 @@ class BrokerRegistrationResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_BrokerRegistrationRequest_Listener_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_BrokerRegistrationRequest_Listener_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_e_BrokerRegistrationRequest_Feature_2: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_BrokerRegistrationRequest_Feature_3: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_e_BrokerRegistrationRequest_4: tuple[FieldEntry, ...] = (('IsMigratingZkBroker', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), )), ('ClusterId', False, ()), ('IncarnationId', False, (('IncarnationId', 16, '16s'), )), ('Listeners', True, ()), ('Features', True, ()), ('Rack', False, ()), ('<tagged fields>', False, ()), )
-_T_d_BrokerRegistrationRequest_5: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('ClusterId', False, ()), ('IncarnationId', False, (('IncarnationId', 16, '16s'), )), ('Listeners', True, ()), ('Features', True, ()), ('Rack', False, ()), ('<tagged fields>', False, ()), )
-_T_e_BrokerRegistrationRequest_6: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('ClusterId', False, ()), ('IncarnationId', False, (('IncarnationId', 16, '16s'), )), ('Listeners', True, ()), ('Features', True, ()), ('Rack', False, ()), ('IsMigratingZkBroker', False, (('IsMigratingZkBroker', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_BrokerRegistrationRequest_7: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('ClusterId', False, ()), ('IncarnationId', False, (('IncarnationId', 16, '16s'), )), ('Listeners', True, ()), ('Features', True, ()), ('Rack', False, ()), ('IsMigratingZkBroker', False, (('IsMigratingZkBroker', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_BrokerRegistrationRequest_8: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('ClusterId', False, ()), ('IncarnationId', False, (('IncarnationId', 16, '16s'), )), ('Listeners', True, ()), ('Features', True, ()), ('Rack', False, ()), ('IsMigratingZkBroker', False, (('IsMigratingZkBroker', 1, '?'), )), ('LogDirs', True, ()), ('<tagged fields>', False, ()), )
-_T_d_BrokerRegistrationRequest_9: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('ClusterId', False, ()), ('IncarnationId', False, (('IncarnationId', 16, '16s'), )), ('Listeners', True, ()), ('Features', True, ()), ('Rack', False, ()), ('IsMigratingZkBroker', False, (('IsMigratingZkBroker', 1, '?'), )), ('LogDirs', True, ()), ('<tagged fields>', False, ()), )
-_T_e_BrokerRegistrationRequest_10: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('ClusterId', False, ()), ('IncarnationId', False, (('IncarnationId', 16, '16s'), )), ('Listeners', True, ()), ('Features', True, ()), ('Rack', False, ()), ('IsMigratingZkBroker', False, (('IsMigratingZkBroker', 1, '?'), )), ('LogDirs', True, ()), ('PreviousBrokerEpoch', False, (('PreviousBrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_BrokerRegistrationRequest_11: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('ClusterId', False, ()), ('IncarnationId', False, (('IncarnationId', 16, '16s'), )), ('Listeners', True, ()), ('Features', True, ()), ('Rack', False, ()), ('IsMigratingZkBroker', False, (('IsMigratingZkBroker', 1, '?'), )), ('LogDirs', True, ()), ('PreviousBrokerEpoch', False, (('PreviousBrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_BrokerRegistrationResponse_0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('BrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_BrokerRegistrationResponse_1: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('BrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_BrokerRegistrationRequest_Listener_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_BrokerRegistrationRequest_Listener_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_BrokerRegistrationRequest_Feature_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_BrokerRegistrationRequest_Feature_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_BrokerRegistrationRequest_v0: tuple[FieldEntry, ...] = (('IsMigratingZkBroker', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), )), ('ClusterId', False, ()), ('IncarnationId', False, (('IncarnationId', 16, '16s'), )), ('Listeners', True, ()), ('Features', True, ()), ('Rack', False, ()), ('<tagged fields>', False, ()), )
+_T_d_BrokerRegistrationRequest_v0: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('ClusterId', False, ()), ('IncarnationId', False, (('IncarnationId', 16, '16s'), )), ('Listeners', True, ()), ('Features', True, ()), ('Rack', False, ()), ('<tagged fields>', False, ()), )
+_T_e_BrokerRegistrationRequest_v1: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('ClusterId', False, ()), ('IncarnationId', False, (('IncarnationId', 16, '16s'), )), ('Listeners', True, ()), ('Features', True, ()), ('Rack', False, ()), ('IsMigratingZkBroker', False, (('IsMigratingZkBroker', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_BrokerRegistrationRequest_v1: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('ClusterId', False, ()), ('IncarnationId', False, (('IncarnationId', 16, '16s'), )), ('Listeners', True, ()), ('Features', True, ()), ('Rack', False, ()), ('IsMigratingZkBroker', False, (('IsMigratingZkBroker', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_BrokerRegistrationRequest_v2: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('ClusterId', False, ()), ('IncarnationId', False, (('IncarnationId', 16, '16s'), )), ('Listeners', True, ()), ('Features', True, ()), ('Rack', False, ()), ('IsMigratingZkBroker', False, (('IsMigratingZkBroker', 1, '?'), )), ('LogDirs', True, ()), ('<tagged fields>', False, ()), )
+_T_d_BrokerRegistrationRequest_v2: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('ClusterId', False, ()), ('IncarnationId', False, (('IncarnationId', 16, '16s'), )), ('Listeners', True, ()), ('Features', True, ()), ('Rack', False, ()), ('IsMigratingZkBroker', False, (('IsMigratingZkBroker', 1, '?'), )), ('LogDirs', True, ()), ('<tagged fields>', False, ()), )
+_T_e_BrokerRegistrationRequest_v3: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('ClusterId', False, ()), ('IncarnationId', False, (('IncarnationId', 16, '16s'), )), ('Listeners', True, ()), ('Features', True, ()), ('Rack', False, ()), ('IsMigratingZkBroker', False, (('IsMigratingZkBroker', 1, '?'), )), ('LogDirs', True, ()), ('PreviousBrokerEpoch', False, (('PreviousBrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_BrokerRegistrationRequest_v3: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('ClusterId', False, ()), ('IncarnationId', False, (('IncarnationId', 16, '16s'), )), ('Listeners', True, ()), ('Features', True, ()), ('Rack', False, ()), ('IsMigratingZkBroker', False, (('IsMigratingZkBroker', 1, '?'), )), ('LogDirs', True, ()), ('PreviousBrokerEpoch', False, (('PreviousBrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_BrokerRegistrationResponse_v0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('BrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_BrokerRegistrationResponse_v0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('BrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_BrokerRegistrationRequest_Listener_0(o: BrokerRegistrationRequest.Listener, out: bytearray) -> None:
+def _e_BrokerRegistrationRequest_Listener_v0(o: BrokerRegistrationRequest.Listener, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -251,17 +252,17 @@ def _e_BrokerRegistrationRequest_Listener_0(o: BrokerRegistrationRequest.Listene
         f = 1
         write_compact_string(out, o.host)
         f = 2
-        out += _F0.pack(o.port, o.security_protocol)
+        out += _F_Hh.pack(o.port, o.security_protocol)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BrokerRegistrationRequest_Listener_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_BrokerRegistrationRequest_Listener_v0, f, i) from None
 
 
-def _d_BrokerRegistrationRequest_Listener_1(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest.Listener, int]:
+def _d_BrokerRegistrationRequest_Listener_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest.Listener, int]:
     o = new_struct(BrokerRegistrationRequest.Listener)
     f = 0
     i = -1
@@ -271,7 +272,7 @@ def _d_BrokerRegistrationRequest_Listener_1(buf: bytes, pos: int) -> tuple[Broke
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, o.security_protocol, = _F0.unpack_from(buf, pos)
+        o.port, o.security_protocol, = _F_Hh.unpack_from(buf, pos)
         pos += 4
         f = 3
         if buf[pos] == 0:
@@ -280,28 +281,28 @@ def _d_BrokerRegistrationRequest_Listener_1(buf: bytes, pos: int) -> tuple[Broke
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationRequest_Listener_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationRequest_Listener_v0, f, i) from None
     return o, pos
 
 
-def _e_BrokerRegistrationRequest_Feature_2(o: BrokerRegistrationRequest.Feature, out: bytearray) -> None:
+def _e_BrokerRegistrationRequest_Feature_v0(o: BrokerRegistrationRequest.Feature, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
         write_compact_string(out, o.name)
         f = 1
-        out += _F1.pack(o.min_supported_version, o.max_supported_version)
+        out += _F_hh.pack(o.min_supported_version, o.max_supported_version)
         f = 2
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BrokerRegistrationRequest_Feature_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_BrokerRegistrationRequest_Feature_v0, f, i) from None
 
 
-def _d_BrokerRegistrationRequest_Feature_3(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest.Feature, int]:
+def _d_BrokerRegistrationRequest_Feature_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest.Feature, int]:
     o = new_struct(BrokerRegistrationRequest.Feature)
     f = 0
     i = -1
@@ -309,7 +310,7 @@ def _d_BrokerRegistrationRequest_Feature_3(buf: bytes, pos: int) -> tuple[Broker
         f = 0
         o.name, pos = read_compact_string(buf, pos)
         f = 1
-        o.min_supported_version, o.max_supported_version, = _F1.unpack_from(buf, pos)
+        o.min_supported_version, o.max_supported_version, = _F_hh.unpack_from(buf, pos)
         pos += 4
         f = 2
         if buf[pos] == 0:
@@ -318,11 +319,11 @@ def _d_BrokerRegistrationRequest_Feature_3(buf: bytes, pos: int) -> tuple[Broker
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationRequest_Feature_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationRequest_Feature_v0, f, i) from None
     return o, pos
 
 
-def _e_BrokerRegistrationRequest_4(o: BrokerRegistrationRequest, out: bytearray) -> None:
+def _e_BrokerRegistrationRequest_v0(o: BrokerRegistrationRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -330,22 +331,22 @@ def _e_BrokerRegistrationRequest_4(o: BrokerRegistrationRequest, out: bytearray)
         if o.is_migrating_zk_broker:
             raise absent_field(0)
         f = 1
-        out += _F2.pack(o.broker_id)
+        out += _F_i.pack(o.broker_id)
         f = 2
         write_compact_string(out, o.cluster_id)
         f = 3
-        out += _F3.pack(o.incarnation_id.bytes)
+        out += _F_u.pack(o.incarnation_id.bytes)
         f = 4
         v_listeners = o.listeners
         write_array_length(out, len(v_listeners), True)
         for i, item_listeners in enumerate(v_listeners):
-            _e_BrokerRegistrationRequest_Listener_0(item_listeners, out)
+            _e_BrokerRegistrationRequest_Listener_v0(item_listeners, out)
         i = -1
         f = 5
         v_features = o.features
         write_array_length(out, len(v_features), True)
         for i, item_features in enumerate(v_features):
-            _e_BrokerRegistrationRequest_Feature_2(item_features, out)
+            _e_BrokerRegistrationRequest_Feature_v0(item_features, out)
         i = -1
         f = 6
         write_compact_nullable_string(out, o.rack)
@@ -355,10 +356,10 @@ def _e_BrokerRegistrationRequest_4(o: BrokerRegistrationRequest, out: bytearray)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BrokerRegistrationRequest_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_BrokerRegistrationRequest_v0, f, i) from None
 
 
-def _d_BrokerRegistrationRequest_5(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
+def _d_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = new_struct(BrokerRegistrationRequest)
     f = 0
     i = -1
@@ -367,12 +368,12 @@ def _d_BrokerRegistrationRequest_5(buf: bytes, pos: int) -> tuple[BrokerRegistra
         o.log_dirs = []
         o.previous_broker_epoch = -1
         f = 0
-        o.broker_id, = _F2.unpack_from(buf, pos)
+        o.broker_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         o.cluster_id, pos = read_compact_string(buf, pos)
         f = 2
-        u0, = _F3.unpack_from(buf, pos)
+        u0, = _F_u.unpack_from(buf, pos)
         o.incarnation_id = uuid_from_wire(u0)
         pos += 16
         f = 3
@@ -389,7 +390,7 @@ def _d_BrokerRegistrationRequest_5(buf: bytes, pos: int) -> tuple[BrokerRegistra
         else:
             items_listeners = []
             for i in range(n):
-                item_listeners, pos = _d_BrokerRegistrationRequest_Listener_1(buf, pos)
+                item_listeners, pos = _d_BrokerRegistrationRequest_Listener_v0(buf, pos)
                 items_listeners.append(item_listeners)
             o.listeners = items_listeners
             i = -1
@@ -407,7 +408,7 @@ def _d_BrokerRegistrationRequest_5(buf: bytes, pos: int) -> tuple[BrokerRegistra
         else:
             items_features = []
             for i in range(n):
-                item_features, pos = _d_BrokerRegistrationRequest_Feature_3(buf, pos)
+                item_features, pos = _d_BrokerRegistrationRequest_Feature_v0(buf, pos)
                 items_features.append(item_features)
             o.features = items_features
             i = -1
@@ -420,46 +421,46 @@ def _d_BrokerRegistrationRequest_5(buf: bytes, pos: int) -> tuple[BrokerRegistra
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationRequest_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationRequest_v0, f, i) from None
     return o, pos
 
 
-def _e_BrokerRegistrationRequest_6(o: BrokerRegistrationRequest, out: bytearray) -> None:
+def _e_BrokerRegistrationRequest_v1(o: BrokerRegistrationRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F2.pack(o.broker_id)
+        out += _F_i.pack(o.broker_id)
         f = 1
         write_compact_string(out, o.cluster_id)
         f = 2
-        out += _F3.pack(o.incarnation_id.bytes)
+        out += _F_u.pack(o.incarnation_id.bytes)
         f = 3
         v_listeners = o.listeners
         write_array_length(out, len(v_listeners), True)
         for i, item_listeners in enumerate(v_listeners):
-            _e_BrokerRegistrationRequest_Listener_0(item_listeners, out)
+            _e_BrokerRegistrationRequest_Listener_v0(item_listeners, out)
         i = -1
         f = 4
         v_features = o.features
         write_array_length(out, len(v_features), True)
         for i, item_features in enumerate(v_features):
-            _e_BrokerRegistrationRequest_Feature_2(item_features, out)
+            _e_BrokerRegistrationRequest_Feature_v0(item_features, out)
         i = -1
         f = 5
         write_compact_nullable_string(out, o.rack)
         f = 6
-        out += _F4.pack(o.is_migrating_zk_broker)
+        out += _F_o.pack(o.is_migrating_zk_broker)
         f = 7
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BrokerRegistrationRequest_6, f, i) from None
+        raise encode_failure(exc, o, _T_e_BrokerRegistrationRequest_v1, f, i) from None
 
 
-def _d_BrokerRegistrationRequest_7(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
+def _d_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = new_struct(BrokerRegistrationRequest)
     f = 0
     i = -1
@@ -467,12 +468,12 @@ def _d_BrokerRegistrationRequest_7(buf: bytes, pos: int) -> tuple[BrokerRegistra
         o.log_dirs = []
         o.previous_broker_epoch = -1
         f = 0
-        o.broker_id, = _F2.unpack_from(buf, pos)
+        o.broker_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         o.cluster_id, pos = read_compact_string(buf, pos)
         f = 2
-        u0, = _F3.unpack_from(buf, pos)
+        u0, = _F_u.unpack_from(buf, pos)
         o.incarnation_id = uuid_from_wire(u0)
         pos += 16
         f = 3
@@ -489,7 +490,7 @@ def _d_BrokerRegistrationRequest_7(buf: bytes, pos: int) -> tuple[BrokerRegistra
         else:
             items_listeners = []
             for i in range(n):
-                item_listeners, pos = _d_BrokerRegistrationRequest_Listener_1(buf, pos)
+                item_listeners, pos = _d_BrokerRegistrationRequest_Listener_v0(buf, pos)
                 items_listeners.append(item_listeners)
             o.listeners = items_listeners
             i = -1
@@ -507,14 +508,14 @@ def _d_BrokerRegistrationRequest_7(buf: bytes, pos: int) -> tuple[BrokerRegistra
         else:
             items_features = []
             for i in range(n):
-                item_features, pos = _d_BrokerRegistrationRequest_Feature_3(buf, pos)
+                item_features, pos = _d_BrokerRegistrationRequest_Feature_v0(buf, pos)
                 items_features.append(item_features)
             o.features = items_features
             i = -1
         f = 5
         o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 6
-        o.is_migrating_zk_broker, = _F4.unpack_from(buf, pos)
+        o.is_migrating_zk_broker, = _F_o.unpack_from(buf, pos)
         pos += 1
         f = 7
         if buf[pos] == 0:
@@ -523,36 +524,36 @@ def _d_BrokerRegistrationRequest_7(buf: bytes, pos: int) -> tuple[BrokerRegistra
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationRequest_7, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationRequest_v1, f, i) from None
     return o, pos
 
 
-def _e_BrokerRegistrationRequest_8(o: BrokerRegistrationRequest, out: bytearray) -> None:
+def _e_BrokerRegistrationRequest_v2(o: BrokerRegistrationRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F2.pack(o.broker_id)
+        out += _F_i.pack(o.broker_id)
         f = 1
         write_compact_string(out, o.cluster_id)
         f = 2
-        out += _F3.pack(o.incarnation_id.bytes)
+        out += _F_u.pack(o.incarnation_id.bytes)
         f = 3
         v_listeners = o.listeners
         write_array_length(out, len(v_listeners), True)
         for i, item_listeners in enumerate(v_listeners):
-            _e_BrokerRegistrationRequest_Listener_0(item_listeners, out)
+            _e_BrokerRegistrationRequest_Listener_v0(item_listeners, out)
         i = -1
         f = 4
         v_features = o.features
         write_array_length(out, len(v_features), True)
         for i, item_features in enumerate(v_features):
-            _e_BrokerRegistrationRequest_Feature_2(item_features, out)
+            _e_BrokerRegistrationRequest_Feature_v0(item_features, out)
         i = -1
         f = 5
         write_compact_nullable_string(out, o.rack)
         f = 6
-        out += _F4.pack(o.is_migrating_zk_broker)
+        out += _F_o.pack(o.is_migrating_zk_broker)
         f = 7
         v_log_dirs = o.log_dirs
         write_array_length(out, len(v_log_dirs), True)
@@ -565,22 +566,22 @@ def _e_BrokerRegistrationRequest_8(o: BrokerRegistrationRequest, out: bytearray)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BrokerRegistrationRequest_8, f, i) from None
+        raise encode_failure(exc, o, _T_e_BrokerRegistrationRequest_v2, f, i) from None
 
 
-def _d_BrokerRegistrationRequest_9(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
+def _d_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = new_struct(BrokerRegistrationRequest)
     f = 0
     i = -1
     try:
         o.previous_broker_epoch = -1
         f = 0
-        o.broker_id, = _F2.unpack_from(buf, pos)
+        o.broker_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         o.cluster_id, pos = read_compact_string(buf, pos)
         f = 2
-        u0, = _F3.unpack_from(buf, pos)
+        u0, = _F_u.unpack_from(buf, pos)
         o.incarnation_id = uuid_from_wire(u0)
         pos += 16
         f = 3
@@ -597,7 +598,7 @@ def _d_BrokerRegistrationRequest_9(buf: bytes, pos: int) -> tuple[BrokerRegistra
         else:
             items_listeners = []
             for i in range(n):
-                item_listeners, pos = _d_BrokerRegistrationRequest_Listener_1(buf, pos)
+                item_listeners, pos = _d_BrokerRegistrationRequest_Listener_v0(buf, pos)
                 items_listeners.append(item_listeners)
             o.listeners = items_listeners
             i = -1
@@ -615,14 +616,14 @@ def _d_BrokerRegistrationRequest_9(buf: bytes, pos: int) -> tuple[BrokerRegistra
         else:
             items_features = []
             for i in range(n):
-                item_features, pos = _d_BrokerRegistrationRequest_Feature_3(buf, pos)
+                item_features, pos = _d_BrokerRegistrationRequest_Feature_v0(buf, pos)
                 items_features.append(item_features)
             o.features = items_features
             i = -1
         f = 5
         o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 6
-        o.is_migrating_zk_broker, = _F4.unpack_from(buf, pos)
+        o.is_migrating_zk_broker, = _F_o.unpack_from(buf, pos)
         pos += 1
         f = 7
         i = -1
@@ -649,36 +650,36 @@ def _d_BrokerRegistrationRequest_9(buf: bytes, pos: int) -> tuple[BrokerRegistra
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationRequest_9, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationRequest_v2, f, i) from None
     return o, pos
 
 
-def _e_BrokerRegistrationRequest_10(o: BrokerRegistrationRequest, out: bytearray) -> None:
+def _e_BrokerRegistrationRequest_v3(o: BrokerRegistrationRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F2.pack(o.broker_id)
+        out += _F_i.pack(o.broker_id)
         f = 1
         write_compact_string(out, o.cluster_id)
         f = 2
-        out += _F3.pack(o.incarnation_id.bytes)
+        out += _F_u.pack(o.incarnation_id.bytes)
         f = 3
         v_listeners = o.listeners
         write_array_length(out, len(v_listeners), True)
         for i, item_listeners in enumerate(v_listeners):
-            _e_BrokerRegistrationRequest_Listener_0(item_listeners, out)
+            _e_BrokerRegistrationRequest_Listener_v0(item_listeners, out)
         i = -1
         f = 4
         v_features = o.features
         write_array_length(out, len(v_features), True)
         for i, item_features in enumerate(v_features):
-            _e_BrokerRegistrationRequest_Feature_2(item_features, out)
+            _e_BrokerRegistrationRequest_Feature_v0(item_features, out)
         i = -1
         f = 5
         write_compact_nullable_string(out, o.rack)
         f = 6
-        out += _F4.pack(o.is_migrating_zk_broker)
+        out += _F_o.pack(o.is_migrating_zk_broker)
         f = 7
         v_log_dirs = o.log_dirs
         write_array_length(out, len(v_log_dirs), True)
@@ -686,28 +687,28 @@ def _e_BrokerRegistrationRequest_10(o: BrokerRegistrationRequest, out: bytearray
             out += item_log_dirs.bytes
         i = -1
         f = 8
-        out += _F5.pack(o.previous_broker_epoch)
+        out += _F_q.pack(o.previous_broker_epoch)
         f = 9
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BrokerRegistrationRequest_10, f, i) from None
+        raise encode_failure(exc, o, _T_e_BrokerRegistrationRequest_v3, f, i) from None
 
 
-def _d_BrokerRegistrationRequest_11(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
+def _d_BrokerRegistrationRequest_v3(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = new_struct(BrokerRegistrationRequest)
     f = 0
     i = -1
     try:
         f = 0
-        o.broker_id, = _F2.unpack_from(buf, pos)
+        o.broker_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         o.cluster_id, pos = read_compact_string(buf, pos)
         f = 2
-        u0, = _F3.unpack_from(buf, pos)
+        u0, = _F_u.unpack_from(buf, pos)
         o.incarnation_id = uuid_from_wire(u0)
         pos += 16
         f = 3
@@ -724,7 +725,7 @@ def _d_BrokerRegistrationRequest_11(buf: bytes, pos: int) -> tuple[BrokerRegistr
         else:
             items_listeners = []
             for i in range(n):
-                item_listeners, pos = _d_BrokerRegistrationRequest_Listener_1(buf, pos)
+                item_listeners, pos = _d_BrokerRegistrationRequest_Listener_v0(buf, pos)
                 items_listeners.append(item_listeners)
             o.listeners = items_listeners
             i = -1
@@ -742,14 +743,14 @@ def _d_BrokerRegistrationRequest_11(buf: bytes, pos: int) -> tuple[BrokerRegistr
         else:
             items_features = []
             for i in range(n):
-                item_features, pos = _d_BrokerRegistrationRequest_Feature_3(buf, pos)
+                item_features, pos = _d_BrokerRegistrationRequest_Feature_v0(buf, pos)
                 items_features.append(item_features)
             o.features = items_features
             i = -1
         f = 5
         o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 6
-        o.is_migrating_zk_broker, = _F4.unpack_from(buf, pos)
+        o.is_migrating_zk_broker, = _F_o.unpack_from(buf, pos)
         pos += 1
         f = 7
         i = -1
@@ -770,7 +771,7 @@ def _d_BrokerRegistrationRequest_11(buf: bytes, pos: int) -> tuple[BrokerRegistr
             o.log_dirs = items_log_dirs
             i = -1
         f = 8
-        o.previous_broker_epoch, = _F5.unpack_from(buf, pos)
+        o.previous_broker_epoch, = _F_q.unpack_from(buf, pos)
         pos += 8
         f = 9
         if buf[pos] == 0:
@@ -779,32 +780,32 @@ def _d_BrokerRegistrationRequest_11(buf: bytes, pos: int) -> tuple[BrokerRegistr
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationRequest_11, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationRequest_v3, f, i) from None
     return o, pos
 
 
-def _e_BrokerRegistrationResponse_0(o: BrokerRegistrationResponse, out: bytearray) -> None:
+def _e_BrokerRegistrationResponse_v0(o: BrokerRegistrationResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F6.pack(o.throttle_time_ms, o.error_code, o.broker_epoch)
+        out += _F_ihq.pack(o.throttle_time_ms, o.error_code, o.broker_epoch)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BrokerRegistrationResponse_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_BrokerRegistrationResponse_v0, f, i) from None
 
 
-def _d_BrokerRegistrationResponse_1(buf: bytes, pos: int) -> tuple[BrokerRegistrationResponse, int]:
+def _d_BrokerRegistrationResponse_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationResponse, int]:
     o = new_struct(BrokerRegistrationResponse)
     f = 0
     i = -1
     try:
         f = 0
-        o.throttle_time_ms, o.error_code, o.broker_epoch, = _F6.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, o.broker_epoch, = _F_ihq.unpack_from(buf, pos)
         pos += 14
         f = 1
         if buf[pos] == 0:
@@ -813,15 +814,15 @@ def _d_BrokerRegistrationResponse_1(buf: bytes, pos: int) -> tuple[BrokerRegistr
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationResponse_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationResponse_v0, f, i) from None
     return o, pos
 
 
-BrokerRegistrationRequest._ENCODERS = {0: _e_BrokerRegistrationRequest_4, 1: _e_BrokerRegistrationRequest_6, 2: _e_BrokerRegistrationRequest_8, 3: _e_BrokerRegistrationRequest_10, 4: _e_BrokerRegistrationRequest_10}
-BrokerRegistrationRequest._DECODERS = {0: _d_BrokerRegistrationRequest_5, 1: _d_BrokerRegistrationRequest_7, 2: _d_BrokerRegistrationRequest_9, 3: _d_BrokerRegistrationRequest_11, 4: _d_BrokerRegistrationRequest_11}
-BrokerRegistrationRequest.Listener._ENCODERS = {0: _e_BrokerRegistrationRequest_Listener_0, 1: _e_BrokerRegistrationRequest_Listener_0, 2: _e_BrokerRegistrationRequest_Listener_0, 3: _e_BrokerRegistrationRequest_Listener_0, 4: _e_BrokerRegistrationRequest_Listener_0}
-BrokerRegistrationRequest.Listener._DECODERS = {0: _d_BrokerRegistrationRequest_Listener_1, 1: _d_BrokerRegistrationRequest_Listener_1, 2: _d_BrokerRegistrationRequest_Listener_1, 3: _d_BrokerRegistrationRequest_Listener_1, 4: _d_BrokerRegistrationRequest_Listener_1}
-BrokerRegistrationRequest.Feature._ENCODERS = {0: _e_BrokerRegistrationRequest_Feature_2, 1: _e_BrokerRegistrationRequest_Feature_2, 2: _e_BrokerRegistrationRequest_Feature_2, 3: _e_BrokerRegistrationRequest_Feature_2, 4: _e_BrokerRegistrationRequest_Feature_2}
-BrokerRegistrationRequest.Feature._DECODERS = {0: _d_BrokerRegistrationRequest_Feature_3, 1: _d_BrokerRegistrationRequest_Feature_3, 2: _d_BrokerRegistrationRequest_Feature_3, 3: _d_BrokerRegistrationRequest_Feature_3, 4: _d_BrokerRegistrationRequest_Feature_3}
-BrokerRegistrationResponse._ENCODERS = {0: _e_BrokerRegistrationResponse_0, 1: _e_BrokerRegistrationResponse_0, 2: _e_BrokerRegistrationResponse_0, 3: _e_BrokerRegistrationResponse_0, 4: _e_BrokerRegistrationResponse_0}
-BrokerRegistrationResponse._DECODERS = {0: _d_BrokerRegistrationResponse_1, 1: _d_BrokerRegistrationResponse_1, 2: _d_BrokerRegistrationResponse_1, 3: _d_BrokerRegistrationResponse_1, 4: _d_BrokerRegistrationResponse_1}
+BrokerRegistrationRequest._ENCODERS = {0: _e_BrokerRegistrationRequest_v0, 1: _e_BrokerRegistrationRequest_v1, 2: _e_BrokerRegistrationRequest_v2, 3: _e_BrokerRegistrationRequest_v3, 4: _e_BrokerRegistrationRequest_v3}
+BrokerRegistrationRequest._DECODERS = {0: _d_BrokerRegistrationRequest_v0, 1: _d_BrokerRegistrationRequest_v1, 2: _d_BrokerRegistrationRequest_v2, 3: _d_BrokerRegistrationRequest_v3, 4: _d_BrokerRegistrationRequest_v3}
+BrokerRegistrationRequest.Listener._ENCODERS = {0: _e_BrokerRegistrationRequest_Listener_v0, 1: _e_BrokerRegistrationRequest_Listener_v0, 2: _e_BrokerRegistrationRequest_Listener_v0, 3: _e_BrokerRegistrationRequest_Listener_v0, 4: _e_BrokerRegistrationRequest_Listener_v0}
+BrokerRegistrationRequest.Listener._DECODERS = {0: _d_BrokerRegistrationRequest_Listener_v0, 1: _d_BrokerRegistrationRequest_Listener_v0, 2: _d_BrokerRegistrationRequest_Listener_v0, 3: _d_BrokerRegistrationRequest_Listener_v0, 4: _d_BrokerRegistrationRequest_Listener_v0}
+BrokerRegistrationRequest.Feature._ENCODERS = {0: _e_BrokerRegistrationRequest_Feature_v0, 1: _e_BrokerRegistrationRequest_Feature_v0, 2: _e_BrokerRegistrationRequest_Feature_v0, 3: _e_BrokerRegistrationRequest_Feature_v0, 4: _e_BrokerRegistrationRequest_Feature_v0}
+BrokerRegistrationRequest.Feature._DECODERS = {0: _d_BrokerRegistrationRequest_Feature_v0, 1: _d_BrokerRegistrationRequest_Feature_v0, 2: _d_BrokerRegistrationRequest_Feature_v0, 3: _d_BrokerRegistrationRequest_Feature_v0, 4: _d_BrokerRegistrationRequest_Feature_v0}
+BrokerRegistrationResponse._ENCODERS = {0: _e_BrokerRegistrationResponse_v0, 1: _e_BrokerRegistrationResponse_v0, 2: _e_BrokerRegistrationResponse_v0, 3: _e_BrokerRegistrationResponse_v0, 4: _e_BrokerRegistrationResponse_v0}
+BrokerRegistrationResponse._DECODERS = {0: _d_BrokerRegistrationResponse_v0, 1: _d_BrokerRegistrationResponse_v0, 2: _d_BrokerRegistrationResponse_v0, 3: _d_BrokerRegistrationResponse_v0, 4: _d_BrokerRegistrationResponse_v0}

@@ -53,8 +53,8 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['BrokerRegistrationChangeRecord']
 
-_F0 = _Packer('>iq')
-_F1 = _Packer('>b')
+_F_iq = _Packer('>iq')
+_F_b = _Packer('>b')
 
 
 class BrokerRegistrationChangeRecord(Struct):
@@ -72,15 +72,15 @@ class BrokerRegistrationChangeRecord(Struct):
     _FIELDS = ('broker_id', 'broker_epoch', 'fenced', 'in_controlled_shutdown', 'log_dirs', )
 
     broker_id: int
-    """int32, versions 0+."""
+    """The id of the broker whose registration changes. (int32, versions 0+)"""
     broker_epoch: int
-    """int64, versions 0+."""
+    """The broker epoch of the registration that changes. (int64, versions 0+)"""
     fenced: int
-    """int8, versions 0+; tag 0 in 0+."""
+    """-1 if the broker is unfenced, 1 if it is fenced, 0 if this does not change. (int8, versions 0+; tag 0 in 0+)"""
     in_controlled_shutdown: int
-    """int8, versions 1+; tag 1 in 1+."""
+    """1 if the broker entered controlled shutdown, 0 if this does not change. (int8, versions 1+; tag 1 in 1+)"""
     log_dirs: list[Uuid]
-    """[]uuid, versions 2+; tag 2 in 2+."""
+    """The ids of the broker's log directories, if they changed. ([]uuid, versions 2+; tag 2 in 2+)"""
 
     def __init__(
         self,
@@ -100,15 +100,15 @@ class BrokerRegistrationChangeRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_BrokerRegistrationChangeRecord_0: tuple[FieldEntry, ...] = (('InControlledShutdown', False, ()), ('LogDirs', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_BrokerRegistrationChangeRecord_1: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_BrokerRegistrationChangeRecord_2: tuple[FieldEntry, ...] = (('LogDirs', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_BrokerRegistrationChangeRecord_3: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_BrokerRegistrationChangeRecord_4: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_BrokerRegistrationChangeRecord_5: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_BrokerRegistrationChangeRecord_v0: tuple[FieldEntry, ...] = (('InControlledShutdown', False, ()), ('LogDirs', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_BrokerRegistrationChangeRecord_v0: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_BrokerRegistrationChangeRecord_v1: tuple[FieldEntry, ...] = (('LogDirs', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_BrokerRegistrationChangeRecord_v1: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_BrokerRegistrationChangeRecord_v2: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_BrokerRegistrationChangeRecord_v2: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_BrokerRegistrationChangeRecord_0(o: BrokerRegistrationChangeRecord, out: bytearray) -> None:
+def _e_BrokerRegistrationChangeRecord_v0(o: BrokerRegistrationChangeRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -119,22 +119,22 @@ def _e_BrokerRegistrationChangeRecord_0(o: BrokerRegistrationChangeRecord, out: 
         if o.log_dirs:
             raise absent_field(0)
         f = 2
-        out += _F0.pack(o.broker_id, o.broker_epoch)
+        out += _F_iq.pack(o.broker_id, o.broker_epoch)
         f = 3
         tags: list[RawTaggedField] = []
         if o.fenced != 0:
             t = bytearray()
-            t += _F1.pack(o.fenced)
+            t += _F_b.pack(o.fenced)
             tags.append((0, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
             if tag in (0, 1, 2):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BrokerRegistrationChangeRecord_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_BrokerRegistrationChangeRecord_v0, f, i) from None
 
 
-def _d_BrokerRegistrationChangeRecord_1(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
+def _d_BrokerRegistrationChangeRecord_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
     o = new_struct(BrokerRegistrationChangeRecord)
     f = 0
     i = -1
@@ -143,7 +143,7 @@ def _d_BrokerRegistrationChangeRecord_1(buf: bytes, pos: int) -> tuple[BrokerReg
         o.in_controlled_shutdown = 0
         o.log_dirs = []
         f = 0
-        o.broker_id, o.broker_epoch, = _F0.unpack_from(buf, pos)
+        o.broker_id, o.broker_epoch, = _F_iq.unpack_from(buf, pos)
         pos += 12
         f = 1
         if buf[pos] == 0:
@@ -161,7 +161,7 @@ def _d_BrokerRegistrationChangeRecord_1(buf: bytes, pos: int) -> tuple[BrokerReg
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.fenced = _F1.unpack_from(buf, p)[0]
+                    o.fenced = _F_b.unpack_from(buf, p)[0]
                     p += 1
                     if p != end:
                         raise DecodeError(f'tagged field Fenced used {p - pos} of its {size} bytes', offset=pos)
@@ -172,11 +172,11 @@ def _d_BrokerRegistrationChangeRecord_1(buf: bytes, pos: int) -> tuple[BrokerReg
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationChangeRecord_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationChangeRecord_v0, f, i) from None
     return o, pos
 
 
-def _e_BrokerRegistrationChangeRecord_2(o: BrokerRegistrationChangeRecord, out: bytearray) -> None:
+def _e_BrokerRegistrationChangeRecord_v1(o: BrokerRegistrationChangeRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -184,26 +184,26 @@ def _e_BrokerRegistrationChangeRecord_2(o: BrokerRegistrationChangeRecord, out: 
         if o.log_dirs:
             raise absent_field(1)
         f = 1
-        out += _F0.pack(o.broker_id, o.broker_epoch)
+        out += _F_iq.pack(o.broker_id, o.broker_epoch)
         f = 2
         tags: list[RawTaggedField] = []
         if o.fenced != 0:
             t = bytearray()
-            t += _F1.pack(o.fenced)
+            t += _F_b.pack(o.fenced)
             tags.append((0, bytes(t)))
         if o.in_controlled_shutdown != 0:
             t = bytearray()
-            t += _F1.pack(o.in_controlled_shutdown)
+            t += _F_b.pack(o.in_controlled_shutdown)
             tags.append((1, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
             if tag in (0, 1, 2):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BrokerRegistrationChangeRecord_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_BrokerRegistrationChangeRecord_v1, f, i) from None
 
 
-def _d_BrokerRegistrationChangeRecord_3(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
+def _d_BrokerRegistrationChangeRecord_v1(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
     o = new_struct(BrokerRegistrationChangeRecord)
     f = 0
     i = -1
@@ -212,7 +212,7 @@ def _d_BrokerRegistrationChangeRecord_3(buf: bytes, pos: int) -> tuple[BrokerReg
         o.in_controlled_shutdown = 0
         o.log_dirs = []
         f = 0
-        o.broker_id, o.broker_epoch, = _F0.unpack_from(buf, pos)
+        o.broker_id, o.broker_epoch, = _F_iq.unpack_from(buf, pos)
         pos += 12
         f = 1
         if buf[pos] == 0:
@@ -230,13 +230,13 @@ def _d_BrokerRegistrationChangeRecord_3(buf: bytes, pos: int) -> tuple[BrokerReg
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.fenced = _F1.unpack_from(buf, p)[0]
+                    o.fenced = _F_b.unpack_from(buf, p)[0]
                     p += 1
                     if p != end:
                         raise DecodeError(f'tagged field Fenced used {p - pos} of its {size} bytes', offset=pos)
                 elif tag == 1:
                     p = pos
-                    o.in_controlled_shutdown = _F1.unpack_from(buf, p)[0]
+                    o.in_controlled_shutdown = _F_b.unpack_from(buf, p)[0]
                     p += 1
                     if p != end:
                         raise DecodeError(f'tagged field InControlledShutdown used {p - pos} of its {size} bytes', offset=pos)
@@ -247,25 +247,25 @@ def _d_BrokerRegistrationChangeRecord_3(buf: bytes, pos: int) -> tuple[BrokerReg
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationChangeRecord_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationChangeRecord_v1, f, i) from None
     return o, pos
 
 
-def _e_BrokerRegistrationChangeRecord_4(o: BrokerRegistrationChangeRecord, out: bytearray) -> None:
+def _e_BrokerRegistrationChangeRecord_v2(o: BrokerRegistrationChangeRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.broker_id, o.broker_epoch)
+        out += _F_iq.pack(o.broker_id, o.broker_epoch)
         f = 1
         tags: list[RawTaggedField] = []
         if o.fenced != 0:
             t = bytearray()
-            t += _F1.pack(o.fenced)
+            t += _F_b.pack(o.fenced)
             tags.append((0, bytes(t)))
         if o.in_controlled_shutdown != 0:
             t = bytearray()
-            t += _F1.pack(o.in_controlled_shutdown)
+            t += _F_b.pack(o.in_controlled_shutdown)
             tags.append((1, bytes(t)))
         if o.log_dirs:
             t = bytearray()
@@ -280,10 +280,10 @@ def _e_BrokerRegistrationChangeRecord_4(o: BrokerRegistrationChangeRecord, out: 
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_BrokerRegistrationChangeRecord_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_BrokerRegistrationChangeRecord_v2, f, i) from None
 
 
-def _d_BrokerRegistrationChangeRecord_5(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
+def _d_BrokerRegistrationChangeRecord_v2(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
     o = new_struct(BrokerRegistrationChangeRecord)
     f = 0
     i = -1
@@ -292,7 +292,7 @@ def _d_BrokerRegistrationChangeRecord_5(buf: bytes, pos: int) -> tuple[BrokerReg
         o.in_controlled_shutdown = 0
         o.log_dirs = []
         f = 0
-        o.broker_id, o.broker_epoch, = _F0.unpack_from(buf, pos)
+        o.broker_id, o.broker_epoch, = _F_iq.unpack_from(buf, pos)
         pos += 12
         f = 1
         if buf[pos] == 0:
@@ -310,13 +310,13 @@ def _d_BrokerRegistrationChangeRecord_5(buf: bytes, pos: int) -> tuple[BrokerReg
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.fenced = _F1.unpack_from(buf, p)[0]
+                    o.fenced = _F_b.unpack_from(buf, p)[0]
                     p += 1
                     if p != end:
                         raise DecodeError(f'tagged field Fenced used {p - pos} of its {size} bytes', offset=pos)
                 elif tag == 1:
                     p = pos
-                    o.in_controlled_shutdown = _F1.unpack_from(buf, p)[0]
+                    o.in_controlled_shutdown = _F_b.unpack_from(buf, p)[0]
                     p += 1
                     if p != end:
                         raise DecodeError(f'tagged field InControlledShutdown used {p - pos} of its {size} bytes', offset=pos)
@@ -346,9 +346,9 @@ def _d_BrokerRegistrationChangeRecord_5(buf: bytes, pos: int) -> tuple[BrokerReg
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationChangeRecord_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationChangeRecord_v2, f, i) from None
     return o, pos
 
 
-BrokerRegistrationChangeRecord._ENCODERS = {0: _e_BrokerRegistrationChangeRecord_0, 1: _e_BrokerRegistrationChangeRecord_2, 2: _e_BrokerRegistrationChangeRecord_4}
-BrokerRegistrationChangeRecord._DECODERS = {0: _d_BrokerRegistrationChangeRecord_1, 1: _d_BrokerRegistrationChangeRecord_3, 2: _d_BrokerRegistrationChangeRecord_5}
+BrokerRegistrationChangeRecord._ENCODERS = {0: _e_BrokerRegistrationChangeRecord_v0, 1: _e_BrokerRegistrationChangeRecord_v1, 2: _e_BrokerRegistrationChangeRecord_v2}
+BrokerRegistrationChangeRecord._DECODERS = {0: _d_BrokerRegistrationChangeRecord_v0, 1: _d_BrokerRegistrationChangeRecord_v1, 2: _d_BrokerRegistrationChangeRecord_v2}

@@ -53,10 +53,10 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['ControllerRegistrationRequest', 'ControllerRegistrationResponse']
 
-_F0 = _Packer('>Hh')
-_F1 = _Packer('>hh')
-_F2 = _Packer('>i16s?')
-_F3 = _Packer('>ih')
+_F_Hh = _Packer('>Hh')
+_F_hh = _Packer('>hh')
+_F_iuo = _Packer('>i16s?')
+_F_ih = _Packer('>ih')
 
 
 class ControllerRegistrationRequest(Struct):
@@ -71,22 +71,23 @@ class ControllerRegistrationRequest(Struct):
     FLEXIBLE_FROM = 0
     KIND = 'request'
     API_KEY = 70
+    LISTENERS = ('controller',)
     HEADER_VERSIONS = {0: 2}
     _FIELDS = ('controller_id', 'incarnation_id', 'zk_migration_ready', 'listeners', 'features', )
 
     controller_id: int
-    """int32, versions 0+."""
+    """The node id of the registering controller. (int32, versions 0+)"""
     incarnation_id: Uuid
-    """uuid, versions 0+."""
+    """A random id chosen anew each time the controller process starts. (uuid, versions 0+)"""
     zk_migration_ready: bool
-    """bool, versions 0+."""
+    """True if the controller is ready for a ZooKeeper migration. (bool, versions 0+)"""
     listeners: list[ControllerRegistrationRequest.Listener]
-    """[]Listener, versions 0+."""
+    """The controller's listeners. ([]Listener, versions 0+)"""
     features: list[ControllerRegistrationRequest.Feature]
-    """[]Feature, versions 0+."""
+    """The features the controller supports. ([]Feature, versions 0+)"""
 
     class Listener(Struct):
-        """The Listener struct of ControllerRegistrationRequest.
+        """The controller's listeners.
 
         Used in versions 0; flexible versions: 0+.
         """
@@ -98,13 +99,13 @@ class ControllerRegistrationRequest(Struct):
         _FIELDS = ('name', 'host', 'port', 'security_protocol', )
 
         name: str
-        """string, versions 0+."""
+        """The listener name. (string, versions 0+)"""
         host: str
-        """string, versions 0+."""
+        """The host name or IP address the listener is reached at. (string, versions 0+)"""
         port: int
-        """uint16, versions 0+."""
+        """The port the listener is reached at. (uint16, versions 0+)"""
         security_protocol: int
-        """int16, versions 0+."""
+        """The listener's security protocol id. (int16, versions 0+)"""
 
         def __init__(
             self,
@@ -122,7 +123,7 @@ class ControllerRegistrationRequest(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class Feature(Struct):
-        """The Feature struct of ControllerRegistrationRequest.
+        """The features the controller supports.
 
         Used in versions 0; flexible versions: 0+.
         """
@@ -134,11 +135,11 @@ class ControllerRegistrationRequest(Struct):
         _FIELDS = ('name', 'min_supported_version', 'max_supported_version', )
 
         name: str
-        """string, versions 0+."""
+        """Name of a feature, e.g. metadata.version or kraft.version. (string, versions 0+)"""
         min_supported_version: int
-        """int16, versions 0+."""
+        """The lowest feature level the controller supports. (int16, versions 0+)"""
         max_supported_version: int
-        """int16, versions 0+."""
+        """The highest feature level the controller supports. (int16, versions 0+)"""
 
         def __init__(
             self,
@@ -172,7 +173,7 @@ class ControllerRegistrationRequest(Struct):
 
 
 class ControllerRegistrationResponse(Struct):
-    """The ControllerRegistrationResponse struct of ControllerRegistrationResponse.
+    """ControllerRegistration (API 70, KIP-919, Kafka 3.7+): every controller, voter or observer, registers its controller listeners and supported features with the active controller, which appends a RegisterControllerRecord and answers once it is committed. Only v0 exists.
 
     Used in versions 0; flexible versions: 0+.
     """
@@ -187,11 +188,11 @@ class ControllerRegistrationResponse(Struct):
     _FIELDS = ('throttle_time_ms', 'error_code', 'error_message', )
 
     throttle_time_ms: int
-    """int32, versions 0+."""
+    """How long the response was throttled in milliseconds, or 0 if it was not. (int32, versions 0+)"""
     error_code: int
-    """int16, versions 0+."""
+    """0 once the registration is committed; otherwise why it was refused. (int16, versions 0+)"""
     error_message: str | None
-    """string, versions 0+; nullable 0+."""
+    """Text explaining ErrorCode; null when it is 0. (string, versions 0+; nullable 0+)"""
 
     def __init__(
         self,
@@ -207,17 +208,17 @@ class ControllerRegistrationResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_ControllerRegistrationRequest_Listener_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_ControllerRegistrationRequest_Listener_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_e_ControllerRegistrationRequest_Feature_2: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_ControllerRegistrationRequest_Feature_3: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_e_ControllerRegistrationRequest_4: tuple[FieldEntry, ...] = (('ControllerId', False, (('ControllerId', 4, 'i'), ('IncarnationId', 16, '16s'), ('ZkMigrationReady', 1, '?'), )), ('Listeners', True, ()), ('Features', True, ()), ('<tagged fields>', False, ()), )
-_T_d_ControllerRegistrationRequest_5: tuple[FieldEntry, ...] = (('ControllerId', False, (('ControllerId', 4, 'i'), ('IncarnationId', 16, '16s'), ('ZkMigrationReady', 1, '?'), )), ('Listeners', True, ()), ('Features', True, ()), ('<tagged fields>', False, ()), )
-_T_e_ControllerRegistrationResponse_0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
-_T_d_ControllerRegistrationResponse_1: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
+_T_e_ControllerRegistrationRequest_Listener_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_ControllerRegistrationRequest_Listener_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_ControllerRegistrationRequest_Feature_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_ControllerRegistrationRequest_Feature_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_ControllerRegistrationRequest_v0: tuple[FieldEntry, ...] = (('ControllerId', False, (('ControllerId', 4, 'i'), ('IncarnationId', 16, '16s'), ('ZkMigrationReady', 1, '?'), )), ('Listeners', True, ()), ('Features', True, ()), ('<tagged fields>', False, ()), )
+_T_d_ControllerRegistrationRequest_v0: tuple[FieldEntry, ...] = (('ControllerId', False, (('ControllerId', 4, 'i'), ('IncarnationId', 16, '16s'), ('ZkMigrationReady', 1, '?'), )), ('Listeners', True, ()), ('Features', True, ()), ('<tagged fields>', False, ()), )
+_T_e_ControllerRegistrationResponse_v0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
+_T_d_ControllerRegistrationResponse_v0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
 
 
-def _e_ControllerRegistrationRequest_Listener_0(o: ControllerRegistrationRequest.Listener, out: bytearray) -> None:
+def _e_ControllerRegistrationRequest_Listener_v0(o: ControllerRegistrationRequest.Listener, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -226,17 +227,17 @@ def _e_ControllerRegistrationRequest_Listener_0(o: ControllerRegistrationRequest
         f = 1
         write_compact_string(out, o.host)
         f = 2
-        out += _F0.pack(o.port, o.security_protocol)
+        out += _F_Hh.pack(o.port, o.security_protocol)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ControllerRegistrationRequest_Listener_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_ControllerRegistrationRequest_Listener_v0, f, i) from None
 
 
-def _d_ControllerRegistrationRequest_Listener_1(buf: bytes, pos: int) -> tuple[ControllerRegistrationRequest.Listener, int]:
+def _d_ControllerRegistrationRequest_Listener_v0(buf: bytes, pos: int) -> tuple[ControllerRegistrationRequest.Listener, int]:
     o = new_struct(ControllerRegistrationRequest.Listener)
     f = 0
     i = -1
@@ -246,7 +247,7 @@ def _d_ControllerRegistrationRequest_Listener_1(buf: bytes, pos: int) -> tuple[C
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, o.security_protocol, = _F0.unpack_from(buf, pos)
+        o.port, o.security_protocol, = _F_Hh.unpack_from(buf, pos)
         pos += 4
         f = 3
         if buf[pos] == 0:
@@ -255,28 +256,28 @@ def _d_ControllerRegistrationRequest_Listener_1(buf: bytes, pos: int) -> tuple[C
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_ControllerRegistrationRequest_Listener_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_ControllerRegistrationRequest_Listener_v0, f, i) from None
     return o, pos
 
 
-def _e_ControllerRegistrationRequest_Feature_2(o: ControllerRegistrationRequest.Feature, out: bytearray) -> None:
+def _e_ControllerRegistrationRequest_Feature_v0(o: ControllerRegistrationRequest.Feature, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
         write_compact_string(out, o.name)
         f = 1
-        out += _F1.pack(o.min_supported_version, o.max_supported_version)
+        out += _F_hh.pack(o.min_supported_version, o.max_supported_version)
         f = 2
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ControllerRegistrationRequest_Feature_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_ControllerRegistrationRequest_Feature_v0, f, i) from None
 
 
-def _d_ControllerRegistrationRequest_Feature_3(buf: bytes, pos: int) -> tuple[ControllerRegistrationRequest.Feature, int]:
+def _d_ControllerRegistrationRequest_Feature_v0(buf: bytes, pos: int) -> tuple[ControllerRegistrationRequest.Feature, int]:
     o = new_struct(ControllerRegistrationRequest.Feature)
     f = 0
     i = -1
@@ -284,7 +285,7 @@ def _d_ControllerRegistrationRequest_Feature_3(buf: bytes, pos: int) -> tuple[Co
         f = 0
         o.name, pos = read_compact_string(buf, pos)
         f = 1
-        o.min_supported_version, o.max_supported_version, = _F1.unpack_from(buf, pos)
+        o.min_supported_version, o.max_supported_version, = _F_hh.unpack_from(buf, pos)
         pos += 4
         f = 2
         if buf[pos] == 0:
@@ -293,27 +294,27 @@ def _d_ControllerRegistrationRequest_Feature_3(buf: bytes, pos: int) -> tuple[Co
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_ControllerRegistrationRequest_Feature_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_ControllerRegistrationRequest_Feature_v0, f, i) from None
     return o, pos
 
 
-def _e_ControllerRegistrationRequest_4(o: ControllerRegistrationRequest, out: bytearray) -> None:
+def _e_ControllerRegistrationRequest_v0(o: ControllerRegistrationRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F2.pack(o.controller_id, o.incarnation_id.bytes, o.zk_migration_ready)
+        out += _F_iuo.pack(o.controller_id, o.incarnation_id.bytes, o.zk_migration_ready)
         f = 1
         v_listeners = o.listeners
         write_array_length(out, len(v_listeners), True)
         for i, item_listeners in enumerate(v_listeners):
-            _e_ControllerRegistrationRequest_Listener_0(item_listeners, out)
+            _e_ControllerRegistrationRequest_Listener_v0(item_listeners, out)
         i = -1
         f = 2
         v_features = o.features
         write_array_length(out, len(v_features), True)
         for i, item_features in enumerate(v_features):
-            _e_ControllerRegistrationRequest_Feature_2(item_features, out)
+            _e_ControllerRegistrationRequest_Feature_v0(item_features, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
@@ -321,16 +322,16 @@ def _e_ControllerRegistrationRequest_4(o: ControllerRegistrationRequest, out: by
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ControllerRegistrationRequest_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_ControllerRegistrationRequest_v0, f, i) from None
 
 
-def _d_ControllerRegistrationRequest_5(buf: bytes, pos: int) -> tuple[ControllerRegistrationRequest, int]:
+def _d_ControllerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[ControllerRegistrationRequest, int]:
     o = new_struct(ControllerRegistrationRequest)
     f = 0
     i = -1
     try:
         f = 0
-        o.controller_id, u1, o.zk_migration_ready, = _F2.unpack_from(buf, pos)
+        o.controller_id, u1, o.zk_migration_ready, = _F_iuo.unpack_from(buf, pos)
         o.incarnation_id = uuid_from_wire(u1)
         pos += 21
         f = 1
@@ -347,7 +348,7 @@ def _d_ControllerRegistrationRequest_5(buf: bytes, pos: int) -> tuple[Controller
         else:
             items_listeners = []
             for i in range(n):
-                item_listeners, pos = _d_ControllerRegistrationRequest_Listener_1(buf, pos)
+                item_listeners, pos = _d_ControllerRegistrationRequest_Listener_v0(buf, pos)
                 items_listeners.append(item_listeners)
             o.listeners = items_listeners
             i = -1
@@ -365,7 +366,7 @@ def _d_ControllerRegistrationRequest_5(buf: bytes, pos: int) -> tuple[Controller
         else:
             items_features = []
             for i in range(n):
-                item_features, pos = _d_ControllerRegistrationRequest_Feature_3(buf, pos)
+                item_features, pos = _d_ControllerRegistrationRequest_Feature_v0(buf, pos)
                 items_features.append(item_features)
             o.features = items_features
             i = -1
@@ -376,16 +377,16 @@ def _d_ControllerRegistrationRequest_5(buf: bytes, pos: int) -> tuple[Controller
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_ControllerRegistrationRequest_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_ControllerRegistrationRequest_v0, f, i) from None
     return o, pos
 
 
-def _e_ControllerRegistrationResponse_0(o: ControllerRegistrationResponse, out: bytearray) -> None:
+def _e_ControllerRegistrationResponse_v0(o: ControllerRegistrationResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F3.pack(o.throttle_time_ms, o.error_code)
+        out += _F_ih.pack(o.throttle_time_ms, o.error_code)
         f = 1
         write_compact_nullable_string(out, o.error_message)
         f = 2
@@ -394,16 +395,16 @@ def _e_ControllerRegistrationResponse_0(o: ControllerRegistrationResponse, out: 
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ControllerRegistrationResponse_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_ControllerRegistrationResponse_v0, f, i) from None
 
 
-def _d_ControllerRegistrationResponse_1(buf: bytes, pos: int) -> tuple[ControllerRegistrationResponse, int]:
+def _d_ControllerRegistrationResponse_v0(buf: bytes, pos: int) -> tuple[ControllerRegistrationResponse, int]:
     o = new_struct(ControllerRegistrationResponse)
     f = 0
     i = -1
     try:
         f = 0
-        o.throttle_time_ms, o.error_code, = _F3.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
         o.error_message, pos = read_compact_nullable_string(buf, pos)
@@ -414,15 +415,15 @@ def _d_ControllerRegistrationResponse_1(buf: bytes, pos: int) -> tuple[Controlle
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_ControllerRegistrationResponse_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_ControllerRegistrationResponse_v0, f, i) from None
     return o, pos
 
 
-ControllerRegistrationRequest._ENCODERS = {0: _e_ControllerRegistrationRequest_4}
-ControllerRegistrationRequest._DECODERS = {0: _d_ControllerRegistrationRequest_5}
-ControllerRegistrationRequest.Listener._ENCODERS = {0: _e_ControllerRegistrationRequest_Listener_0}
-ControllerRegistrationRequest.Listener._DECODERS = {0: _d_ControllerRegistrationRequest_Listener_1}
-ControllerRegistrationRequest.Feature._ENCODERS = {0: _e_ControllerRegistrationRequest_Feature_2}
-ControllerRegistrationRequest.Feature._DECODERS = {0: _d_ControllerRegistrationRequest_Feature_3}
-ControllerRegistrationResponse._ENCODERS = {0: _e_ControllerRegistrationResponse_0}
-ControllerRegistrationResponse._DECODERS = {0: _d_ControllerRegistrationResponse_1}
+ControllerRegistrationRequest._ENCODERS = {0: _e_ControllerRegistrationRequest_v0}
+ControllerRegistrationRequest._DECODERS = {0: _d_ControllerRegistrationRequest_v0}
+ControllerRegistrationRequest.Listener._ENCODERS = {0: _e_ControllerRegistrationRequest_Listener_v0}
+ControllerRegistrationRequest.Listener._DECODERS = {0: _d_ControllerRegistrationRequest_Listener_v0}
+ControllerRegistrationRequest.Feature._ENCODERS = {0: _e_ControllerRegistrationRequest_Feature_v0}
+ControllerRegistrationRequest.Feature._DECODERS = {0: _d_ControllerRegistrationRequest_Feature_v0}
+ControllerRegistrationResponse._ENCODERS = {0: _e_ControllerRegistrationResponse_v0}
+ControllerRegistrationResponse._DECODERS = {0: _d_ControllerRegistrationResponse_v0}

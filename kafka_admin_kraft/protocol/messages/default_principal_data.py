@@ -53,7 +53,7 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['DefaultPrincipalData']
 
-_F0 = _Packer('>?')
+_F_o = _Packer('>?')
 
 
 class DefaultPrincipalData(Struct):
@@ -70,11 +70,11 @@ class DefaultPrincipalData(Struct):
     _FIELDS = ('type', 'name', 'token_authenticated', )
 
     type: str
-    """string, versions 0+."""
+    """The principal type, such as User. (string, versions 0+)"""
     name: str
-    """string, versions 0+."""
+    """The principal name. (string, versions 0+)"""
     token_authenticated: bool
-    """bool, versions 0+."""
+    """True if the principal authenticated with a delegation token. (bool, versions 0+)"""
 
     def __init__(
         self,
@@ -90,11 +90,11 @@ class DefaultPrincipalData(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_DefaultPrincipalData_0: tuple[FieldEntry, ...] = (('Type', False, ()), ('Name', False, ()), ('TokenAuthenticated', False, (('TokenAuthenticated', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_DefaultPrincipalData_1: tuple[FieldEntry, ...] = (('Type', False, ()), ('Name', False, ()), ('TokenAuthenticated', False, (('TokenAuthenticated', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_DefaultPrincipalData_v0: tuple[FieldEntry, ...] = (('Type', False, ()), ('Name', False, ()), ('TokenAuthenticated', False, (('TokenAuthenticated', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_DefaultPrincipalData_v0: tuple[FieldEntry, ...] = (('Type', False, ()), ('Name', False, ()), ('TokenAuthenticated', False, (('TokenAuthenticated', 1, '?'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_DefaultPrincipalData_0(o: DefaultPrincipalData, out: bytearray) -> None:
+def _e_DefaultPrincipalData_v0(o: DefaultPrincipalData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -103,17 +103,17 @@ def _e_DefaultPrincipalData_0(o: DefaultPrincipalData, out: bytearray) -> None:
         f = 1
         write_compact_string(out, o.name)
         f = 2
-        out += _F0.pack(o.token_authenticated)
+        out += _F_o.pack(o.token_authenticated)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DefaultPrincipalData_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_DefaultPrincipalData_v0, f, i) from None
 
 
-def _d_DefaultPrincipalData_1(buf: bytes, pos: int) -> tuple[DefaultPrincipalData, int]:
+def _d_DefaultPrincipalData_v0(buf: bytes, pos: int) -> tuple[DefaultPrincipalData, int]:
     o = new_struct(DefaultPrincipalData)
     f = 0
     i = -1
@@ -123,7 +123,7 @@ def _d_DefaultPrincipalData_1(buf: bytes, pos: int) -> tuple[DefaultPrincipalDat
         f = 1
         o.name, pos = read_compact_string(buf, pos)
         f = 2
-        o.token_authenticated, = _F0.unpack_from(buf, pos)
+        o.token_authenticated, = _F_o.unpack_from(buf, pos)
         pos += 1
         f = 3
         if buf[pos] == 0:
@@ -132,9 +132,9 @@ def _d_DefaultPrincipalData_1(buf: bytes, pos: int) -> tuple[DefaultPrincipalDat
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DefaultPrincipalData_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DefaultPrincipalData_v0, f, i) from None
     return o, pos
 
 
-DefaultPrincipalData._ENCODERS = {0: _e_DefaultPrincipalData_0}
-DefaultPrincipalData._DECODERS = {0: _d_DefaultPrincipalData_1}
+DefaultPrincipalData._ENCODERS = {0: _e_DefaultPrincipalData_v0}
+DefaultPrincipalData._DECODERS = {0: _d_DefaultPrincipalData_v0}

@@ -53,12 +53,12 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['DescribeClusterRequest', 'DescribeClusterResponse']
 
-_F0 = _Packer('>?')
-_F1 = _Packer('>?b')
-_F2 = _Packer('>?b?')
-_F3 = _Packer('>i')
-_F4 = _Packer('>ih')
-_F5 = _Packer('>b')
+_F_o = _Packer('>?')
+_F_ob = _Packer('>?b')
+_F_obo = _Packer('>?b?')
+_F_i = _Packer('>i')
+_F_ih = _Packer('>ih')
+_F_b = _Packer('>b')
 
 
 class DescribeClusterRequest(Struct):
@@ -73,15 +73,16 @@ class DescribeClusterRequest(Struct):
     FLEXIBLE_FROM = 0
     KIND = 'request'
     API_KEY = 60
+    LISTENERS = ('broker', 'controller')
     HEADER_VERSIONS = {0: 2, 1: 2, 2: 2}
     _FIELDS = ('include_cluster_authorized_operations', 'endpoint_type', 'include_fenced_brokers', )
 
     include_cluster_authorized_operations: bool
-    """bool, versions 0+."""
+    """True to have ClusterAuthorizedOperations filled in for the caller. (bool, versions 0+)"""
     endpoint_type: int
-    """int8, versions 1+; default 1."""
+    """Which nodes to list: 1 brokers, 2 controllers (KIP-919). (int8, versions 1+; default 1)"""
     include_fenced_brokers: bool
-    """bool, versions 2+."""
+    """True to list fenced brokers as well (KIP-1073). (bool, versions 2+)"""
 
     def __init__(
         self,
@@ -98,7 +99,7 @@ class DescribeClusterRequest(Struct):
 
 
 class DescribeClusterResponse(Struct):
-    """The DescribeClusterResponse struct of DescribeClusterResponse.
+    """DescribeCluster (API 60): cluster id, controller and nodes; v1 adds the endpoint type (brokers or controllers), v2 the fenced brokers (KIP-1073).
 
     Used in versions 0-2; flexible versions: 0+.
     """
@@ -113,24 +114,24 @@ class DescribeClusterResponse(Struct):
     _FIELDS = ('throttle_time_ms', 'error_code', 'error_message', 'endpoint_type', 'cluster_id', 'controller_id', 'brokers', 'cluster_authorized_operations', )
 
     throttle_time_ms: int
-    """int32, versions 0+."""
+    """Time in ms the answer was held back by a quota; 0 if it was not throttled. (int32, versions 0+)"""
     error_code: int
-    """int16, versions 0+."""
+    """Error for the request as a whole, e.g. MISMATCHED_ENDPOINT_TYPE; 0 if none. (int16, versions 0+)"""
     error_message: str | None
-    """string, versions 0+; nullable 0+; default null."""
+    """Text explaining ErrorCode; null when it is 0. (string, versions 0+; nullable 0+; default null)"""
     endpoint_type: int
-    """int8, versions 1+; default 1."""
+    """Which nodes Brokers lists: 1 brokers, 2 controllers. (int8, versions 1+; default 1)"""
     cluster_id: str
-    """string, versions 0+."""
+    """Cluster id from the answering node's meta.properties. (string, versions 0+)"""
     controller_id: int
-    """int32, versions 0+; default -1."""
+    """Asked at a controller: the quorum leader; asked at a broker: a random live broker. (int32, versions 0+; default -1)"""
     brokers: list[DescribeClusterResponse.DescribeClusterBroker]
-    """[]DescribeClusterBroker, versions 0+."""
+    """The listed nodes, brokers or controllers as EndpointType says. ([]DescribeClusterBroker, versions 0+)"""
     cluster_authorized_operations: int
-    """int32, versions 0+; default -2147483648."""
+    """Bit set of cluster operations the caller may perform; INT32_MIN when not asked for. (int32, versions 0+; default -2147483648)"""
 
     class DescribeClusterBroker(Struct):
-        """The DescribeClusterBroker struct of DescribeClusterResponse.
+        """The listed nodes, brokers or controllers as EndpointType says.
 
         Used in versions 0-2; flexible versions: 0+.
         """
@@ -142,15 +143,15 @@ class DescribeClusterResponse(Struct):
         _FIELDS = ('broker_id', 'host', 'port', 'rack', 'is_fenced', )
 
         broker_id: int
-        """int32, versions 0+."""
+        """Node id of the listed node. (int32, versions 0+)"""
         host: str
-        """string, versions 0+."""
+        """Host name or IP address the node is reached at. (string, versions 0+)"""
         port: int
-        """int32, versions 0+."""
+        """TCP port the node is reached at. (int32, versions 0+)"""
         rack: str | None
-        """string, versions 0+; nullable 0+; default null."""
+        """The node's rack setting (broker.rack), or null if unset. (string, versions 0+; nullable 0+; default null)"""
         is_fenced: bool
-        """bool, versions 2+."""
+        """Whether the controller currently fences this broker (KIP-1073). (bool, versions 2+)"""
 
         def __init__(
             self,
@@ -193,26 +194,26 @@ class DescribeClusterResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_DescribeClusterRequest_0: tuple[FieldEntry, ...] = (('EndpointType', False, ()), ('IncludeFencedBrokers', False, ()), ('IncludeClusterAuthorizedOperations', False, (('IncludeClusterAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_DescribeClusterRequest_1: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, (('IncludeClusterAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_DescribeClusterRequest_2: tuple[FieldEntry, ...] = (('IncludeFencedBrokers', False, ()), ('IncludeClusterAuthorizedOperations', False, (('IncludeClusterAuthorizedOperations', 1, '?'), ('EndpointType', 1, 'b'), )), ('<tagged fields>', False, ()), )
-_T_d_DescribeClusterRequest_3: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, (('IncludeClusterAuthorizedOperations', 1, '?'), ('EndpointType', 1, 'b'), )), ('<tagged fields>', False, ()), )
-_T_e_DescribeClusterRequest_4: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, (('IncludeClusterAuthorizedOperations', 1, '?'), ('EndpointType', 1, 'b'), ('IncludeFencedBrokers', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_DescribeClusterRequest_5: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, (('IncludeClusterAuthorizedOperations', 1, '?'), ('EndpointType', 1, 'b'), ('IncludeFencedBrokers', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_DescribeClusterResponse_DescribeClusterBroker_0: tuple[FieldEntry, ...] = (('IsFenced', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
-_T_d_DescribeClusterResponse_DescribeClusterBroker_1: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
-_T_e_DescribeClusterResponse_DescribeClusterBroker_2: tuple[FieldEntry, ...] = (('IsFenced', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
-_T_e_DescribeClusterResponse_DescribeClusterBroker_3: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('IsFenced', False, (('IsFenced', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_DescribeClusterResponse_DescribeClusterBroker_4: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('IsFenced', False, (('IsFenced', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_DescribeClusterResponse_5: tuple[FieldEntry, ...] = (('EndpointType', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Brokers', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_DescribeClusterResponse_6: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Brokers', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_DescribeClusterResponse_7: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('EndpointType', False, (('EndpointType', 1, 'b'), )), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Brokers', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_DescribeClusterResponse_8: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('EndpointType', False, (('EndpointType', 1, 'b'), )), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Brokers', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_DescribeClusterResponse_9: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('EndpointType', False, (('EndpointType', 1, 'b'), )), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Brokers', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_DescribeClusterResponse_10: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('EndpointType', False, (('EndpointType', 1, 'b'), )), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Brokers', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_DescribeClusterRequest_v0: tuple[FieldEntry, ...] = (('EndpointType', False, ()), ('IncludeFencedBrokers', False, ()), ('IncludeClusterAuthorizedOperations', False, (('IncludeClusterAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_DescribeClusterRequest_v0: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, (('IncludeClusterAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_DescribeClusterRequest_v1: tuple[FieldEntry, ...] = (('IncludeFencedBrokers', False, ()), ('IncludeClusterAuthorizedOperations', False, (('IncludeClusterAuthorizedOperations', 1, '?'), ('EndpointType', 1, 'b'), )), ('<tagged fields>', False, ()), )
+_T_d_DescribeClusterRequest_v1: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, (('IncludeClusterAuthorizedOperations', 1, '?'), ('EndpointType', 1, 'b'), )), ('<tagged fields>', False, ()), )
+_T_e_DescribeClusterRequest_v2: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, (('IncludeClusterAuthorizedOperations', 1, '?'), ('EndpointType', 1, 'b'), ('IncludeFencedBrokers', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_DescribeClusterRequest_v2: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, (('IncludeClusterAuthorizedOperations', 1, '?'), ('EndpointType', 1, 'b'), ('IncludeFencedBrokers', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_DescribeClusterResponse_DescribeClusterBroker_v0: tuple[FieldEntry, ...] = (('IsFenced', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
+_T_d_DescribeClusterResponse_DescribeClusterBroker_v0: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
+_T_e_DescribeClusterResponse_DescribeClusterBroker_v1: tuple[FieldEntry, ...] = (('IsFenced', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
+_T_e_DescribeClusterResponse_DescribeClusterBroker_v2: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('IsFenced', False, (('IsFenced', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_DescribeClusterResponse_DescribeClusterBroker_v2: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('IsFenced', False, (('IsFenced', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_DescribeClusterResponse_v0: tuple[FieldEntry, ...] = (('EndpointType', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Brokers', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_DescribeClusterResponse_v0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Brokers', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_DescribeClusterResponse_v1: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('EndpointType', False, (('EndpointType', 1, 'b'), )), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Brokers', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_DescribeClusterResponse_v1: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('EndpointType', False, (('EndpointType', 1, 'b'), )), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Brokers', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_DescribeClusterResponse_v2: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('EndpointType', False, (('EndpointType', 1, 'b'), )), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Brokers', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_DescribeClusterResponse_v2: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('EndpointType', False, (('EndpointType', 1, 'b'), )), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Brokers', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_DescribeClusterRequest_0(o: DescribeClusterRequest, out: bytearray) -> None:
+def _e_DescribeClusterRequest_v0(o: DescribeClusterRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -223,17 +224,17 @@ def _e_DescribeClusterRequest_0(o: DescribeClusterRequest, out: bytearray) -> No
         if o.include_fenced_brokers:
             raise absent_field(0)
         f = 2
-        out += _F0.pack(o.include_cluster_authorized_operations)
+        out += _F_o.pack(o.include_cluster_authorized_operations)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeClusterRequest_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeClusterRequest_v0, f, i) from None
 
 
-def _d_DescribeClusterRequest_1(buf: bytes, pos: int) -> tuple[DescribeClusterRequest, int]:
+def _d_DescribeClusterRequest_v0(buf: bytes, pos: int) -> tuple[DescribeClusterRequest, int]:
     o = new_struct(DescribeClusterRequest)
     f = 0
     i = -1
@@ -241,7 +242,7 @@ def _d_DescribeClusterRequest_1(buf: bytes, pos: int) -> tuple[DescribeClusterRe
         o.endpoint_type = 1
         o.include_fenced_brokers = False
         f = 0
-        o.include_cluster_authorized_operations, = _F0.unpack_from(buf, pos)
+        o.include_cluster_authorized_operations, = _F_o.unpack_from(buf, pos)
         pos += 1
         f = 1
         if buf[pos] == 0:
@@ -250,11 +251,11 @@ def _d_DescribeClusterRequest_1(buf: bytes, pos: int) -> tuple[DescribeClusterRe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeClusterRequest_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeClusterRequest_v0, f, i) from None
     return o, pos
 
 
-def _e_DescribeClusterRequest_2(o: DescribeClusterRequest, out: bytearray) -> None:
+def _e_DescribeClusterRequest_v1(o: DescribeClusterRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -262,24 +263,24 @@ def _e_DescribeClusterRequest_2(o: DescribeClusterRequest, out: bytearray) -> No
         if o.include_fenced_brokers:
             raise absent_field(1)
         f = 1
-        out += _F1.pack(o.include_cluster_authorized_operations, o.endpoint_type)
+        out += _F_ob.pack(o.include_cluster_authorized_operations, o.endpoint_type)
         f = 2
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeClusterRequest_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeClusterRequest_v1, f, i) from None
 
 
-def _d_DescribeClusterRequest_3(buf: bytes, pos: int) -> tuple[DescribeClusterRequest, int]:
+def _d_DescribeClusterRequest_v1(buf: bytes, pos: int) -> tuple[DescribeClusterRequest, int]:
     o = new_struct(DescribeClusterRequest)
     f = 0
     i = -1
     try:
         o.include_fenced_brokers = False
         f = 0
-        o.include_cluster_authorized_operations, o.endpoint_type, = _F1.unpack_from(buf, pos)
+        o.include_cluster_authorized_operations, o.endpoint_type, = _F_ob.unpack_from(buf, pos)
         pos += 2
         f = 1
         if buf[pos] == 0:
@@ -288,32 +289,32 @@ def _d_DescribeClusterRequest_3(buf: bytes, pos: int) -> tuple[DescribeClusterRe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeClusterRequest_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeClusterRequest_v1, f, i) from None
     return o, pos
 
 
-def _e_DescribeClusterRequest_4(o: DescribeClusterRequest, out: bytearray) -> None:
+def _e_DescribeClusterRequest_v2(o: DescribeClusterRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F2.pack(o.include_cluster_authorized_operations, o.endpoint_type, o.include_fenced_brokers)
+        out += _F_obo.pack(o.include_cluster_authorized_operations, o.endpoint_type, o.include_fenced_brokers)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeClusterRequest_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeClusterRequest_v2, f, i) from None
 
 
-def _d_DescribeClusterRequest_5(buf: bytes, pos: int) -> tuple[DescribeClusterRequest, int]:
+def _d_DescribeClusterRequest_v2(buf: bytes, pos: int) -> tuple[DescribeClusterRequest, int]:
     o = new_struct(DescribeClusterRequest)
     f = 0
     i = -1
     try:
         f = 0
-        o.include_cluster_authorized_operations, o.endpoint_type, o.include_fenced_brokers, = _F2.unpack_from(buf, pos)
+        o.include_cluster_authorized_operations, o.endpoint_type, o.include_fenced_brokers, = _F_obo.unpack_from(buf, pos)
         pos += 3
         f = 1
         if buf[pos] == 0:
@@ -322,11 +323,11 @@ def _d_DescribeClusterRequest_5(buf: bytes, pos: int) -> tuple[DescribeClusterRe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeClusterRequest_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeClusterRequest_v2, f, i) from None
     return o, pos
 
 
-def _e_DescribeClusterResponse_DescribeClusterBroker_0(o: DescribeClusterResponse.DescribeClusterBroker, out: bytearray) -> None:
+def _e_DescribeClusterResponse_DescribeClusterBroker_v0(o: DescribeClusterResponse.DescribeClusterBroker, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -334,11 +335,11 @@ def _e_DescribeClusterResponse_DescribeClusterBroker_0(o: DescribeClusterRespons
         if o.is_fenced:
             raise absent_field(0)
         f = 1
-        out += _F3.pack(o.broker_id)
+        out += _F_i.pack(o.broker_id)
         f = 2
         write_compact_string(out, o.host)
         f = 3
-        out += _F3.pack(o.port)
+        out += _F_i.pack(o.port)
         f = 4
         write_compact_nullable_string(out, o.rack)
         f = 5
@@ -347,22 +348,22 @@ def _e_DescribeClusterResponse_DescribeClusterBroker_0(o: DescribeClusterRespons
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeClusterResponse_DescribeClusterBroker_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeClusterResponse_DescribeClusterBroker_v0, f, i) from None
 
 
-def _d_DescribeClusterResponse_DescribeClusterBroker_1(buf: bytes, pos: int) -> tuple[DescribeClusterResponse.DescribeClusterBroker, int]:
+def _d_DescribeClusterResponse_DescribeClusterBroker_v0(buf: bytes, pos: int) -> tuple[DescribeClusterResponse.DescribeClusterBroker, int]:
     o = new_struct(DescribeClusterResponse.DescribeClusterBroker)
     f = 0
     i = -1
     try:
         o.is_fenced = False
         f = 0
-        o.broker_id, = _F3.unpack_from(buf, pos)
+        o.broker_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, = _F3.unpack_from(buf, pos)
+        o.port, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
         o.rack, pos = read_compact_nullable_string(buf, pos)
@@ -373,11 +374,11 @@ def _d_DescribeClusterResponse_DescribeClusterBroker_1(buf: bytes, pos: int) -> 
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeClusterResponse_DescribeClusterBroker_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeClusterResponse_DescribeClusterBroker_v0, f, i) from None
     return o, pos
 
 
-def _e_DescribeClusterResponse_DescribeClusterBroker_2(o: DescribeClusterResponse.DescribeClusterBroker, out: bytearray) -> None:
+def _e_DescribeClusterResponse_DescribeClusterBroker_v1(o: DescribeClusterResponse.DescribeClusterBroker, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -385,11 +386,11 @@ def _e_DescribeClusterResponse_DescribeClusterBroker_2(o: DescribeClusterRespons
         if o.is_fenced:
             raise absent_field(1)
         f = 1
-        out += _F3.pack(o.broker_id)
+        out += _F_i.pack(o.broker_id)
         f = 2
         write_compact_string(out, o.host)
         f = 3
-        out += _F3.pack(o.port)
+        out += _F_i.pack(o.port)
         f = 4
         write_compact_nullable_string(out, o.rack)
         f = 5
@@ -398,49 +399,49 @@ def _e_DescribeClusterResponse_DescribeClusterBroker_2(o: DescribeClusterRespons
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeClusterResponse_DescribeClusterBroker_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeClusterResponse_DescribeClusterBroker_v1, f, i) from None
 
 
-def _e_DescribeClusterResponse_DescribeClusterBroker_3(o: DescribeClusterResponse.DescribeClusterBroker, out: bytearray) -> None:
+def _e_DescribeClusterResponse_DescribeClusterBroker_v2(o: DescribeClusterResponse.DescribeClusterBroker, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F3.pack(o.broker_id)
+        out += _F_i.pack(o.broker_id)
         f = 1
         write_compact_string(out, o.host)
         f = 2
-        out += _F3.pack(o.port)
+        out += _F_i.pack(o.port)
         f = 3
         write_compact_nullable_string(out, o.rack)
         f = 4
-        out += _F0.pack(o.is_fenced)
+        out += _F_o.pack(o.is_fenced)
         f = 5
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeClusterResponse_DescribeClusterBroker_3, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeClusterResponse_DescribeClusterBroker_v2, f, i) from None
 
 
-def _d_DescribeClusterResponse_DescribeClusterBroker_4(buf: bytes, pos: int) -> tuple[DescribeClusterResponse.DescribeClusterBroker, int]:
+def _d_DescribeClusterResponse_DescribeClusterBroker_v2(buf: bytes, pos: int) -> tuple[DescribeClusterResponse.DescribeClusterBroker, int]:
     o = new_struct(DescribeClusterResponse.DescribeClusterBroker)
     f = 0
     i = -1
     try:
         f = 0
-        o.broker_id, = _F3.unpack_from(buf, pos)
+        o.broker_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, = _F3.unpack_from(buf, pos)
+        o.port, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
         o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 4
-        o.is_fenced, = _F0.unpack_from(buf, pos)
+        o.is_fenced, = _F_o.unpack_from(buf, pos)
         pos += 1
         f = 5
         if buf[pos] == 0:
@@ -449,11 +450,11 @@ def _d_DescribeClusterResponse_DescribeClusterBroker_4(buf: bytes, pos: int) -> 
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeClusterResponse_DescribeClusterBroker_4, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeClusterResponse_DescribeClusterBroker_v2, f, i) from None
     return o, pos
 
 
-def _e_DescribeClusterResponse_5(o: DescribeClusterResponse, out: bytearray) -> None:
+def _e_DescribeClusterResponse_v0(o: DescribeClusterResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -461,45 +462,45 @@ def _e_DescribeClusterResponse_5(o: DescribeClusterResponse, out: bytearray) -> 
         if o.endpoint_type != 1:
             raise absent_field(0)
         f = 1
-        out += _F4.pack(o.throttle_time_ms, o.error_code)
+        out += _F_ih.pack(o.throttle_time_ms, o.error_code)
         f = 2
         write_compact_nullable_string(out, o.error_message)
         f = 3
         write_compact_string(out, o.cluster_id)
         f = 4
-        out += _F3.pack(o.controller_id)
+        out += _F_i.pack(o.controller_id)
         f = 5
         v_brokers = o.brokers
         write_array_length(out, len(v_brokers), True)
         for i, item_brokers in enumerate(v_brokers):
-            _e_DescribeClusterResponse_DescribeClusterBroker_0(item_brokers, out)
+            _e_DescribeClusterResponse_DescribeClusterBroker_v0(item_brokers, out)
         i = -1
         f = 6
-        out += _F3.pack(o.cluster_authorized_operations)
+        out += _F_i.pack(o.cluster_authorized_operations)
         f = 7
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeClusterResponse_5, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeClusterResponse_v0, f, i) from None
 
 
-def _d_DescribeClusterResponse_6(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
+def _d_DescribeClusterResponse_v0(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
     o = new_struct(DescribeClusterResponse)
     f = 0
     i = -1
     try:
         o.endpoint_type = 1
         f = 0
-        o.throttle_time_ms, o.error_code, = _F4.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
         o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         o.cluster_id, pos = read_compact_string(buf, pos)
         f = 3
-        o.controller_id, = _F3.unpack_from(buf, pos)
+        o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 4
         i = -1
@@ -515,12 +516,12 @@ def _d_DescribeClusterResponse_6(buf: bytes, pos: int) -> tuple[DescribeClusterR
         else:
             items_brokers = []
             for i in range(n):
-                item_brokers, pos = _d_DescribeClusterResponse_DescribeClusterBroker_1(buf, pos)
+                item_brokers, pos = _d_DescribeClusterResponse_DescribeClusterBroker_v0(buf, pos)
                 items_brokers.append(item_brokers)
             o.brokers = items_brokers
             i = -1
         f = 5
-        o.cluster_authorized_operations, = _F3.unpack_from(buf, pos)
+        o.cluster_authorized_operations, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 6
         if buf[pos] == 0:
@@ -529,58 +530,58 @@ def _d_DescribeClusterResponse_6(buf: bytes, pos: int) -> tuple[DescribeClusterR
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeClusterResponse_6, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeClusterResponse_v0, f, i) from None
     return o, pos
 
 
-def _e_DescribeClusterResponse_7(o: DescribeClusterResponse, out: bytearray) -> None:
+def _e_DescribeClusterResponse_v1(o: DescribeClusterResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.throttle_time_ms, o.error_code)
+        out += _F_ih.pack(o.throttle_time_ms, o.error_code)
         f = 1
         write_compact_nullable_string(out, o.error_message)
         f = 2
-        out += _F5.pack(o.endpoint_type)
+        out += _F_b.pack(o.endpoint_type)
         f = 3
         write_compact_string(out, o.cluster_id)
         f = 4
-        out += _F3.pack(o.controller_id)
+        out += _F_i.pack(o.controller_id)
         f = 5
         v_brokers = o.brokers
         write_array_length(out, len(v_brokers), True)
         for i, item_brokers in enumerate(v_brokers):
-            _e_DescribeClusterResponse_DescribeClusterBroker_2(item_brokers, out)
+            _e_DescribeClusterResponse_DescribeClusterBroker_v1(item_brokers, out)
         i = -1
         f = 6
-        out += _F3.pack(o.cluster_authorized_operations)
+        out += _F_i.pack(o.cluster_authorized_operations)
         f = 7
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeClusterResponse_7, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeClusterResponse_v1, f, i) from None
 
 
-def _d_DescribeClusterResponse_8(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
+def _d_DescribeClusterResponse_v1(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
     o = new_struct(DescribeClusterResponse)
     f = 0
     i = -1
     try:
         f = 0
-        o.throttle_time_ms, o.error_code, = _F4.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
         o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
-        o.endpoint_type, = _F5.unpack_from(buf, pos)
+        o.endpoint_type, = _F_b.unpack_from(buf, pos)
         pos += 1
         f = 3
         o.cluster_id, pos = read_compact_string(buf, pos)
         f = 4
-        o.controller_id, = _F3.unpack_from(buf, pos)
+        o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 5
         i = -1
@@ -596,12 +597,12 @@ def _d_DescribeClusterResponse_8(buf: bytes, pos: int) -> tuple[DescribeClusterR
         else:
             items_brokers = []
             for i in range(n):
-                item_brokers, pos = _d_DescribeClusterResponse_DescribeClusterBroker_1(buf, pos)
+                item_brokers, pos = _d_DescribeClusterResponse_DescribeClusterBroker_v0(buf, pos)
                 items_brokers.append(item_brokers)
             o.brokers = items_brokers
             i = -1
         f = 6
-        o.cluster_authorized_operations, = _F3.unpack_from(buf, pos)
+        o.cluster_authorized_operations, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 7
         if buf[pos] == 0:
@@ -610,58 +611,58 @@ def _d_DescribeClusterResponse_8(buf: bytes, pos: int) -> tuple[DescribeClusterR
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeClusterResponse_8, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeClusterResponse_v1, f, i) from None
     return o, pos
 
 
-def _e_DescribeClusterResponse_9(o: DescribeClusterResponse, out: bytearray) -> None:
+def _e_DescribeClusterResponse_v2(o: DescribeClusterResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.throttle_time_ms, o.error_code)
+        out += _F_ih.pack(o.throttle_time_ms, o.error_code)
         f = 1
         write_compact_nullable_string(out, o.error_message)
         f = 2
-        out += _F5.pack(o.endpoint_type)
+        out += _F_b.pack(o.endpoint_type)
         f = 3
         write_compact_string(out, o.cluster_id)
         f = 4
-        out += _F3.pack(o.controller_id)
+        out += _F_i.pack(o.controller_id)
         f = 5
         v_brokers = o.brokers
         write_array_length(out, len(v_brokers), True)
         for i, item_brokers in enumerate(v_brokers):
-            _e_DescribeClusterResponse_DescribeClusterBroker_3(item_brokers, out)
+            _e_DescribeClusterResponse_DescribeClusterBroker_v2(item_brokers, out)
         i = -1
         f = 6
-        out += _F3.pack(o.cluster_authorized_operations)
+        out += _F_i.pack(o.cluster_authorized_operations)
         f = 7
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeClusterResponse_9, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeClusterResponse_v2, f, i) from None
 
 
-def _d_DescribeClusterResponse_10(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
+def _d_DescribeClusterResponse_v2(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
     o = new_struct(DescribeClusterResponse)
     f = 0
     i = -1
     try:
         f = 0
-        o.throttle_time_ms, o.error_code, = _F4.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
         o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
-        o.endpoint_type, = _F5.unpack_from(buf, pos)
+        o.endpoint_type, = _F_b.unpack_from(buf, pos)
         pos += 1
         f = 3
         o.cluster_id, pos = read_compact_string(buf, pos)
         f = 4
-        o.controller_id, = _F3.unpack_from(buf, pos)
+        o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 5
         i = -1
@@ -677,12 +678,12 @@ def _d_DescribeClusterResponse_10(buf: bytes, pos: int) -> tuple[DescribeCluster
         else:
             items_brokers = []
             for i in range(n):
-                item_brokers, pos = _d_DescribeClusterResponse_DescribeClusterBroker_4(buf, pos)
+                item_brokers, pos = _d_DescribeClusterResponse_DescribeClusterBroker_v2(buf, pos)
                 items_brokers.append(item_brokers)
             o.brokers = items_brokers
             i = -1
         f = 6
-        o.cluster_authorized_operations, = _F3.unpack_from(buf, pos)
+        o.cluster_authorized_operations, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 7
         if buf[pos] == 0:
@@ -691,13 +692,13 @@ def _d_DescribeClusterResponse_10(buf: bytes, pos: int) -> tuple[DescribeCluster
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeClusterResponse_10, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeClusterResponse_v2, f, i) from None
     return o, pos
 
 
-DescribeClusterRequest._ENCODERS = {0: _e_DescribeClusterRequest_0, 1: _e_DescribeClusterRequest_2, 2: _e_DescribeClusterRequest_4}
-DescribeClusterRequest._DECODERS = {0: _d_DescribeClusterRequest_1, 1: _d_DescribeClusterRequest_3, 2: _d_DescribeClusterRequest_5}
-DescribeClusterResponse._ENCODERS = {0: _e_DescribeClusterResponse_5, 1: _e_DescribeClusterResponse_7, 2: _e_DescribeClusterResponse_9}
-DescribeClusterResponse._DECODERS = {0: _d_DescribeClusterResponse_6, 1: _d_DescribeClusterResponse_8, 2: _d_DescribeClusterResponse_10}
-DescribeClusterResponse.DescribeClusterBroker._ENCODERS = {0: _e_DescribeClusterResponse_DescribeClusterBroker_0, 1: _e_DescribeClusterResponse_DescribeClusterBroker_2, 2: _e_DescribeClusterResponse_DescribeClusterBroker_3}
-DescribeClusterResponse.DescribeClusterBroker._DECODERS = {0: _d_DescribeClusterResponse_DescribeClusterBroker_1, 1: _d_DescribeClusterResponse_DescribeClusterBroker_1, 2: _d_DescribeClusterResponse_DescribeClusterBroker_4}
+DescribeClusterRequest._ENCODERS = {0: _e_DescribeClusterRequest_v0, 1: _e_DescribeClusterRequest_v1, 2: _e_DescribeClusterRequest_v2}
+DescribeClusterRequest._DECODERS = {0: _d_DescribeClusterRequest_v0, 1: _d_DescribeClusterRequest_v1, 2: _d_DescribeClusterRequest_v2}
+DescribeClusterResponse._ENCODERS = {0: _e_DescribeClusterResponse_v0, 1: _e_DescribeClusterResponse_v1, 2: _e_DescribeClusterResponse_v2}
+DescribeClusterResponse._DECODERS = {0: _d_DescribeClusterResponse_v0, 1: _d_DescribeClusterResponse_v1, 2: _d_DescribeClusterResponse_v2}
+DescribeClusterResponse.DescribeClusterBroker._ENCODERS = {0: _e_DescribeClusterResponse_DescribeClusterBroker_v0, 1: _e_DescribeClusterResponse_DescribeClusterBroker_v1, 2: _e_DescribeClusterResponse_DescribeClusterBroker_v2}
+DescribeClusterResponse.DescribeClusterBroker._DECODERS = {0: _d_DescribeClusterResponse_DescribeClusterBroker_v0, 1: _d_DescribeClusterResponse_DescribeClusterBroker_v0, 2: _d_DescribeClusterResponse_DescribeClusterBroker_v2}

@@ -53,15 +53,15 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['DescribeQuorumRequest', 'DescribeQuorumResponse']
 
-_F0 = _Packer('>i')
-_F1 = _Packer('>iq')
-_F2 = _Packer('>iqqq')
-_F3 = _Packer('>i16sqqq')
-_F4 = _Packer('>ihiiq')
-_F5 = _Packer('>ih')
-_F6 = _Packer('>iiq')
-_F7 = _Packer('>H')
-_F8 = _Packer('>h')
+_F_i = _Packer('>i')
+_F_iq = _Packer('>iq')
+_F_iqqq = _Packer('>iqqq')
+_F_iuqqq = _Packer('>i16sqqq')
+_F_ihiiq = _Packer('>ihiiq')
+_F_ih = _Packer('>ih')
+_F_iiq = _Packer('>iiq')
+_F_H = _Packer('>H')
+_F_h = _Packer('>h')
 
 
 class DescribeQuorumRequest(Struct):
@@ -76,14 +76,15 @@ class DescribeQuorumRequest(Struct):
     FLEXIBLE_FROM = 0
     KIND = 'request'
     API_KEY = 55
+    LISTENERS = ('broker', 'controller')
     HEADER_VERSIONS = {0: 2, 1: 2, 2: 2, 3: 2}
     _FIELDS = ('topics', )
 
     topics: list[DescribeQuorumRequest.TopicData]
-    """[]TopicData, versions 0+."""
+    """The topic to describe; the leader answers only for __cluster_metadata. ([]TopicData, versions 0+)"""
 
     class TopicData(Struct):
-        """The TopicData struct of DescribeQuorumRequest.
+        """The topic to describe; the leader answers only for __cluster_metadata.
 
         Used in versions 0-3; flexible versions: 0+.
         """
@@ -95,9 +96,9 @@ class DescribeQuorumRequest(Struct):
         _FIELDS = ('topic_name', 'partitions', )
 
         topic_name: str
-        """string, versions 0+."""
+        """Name of the metadata topic, __cluster_metadata. (string, versions 0+)"""
         partitions: list[DescribeQuorumRequest.PartitionData]
-        """[]PartitionData, versions 0+."""
+        """The partitions to describe; only partition 0 exists. ([]PartitionData, versions 0+)"""
 
         def __init__(
             self,
@@ -111,7 +112,7 @@ class DescribeQuorumRequest(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class PartitionData(Struct):
-        """The PartitionData struct of DescribeQuorumRequest.
+        """The partitions to describe; only partition 0 exists.
 
         Used in versions 0-3; flexible versions: 0+.
         """
@@ -123,7 +124,7 @@ class DescribeQuorumRequest(Struct):
         _FIELDS = ('partition_index', )
 
         partition_index: int
-        """int32, versions 0+."""
+        """Partition number within the topic; 0 for the metadata log. (int32, versions 0+)"""
 
         def __init__(
             self,
@@ -145,7 +146,7 @@ class DescribeQuorumRequest(Struct):
 
 
 class DescribeQuorumResponse(Struct):
-    """The DescribeQuorumResponse struct of DescribeQuorumResponse.
+    """DescribeQuorum (API 55): the quorum leader reports voters, observers and their progress. v1 adds fetch and caught-up times (KIP-836); v2 adds error messages, directory ids and node endpoints (KIP-853); v3 is the committed-voters proposal: CommittedVoters, the voter set as of the high watermark. Kafka releases up to 4.2 stop at v2.
 
     Used in versions 0-3; flexible versions: 0+.
     """
@@ -160,16 +161,16 @@ class DescribeQuorumResponse(Struct):
     _FIELDS = ('error_code', 'error_message', 'topics', 'nodes', )
 
     error_code: int
-    """int16, versions 0+."""
+    """Error for the request as a whole, e.g. CLUSTER_AUTHORIZATION_FAILED; 0 if none. (int16, versions 0+)"""
     error_message: str | None
-    """string, versions 2+; nullable 2+; ignorable."""
+    """Text explaining ErrorCode (KIP-853); null when it is 0. (string, versions 2+; nullable 2+; ignorable)"""
     topics: list[DescribeQuorumResponse.TopicData]
-    """[]TopicData, versions 0+."""
+    """The described topic with the state of its quorum. ([]TopicData, versions 0+)"""
     nodes: list[DescribeQuorumResponse.Node]
-    """[]Node, versions 2+."""
+    """Listeners of every voter, so tools can print and reach them (KIP-853). ([]Node, versions 2+)"""
 
     class TopicData(Struct):
-        """The TopicData struct of DescribeQuorumResponse.
+        """The described topic with the state of its quorum.
 
         Used in versions 0-3; flexible versions: 0+.
         """
@@ -181,9 +182,9 @@ class DescribeQuorumResponse(Struct):
         _FIELDS = ('topic_name', 'partitions', )
 
         topic_name: str
-        """string, versions 0+."""
+        """Name of the metadata topic, __cluster_metadata. (string, versions 0+)"""
         partitions: list[DescribeQuorumResponse.PartitionData]
-        """[]PartitionData, versions 0+."""
+        """Quorum state per described partition. ([]PartitionData, versions 0+)"""
 
         def __init__(
             self,
@@ -197,7 +198,7 @@ class DescribeQuorumResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class PartitionData(Struct):
-        """The PartitionData struct of DescribeQuorumResponse.
+        """Quorum state per described partition.
 
         Used in versions 0-3; flexible versions: 0+.
         """
@@ -209,23 +210,23 @@ class DescribeQuorumResponse(Struct):
         _FIELDS = ('partition_index', 'error_code', 'error_message', 'leader_id', 'leader_epoch', 'high_watermark', 'current_voters', 'committed_voters', 'observers', )
 
         partition_index: int
-        """int32, versions 0+."""
+        """Partition number within the topic; 0 for the metadata log. (int32, versions 0+)"""
         error_code: int
-        """int16, versions 0+."""
+        """Error for this partition, e.g. NOT_LEADER_OR_FOLLOWER when not asked at the leader. (int16, versions 0+)"""
         error_message: str | None
-        """string, versions 2+; nullable 2+; ignorable."""
+        """Text explaining this partition's ErrorCode (KIP-853); null when it is 0. (string, versions 2+; nullable 2+; ignorable)"""
         leader_id: int
-        """int32, versions 0+."""
+        """Node id of the quorum leader, -1 if unknown. (int32, versions 0+)"""
         leader_epoch: int
-        """int32, versions 0+."""
+        """Epoch of the current leader. (int32, versions 0+)"""
         high_watermark: int
-        """int64, versions 0+."""
+        """Offset below which the log is committed; -1 while the new leader has none yet. (int64, versions 0+)"""
         current_voters: list[DescribeQuorumResponse.ReplicaState]
-        """[]ReplicaState, versions 0+."""
+        """Voters of the latest voter set, committed or not, with their replication progress. ([]ReplicaState, versions 0+)"""
         committed_voters: list[DescribeQuorumResponse.ReplicaState]
-        """[]ReplicaState, versions 3+; ignorable."""
+        """Voters of the last committed voter set (draft v3), to tell a pending change apart. ([]ReplicaState, versions 3+; ignorable)"""
         observers: list[DescribeQuorumResponse.ReplicaState]
-        """[]ReplicaState, versions 0+."""
+        """Replicas that fetch but do not vote: brokers and controllers not yet added. ([]ReplicaState, versions 0+)"""
 
         def __init__(
             self,
@@ -265,15 +266,15 @@ class DescribeQuorumResponse(Struct):
         _FIELDS = ('replica_id', 'replica_directory_id', 'log_end_offset', 'last_fetch_timestamp', 'last_caught_up_timestamp', )
 
         replica_id: int
-        """int32, versions 0+."""
+        """Node id of the replica this state describes. (int32, versions 0+)"""
         replica_directory_id: Uuid
-        """uuid, versions 2+."""
+        """Log directory id of the replica (KIP-853); all zeros if unknown, as in a static quorum. (uuid, versions 2+)"""
         log_end_offset: int
-        """int64, versions 0+."""
+        """Last log end offset the leader saw from the replica (its own for itself); -1 if unknown. (int64, versions 0+)"""
         last_fetch_timestamp: int
-        """int64, versions 1+; ignorable; default -1."""
+        """Leader clock (ms) at the replica's last fetch (KIP-836); now for the leader, else -1. (int64, versions 1+; ignorable; default -1)"""
         last_caught_up_timestamp: int
-        """int64, versions 1+; ignorable; default -1."""
+        """Leader clock (ms) when the replica last caught up to the leader's log end; -1 if unknown. (int64, versions 1+; ignorable; default -1)"""
 
         def __init__(
             self,
@@ -293,7 +294,7 @@ class DescribeQuorumResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class Node(Struct):
-        """The Node struct of DescribeQuorumResponse.
+        """Listeners of every voter, so tools can print and reach them (KIP-853).
 
         Used in versions 2-3; flexible versions: 0+.
         """
@@ -305,9 +306,9 @@ class DescribeQuorumResponse(Struct):
         _FIELDS = ('node_id', 'listeners', )
 
         node_id: int
-        """int32, versions 2+."""
+        """Node id of the voter these listeners belong to. (int32, versions 2+)"""
         listeners: list[DescribeQuorumResponse.Listener]
-        """[]Listener, versions 2+."""
+        """The voter's controller listeners. ([]Listener, versions 2+)"""
 
         def __init__(
             self,
@@ -321,7 +322,7 @@ class DescribeQuorumResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class Listener(Struct):
-        """The Listener struct of DescribeQuorumResponse.
+        """The voter's controller listeners.
 
         Used in versions 2-3; flexible versions: 0+.
         """
@@ -333,11 +334,11 @@ class DescribeQuorumResponse(Struct):
         _FIELDS = ('name', 'host', 'port', )
 
         name: str
-        """string, versions 2+."""
+        """Listener name, one of the voter's controller.listener.names. (string, versions 2+)"""
         host: str
-        """string, versions 2+."""
+        """Host name or IP address of the listener. (string, versions 2+)"""
         port: int
-        """uint16, versions 2+."""
+        """TCP port of the listener. (uint16, versions 2+)"""
 
         def __init__(
             self,
@@ -368,70 +369,70 @@ class DescribeQuorumResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_DescribeQuorumRequest_PartitionData_0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumRequest_PartitionData_1: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumRequest_TopicData_2: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumRequest_TopicData_3: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumRequest_4: tuple[FieldEntry, ...] = (('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumRequest_5: tuple[FieldEntry, ...] = (('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumResponse_ReplicaState_0: tuple[FieldEntry, ...] = (('ReplicaDirectoryId', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('LogEndOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumResponse_ReplicaState_1: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('LogEndOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumResponse_ReplicaState_2: tuple[FieldEntry, ...] = (('ReplicaDirectoryId', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('LogEndOffset', 8, 'q'), ('LastFetchTimestamp', 8, 'q'), ('LastCaughtUpTimestamp', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumResponse_ReplicaState_3: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('LogEndOffset', 8, 'q'), ('LastFetchTimestamp', 8, 'q'), ('LastCaughtUpTimestamp', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumResponse_ReplicaState_4: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('ReplicaDirectoryId', 16, '16s'), ('LogEndOffset', 8, 'q'), ('LastFetchTimestamp', 8, 'q'), ('LastCaughtUpTimestamp', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumResponse_ReplicaState_5: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('ReplicaDirectoryId', 16, '16s'), ('LogEndOffset', 8, 'q'), ('LastFetchTimestamp', 8, 'q'), ('LastCaughtUpTimestamp', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumResponse_PartitionData_6: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('HighWatermark', 8, 'q'), )), ('CurrentVoters', True, ()), ('Observers', True, ()), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumResponse_PartitionData_7: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('HighWatermark', 8, 'q'), )), ('CurrentVoters', True, ()), ('Observers', True, ()), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumResponse_PartitionData_8: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('HighWatermark', 8, 'q'), )), ('CurrentVoters', True, ()), ('Observers', True, ()), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumResponse_PartitionData_9: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('HighWatermark', 8, 'q'), )), ('CurrentVoters', True, ()), ('Observers', True, ()), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumResponse_PartitionData_10: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('HighWatermark', 8, 'q'), )), ('CurrentVoters', True, ()), ('Observers', True, ()), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumResponse_PartitionData_11: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('HighWatermark', 8, 'q'), )), ('CurrentVoters', True, ()), ('Observers', True, ()), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumResponse_PartitionData_12: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('HighWatermark', 8, 'q'), )), ('CurrentVoters', True, ()), ('CommittedVoters', True, ()), ('Observers', True, ()), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumResponse_PartitionData_13: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('HighWatermark', 8, 'q'), )), ('CurrentVoters', True, ()), ('CommittedVoters', True, ()), ('Observers', True, ()), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumResponse_TopicData_14: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumResponse_TopicData_15: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumResponse_TopicData_16: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumResponse_TopicData_17: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumResponse_TopicData_18: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumResponse_TopicData_19: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumResponse_TopicData_20: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumResponse_TopicData_21: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumResponse_Listener_22: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumResponse_Listener_23: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumResponse_Node_24: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Listeners', True, ()), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumResponse_Node_25: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Listeners', True, ()), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumResponse_26: tuple[FieldEntry, ...] = (('Nodes', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumResponse_27: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumResponse_28: tuple[FieldEntry, ...] = (('Nodes', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumResponse_29: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumResponse_30: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('Topics', True, ()), ('Nodes', True, ()), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumResponse_31: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('Topics', True, ()), ('Nodes', True, ()), ('<tagged fields>', False, ()), )
-_T_e_DescribeQuorumResponse_32: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('Topics', True, ()), ('Nodes', True, ()), ('<tagged fields>', False, ()), )
-_T_d_DescribeQuorumResponse_33: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('Topics', True, ()), ('Nodes', True, ()), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumRequest_PartitionData_v0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumRequest_PartitionData_v0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumRequest_TopicData_v0: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumRequest_TopicData_v0: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumRequest_v0: tuple[FieldEntry, ...] = (('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumRequest_v0: tuple[FieldEntry, ...] = (('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumResponse_ReplicaState_v0: tuple[FieldEntry, ...] = (('ReplicaDirectoryId', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('LogEndOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumResponse_ReplicaState_v0: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('LogEndOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumResponse_ReplicaState_v1: tuple[FieldEntry, ...] = (('ReplicaDirectoryId', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('LogEndOffset', 8, 'q'), ('LastFetchTimestamp', 8, 'q'), ('LastCaughtUpTimestamp', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumResponse_ReplicaState_v1: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('LogEndOffset', 8, 'q'), ('LastFetchTimestamp', 8, 'q'), ('LastCaughtUpTimestamp', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumResponse_ReplicaState_v2: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('ReplicaDirectoryId', 16, '16s'), ('LogEndOffset', 8, 'q'), ('LastFetchTimestamp', 8, 'q'), ('LastCaughtUpTimestamp', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumResponse_ReplicaState_v2: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('ReplicaDirectoryId', 16, '16s'), ('LogEndOffset', 8, 'q'), ('LastFetchTimestamp', 8, 'q'), ('LastCaughtUpTimestamp', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumResponse_PartitionData_v0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('HighWatermark', 8, 'q'), )), ('CurrentVoters', True, ()), ('Observers', True, ()), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumResponse_PartitionData_v0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('HighWatermark', 8, 'q'), )), ('CurrentVoters', True, ()), ('Observers', True, ()), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumResponse_PartitionData_v1: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('HighWatermark', 8, 'q'), )), ('CurrentVoters', True, ()), ('Observers', True, ()), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumResponse_PartitionData_v1: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('HighWatermark', 8, 'q'), )), ('CurrentVoters', True, ()), ('Observers', True, ()), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumResponse_PartitionData_v2: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('HighWatermark', 8, 'q'), )), ('CurrentVoters', True, ()), ('Observers', True, ()), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumResponse_PartitionData_v2: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('HighWatermark', 8, 'q'), )), ('CurrentVoters', True, ()), ('Observers', True, ()), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumResponse_PartitionData_v3: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('HighWatermark', 8, 'q'), )), ('CurrentVoters', True, ()), ('CommittedVoters', True, ()), ('Observers', True, ()), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumResponse_PartitionData_v3: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('HighWatermark', 8, 'q'), )), ('CurrentVoters', True, ()), ('CommittedVoters', True, ()), ('Observers', True, ()), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumResponse_TopicData_v0: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumResponse_TopicData_v0: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumResponse_TopicData_v1: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumResponse_TopicData_v1: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumResponse_TopicData_v2: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumResponse_TopicData_v2: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumResponse_TopicData_v3: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumResponse_TopicData_v3: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumResponse_Listener_v2: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumResponse_Listener_v2: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumResponse_Node_v2: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Listeners', True, ()), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumResponse_Node_v2: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Listeners', True, ()), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumResponse_v0: tuple[FieldEntry, ...] = (('Nodes', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumResponse_v0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumResponse_v1: tuple[FieldEntry, ...] = (('Nodes', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumResponse_v1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumResponse_v2: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('Topics', True, ()), ('Nodes', True, ()), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumResponse_v2: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('Topics', True, ()), ('Nodes', True, ()), ('<tagged fields>', False, ()), )
+_T_e_DescribeQuorumResponse_v3: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('Topics', True, ()), ('Nodes', True, ()), ('<tagged fields>', False, ()), )
+_T_d_DescribeQuorumResponse_v3: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('Topics', True, ()), ('Nodes', True, ()), ('<tagged fields>', False, ()), )
 
 
-def _e_DescribeQuorumRequest_PartitionData_0(o: DescribeQuorumRequest.PartitionData, out: bytearray) -> None:
+def _e_DescribeQuorumRequest_PartitionData_v0(o: DescribeQuorumRequest.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.partition_index)
+        out += _F_i.pack(o.partition_index)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumRequest_PartitionData_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumRequest_PartitionData_v0, f, i) from None
 
 
-def _d_DescribeQuorumRequest_PartitionData_1(buf: bytes, pos: int) -> tuple[DescribeQuorumRequest.PartitionData, int]:
+def _d_DescribeQuorumRequest_PartitionData_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumRequest.PartitionData, int]:
     o = new_struct(DescribeQuorumRequest.PartitionData)
     f = 0
     i = -1
     try:
         f = 0
-        o.partition_index, = _F0.unpack_from(buf, pos)
+        o.partition_index, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         if buf[pos] == 0:
@@ -440,11 +441,11 @@ def _d_DescribeQuorumRequest_PartitionData_1(buf: bytes, pos: int) -> tuple[Desc
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumRequest_PartitionData_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumRequest_PartitionData_v0, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumRequest_TopicData_2(o: DescribeQuorumRequest.TopicData, out: bytearray) -> None:
+def _e_DescribeQuorumRequest_TopicData_v0(o: DescribeQuorumRequest.TopicData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -454,7 +455,7 @@ def _e_DescribeQuorumRequest_TopicData_2(o: DescribeQuorumRequest.TopicData, out
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_DescribeQuorumRequest_PartitionData_0(item_partitions, out)
+            _e_DescribeQuorumRequest_PartitionData_v0(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -462,10 +463,10 @@ def _e_DescribeQuorumRequest_TopicData_2(o: DescribeQuorumRequest.TopicData, out
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumRequest_TopicData_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumRequest_TopicData_v0, f, i) from None
 
 
-def _d_DescribeQuorumRequest_TopicData_3(buf: bytes, pos: int) -> tuple[DescribeQuorumRequest.TopicData, int]:
+def _d_DescribeQuorumRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumRequest.TopicData, int]:
     o = new_struct(DescribeQuorumRequest.TopicData)
     f = 0
     i = -1
@@ -486,7 +487,7 @@ def _d_DescribeQuorumRequest_TopicData_3(buf: bytes, pos: int) -> tuple[Describe
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_DescribeQuorumRequest_PartitionData_1(buf, pos)
+                item_partitions, pos = _d_DescribeQuorumRequest_PartitionData_v0(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -497,11 +498,11 @@ def _d_DescribeQuorumRequest_TopicData_3(buf: bytes, pos: int) -> tuple[Describe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumRequest_TopicData_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumRequest_TopicData_v0, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumRequest_4(o: DescribeQuorumRequest, out: bytearray) -> None:
+def _e_DescribeQuorumRequest_v0(o: DescribeQuorumRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -509,7 +510,7 @@ def _e_DescribeQuorumRequest_4(o: DescribeQuorumRequest, out: bytearray) -> None
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_DescribeQuorumRequest_TopicData_2(item_topics, out)
+            _e_DescribeQuorumRequest_TopicData_v0(item_topics, out)
         i = -1
         f = 1
         if o.unknown_tagged_fields:
@@ -517,10 +518,10 @@ def _e_DescribeQuorumRequest_4(o: DescribeQuorumRequest, out: bytearray) -> None
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumRequest_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumRequest_v0, f, i) from None
 
 
-def _d_DescribeQuorumRequest_5(buf: bytes, pos: int) -> tuple[DescribeQuorumRequest, int]:
+def _d_DescribeQuorumRequest_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumRequest, int]:
     o = new_struct(DescribeQuorumRequest)
     f = 0
     i = -1
@@ -539,7 +540,7 @@ def _d_DescribeQuorumRequest_5(buf: bytes, pos: int) -> tuple[DescribeQuorumRequ
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_DescribeQuorumRequest_TopicData_3(buf, pos)
+                item_topics, pos = _d_DescribeQuorumRequest_TopicData_v0(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -550,11 +551,11 @@ def _d_DescribeQuorumRequest_5(buf: bytes, pos: int) -> tuple[DescribeQuorumRequ
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumRequest_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumRequest_v0, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumResponse_ReplicaState_0(o: DescribeQuorumResponse.ReplicaState, out: bytearray) -> None:
+def _e_DescribeQuorumResponse_ReplicaState_v0(o: DescribeQuorumResponse.ReplicaState, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -562,17 +563,17 @@ def _e_DescribeQuorumResponse_ReplicaState_0(o: DescribeQuorumResponse.ReplicaSt
         if o.replica_directory_id != ZERO_UUID:
             raise absent_field(0)
         f = 1
-        out += _F1.pack(o.replica_id, o.log_end_offset)
+        out += _F_iq.pack(o.replica_id, o.log_end_offset)
         f = 2
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_ReplicaState_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_ReplicaState_v0, f, i) from None
 
 
-def _d_DescribeQuorumResponse_ReplicaState_1(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.ReplicaState, int]:
+def _d_DescribeQuorumResponse_ReplicaState_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.ReplicaState, int]:
     o = new_struct(DescribeQuorumResponse.ReplicaState)
     f = 0
     i = -1
@@ -581,7 +582,7 @@ def _d_DescribeQuorumResponse_ReplicaState_1(buf: bytes, pos: int) -> tuple[Desc
         o.last_fetch_timestamp = -1
         o.last_caught_up_timestamp = -1
         f = 0
-        o.replica_id, o.log_end_offset, = _F1.unpack_from(buf, pos)
+        o.replica_id, o.log_end_offset, = _F_iq.unpack_from(buf, pos)
         pos += 12
         f = 1
         if buf[pos] == 0:
@@ -590,11 +591,11 @@ def _d_DescribeQuorumResponse_ReplicaState_1(buf: bytes, pos: int) -> tuple[Desc
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_ReplicaState_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_ReplicaState_v0, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumResponse_ReplicaState_2(o: DescribeQuorumResponse.ReplicaState, out: bytearray) -> None:
+def _e_DescribeQuorumResponse_ReplicaState_v1(o: DescribeQuorumResponse.ReplicaState, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -602,24 +603,24 @@ def _e_DescribeQuorumResponse_ReplicaState_2(o: DescribeQuorumResponse.ReplicaSt
         if o.replica_directory_id != ZERO_UUID:
             raise absent_field(1)
         f = 1
-        out += _F2.pack(o.replica_id, o.log_end_offset, o.last_fetch_timestamp, o.last_caught_up_timestamp)
+        out += _F_iqqq.pack(o.replica_id, o.log_end_offset, o.last_fetch_timestamp, o.last_caught_up_timestamp)
         f = 2
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_ReplicaState_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_ReplicaState_v1, f, i) from None
 
 
-def _d_DescribeQuorumResponse_ReplicaState_3(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.ReplicaState, int]:
+def _d_DescribeQuorumResponse_ReplicaState_v1(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.ReplicaState, int]:
     o = new_struct(DescribeQuorumResponse.ReplicaState)
     f = 0
     i = -1
     try:
         o.replica_directory_id = ZERO_UUID
         f = 0
-        o.replica_id, o.log_end_offset, o.last_fetch_timestamp, o.last_caught_up_timestamp, = _F2.unpack_from(buf, pos)
+        o.replica_id, o.log_end_offset, o.last_fetch_timestamp, o.last_caught_up_timestamp, = _F_iqqq.unpack_from(buf, pos)
         pos += 28
         f = 1
         if buf[pos] == 0:
@@ -628,32 +629,32 @@ def _d_DescribeQuorumResponse_ReplicaState_3(buf: bytes, pos: int) -> tuple[Desc
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_ReplicaState_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_ReplicaState_v1, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumResponse_ReplicaState_4(o: DescribeQuorumResponse.ReplicaState, out: bytearray) -> None:
+def _e_DescribeQuorumResponse_ReplicaState_v2(o: DescribeQuorumResponse.ReplicaState, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F3.pack(o.replica_id, o.replica_directory_id.bytes, o.log_end_offset, o.last_fetch_timestamp, o.last_caught_up_timestamp)
+        out += _F_iuqqq.pack(o.replica_id, o.replica_directory_id.bytes, o.log_end_offset, o.last_fetch_timestamp, o.last_caught_up_timestamp)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_ReplicaState_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_ReplicaState_v2, f, i) from None
 
 
-def _d_DescribeQuorumResponse_ReplicaState_5(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.ReplicaState, int]:
+def _d_DescribeQuorumResponse_ReplicaState_v2(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.ReplicaState, int]:
     o = new_struct(DescribeQuorumResponse.ReplicaState)
     f = 0
     i = -1
     try:
         f = 0
-        o.replica_id, u1, o.log_end_offset, o.last_fetch_timestamp, o.last_caught_up_timestamp, = _F3.unpack_from(buf, pos)
+        o.replica_id, u1, o.log_end_offset, o.last_fetch_timestamp, o.last_caught_up_timestamp, = _F_iuqqq.unpack_from(buf, pos)
         o.replica_directory_id = uuid_from_wire(u1)
         pos += 44
         f = 1
@@ -663,27 +664,27 @@ def _d_DescribeQuorumResponse_ReplicaState_5(buf: bytes, pos: int) -> tuple[Desc
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_ReplicaState_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_ReplicaState_v2, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumResponse_PartitionData_6(o: DescribeQuorumResponse.PartitionData, out: bytearray) -> None:
+def _e_DescribeQuorumResponse_PartitionData_v0(o: DescribeQuorumResponse.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.high_watermark)
+        out += _F_ihiiq.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.high_watermark)
         f = 1
         v_current_voters = o.current_voters
         write_array_length(out, len(v_current_voters), True)
         for i, item_current_voters in enumerate(v_current_voters):
-            _e_DescribeQuorumResponse_ReplicaState_0(item_current_voters, out)
+            _e_DescribeQuorumResponse_ReplicaState_v0(item_current_voters, out)
         i = -1
         f = 2
         v_observers = o.observers
         write_array_length(out, len(v_observers), True)
         for i, item_observers in enumerate(v_observers):
-            _e_DescribeQuorumResponse_ReplicaState_0(item_observers, out)
+            _e_DescribeQuorumResponse_ReplicaState_v0(item_observers, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
@@ -691,10 +692,10 @@ def _e_DescribeQuorumResponse_PartitionData_6(o: DescribeQuorumResponse.Partitio
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_PartitionData_6, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_PartitionData_v0, f, i) from None
 
 
-def _d_DescribeQuorumResponse_PartitionData_7(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.PartitionData, int]:
+def _d_DescribeQuorumResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.PartitionData, int]:
     o = new_struct(DescribeQuorumResponse.PartitionData)
     f = 0
     i = -1
@@ -702,7 +703,7 @@ def _d_DescribeQuorumResponse_PartitionData_7(buf: bytes, pos: int) -> tuple[Des
         o.error_message = ""
         o.committed_voters = []
         f = 0
-        o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.high_watermark, = _F4.unpack_from(buf, pos)
+        o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.high_watermark, = _F_ihiiq.unpack_from(buf, pos)
         pos += 22
         f = 1
         i = -1
@@ -718,7 +719,7 @@ def _d_DescribeQuorumResponse_PartitionData_7(buf: bytes, pos: int) -> tuple[Des
         else:
             items_current_voters = []
             for i in range(n):
-                item_current_voters, pos = _d_DescribeQuorumResponse_ReplicaState_1(buf, pos)
+                item_current_voters, pos = _d_DescribeQuorumResponse_ReplicaState_v0(buf, pos)
                 items_current_voters.append(item_current_voters)
             o.current_voters = items_current_voters
             i = -1
@@ -736,7 +737,7 @@ def _d_DescribeQuorumResponse_PartitionData_7(buf: bytes, pos: int) -> tuple[Des
         else:
             items_observers = []
             for i in range(n):
-                item_observers, pos = _d_DescribeQuorumResponse_ReplicaState_1(buf, pos)
+                item_observers, pos = _d_DescribeQuorumResponse_ReplicaState_v0(buf, pos)
                 items_observers.append(item_observers)
             o.observers = items_observers
             i = -1
@@ -747,27 +748,27 @@ def _d_DescribeQuorumResponse_PartitionData_7(buf: bytes, pos: int) -> tuple[Des
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_PartitionData_7, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_PartitionData_v0, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumResponse_PartitionData_8(o: DescribeQuorumResponse.PartitionData, out: bytearray) -> None:
+def _e_DescribeQuorumResponse_PartitionData_v1(o: DescribeQuorumResponse.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.high_watermark)
+        out += _F_ihiiq.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.high_watermark)
         f = 1
         v_current_voters = o.current_voters
         write_array_length(out, len(v_current_voters), True)
         for i, item_current_voters in enumerate(v_current_voters):
-            _e_DescribeQuorumResponse_ReplicaState_2(item_current_voters, out)
+            _e_DescribeQuorumResponse_ReplicaState_v1(item_current_voters, out)
         i = -1
         f = 2
         v_observers = o.observers
         write_array_length(out, len(v_observers), True)
         for i, item_observers in enumerate(v_observers):
-            _e_DescribeQuorumResponse_ReplicaState_2(item_observers, out)
+            _e_DescribeQuorumResponse_ReplicaState_v1(item_observers, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
@@ -775,10 +776,10 @@ def _e_DescribeQuorumResponse_PartitionData_8(o: DescribeQuorumResponse.Partitio
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_PartitionData_8, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_PartitionData_v1, f, i) from None
 
 
-def _d_DescribeQuorumResponse_PartitionData_9(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.PartitionData, int]:
+def _d_DescribeQuorumResponse_PartitionData_v1(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.PartitionData, int]:
     o = new_struct(DescribeQuorumResponse.PartitionData)
     f = 0
     i = -1
@@ -786,7 +787,7 @@ def _d_DescribeQuorumResponse_PartitionData_9(buf: bytes, pos: int) -> tuple[Des
         o.error_message = ""
         o.committed_voters = []
         f = 0
-        o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.high_watermark, = _F4.unpack_from(buf, pos)
+        o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.high_watermark, = _F_ihiiq.unpack_from(buf, pos)
         pos += 22
         f = 1
         i = -1
@@ -802,7 +803,7 @@ def _d_DescribeQuorumResponse_PartitionData_9(buf: bytes, pos: int) -> tuple[Des
         else:
             items_current_voters = []
             for i in range(n):
-                item_current_voters, pos = _d_DescribeQuorumResponse_ReplicaState_3(buf, pos)
+                item_current_voters, pos = _d_DescribeQuorumResponse_ReplicaState_v1(buf, pos)
                 items_current_voters.append(item_current_voters)
             o.current_voters = items_current_voters
             i = -1
@@ -820,7 +821,7 @@ def _d_DescribeQuorumResponse_PartitionData_9(buf: bytes, pos: int) -> tuple[Des
         else:
             items_observers = []
             for i in range(n):
-                item_observers, pos = _d_DescribeQuorumResponse_ReplicaState_3(buf, pos)
+                item_observers, pos = _d_DescribeQuorumResponse_ReplicaState_v1(buf, pos)
                 items_observers.append(item_observers)
             o.observers = items_observers
             i = -1
@@ -831,31 +832,31 @@ def _d_DescribeQuorumResponse_PartitionData_9(buf: bytes, pos: int) -> tuple[Des
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_PartitionData_9, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_PartitionData_v1, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumResponse_PartitionData_10(o: DescribeQuorumResponse.PartitionData, out: bytearray) -> None:
+def _e_DescribeQuorumResponse_PartitionData_v2(o: DescribeQuorumResponse.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.partition_index, o.error_code)
+        out += _F_ih.pack(o.partition_index, o.error_code)
         f = 1
         write_compact_nullable_string(out, o.error_message)
         f = 2
-        out += _F6.pack(o.leader_id, o.leader_epoch, o.high_watermark)
+        out += _F_iiq.pack(o.leader_id, o.leader_epoch, o.high_watermark)
         f = 3
         v_current_voters = o.current_voters
         write_array_length(out, len(v_current_voters), True)
         for i, item_current_voters in enumerate(v_current_voters):
-            _e_DescribeQuorumResponse_ReplicaState_4(item_current_voters, out)
+            _e_DescribeQuorumResponse_ReplicaState_v2(item_current_voters, out)
         i = -1
         f = 4
         v_observers = o.observers
         write_array_length(out, len(v_observers), True)
         for i, item_observers in enumerate(v_observers):
-            _e_DescribeQuorumResponse_ReplicaState_4(item_observers, out)
+            _e_DescribeQuorumResponse_ReplicaState_v2(item_observers, out)
         i = -1
         f = 5
         if o.unknown_tagged_fields:
@@ -863,22 +864,22 @@ def _e_DescribeQuorumResponse_PartitionData_10(o: DescribeQuorumResponse.Partiti
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_PartitionData_10, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_PartitionData_v2, f, i) from None
 
 
-def _d_DescribeQuorumResponse_PartitionData_11(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.PartitionData, int]:
+def _d_DescribeQuorumResponse_PartitionData_v2(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.PartitionData, int]:
     o = new_struct(DescribeQuorumResponse.PartitionData)
     f = 0
     i = -1
     try:
         o.committed_voters = []
         f = 0
-        o.partition_index, o.error_code, = _F5.unpack_from(buf, pos)
+        o.partition_index, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
         o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
-        o.leader_id, o.leader_epoch, o.high_watermark, = _F6.unpack_from(buf, pos)
+        o.leader_id, o.leader_epoch, o.high_watermark, = _F_iiq.unpack_from(buf, pos)
         pos += 16
         f = 3
         i = -1
@@ -894,7 +895,7 @@ def _d_DescribeQuorumResponse_PartitionData_11(buf: bytes, pos: int) -> tuple[De
         else:
             items_current_voters = []
             for i in range(n):
-                item_current_voters, pos = _d_DescribeQuorumResponse_ReplicaState_5(buf, pos)
+                item_current_voters, pos = _d_DescribeQuorumResponse_ReplicaState_v2(buf, pos)
                 items_current_voters.append(item_current_voters)
             o.current_voters = items_current_voters
             i = -1
@@ -912,7 +913,7 @@ def _d_DescribeQuorumResponse_PartitionData_11(buf: bytes, pos: int) -> tuple[De
         else:
             items_observers = []
             for i in range(n):
-                item_observers, pos = _d_DescribeQuorumResponse_ReplicaState_5(buf, pos)
+                item_observers, pos = _d_DescribeQuorumResponse_ReplicaState_v2(buf, pos)
                 items_observers.append(item_observers)
             o.observers = items_observers
             i = -1
@@ -923,37 +924,37 @@ def _d_DescribeQuorumResponse_PartitionData_11(buf: bytes, pos: int) -> tuple[De
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_PartitionData_11, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_PartitionData_v2, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumResponse_PartitionData_12(o: DescribeQuorumResponse.PartitionData, out: bytearray) -> None:
+def _e_DescribeQuorumResponse_PartitionData_v3(o: DescribeQuorumResponse.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.partition_index, o.error_code)
+        out += _F_ih.pack(o.partition_index, o.error_code)
         f = 1
         write_compact_nullable_string(out, o.error_message)
         f = 2
-        out += _F6.pack(o.leader_id, o.leader_epoch, o.high_watermark)
+        out += _F_iiq.pack(o.leader_id, o.leader_epoch, o.high_watermark)
         f = 3
         v_current_voters = o.current_voters
         write_array_length(out, len(v_current_voters), True)
         for i, item_current_voters in enumerate(v_current_voters):
-            _e_DescribeQuorumResponse_ReplicaState_4(item_current_voters, out)
+            _e_DescribeQuorumResponse_ReplicaState_v2(item_current_voters, out)
         i = -1
         f = 4
         v_committed_voters = o.committed_voters
         write_array_length(out, len(v_committed_voters), True)
         for i, item_committed_voters in enumerate(v_committed_voters):
-            _e_DescribeQuorumResponse_ReplicaState_4(item_committed_voters, out)
+            _e_DescribeQuorumResponse_ReplicaState_v2(item_committed_voters, out)
         i = -1
         f = 5
         v_observers = o.observers
         write_array_length(out, len(v_observers), True)
         for i, item_observers in enumerate(v_observers):
-            _e_DescribeQuorumResponse_ReplicaState_4(item_observers, out)
+            _e_DescribeQuorumResponse_ReplicaState_v2(item_observers, out)
         i = -1
         f = 6
         if o.unknown_tagged_fields:
@@ -961,21 +962,21 @@ def _e_DescribeQuorumResponse_PartitionData_12(o: DescribeQuorumResponse.Partiti
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_PartitionData_12, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_PartitionData_v3, f, i) from None
 
 
-def _d_DescribeQuorumResponse_PartitionData_13(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.PartitionData, int]:
+def _d_DescribeQuorumResponse_PartitionData_v3(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.PartitionData, int]:
     o = new_struct(DescribeQuorumResponse.PartitionData)
     f = 0
     i = -1
     try:
         f = 0
-        o.partition_index, o.error_code, = _F5.unpack_from(buf, pos)
+        o.partition_index, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
         o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
-        o.leader_id, o.leader_epoch, o.high_watermark, = _F6.unpack_from(buf, pos)
+        o.leader_id, o.leader_epoch, o.high_watermark, = _F_iiq.unpack_from(buf, pos)
         pos += 16
         f = 3
         i = -1
@@ -991,7 +992,7 @@ def _d_DescribeQuorumResponse_PartitionData_13(buf: bytes, pos: int) -> tuple[De
         else:
             items_current_voters = []
             for i in range(n):
-                item_current_voters, pos = _d_DescribeQuorumResponse_ReplicaState_5(buf, pos)
+                item_current_voters, pos = _d_DescribeQuorumResponse_ReplicaState_v2(buf, pos)
                 items_current_voters.append(item_current_voters)
             o.current_voters = items_current_voters
             i = -1
@@ -1009,7 +1010,7 @@ def _d_DescribeQuorumResponse_PartitionData_13(buf: bytes, pos: int) -> tuple[De
         else:
             items_committed_voters = []
             for i in range(n):
-                item_committed_voters, pos = _d_DescribeQuorumResponse_ReplicaState_5(buf, pos)
+                item_committed_voters, pos = _d_DescribeQuorumResponse_ReplicaState_v2(buf, pos)
                 items_committed_voters.append(item_committed_voters)
             o.committed_voters = items_committed_voters
             i = -1
@@ -1027,7 +1028,7 @@ def _d_DescribeQuorumResponse_PartitionData_13(buf: bytes, pos: int) -> tuple[De
         else:
             items_observers = []
             for i in range(n):
-                item_observers, pos = _d_DescribeQuorumResponse_ReplicaState_5(buf, pos)
+                item_observers, pos = _d_DescribeQuorumResponse_ReplicaState_v2(buf, pos)
                 items_observers.append(item_observers)
             o.observers = items_observers
             i = -1
@@ -1038,11 +1039,11 @@ def _d_DescribeQuorumResponse_PartitionData_13(buf: bytes, pos: int) -> tuple[De
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_PartitionData_13, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_PartitionData_v3, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumResponse_TopicData_14(o: DescribeQuorumResponse.TopicData, out: bytearray) -> None:
+def _e_DescribeQuorumResponse_TopicData_v0(o: DescribeQuorumResponse.TopicData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1052,7 +1053,7 @@ def _e_DescribeQuorumResponse_TopicData_14(o: DescribeQuorumResponse.TopicData, 
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_DescribeQuorumResponse_PartitionData_6(item_partitions, out)
+            _e_DescribeQuorumResponse_PartitionData_v0(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -1060,10 +1061,10 @@ def _e_DescribeQuorumResponse_TopicData_14(o: DescribeQuorumResponse.TopicData, 
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_TopicData_14, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_TopicData_v0, f, i) from None
 
 
-def _d_DescribeQuorumResponse_TopicData_15(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.TopicData, int]:
+def _d_DescribeQuorumResponse_TopicData_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.TopicData, int]:
     o = new_struct(DescribeQuorumResponse.TopicData)
     f = 0
     i = -1
@@ -1084,7 +1085,7 @@ def _d_DescribeQuorumResponse_TopicData_15(buf: bytes, pos: int) -> tuple[Descri
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_DescribeQuorumResponse_PartitionData_7(buf, pos)
+                item_partitions, pos = _d_DescribeQuorumResponse_PartitionData_v0(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -1095,11 +1096,11 @@ def _d_DescribeQuorumResponse_TopicData_15(buf: bytes, pos: int) -> tuple[Descri
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_TopicData_15, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_TopicData_v0, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumResponse_TopicData_16(o: DescribeQuorumResponse.TopicData, out: bytearray) -> None:
+def _e_DescribeQuorumResponse_TopicData_v1(o: DescribeQuorumResponse.TopicData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1109,7 +1110,7 @@ def _e_DescribeQuorumResponse_TopicData_16(o: DescribeQuorumResponse.TopicData, 
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_DescribeQuorumResponse_PartitionData_8(item_partitions, out)
+            _e_DescribeQuorumResponse_PartitionData_v1(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -1117,10 +1118,10 @@ def _e_DescribeQuorumResponse_TopicData_16(o: DescribeQuorumResponse.TopicData, 
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_TopicData_16, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_TopicData_v1, f, i) from None
 
 
-def _d_DescribeQuorumResponse_TopicData_17(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.TopicData, int]:
+def _d_DescribeQuorumResponse_TopicData_v1(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.TopicData, int]:
     o = new_struct(DescribeQuorumResponse.TopicData)
     f = 0
     i = -1
@@ -1141,7 +1142,7 @@ def _d_DescribeQuorumResponse_TopicData_17(buf: bytes, pos: int) -> tuple[Descri
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_DescribeQuorumResponse_PartitionData_9(buf, pos)
+                item_partitions, pos = _d_DescribeQuorumResponse_PartitionData_v1(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -1152,11 +1153,11 @@ def _d_DescribeQuorumResponse_TopicData_17(buf: bytes, pos: int) -> tuple[Descri
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_TopicData_17, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_TopicData_v1, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumResponse_TopicData_18(o: DescribeQuorumResponse.TopicData, out: bytearray) -> None:
+def _e_DescribeQuorumResponse_TopicData_v2(o: DescribeQuorumResponse.TopicData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1166,7 +1167,7 @@ def _e_DescribeQuorumResponse_TopicData_18(o: DescribeQuorumResponse.TopicData, 
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_DescribeQuorumResponse_PartitionData_10(item_partitions, out)
+            _e_DescribeQuorumResponse_PartitionData_v2(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -1174,10 +1175,10 @@ def _e_DescribeQuorumResponse_TopicData_18(o: DescribeQuorumResponse.TopicData, 
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_TopicData_18, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_TopicData_v2, f, i) from None
 
 
-def _d_DescribeQuorumResponse_TopicData_19(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.TopicData, int]:
+def _d_DescribeQuorumResponse_TopicData_v2(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.TopicData, int]:
     o = new_struct(DescribeQuorumResponse.TopicData)
     f = 0
     i = -1
@@ -1198,7 +1199,7 @@ def _d_DescribeQuorumResponse_TopicData_19(buf: bytes, pos: int) -> tuple[Descri
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_DescribeQuorumResponse_PartitionData_11(buf, pos)
+                item_partitions, pos = _d_DescribeQuorumResponse_PartitionData_v2(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -1209,11 +1210,11 @@ def _d_DescribeQuorumResponse_TopicData_19(buf: bytes, pos: int) -> tuple[Descri
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_TopicData_19, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_TopicData_v2, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumResponse_TopicData_20(o: DescribeQuorumResponse.TopicData, out: bytearray) -> None:
+def _e_DescribeQuorumResponse_TopicData_v3(o: DescribeQuorumResponse.TopicData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1223,7 +1224,7 @@ def _e_DescribeQuorumResponse_TopicData_20(o: DescribeQuorumResponse.TopicData, 
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_DescribeQuorumResponse_PartitionData_12(item_partitions, out)
+            _e_DescribeQuorumResponse_PartitionData_v3(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -1231,10 +1232,10 @@ def _e_DescribeQuorumResponse_TopicData_20(o: DescribeQuorumResponse.TopicData, 
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_TopicData_20, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_TopicData_v3, f, i) from None
 
 
-def _d_DescribeQuorumResponse_TopicData_21(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.TopicData, int]:
+def _d_DescribeQuorumResponse_TopicData_v3(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.TopicData, int]:
     o = new_struct(DescribeQuorumResponse.TopicData)
     f = 0
     i = -1
@@ -1255,7 +1256,7 @@ def _d_DescribeQuorumResponse_TopicData_21(buf: bytes, pos: int) -> tuple[Descri
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_DescribeQuorumResponse_PartitionData_13(buf, pos)
+                item_partitions, pos = _d_DescribeQuorumResponse_PartitionData_v3(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -1266,11 +1267,11 @@ def _d_DescribeQuorumResponse_TopicData_21(buf: bytes, pos: int) -> tuple[Descri
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_TopicData_21, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_TopicData_v3, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumResponse_Listener_22(o: DescribeQuorumResponse.Listener, out: bytearray) -> None:
+def _e_DescribeQuorumResponse_Listener_v2(o: DescribeQuorumResponse.Listener, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1279,17 +1280,17 @@ def _e_DescribeQuorumResponse_Listener_22(o: DescribeQuorumResponse.Listener, ou
         f = 1
         write_compact_string(out, o.host)
         f = 2
-        out += _F7.pack(o.port)
+        out += _F_H.pack(o.port)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_Listener_22, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_Listener_v2, f, i) from None
 
 
-def _d_DescribeQuorumResponse_Listener_23(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.Listener, int]:
+def _d_DescribeQuorumResponse_Listener_v2(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.Listener, int]:
     o = new_struct(DescribeQuorumResponse.Listener)
     f = 0
     i = -1
@@ -1299,7 +1300,7 @@ def _d_DescribeQuorumResponse_Listener_23(buf: bytes, pos: int) -> tuple[Describ
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, = _F7.unpack_from(buf, pos)
+        o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
         f = 3
         if buf[pos] == 0:
@@ -1308,21 +1309,21 @@ def _d_DescribeQuorumResponse_Listener_23(buf: bytes, pos: int) -> tuple[Describ
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_Listener_23, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_Listener_v2, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumResponse_Node_24(o: DescribeQuorumResponse.Node, out: bytearray) -> None:
+def _e_DescribeQuorumResponse_Node_v2(o: DescribeQuorumResponse.Node, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.node_id)
+        out += _F_i.pack(o.node_id)
         f = 1
         v_listeners = o.listeners
         write_array_length(out, len(v_listeners), True)
         for i, item_listeners in enumerate(v_listeners):
-            _e_DescribeQuorumResponse_Listener_22(item_listeners, out)
+            _e_DescribeQuorumResponse_Listener_v2(item_listeners, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -1330,16 +1331,16 @@ def _e_DescribeQuorumResponse_Node_24(o: DescribeQuorumResponse.Node, out: bytea
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_Node_24, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_Node_v2, f, i) from None
 
 
-def _d_DescribeQuorumResponse_Node_25(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.Node, int]:
+def _d_DescribeQuorumResponse_Node_v2(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.Node, int]:
     o = new_struct(DescribeQuorumResponse.Node)
     f = 0
     i = -1
     try:
         f = 0
-        o.node_id, = _F0.unpack_from(buf, pos)
+        o.node_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         i = -1
@@ -1355,7 +1356,7 @@ def _d_DescribeQuorumResponse_Node_25(buf: bytes, pos: int) -> tuple[DescribeQuo
         else:
             items_listeners = []
             for i in range(n):
-                item_listeners, pos = _d_DescribeQuorumResponse_Listener_23(buf, pos)
+                item_listeners, pos = _d_DescribeQuorumResponse_Listener_v2(buf, pos)
                 items_listeners.append(item_listeners)
             o.listeners = items_listeners
             i = -1
@@ -1366,11 +1367,11 @@ def _d_DescribeQuorumResponse_Node_25(buf: bytes, pos: int) -> tuple[DescribeQuo
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_Node_25, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_Node_v2, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumResponse_26(o: DescribeQuorumResponse, out: bytearray) -> None:
+def _e_DescribeQuorumResponse_v0(o: DescribeQuorumResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1378,12 +1379,12 @@ def _e_DescribeQuorumResponse_26(o: DescribeQuorumResponse, out: bytearray) -> N
         if o.nodes:
             raise absent_field(0)
         f = 1
-        out += _F8.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_DescribeQuorumResponse_TopicData_14(item_topics, out)
+            _e_DescribeQuorumResponse_TopicData_v0(item_topics, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
@@ -1391,10 +1392,10 @@ def _e_DescribeQuorumResponse_26(o: DescribeQuorumResponse, out: bytearray) -> N
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_26, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_v0, f, i) from None
 
 
-def _d_DescribeQuorumResponse_27(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
+def _d_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
     o = new_struct(DescribeQuorumResponse)
     f = 0
     i = -1
@@ -1402,7 +1403,7 @@ def _d_DescribeQuorumResponse_27(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         o.error_message = ""
         o.nodes = []
         f = 0
-        o.error_code, = _F8.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         i = -1
@@ -1418,7 +1419,7 @@ def _d_DescribeQuorumResponse_27(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_DescribeQuorumResponse_TopicData_15(buf, pos)
+                item_topics, pos = _d_DescribeQuorumResponse_TopicData_v0(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -1429,11 +1430,11 @@ def _d_DescribeQuorumResponse_27(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_27, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_v0, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumResponse_28(o: DescribeQuorumResponse, out: bytearray) -> None:
+def _e_DescribeQuorumResponse_v1(o: DescribeQuorumResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1441,12 +1442,12 @@ def _e_DescribeQuorumResponse_28(o: DescribeQuorumResponse, out: bytearray) -> N
         if o.nodes:
             raise absent_field(1)
         f = 1
-        out += _F8.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_DescribeQuorumResponse_TopicData_16(item_topics, out)
+            _e_DescribeQuorumResponse_TopicData_v1(item_topics, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
@@ -1454,10 +1455,10 @@ def _e_DescribeQuorumResponse_28(o: DescribeQuorumResponse, out: bytearray) -> N
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_28, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_v1, f, i) from None
 
 
-def _d_DescribeQuorumResponse_29(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
+def _d_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
     o = new_struct(DescribeQuorumResponse)
     f = 0
     i = -1
@@ -1465,7 +1466,7 @@ def _d_DescribeQuorumResponse_29(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         o.error_message = ""
         o.nodes = []
         f = 0
-        o.error_code, = _F8.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         i = -1
@@ -1481,7 +1482,7 @@ def _d_DescribeQuorumResponse_29(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_DescribeQuorumResponse_TopicData_17(buf, pos)
+                item_topics, pos = _d_DescribeQuorumResponse_TopicData_v1(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -1492,29 +1493,29 @@ def _d_DescribeQuorumResponse_29(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_29, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_v1, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumResponse_30(o: DescribeQuorumResponse, out: bytearray) -> None:
+def _e_DescribeQuorumResponse_v2(o: DescribeQuorumResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F8.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 1
         write_compact_nullable_string(out, o.error_message)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_DescribeQuorumResponse_TopicData_18(item_topics, out)
+            _e_DescribeQuorumResponse_TopicData_v2(item_topics, out)
         i = -1
         f = 3
         v_nodes = o.nodes
         write_array_length(out, len(v_nodes), True)
         for i, item_nodes in enumerate(v_nodes):
-            _e_DescribeQuorumResponse_Node_24(item_nodes, out)
+            _e_DescribeQuorumResponse_Node_v2(item_nodes, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
@@ -1522,16 +1523,16 @@ def _e_DescribeQuorumResponse_30(o: DescribeQuorumResponse, out: bytearray) -> N
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_30, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_v2, f, i) from None
 
 
-def _d_DescribeQuorumResponse_31(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
+def _d_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
     o = new_struct(DescribeQuorumResponse)
     f = 0
     i = -1
     try:
         f = 0
-        o.error_code, = _F8.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         o.error_message, pos = read_compact_nullable_string(buf, pos)
@@ -1549,7 +1550,7 @@ def _d_DescribeQuorumResponse_31(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_DescribeQuorumResponse_TopicData_19(buf, pos)
+                item_topics, pos = _d_DescribeQuorumResponse_TopicData_v2(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -1567,7 +1568,7 @@ def _d_DescribeQuorumResponse_31(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         else:
             items_nodes = []
             for i in range(n):
-                item_nodes, pos = _d_DescribeQuorumResponse_Node_25(buf, pos)
+                item_nodes, pos = _d_DescribeQuorumResponse_Node_v2(buf, pos)
                 items_nodes.append(item_nodes)
             o.nodes = items_nodes
             i = -1
@@ -1578,29 +1579,29 @@ def _d_DescribeQuorumResponse_31(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_31, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_v2, f, i) from None
     return o, pos
 
 
-def _e_DescribeQuorumResponse_32(o: DescribeQuorumResponse, out: bytearray) -> None:
+def _e_DescribeQuorumResponse_v3(o: DescribeQuorumResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F8.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 1
         write_compact_nullable_string(out, o.error_message)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_DescribeQuorumResponse_TopicData_20(item_topics, out)
+            _e_DescribeQuorumResponse_TopicData_v3(item_topics, out)
         i = -1
         f = 3
         v_nodes = o.nodes
         write_array_length(out, len(v_nodes), True)
         for i, item_nodes in enumerate(v_nodes):
-            _e_DescribeQuorumResponse_Node_24(item_nodes, out)
+            _e_DescribeQuorumResponse_Node_v2(item_nodes, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
@@ -1608,16 +1609,16 @@ def _e_DescribeQuorumResponse_32(o: DescribeQuorumResponse, out: bytearray) -> N
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_32, f, i) from None
+        raise encode_failure(exc, o, _T_e_DescribeQuorumResponse_v3, f, i) from None
 
 
-def _d_DescribeQuorumResponse_33(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
+def _d_DescribeQuorumResponse_v3(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
     o = new_struct(DescribeQuorumResponse)
     f = 0
     i = -1
     try:
         f = 0
-        o.error_code, = _F8.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         o.error_message, pos = read_compact_nullable_string(buf, pos)
@@ -1635,7 +1636,7 @@ def _d_DescribeQuorumResponse_33(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_DescribeQuorumResponse_TopicData_21(buf, pos)
+                item_topics, pos = _d_DescribeQuorumResponse_TopicData_v3(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -1653,7 +1654,7 @@ def _d_DescribeQuorumResponse_33(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         else:
             items_nodes = []
             for i in range(n):
-                item_nodes, pos = _d_DescribeQuorumResponse_Node_25(buf, pos)
+                item_nodes, pos = _d_DescribeQuorumResponse_Node_v2(buf, pos)
                 items_nodes.append(item_nodes)
             o.nodes = items_nodes
             i = -1
@@ -1664,25 +1665,25 @@ def _d_DescribeQuorumResponse_33(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_33, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_v3, f, i) from None
     return o, pos
 
 
-DescribeQuorumRequest._ENCODERS = {0: _e_DescribeQuorumRequest_4, 1: _e_DescribeQuorumRequest_4, 2: _e_DescribeQuorumRequest_4, 3: _e_DescribeQuorumRequest_4}
-DescribeQuorumRequest._DECODERS = {0: _d_DescribeQuorumRequest_5, 1: _d_DescribeQuorumRequest_5, 2: _d_DescribeQuorumRequest_5, 3: _d_DescribeQuorumRequest_5}
-DescribeQuorumRequest.TopicData._ENCODERS = {0: _e_DescribeQuorumRequest_TopicData_2, 1: _e_DescribeQuorumRequest_TopicData_2, 2: _e_DescribeQuorumRequest_TopicData_2, 3: _e_DescribeQuorumRequest_TopicData_2}
-DescribeQuorumRequest.TopicData._DECODERS = {0: _d_DescribeQuorumRequest_TopicData_3, 1: _d_DescribeQuorumRequest_TopicData_3, 2: _d_DescribeQuorumRequest_TopicData_3, 3: _d_DescribeQuorumRequest_TopicData_3}
-DescribeQuorumRequest.PartitionData._ENCODERS = {0: _e_DescribeQuorumRequest_PartitionData_0, 1: _e_DescribeQuorumRequest_PartitionData_0, 2: _e_DescribeQuorumRequest_PartitionData_0, 3: _e_DescribeQuorumRequest_PartitionData_0}
-DescribeQuorumRequest.PartitionData._DECODERS = {0: _d_DescribeQuorumRequest_PartitionData_1, 1: _d_DescribeQuorumRequest_PartitionData_1, 2: _d_DescribeQuorumRequest_PartitionData_1, 3: _d_DescribeQuorumRequest_PartitionData_1}
-DescribeQuorumResponse._ENCODERS = {0: _e_DescribeQuorumResponse_26, 1: _e_DescribeQuorumResponse_28, 2: _e_DescribeQuorumResponse_30, 3: _e_DescribeQuorumResponse_32}
-DescribeQuorumResponse._DECODERS = {0: _d_DescribeQuorumResponse_27, 1: _d_DescribeQuorumResponse_29, 2: _d_DescribeQuorumResponse_31, 3: _d_DescribeQuorumResponse_33}
-DescribeQuorumResponse.TopicData._ENCODERS = {0: _e_DescribeQuorumResponse_TopicData_14, 1: _e_DescribeQuorumResponse_TopicData_16, 2: _e_DescribeQuorumResponse_TopicData_18, 3: _e_DescribeQuorumResponse_TopicData_20}
-DescribeQuorumResponse.TopicData._DECODERS = {0: _d_DescribeQuorumResponse_TopicData_15, 1: _d_DescribeQuorumResponse_TopicData_17, 2: _d_DescribeQuorumResponse_TopicData_19, 3: _d_DescribeQuorumResponse_TopicData_21}
-DescribeQuorumResponse.PartitionData._ENCODERS = {0: _e_DescribeQuorumResponse_PartitionData_6, 1: _e_DescribeQuorumResponse_PartitionData_8, 2: _e_DescribeQuorumResponse_PartitionData_10, 3: _e_DescribeQuorumResponse_PartitionData_12}
-DescribeQuorumResponse.PartitionData._DECODERS = {0: _d_DescribeQuorumResponse_PartitionData_7, 1: _d_DescribeQuorumResponse_PartitionData_9, 2: _d_DescribeQuorumResponse_PartitionData_11, 3: _d_DescribeQuorumResponse_PartitionData_13}
-DescribeQuorumResponse.ReplicaState._ENCODERS = {0: _e_DescribeQuorumResponse_ReplicaState_0, 1: _e_DescribeQuorumResponse_ReplicaState_2, 2: _e_DescribeQuorumResponse_ReplicaState_4, 3: _e_DescribeQuorumResponse_ReplicaState_4}
-DescribeQuorumResponse.ReplicaState._DECODERS = {0: _d_DescribeQuorumResponse_ReplicaState_1, 1: _d_DescribeQuorumResponse_ReplicaState_3, 2: _d_DescribeQuorumResponse_ReplicaState_5, 3: _d_DescribeQuorumResponse_ReplicaState_5}
-DescribeQuorumResponse.Node._ENCODERS = {2: _e_DescribeQuorumResponse_Node_24, 3: _e_DescribeQuorumResponse_Node_24}
-DescribeQuorumResponse.Node._DECODERS = {2: _d_DescribeQuorumResponse_Node_25, 3: _d_DescribeQuorumResponse_Node_25}
-DescribeQuorumResponse.Listener._ENCODERS = {2: _e_DescribeQuorumResponse_Listener_22, 3: _e_DescribeQuorumResponse_Listener_22}
-DescribeQuorumResponse.Listener._DECODERS = {2: _d_DescribeQuorumResponse_Listener_23, 3: _d_DescribeQuorumResponse_Listener_23}
+DescribeQuorumRequest._ENCODERS = {0: _e_DescribeQuorumRequest_v0, 1: _e_DescribeQuorumRequest_v0, 2: _e_DescribeQuorumRequest_v0, 3: _e_DescribeQuorumRequest_v0}
+DescribeQuorumRequest._DECODERS = {0: _d_DescribeQuorumRequest_v0, 1: _d_DescribeQuorumRequest_v0, 2: _d_DescribeQuorumRequest_v0, 3: _d_DescribeQuorumRequest_v0}
+DescribeQuorumRequest.TopicData._ENCODERS = {0: _e_DescribeQuorumRequest_TopicData_v0, 1: _e_DescribeQuorumRequest_TopicData_v0, 2: _e_DescribeQuorumRequest_TopicData_v0, 3: _e_DescribeQuorumRequest_TopicData_v0}
+DescribeQuorumRequest.TopicData._DECODERS = {0: _d_DescribeQuorumRequest_TopicData_v0, 1: _d_DescribeQuorumRequest_TopicData_v0, 2: _d_DescribeQuorumRequest_TopicData_v0, 3: _d_DescribeQuorumRequest_TopicData_v0}
+DescribeQuorumRequest.PartitionData._ENCODERS = {0: _e_DescribeQuorumRequest_PartitionData_v0, 1: _e_DescribeQuorumRequest_PartitionData_v0, 2: _e_DescribeQuorumRequest_PartitionData_v0, 3: _e_DescribeQuorumRequest_PartitionData_v0}
+DescribeQuorumRequest.PartitionData._DECODERS = {0: _d_DescribeQuorumRequest_PartitionData_v0, 1: _d_DescribeQuorumRequest_PartitionData_v0, 2: _d_DescribeQuorumRequest_PartitionData_v0, 3: _d_DescribeQuorumRequest_PartitionData_v0}
+DescribeQuorumResponse._ENCODERS = {0: _e_DescribeQuorumResponse_v0, 1: _e_DescribeQuorumResponse_v1, 2: _e_DescribeQuorumResponse_v2, 3: _e_DescribeQuorumResponse_v3}
+DescribeQuorumResponse._DECODERS = {0: _d_DescribeQuorumResponse_v0, 1: _d_DescribeQuorumResponse_v1, 2: _d_DescribeQuorumResponse_v2, 3: _d_DescribeQuorumResponse_v3}
+DescribeQuorumResponse.TopicData._ENCODERS = {0: _e_DescribeQuorumResponse_TopicData_v0, 1: _e_DescribeQuorumResponse_TopicData_v1, 2: _e_DescribeQuorumResponse_TopicData_v2, 3: _e_DescribeQuorumResponse_TopicData_v3}
+DescribeQuorumResponse.TopicData._DECODERS = {0: _d_DescribeQuorumResponse_TopicData_v0, 1: _d_DescribeQuorumResponse_TopicData_v1, 2: _d_DescribeQuorumResponse_TopicData_v2, 3: _d_DescribeQuorumResponse_TopicData_v3}
+DescribeQuorumResponse.PartitionData._ENCODERS = {0: _e_DescribeQuorumResponse_PartitionData_v0, 1: _e_DescribeQuorumResponse_PartitionData_v1, 2: _e_DescribeQuorumResponse_PartitionData_v2, 3: _e_DescribeQuorumResponse_PartitionData_v3}
+DescribeQuorumResponse.PartitionData._DECODERS = {0: _d_DescribeQuorumResponse_PartitionData_v0, 1: _d_DescribeQuorumResponse_PartitionData_v1, 2: _d_DescribeQuorumResponse_PartitionData_v2, 3: _d_DescribeQuorumResponse_PartitionData_v3}
+DescribeQuorumResponse.ReplicaState._ENCODERS = {0: _e_DescribeQuorumResponse_ReplicaState_v0, 1: _e_DescribeQuorumResponse_ReplicaState_v1, 2: _e_DescribeQuorumResponse_ReplicaState_v2, 3: _e_DescribeQuorumResponse_ReplicaState_v2}
+DescribeQuorumResponse.ReplicaState._DECODERS = {0: _d_DescribeQuorumResponse_ReplicaState_v0, 1: _d_DescribeQuorumResponse_ReplicaState_v1, 2: _d_DescribeQuorumResponse_ReplicaState_v2, 3: _d_DescribeQuorumResponse_ReplicaState_v2}
+DescribeQuorumResponse.Node._ENCODERS = {2: _e_DescribeQuorumResponse_Node_v2, 3: _e_DescribeQuorumResponse_Node_v2}
+DescribeQuorumResponse.Node._DECODERS = {2: _d_DescribeQuorumResponse_Node_v2, 3: _d_DescribeQuorumResponse_Node_v2}
+DescribeQuorumResponse.Listener._ENCODERS = {2: _e_DescribeQuorumResponse_Listener_v2, 3: _e_DescribeQuorumResponse_Listener_v2}
+DescribeQuorumResponse.Listener._DECODERS = {2: _d_DescribeQuorumResponse_Listener_v2, 3: _d_DescribeQuorumResponse_Listener_v2}

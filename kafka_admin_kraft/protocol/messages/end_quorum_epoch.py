@@ -53,12 +53,12 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['EndQuorumEpochRequest', 'EndQuorumEpochResponse']
 
-_F0 = _Packer('>i16s')
-_F1 = _Packer('>iii')
-_F2 = _Packer('>H')
-_F3 = _Packer('>ihii')
-_F4 = _Packer('>i')
-_F5 = _Packer('>h')
+_F_iu = _Packer('>i16s')
+_F_iii = _Packer('>iii')
+_F_H = _Packer('>H')
+_F_ihii = _Packer('>ihii')
+_F_i = _Packer('>i')
+_F_h = _Packer('>h')
 
 
 class EndQuorumEpochRequest(Struct):
@@ -73,18 +73,19 @@ class EndQuorumEpochRequest(Struct):
     FLEXIBLE_FROM = 1
     KIND = 'request'
     API_KEY = 54
+    LISTENERS = ('controller',)
     HEADER_VERSIONS = {0: 1, 1: 2}
     _FIELDS = ('cluster_id', 'topics', 'leader_endpoints', )
 
     cluster_id: str | None
-    """string, versions 0+; nullable 0+; default null."""
+    """Sender's cluster id; a mismatch gets INCONSISTENT_CLUSTER_ID, null skips the check. (string, versions 0+; nullable 0+; default null)"""
     topics: list[EndQuorumEpochRequest.TopicData]
-    """[]TopicData, versions 0+."""
+    """The metadata topic whose leader steps down; KRaft sends exactly one. ([]TopicData, versions 0+)"""
     leader_endpoints: list[EndQuorumEpochRequest.LeaderEndpoint]
-    """[]LeaderEndpoint, versions 1+; ignorable."""
+    """Listeners of the resigning leader (KIP-853). ([]LeaderEndpoint, versions 1+; ignorable)"""
 
     class TopicData(Struct):
-        """The TopicData struct of EndQuorumEpochRequest.
+        """The metadata topic whose leader steps down; KRaft sends exactly one.
 
         Used in versions 0-1; flexible versions: 1+.
         """
@@ -96,9 +97,9 @@ class EndQuorumEpochRequest(Struct):
         _FIELDS = ('topic_name', 'partitions', )
 
         topic_name: str
-        """string, versions 0+."""
+        """Name of the metadata topic, __cluster_metadata. (string, versions 0+)"""
         partitions: list[EndQuorumEpochRequest.PartitionData]
-        """[]PartitionData, versions 0+."""
+        """The partition whose leader steps down; KRaft has only partition 0. ([]PartitionData, versions 0+)"""
 
         def __init__(
             self,
@@ -112,7 +113,7 @@ class EndQuorumEpochRequest(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class PartitionData(Struct):
-        """The PartitionData struct of EndQuorumEpochRequest.
+        """The partition whose leader steps down; KRaft has only partition 0.
 
         Used in versions 0-1; flexible versions: 1+.
         """
@@ -124,15 +125,15 @@ class EndQuorumEpochRequest(Struct):
         _FIELDS = ('partition_index', 'leader_id', 'leader_epoch', 'preferred_successors', 'preferred_candidates', )
 
         partition_index: int
-        """int32, versions 0+."""
+        """Partition number within the topic; 0 for the metadata log. (int32, versions 0+)"""
         leader_id: int
-        """int32, versions 0+."""
+        """Node id of the leader that is stepping down. (int32, versions 0+)"""
         leader_epoch: int
-        """int32, versions 0+."""
+        """Epoch the resigning leader led. (int32, versions 0+)"""
         preferred_successors: list[int]
-        """[]int32, versions 0; ignorable."""
+        """v0: voter ids, most caught-up first; a voter's rank sets how soon it runs for leader. ([]int32, versions 0; ignorable)"""
         preferred_candidates: list[EndQuorumEpochRequest.ReplicaInfo]
-        """[]ReplicaInfo, versions 1+; ignorable."""
+        """v1+: the same ranking as PreferredSuccessors, with directory ids (KIP-853). ([]ReplicaInfo, versions 1+; ignorable)"""
 
         def __init__(
             self,
@@ -152,7 +153,7 @@ class EndQuorumEpochRequest(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class ReplicaInfo(Struct):
-        """The ReplicaInfo struct of EndQuorumEpochRequest.
+        """v1+: the same ranking as PreferredSuccessors, with directory ids (KIP-853).
 
         Used in versions 1; flexible versions: 1+.
         """
@@ -164,9 +165,9 @@ class EndQuorumEpochRequest(Struct):
         _FIELDS = ('candidate_id', 'candidate_directory_id', )
 
         candidate_id: int
-        """int32, versions 1+."""
+        """Node id of a voter that should run for leader. (int32, versions 1+)"""
         candidate_directory_id: Uuid
-        """uuid, versions 1+."""
+        """Log directory id of that voter. (uuid, versions 1+)"""
 
         def __init__(
             self,
@@ -180,7 +181,7 @@ class EndQuorumEpochRequest(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class LeaderEndpoint(Struct):
-        """The LeaderEndpoint struct of EndQuorumEpochRequest.
+        """Listeners of the resigning leader (KIP-853).
 
         Used in versions 1; flexible versions: 1+.
         """
@@ -192,11 +193,11 @@ class EndQuorumEpochRequest(Struct):
         _FIELDS = ('name', 'host', 'port', )
 
         name: str
-        """string, versions 1+."""
+        """Listener name, one of the leader's controller.listener.names. (string, versions 1+)"""
         host: str
-        """string, versions 1+."""
+        """Host name or IP address of the leader's listener. (string, versions 1+)"""
         port: int
-        """uint16, versions 1+."""
+        """TCP port of the leader's listener. (uint16, versions 1+)"""
 
         def __init__(
             self,
@@ -226,7 +227,7 @@ class EndQuorumEpochRequest(Struct):
 
 
 class EndQuorumEpochResponse(Struct):
-    """The EndQuorumEpochResponse struct of EndQuorumEpochResponse.
+    """EndQuorumEpoch (API 54, KIP-595): a resigning leader asks voters to start an election early. v0 is not flexible; v1 adds directory ids and endpoints (KIP-853).
 
     Used in versions 0-1; flexible versions: 1+.
     """
@@ -241,14 +242,14 @@ class EndQuorumEpochResponse(Struct):
     _FIELDS = ('error_code', 'topics', 'node_endpoints', )
 
     error_code: int
-    """int16, versions 0+."""
+    """Error for the request as a whole, e.g. INCONSISTENT_CLUSTER_ID; 0 if none. (int16, versions 0+)"""
     topics: list[EndQuorumEpochResponse.TopicData]
-    """[]TopicData, versions 0+."""
+    """Per-topic answers, mirroring the request. ([]TopicData, versions 0+)"""
     node_endpoints: list[EndQuorumEpochResponse.NodeEndpoint]
-    """[]NodeEndpoint, versions 1+; tag 0 in 1+."""
+    """Listeners of the leaders named in the answers (KIP-853). ([]NodeEndpoint, versions 1+; tag 0 in 1+)"""
 
     class TopicData(Struct):
-        """The TopicData struct of EndQuorumEpochResponse.
+        """Per-topic answers, mirroring the request.
 
         Used in versions 0-1; flexible versions: 1+.
         """
@@ -260,9 +261,9 @@ class EndQuorumEpochResponse(Struct):
         _FIELDS = ('topic_name', 'partitions', )
 
         topic_name: str
-        """string, versions 0+."""
+        """Name of the metadata topic, __cluster_metadata. (string, versions 0+)"""
         partitions: list[EndQuorumEpochResponse.PartitionData]
-        """[]PartitionData, versions 0+."""
+        """Per-partition answers with the leader the voter knows. ([]PartitionData, versions 0+)"""
 
         def __init__(
             self,
@@ -276,7 +277,7 @@ class EndQuorumEpochResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class PartitionData(Struct):
-        """The PartitionData struct of EndQuorumEpochResponse.
+        """Per-partition answers with the leader the voter knows.
 
         Used in versions 0-1; flexible versions: 1+.
         """
@@ -288,13 +289,13 @@ class EndQuorumEpochResponse(Struct):
         _FIELDS = ('partition_index', 'error_code', 'leader_id', 'leader_epoch', )
 
         partition_index: int
-        """int32, versions 0+."""
+        """Partition number within the topic; 0 for the metadata log. (int32, versions 0+)"""
         error_code: int
-        """int16, versions 0+."""
+        """Error for this partition, e.g. FENCED_LEADER_EPOCH; 0 if none. (int16, versions 0+)"""
         leader_id: int
-        """int32, versions 0+."""
+        """Node id of the leader the voter knows of, -1 if it knows none. (int32, versions 0+)"""
         leader_epoch: int
-        """int32, versions 0+."""
+        """Highest leader epoch the voter has seen. (int32, versions 0+)"""
 
         def __init__(
             self,
@@ -312,7 +313,7 @@ class EndQuorumEpochResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class NodeEndpoint(Struct):
-        """The NodeEndpoint struct of EndQuorumEpochResponse.
+        """Listeners of the leaders named in the answers (KIP-853).
 
         Used in versions 1; flexible versions: 1+.
         """
@@ -324,11 +325,11 @@ class EndQuorumEpochResponse(Struct):
         _FIELDS = ('node_id', 'host', 'port', )
 
         node_id: int
-        """int32, versions 1+."""
+        """Node id these listeners belong to. (int32, versions 1+)"""
         host: str
-        """string, versions 1+."""
+        """Host name or IP address of the node's listener. (string, versions 1+)"""
         port: int
-        """uint16, versions 1+."""
+        """TCP port of the node's listener. (uint16, versions 1+)"""
 
         def __init__(
             self,
@@ -357,60 +358,60 @@ class EndQuorumEpochResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_EndQuorumEpochRequest_ReplicaInfo_0: tuple[FieldEntry, ...] = (('CandidateId', False, (('CandidateId', 4, 'i'), ('CandidateDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
-_T_d_EndQuorumEpochRequest_ReplicaInfo_1: tuple[FieldEntry, ...] = (('CandidateId', False, (('CandidateId', 4, 'i'), ('CandidateDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
-_T_e_EndQuorumEpochRequest_PartitionData_2: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('PreferredSuccessors', True, ()), ('<tagged fields>', False, ()), )
-_T_d_EndQuorumEpochRequest_PartitionData_3: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('PreferredSuccessors', True, ()), ('<tagged fields>', False, ()), )
-_T_e_EndQuorumEpochRequest_PartitionData_4: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('PreferredCandidates', True, ()), ('<tagged fields>', False, ()), )
-_T_d_EndQuorumEpochRequest_PartitionData_5: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('PreferredCandidates', True, ()), ('<tagged fields>', False, ()), )
-_T_e_EndQuorumEpochRequest_TopicData_6: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_EndQuorumEpochRequest_TopicData_7: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_EndQuorumEpochRequest_TopicData_8: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_EndQuorumEpochRequest_TopicData_9: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_EndQuorumEpochRequest_LeaderEndpoint_10: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_d_EndQuorumEpochRequest_LeaderEndpoint_11: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_e_EndQuorumEpochRequest_12: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_EndQuorumEpochRequest_13: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_EndQuorumEpochRequest_14: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('Topics', True, ()), ('LeaderEndpoints', True, ()), ('<tagged fields>', False, ()), )
-_T_d_EndQuorumEpochRequest_15: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('Topics', True, ()), ('LeaderEndpoints', True, ()), ('<tagged fields>', False, ()), )
-_T_e_EndQuorumEpochResponse_PartitionData_0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_EndQuorumEpochResponse_PartitionData_1: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_EndQuorumEpochResponse_PartitionData_2: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_EndQuorumEpochResponse_PartitionData_3: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_EndQuorumEpochResponse_TopicData_4: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_EndQuorumEpochResponse_TopicData_5: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_EndQuorumEpochResponse_TopicData_6: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_EndQuorumEpochResponse_TopicData_7: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_EndQuorumEpochResponse_NodeEndpoint_8: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_d_EndQuorumEpochResponse_NodeEndpoint_9: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_e_EndQuorumEpochResponse_10: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_EndQuorumEpochResponse_11: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_EndQuorumEpochResponse_12: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_EndQuorumEpochResponse_13: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_EndQuorumEpochRequest_ReplicaInfo_v1: tuple[FieldEntry, ...] = (('CandidateId', False, (('CandidateId', 4, 'i'), ('CandidateDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
+_T_d_EndQuorumEpochRequest_ReplicaInfo_v1: tuple[FieldEntry, ...] = (('CandidateId', False, (('CandidateId', 4, 'i'), ('CandidateDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
+_T_e_EndQuorumEpochRequest_PartitionData_v0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('PreferredSuccessors', True, ()), ('<tagged fields>', False, ()), )
+_T_d_EndQuorumEpochRequest_PartitionData_v0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('PreferredSuccessors', True, ()), ('<tagged fields>', False, ()), )
+_T_e_EndQuorumEpochRequest_PartitionData_v1: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('PreferredCandidates', True, ()), ('<tagged fields>', False, ()), )
+_T_d_EndQuorumEpochRequest_PartitionData_v1: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('PreferredCandidates', True, ()), ('<tagged fields>', False, ()), )
+_T_e_EndQuorumEpochRequest_TopicData_v0: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_EndQuorumEpochRequest_TopicData_v0: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_EndQuorumEpochRequest_TopicData_v1: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_EndQuorumEpochRequest_TopicData_v1: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_EndQuorumEpochRequest_LeaderEndpoint_v1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_d_EndQuorumEpochRequest_LeaderEndpoint_v1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_e_EndQuorumEpochRequest_v0: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_EndQuorumEpochRequest_v0: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_EndQuorumEpochRequest_v1: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('Topics', True, ()), ('LeaderEndpoints', True, ()), ('<tagged fields>', False, ()), )
+_T_d_EndQuorumEpochRequest_v1: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('Topics', True, ()), ('LeaderEndpoints', True, ()), ('<tagged fields>', False, ()), )
+_T_e_EndQuorumEpochResponse_PartitionData_v0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_EndQuorumEpochResponse_PartitionData_v0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_EndQuorumEpochResponse_PartitionData_v1: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_EndQuorumEpochResponse_PartitionData_v1: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_EndQuorumEpochResponse_TopicData_v0: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_EndQuorumEpochResponse_TopicData_v0: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_EndQuorumEpochResponse_TopicData_v1: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_EndQuorumEpochResponse_TopicData_v1: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_EndQuorumEpochResponse_NodeEndpoint_v1: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_d_EndQuorumEpochResponse_NodeEndpoint_v1: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_e_EndQuorumEpochResponse_v0: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_EndQuorumEpochResponse_v0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_EndQuorumEpochResponse_v1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_EndQuorumEpochResponse_v1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
 
 
-def _e_EndQuorumEpochRequest_ReplicaInfo_0(o: EndQuorumEpochRequest.ReplicaInfo, out: bytearray) -> None:
+def _e_EndQuorumEpochRequest_ReplicaInfo_v1(o: EndQuorumEpochRequest.ReplicaInfo, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.candidate_id, o.candidate_directory_id.bytes)
+        out += _F_iu.pack(o.candidate_id, o.candidate_directory_id.bytes)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_ReplicaInfo_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_ReplicaInfo_v1, f, i) from None
 
 
-def _d_EndQuorumEpochRequest_ReplicaInfo_1(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest.ReplicaInfo, int]:
+def _d_EndQuorumEpochRequest_ReplicaInfo_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest.ReplicaInfo, int]:
     o = new_struct(EndQuorumEpochRequest.ReplicaInfo)
     f = 0
     i = -1
     try:
         f = 0
-        o.candidate_id, u1, = _F0.unpack_from(buf, pos)
+        o.candidate_id, u1, = _F_iu.unpack_from(buf, pos)
         o.candidate_directory_id = uuid_from_wire(u1)
         pos += 20
         f = 1
@@ -420,16 +421,16 @@ def _d_EndQuorumEpochRequest_ReplicaInfo_1(buf: bytes, pos: int) -> tuple[EndQuo
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_ReplicaInfo_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_ReplicaInfo_v1, f, i) from None
     return o, pos
 
 
-def _e_EndQuorumEpochRequest_PartitionData_2(o: EndQuorumEpochRequest.PartitionData, out: bytearray) -> None:
+def _e_EndQuorumEpochRequest_PartitionData_v0(o: EndQuorumEpochRequest.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F1.pack(o.partition_index, o.leader_id, o.leader_epoch)
+        out += _F_iii.pack(o.partition_index, o.leader_id, o.leader_epoch)
         f = 1
         v_preferred_successors = o.preferred_successors
         write_array_length(out, len(v_preferred_successors), False)
@@ -439,17 +440,17 @@ def _e_EndQuorumEpochRequest_PartitionData_2(o: EndQuorumEpochRequest.PartitionD
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_PartitionData_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_PartitionData_v0, f, i) from None
 
 
-def _d_EndQuorumEpochRequest_PartitionData_3(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest.PartitionData, int]:
+def _d_EndQuorumEpochRequest_PartitionData_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest.PartitionData, int]:
     o = new_struct(EndQuorumEpochRequest.PartitionData)
     f = 0
     i = -1
     try:
         o.preferred_candidates = []
         f = 0
-        o.partition_index, o.leader_id, o.leader_epoch, = _F1.unpack_from(buf, pos)
+        o.partition_index, o.leader_id, o.leader_epoch, = _F_iii.unpack_from(buf, pos)
         pos += 12
         f = 1
         i = -1
@@ -462,21 +463,21 @@ def _d_EndQuorumEpochRequest_PartitionData_3(buf: bytes, pos: int) -> tuple[EndQ
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_PartitionData_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_PartitionData_v0, f, i) from None
     return o, pos
 
 
-def _e_EndQuorumEpochRequest_PartitionData_4(o: EndQuorumEpochRequest.PartitionData, out: bytearray) -> None:
+def _e_EndQuorumEpochRequest_PartitionData_v1(o: EndQuorumEpochRequest.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F1.pack(o.partition_index, o.leader_id, o.leader_epoch)
+        out += _F_iii.pack(o.partition_index, o.leader_id, o.leader_epoch)
         f = 1
         v_preferred_candidates = o.preferred_candidates
         write_array_length(out, len(v_preferred_candidates), True)
         for i, item_preferred_candidates in enumerate(v_preferred_candidates):
-            _e_EndQuorumEpochRequest_ReplicaInfo_0(item_preferred_candidates, out)
+            _e_EndQuorumEpochRequest_ReplicaInfo_v1(item_preferred_candidates, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -484,17 +485,17 @@ def _e_EndQuorumEpochRequest_PartitionData_4(o: EndQuorumEpochRequest.PartitionD
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_PartitionData_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_PartitionData_v1, f, i) from None
 
 
-def _d_EndQuorumEpochRequest_PartitionData_5(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest.PartitionData, int]:
+def _d_EndQuorumEpochRequest_PartitionData_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest.PartitionData, int]:
     o = new_struct(EndQuorumEpochRequest.PartitionData)
     f = 0
     i = -1
     try:
         o.preferred_successors = []
         f = 0
-        o.partition_index, o.leader_id, o.leader_epoch, = _F1.unpack_from(buf, pos)
+        o.partition_index, o.leader_id, o.leader_epoch, = _F_iii.unpack_from(buf, pos)
         pos += 12
         f = 1
         i = -1
@@ -510,7 +511,7 @@ def _d_EndQuorumEpochRequest_PartitionData_5(buf: bytes, pos: int) -> tuple[EndQ
         else:
             items_preferred_candidates = []
             for i in range(n):
-                item_preferred_candidates, pos = _d_EndQuorumEpochRequest_ReplicaInfo_1(buf, pos)
+                item_preferred_candidates, pos = _d_EndQuorumEpochRequest_ReplicaInfo_v1(buf, pos)
                 items_preferred_candidates.append(item_preferred_candidates)
             o.preferred_candidates = items_preferred_candidates
             i = -1
@@ -521,11 +522,11 @@ def _d_EndQuorumEpochRequest_PartitionData_5(buf: bytes, pos: int) -> tuple[EndQ
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_PartitionData_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_PartitionData_v1, f, i) from None
     return o, pos
 
 
-def _e_EndQuorumEpochRequest_TopicData_6(o: EndQuorumEpochRequest.TopicData, out: bytearray) -> None:
+def _e_EndQuorumEpochRequest_TopicData_v0(o: EndQuorumEpochRequest.TopicData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -535,16 +536,16 @@ def _e_EndQuorumEpochRequest_TopicData_6(o: EndQuorumEpochRequest.TopicData, out
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_EndQuorumEpochRequest_PartitionData_2(item_partitions, out)
+            _e_EndQuorumEpochRequest_PartitionData_v0(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_TopicData_6, f, i) from None
+        raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_TopicData_v0, f, i) from None
 
 
-def _d_EndQuorumEpochRequest_TopicData_7(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest.TopicData, int]:
+def _d_EndQuorumEpochRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest.TopicData, int]:
     o = new_struct(EndQuorumEpochRequest.TopicData)
     f = 0
     i = -1
@@ -559,18 +560,18 @@ def _d_EndQuorumEpochRequest_TopicData_7(buf: bytes, pos: int) -> tuple[EndQuoru
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_EndQuorumEpochRequest_PartitionData_3(buf, pos)
+                item_partitions, pos = _d_EndQuorumEpochRequest_PartitionData_v0(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_TopicData_7, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_TopicData_v0, f, i) from None
     return o, pos
 
 
-def _e_EndQuorumEpochRequest_TopicData_8(o: EndQuorumEpochRequest.TopicData, out: bytearray) -> None:
+def _e_EndQuorumEpochRequest_TopicData_v1(o: EndQuorumEpochRequest.TopicData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -580,7 +581,7 @@ def _e_EndQuorumEpochRequest_TopicData_8(o: EndQuorumEpochRequest.TopicData, out
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_EndQuorumEpochRequest_PartitionData_4(item_partitions, out)
+            _e_EndQuorumEpochRequest_PartitionData_v1(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -588,10 +589,10 @@ def _e_EndQuorumEpochRequest_TopicData_8(o: EndQuorumEpochRequest.TopicData, out
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_TopicData_8, f, i) from None
+        raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_TopicData_v1, f, i) from None
 
 
-def _d_EndQuorumEpochRequest_TopicData_9(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest.TopicData, int]:
+def _d_EndQuorumEpochRequest_TopicData_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest.TopicData, int]:
     o = new_struct(EndQuorumEpochRequest.TopicData)
     f = 0
     i = -1
@@ -612,7 +613,7 @@ def _d_EndQuorumEpochRequest_TopicData_9(buf: bytes, pos: int) -> tuple[EndQuoru
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_EndQuorumEpochRequest_PartitionData_5(buf, pos)
+                item_partitions, pos = _d_EndQuorumEpochRequest_PartitionData_v1(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -623,11 +624,11 @@ def _d_EndQuorumEpochRequest_TopicData_9(buf: bytes, pos: int) -> tuple[EndQuoru
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_TopicData_9, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_TopicData_v1, f, i) from None
     return o, pos
 
 
-def _e_EndQuorumEpochRequest_LeaderEndpoint_10(o: EndQuorumEpochRequest.LeaderEndpoint, out: bytearray) -> None:
+def _e_EndQuorumEpochRequest_LeaderEndpoint_v1(o: EndQuorumEpochRequest.LeaderEndpoint, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -636,17 +637,17 @@ def _e_EndQuorumEpochRequest_LeaderEndpoint_10(o: EndQuorumEpochRequest.LeaderEn
         f = 1
         write_compact_string(out, o.host)
         f = 2
-        out += _F2.pack(o.port)
+        out += _F_H.pack(o.port)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_LeaderEndpoint_10, f, i) from None
+        raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_LeaderEndpoint_v1, f, i) from None
 
 
-def _d_EndQuorumEpochRequest_LeaderEndpoint_11(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest.LeaderEndpoint, int]:
+def _d_EndQuorumEpochRequest_LeaderEndpoint_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest.LeaderEndpoint, int]:
     o = new_struct(EndQuorumEpochRequest.LeaderEndpoint)
     f = 0
     i = -1
@@ -656,7 +657,7 @@ def _d_EndQuorumEpochRequest_LeaderEndpoint_11(buf: bytes, pos: int) -> tuple[En
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, = _F2.unpack_from(buf, pos)
+        o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
         f = 3
         if buf[pos] == 0:
@@ -665,11 +666,11 @@ def _d_EndQuorumEpochRequest_LeaderEndpoint_11(buf: bytes, pos: int) -> tuple[En
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_LeaderEndpoint_11, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_LeaderEndpoint_v1, f, i) from None
     return o, pos
 
 
-def _e_EndQuorumEpochRequest_12(o: EndQuorumEpochRequest, out: bytearray) -> None:
+def _e_EndQuorumEpochRequest_v0(o: EndQuorumEpochRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -679,16 +680,16 @@ def _e_EndQuorumEpochRequest_12(o: EndQuorumEpochRequest, out: bytearray) -> Non
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_EndQuorumEpochRequest_TopicData_6(item_topics, out)
+            _e_EndQuorumEpochRequest_TopicData_v0(item_topics, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_12, f, i) from None
+        raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_v0, f, i) from None
 
 
-def _d_EndQuorumEpochRequest_13(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest, int]:
+def _d_EndQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest, int]:
     o = new_struct(EndQuorumEpochRequest)
     f = 0
     i = -1
@@ -704,18 +705,18 @@ def _d_EndQuorumEpochRequest_13(buf: bytes, pos: int) -> tuple[EndQuorumEpochReq
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_EndQuorumEpochRequest_TopicData_7(buf, pos)
+                item_topics, pos = _d_EndQuorumEpochRequest_TopicData_v0(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_13, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_v0, f, i) from None
     return o, pos
 
 
-def _e_EndQuorumEpochRequest_14(o: EndQuorumEpochRequest, out: bytearray) -> None:
+def _e_EndQuorumEpochRequest_v1(o: EndQuorumEpochRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -725,13 +726,13 @@ def _e_EndQuorumEpochRequest_14(o: EndQuorumEpochRequest, out: bytearray) -> Non
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_EndQuorumEpochRequest_TopicData_8(item_topics, out)
+            _e_EndQuorumEpochRequest_TopicData_v1(item_topics, out)
         i = -1
         f = 2
         v_leader_endpoints = o.leader_endpoints
         write_array_length(out, len(v_leader_endpoints), True)
         for i, item_leader_endpoints in enumerate(v_leader_endpoints):
-            _e_EndQuorumEpochRequest_LeaderEndpoint_10(item_leader_endpoints, out)
+            _e_EndQuorumEpochRequest_LeaderEndpoint_v1(item_leader_endpoints, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
@@ -739,10 +740,10 @@ def _e_EndQuorumEpochRequest_14(o: EndQuorumEpochRequest, out: bytearray) -> Non
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_14, f, i) from None
+        raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_v1, f, i) from None
 
 
-def _d_EndQuorumEpochRequest_15(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest, int]:
+def _d_EndQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest, int]:
     o = new_struct(EndQuorumEpochRequest)
     f = 0
     i = -1
@@ -763,7 +764,7 @@ def _d_EndQuorumEpochRequest_15(buf: bytes, pos: int) -> tuple[EndQuorumEpochReq
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_EndQuorumEpochRequest_TopicData_9(buf, pos)
+                item_topics, pos = _d_EndQuorumEpochRequest_TopicData_v1(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -781,7 +782,7 @@ def _d_EndQuorumEpochRequest_15(buf: bytes, pos: int) -> tuple[EndQuorumEpochReq
         else:
             items_leader_endpoints = []
             for i in range(n):
-                item_leader_endpoints, pos = _d_EndQuorumEpochRequest_LeaderEndpoint_11(buf, pos)
+                item_leader_endpoints, pos = _d_EndQuorumEpochRequest_LeaderEndpoint_v1(buf, pos)
                 items_leader_endpoints.append(item_leader_endpoints)
             o.leader_endpoints = items_leader_endpoints
             i = -1
@@ -792,60 +793,60 @@ def _d_EndQuorumEpochRequest_15(buf: bytes, pos: int) -> tuple[EndQuorumEpochReq
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_15, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_v1, f, i) from None
     return o, pos
 
 
-def _e_EndQuorumEpochResponse_PartitionData_0(o: EndQuorumEpochResponse.PartitionData, out: bytearray) -> None:
+def _e_EndQuorumEpochResponse_PartitionData_v0(o: EndQuorumEpochResponse.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F3.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch)
+        out += _F_ihii.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch)
         f = 1
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_EndQuorumEpochResponse_PartitionData_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_EndQuorumEpochResponse_PartitionData_v0, f, i) from None
 
 
-def _d_EndQuorumEpochResponse_PartitionData_1(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse.PartitionData, int]:
+def _d_EndQuorumEpochResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse.PartitionData, int]:
     o = new_struct(EndQuorumEpochResponse.PartitionData)
     f = 0
     i = -1
     try:
         f = 0
-        o.partition_index, o.error_code, o.leader_id, o.leader_epoch, = _F3.unpack_from(buf, pos)
+        o.partition_index, o.error_code, o.leader_id, o.leader_epoch, = _F_ihii.unpack_from(buf, pos)
         pos += 14
         f = 1
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_PartitionData_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_PartitionData_v0, f, i) from None
     return o, pos
 
 
-def _e_EndQuorumEpochResponse_PartitionData_2(o: EndQuorumEpochResponse.PartitionData, out: bytearray) -> None:
+def _e_EndQuorumEpochResponse_PartitionData_v1(o: EndQuorumEpochResponse.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F3.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch)
+        out += _F_ihii.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_EndQuorumEpochResponse_PartitionData_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_EndQuorumEpochResponse_PartitionData_v1, f, i) from None
 
 
-def _d_EndQuorumEpochResponse_PartitionData_3(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse.PartitionData, int]:
+def _d_EndQuorumEpochResponse_PartitionData_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse.PartitionData, int]:
     o = new_struct(EndQuorumEpochResponse.PartitionData)
     f = 0
     i = -1
     try:
         f = 0
-        o.partition_index, o.error_code, o.leader_id, o.leader_epoch, = _F3.unpack_from(buf, pos)
+        o.partition_index, o.error_code, o.leader_id, o.leader_epoch, = _F_ihii.unpack_from(buf, pos)
         pos += 14
         f = 1
         if buf[pos] == 0:
@@ -854,11 +855,11 @@ def _d_EndQuorumEpochResponse_PartitionData_3(buf: bytes, pos: int) -> tuple[End
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_PartitionData_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_PartitionData_v1, f, i) from None
     return o, pos
 
 
-def _e_EndQuorumEpochResponse_TopicData_4(o: EndQuorumEpochResponse.TopicData, out: bytearray) -> None:
+def _e_EndQuorumEpochResponse_TopicData_v0(o: EndQuorumEpochResponse.TopicData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -868,16 +869,16 @@ def _e_EndQuorumEpochResponse_TopicData_4(o: EndQuorumEpochResponse.TopicData, o
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_EndQuorumEpochResponse_PartitionData_0(item_partitions, out)
+            _e_EndQuorumEpochResponse_PartitionData_v0(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_EndQuorumEpochResponse_TopicData_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_EndQuorumEpochResponse_TopicData_v0, f, i) from None
 
 
-def _d_EndQuorumEpochResponse_TopicData_5(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse.TopicData, int]:
+def _d_EndQuorumEpochResponse_TopicData_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse.TopicData, int]:
     o = new_struct(EndQuorumEpochResponse.TopicData)
     f = 0
     i = -1
@@ -892,18 +893,18 @@ def _d_EndQuorumEpochResponse_TopicData_5(buf: bytes, pos: int) -> tuple[EndQuor
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_EndQuorumEpochResponse_PartitionData_1(buf, pos)
+                item_partitions, pos = _d_EndQuorumEpochResponse_PartitionData_v0(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_TopicData_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_TopicData_v0, f, i) from None
     return o, pos
 
 
-def _e_EndQuorumEpochResponse_TopicData_6(o: EndQuorumEpochResponse.TopicData, out: bytearray) -> None:
+def _e_EndQuorumEpochResponse_TopicData_v1(o: EndQuorumEpochResponse.TopicData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -913,7 +914,7 @@ def _e_EndQuorumEpochResponse_TopicData_6(o: EndQuorumEpochResponse.TopicData, o
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_EndQuorumEpochResponse_PartitionData_2(item_partitions, out)
+            _e_EndQuorumEpochResponse_PartitionData_v1(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -921,10 +922,10 @@ def _e_EndQuorumEpochResponse_TopicData_6(o: EndQuorumEpochResponse.TopicData, o
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_EndQuorumEpochResponse_TopicData_6, f, i) from None
+        raise encode_failure(exc, o, _T_e_EndQuorumEpochResponse_TopicData_v1, f, i) from None
 
 
-def _d_EndQuorumEpochResponse_TopicData_7(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse.TopicData, int]:
+def _d_EndQuorumEpochResponse_TopicData_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse.TopicData, int]:
     o = new_struct(EndQuorumEpochResponse.TopicData)
     f = 0
     i = -1
@@ -945,7 +946,7 @@ def _d_EndQuorumEpochResponse_TopicData_7(buf: bytes, pos: int) -> tuple[EndQuor
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_EndQuorumEpochResponse_PartitionData_3(buf, pos)
+                item_partitions, pos = _d_EndQuorumEpochResponse_PartitionData_v1(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -956,41 +957,41 @@ def _d_EndQuorumEpochResponse_TopicData_7(buf: bytes, pos: int) -> tuple[EndQuor
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_TopicData_7, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_TopicData_v1, f, i) from None
     return o, pos
 
 
-def _e_EndQuorumEpochResponse_NodeEndpoint_8(o: EndQuorumEpochResponse.NodeEndpoint, out: bytearray) -> None:
+def _e_EndQuorumEpochResponse_NodeEndpoint_v1(o: EndQuorumEpochResponse.NodeEndpoint, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.node_id)
+        out += _F_i.pack(o.node_id)
         f = 1
         write_compact_string(out, o.host)
         f = 2
-        out += _F2.pack(o.port)
+        out += _F_H.pack(o.port)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_EndQuorumEpochResponse_NodeEndpoint_8, f, i) from None
+        raise encode_failure(exc, o, _T_e_EndQuorumEpochResponse_NodeEndpoint_v1, f, i) from None
 
 
-def _d_EndQuorumEpochResponse_NodeEndpoint_9(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse.NodeEndpoint, int]:
+def _d_EndQuorumEpochResponse_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse.NodeEndpoint, int]:
     o = new_struct(EndQuorumEpochResponse.NodeEndpoint)
     f = 0
     i = -1
     try:
         f = 0
-        o.node_id, = _F4.unpack_from(buf, pos)
+        o.node_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, = _F2.unpack_from(buf, pos)
+        o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
         f = 3
         if buf[pos] == 0:
@@ -999,11 +1000,11 @@ def _d_EndQuorumEpochResponse_NodeEndpoint_9(buf: bytes, pos: int) -> tuple[EndQ
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_NodeEndpoint_9, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_NodeEndpoint_v1, f, i) from None
     return o, pos
 
 
-def _e_EndQuorumEpochResponse_10(o: EndQuorumEpochResponse, out: bytearray) -> None:
+def _e_EndQuorumEpochResponse_v0(o: EndQuorumEpochResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1011,28 +1012,28 @@ def _e_EndQuorumEpochResponse_10(o: EndQuorumEpochResponse, out: bytearray) -> N
         if o.node_endpoints:
             raise absent_field(0)
         f = 1
-        out += _F5.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_EndQuorumEpochResponse_TopicData_4(item_topics, out)
+            _e_EndQuorumEpochResponse_TopicData_v0(item_topics, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_EndQuorumEpochResponse_10, f, i) from None
+        raise encode_failure(exc, o, _T_e_EndQuorumEpochResponse_v0, f, i) from None
 
 
-def _d_EndQuorumEpochResponse_11(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse, int]:
+def _d_EndQuorumEpochResponse_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse, int]:
     o = new_struct(EndQuorumEpochResponse)
     f = 0
     i = -1
     try:
         o.node_endpoints = []
         f = 0
-        o.error_code, = _F5.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         i = -1
@@ -1042,28 +1043,28 @@ def _d_EndQuorumEpochResponse_11(buf: bytes, pos: int) -> tuple[EndQuorumEpochRe
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_EndQuorumEpochResponse_TopicData_5(buf, pos)
+                item_topics, pos = _d_EndQuorumEpochResponse_TopicData_v0(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_11, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_v0, f, i) from None
     return o, pos
 
 
-def _e_EndQuorumEpochResponse_12(o: EndQuorumEpochResponse, out: bytearray) -> None:
+def _e_EndQuorumEpochResponse_v1(o: EndQuorumEpochResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 1
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_EndQuorumEpochResponse_TopicData_6(item_topics, out)
+            _e_EndQuorumEpochResponse_TopicData_v1(item_topics, out)
         i = -1
         f = 2
         tags: list[RawTaggedField] = []
@@ -1072,7 +1073,7 @@ def _e_EndQuorumEpochResponse_12(o: EndQuorumEpochResponse, out: bytearray) -> N
             v_node_endpoints = o.node_endpoints
             write_array_length(t, len(v_node_endpoints), True)
             for i, item_node_endpoints in enumerate(v_node_endpoints):
-                _e_EndQuorumEpochResponse_NodeEndpoint_8(item_node_endpoints, t)
+                _e_EndQuorumEpochResponse_NodeEndpoint_v1(item_node_endpoints, t)
             i = -1
             tags.append((0, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
@@ -1080,17 +1081,17 @@ def _e_EndQuorumEpochResponse_12(o: EndQuorumEpochResponse, out: bytearray) -> N
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_EndQuorumEpochResponse_12, f, i) from None
+        raise encode_failure(exc, o, _T_e_EndQuorumEpochResponse_v1, f, i) from None
 
 
-def _d_EndQuorumEpochResponse_13(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse, int]:
+def _d_EndQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse, int]:
     o = new_struct(EndQuorumEpochResponse)
     f = 0
     i = -1
     try:
         o.node_endpoints = []
         f = 0
-        o.error_code, = _F5.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         i = -1
@@ -1106,7 +1107,7 @@ def _d_EndQuorumEpochResponse_13(buf: bytes, pos: int) -> tuple[EndQuorumEpochRe
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_EndQuorumEpochResponse_TopicData_7(buf, pos)
+                item_topics, pos = _d_EndQuorumEpochResponse_TopicData_v1(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -1139,7 +1140,7 @@ def _d_EndQuorumEpochResponse_13(buf: bytes, pos: int) -> tuple[EndQuorumEpochRe
                     else:
                         items_node_endpoints = []
                         for i in range(n):
-                            item_node_endpoints, p = _d_EndQuorumEpochResponse_NodeEndpoint_9(buf, p)
+                            item_node_endpoints, p = _d_EndQuorumEpochResponse_NodeEndpoint_v1(buf, p)
                             items_node_endpoints.append(item_node_endpoints)
                         o.node_endpoints = items_node_endpoints
                         i = -1
@@ -1150,25 +1151,25 @@ def _d_EndQuorumEpochResponse_13(buf: bytes, pos: int) -> tuple[EndQuorumEpochRe
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_13, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_v1, f, i) from None
     return o, pos
 
 
-EndQuorumEpochRequest._ENCODERS = {0: _e_EndQuorumEpochRequest_12, 1: _e_EndQuorumEpochRequest_14}
-EndQuorumEpochRequest._DECODERS = {0: _d_EndQuorumEpochRequest_13, 1: _d_EndQuorumEpochRequest_15}
-EndQuorumEpochRequest.TopicData._ENCODERS = {0: _e_EndQuorumEpochRequest_TopicData_6, 1: _e_EndQuorumEpochRequest_TopicData_8}
-EndQuorumEpochRequest.TopicData._DECODERS = {0: _d_EndQuorumEpochRequest_TopicData_7, 1: _d_EndQuorumEpochRequest_TopicData_9}
-EndQuorumEpochRequest.PartitionData._ENCODERS = {0: _e_EndQuorumEpochRequest_PartitionData_2, 1: _e_EndQuorumEpochRequest_PartitionData_4}
-EndQuorumEpochRequest.PartitionData._DECODERS = {0: _d_EndQuorumEpochRequest_PartitionData_3, 1: _d_EndQuorumEpochRequest_PartitionData_5}
-EndQuorumEpochRequest.ReplicaInfo._ENCODERS = {1: _e_EndQuorumEpochRequest_ReplicaInfo_0}
-EndQuorumEpochRequest.ReplicaInfo._DECODERS = {1: _d_EndQuorumEpochRequest_ReplicaInfo_1}
-EndQuorumEpochRequest.LeaderEndpoint._ENCODERS = {1: _e_EndQuorumEpochRequest_LeaderEndpoint_10}
-EndQuorumEpochRequest.LeaderEndpoint._DECODERS = {1: _d_EndQuorumEpochRequest_LeaderEndpoint_11}
-EndQuorumEpochResponse._ENCODERS = {0: _e_EndQuorumEpochResponse_10, 1: _e_EndQuorumEpochResponse_12}
-EndQuorumEpochResponse._DECODERS = {0: _d_EndQuorumEpochResponse_11, 1: _d_EndQuorumEpochResponse_13}
-EndQuorumEpochResponse.TopicData._ENCODERS = {0: _e_EndQuorumEpochResponse_TopicData_4, 1: _e_EndQuorumEpochResponse_TopicData_6}
-EndQuorumEpochResponse.TopicData._DECODERS = {0: _d_EndQuorumEpochResponse_TopicData_5, 1: _d_EndQuorumEpochResponse_TopicData_7}
-EndQuorumEpochResponse.PartitionData._ENCODERS = {0: _e_EndQuorumEpochResponse_PartitionData_0, 1: _e_EndQuorumEpochResponse_PartitionData_2}
-EndQuorumEpochResponse.PartitionData._DECODERS = {0: _d_EndQuorumEpochResponse_PartitionData_1, 1: _d_EndQuorumEpochResponse_PartitionData_3}
-EndQuorumEpochResponse.NodeEndpoint._ENCODERS = {1: _e_EndQuorumEpochResponse_NodeEndpoint_8}
-EndQuorumEpochResponse.NodeEndpoint._DECODERS = {1: _d_EndQuorumEpochResponse_NodeEndpoint_9}
+EndQuorumEpochRequest._ENCODERS = {0: _e_EndQuorumEpochRequest_v0, 1: _e_EndQuorumEpochRequest_v1}
+EndQuorumEpochRequest._DECODERS = {0: _d_EndQuorumEpochRequest_v0, 1: _d_EndQuorumEpochRequest_v1}
+EndQuorumEpochRequest.TopicData._ENCODERS = {0: _e_EndQuorumEpochRequest_TopicData_v0, 1: _e_EndQuorumEpochRequest_TopicData_v1}
+EndQuorumEpochRequest.TopicData._DECODERS = {0: _d_EndQuorumEpochRequest_TopicData_v0, 1: _d_EndQuorumEpochRequest_TopicData_v1}
+EndQuorumEpochRequest.PartitionData._ENCODERS = {0: _e_EndQuorumEpochRequest_PartitionData_v0, 1: _e_EndQuorumEpochRequest_PartitionData_v1}
+EndQuorumEpochRequest.PartitionData._DECODERS = {0: _d_EndQuorumEpochRequest_PartitionData_v0, 1: _d_EndQuorumEpochRequest_PartitionData_v1}
+EndQuorumEpochRequest.ReplicaInfo._ENCODERS = {1: _e_EndQuorumEpochRequest_ReplicaInfo_v1}
+EndQuorumEpochRequest.ReplicaInfo._DECODERS = {1: _d_EndQuorumEpochRequest_ReplicaInfo_v1}
+EndQuorumEpochRequest.LeaderEndpoint._ENCODERS = {1: _e_EndQuorumEpochRequest_LeaderEndpoint_v1}
+EndQuorumEpochRequest.LeaderEndpoint._DECODERS = {1: _d_EndQuorumEpochRequest_LeaderEndpoint_v1}
+EndQuorumEpochResponse._ENCODERS = {0: _e_EndQuorumEpochResponse_v0, 1: _e_EndQuorumEpochResponse_v1}
+EndQuorumEpochResponse._DECODERS = {0: _d_EndQuorumEpochResponse_v0, 1: _d_EndQuorumEpochResponse_v1}
+EndQuorumEpochResponse.TopicData._ENCODERS = {0: _e_EndQuorumEpochResponse_TopicData_v0, 1: _e_EndQuorumEpochResponse_TopicData_v1}
+EndQuorumEpochResponse.TopicData._DECODERS = {0: _d_EndQuorumEpochResponse_TopicData_v0, 1: _d_EndQuorumEpochResponse_TopicData_v1}
+EndQuorumEpochResponse.PartitionData._ENCODERS = {0: _e_EndQuorumEpochResponse_PartitionData_v0, 1: _e_EndQuorumEpochResponse_PartitionData_v1}
+EndQuorumEpochResponse.PartitionData._DECODERS = {0: _d_EndQuorumEpochResponse_PartitionData_v0, 1: _d_EndQuorumEpochResponse_PartitionData_v1}
+EndQuorumEpochResponse.NodeEndpoint._ENCODERS = {1: _e_EndQuorumEpochResponse_NodeEndpoint_v1}
+EndQuorumEpochResponse.NodeEndpoint._DECODERS = {1: _d_EndQuorumEpochResponse_NodeEndpoint_v1}

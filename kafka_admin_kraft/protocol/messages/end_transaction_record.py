@@ -78,11 +78,11 @@ class EndTransactionRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_EndTransactionRecord_0: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
-_T_d_EndTransactionRecord_1: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
+_T_e_EndTransactionRecord_v0: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
+_T_d_EndTransactionRecord_v0: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
 
 
-def _e_EndTransactionRecord_0(o: EndTransactionRecord, out: bytearray) -> None:
+def _e_EndTransactionRecord_v0(o: EndTransactionRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -92,10 +92,10 @@ def _e_EndTransactionRecord_0(o: EndTransactionRecord, out: bytearray) -> None:
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_EndTransactionRecord_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_EndTransactionRecord_v0, f, i) from None
 
 
-def _d_EndTransactionRecord_1(buf: bytes, pos: int) -> tuple[EndTransactionRecord, int]:
+def _d_EndTransactionRecord_v0(buf: bytes, pos: int) -> tuple[EndTransactionRecord, int]:
     o = new_struct(EndTransactionRecord)
     f = 0
     i = -1
@@ -107,9 +107,9 @@ def _d_EndTransactionRecord_1(buf: bytes, pos: int) -> tuple[EndTransactionRecor
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_EndTransactionRecord_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_EndTransactionRecord_v0, f, i) from None
     return o, pos
 
 
-EndTransactionRecord._ENCODERS = {0: _e_EndTransactionRecord_0}
-EndTransactionRecord._DECODERS = {0: _d_EndTransactionRecord_1}
+EndTransactionRecord._ENCODERS = {0: _e_EndTransactionRecord_v0}
+EndTransactionRecord._DECODERS = {0: _d_EndTransactionRecord_v0}

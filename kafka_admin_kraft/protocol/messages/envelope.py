@@ -53,7 +53,7 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['EnvelopeRequest', 'EnvelopeResponse']
 
-_F0 = _Packer('>h')
+_F_h = _Packer('>h')
 
 
 class EnvelopeRequest(Struct):
@@ -68,15 +68,16 @@ class EnvelopeRequest(Struct):
     FLEXIBLE_FROM = 0
     KIND = 'request'
     API_KEY = 58
+    LISTENERS = ('controller',)
     HEADER_VERSIONS = {0: 2}
     _FIELDS = ('request_data', 'request_principal', 'client_host_address', )
 
     request_data: bytes
-    """bytes, versions 0+."""
+    """The forwarded request: its header and body, without the size prefix. (bytes, versions 0+)"""
     request_principal: bytes | None
-    """bytes, versions 0+; nullable 0+."""
+    """The serialized principal the client authenticated as. (bytes, versions 0+; nullable 0+)"""
     client_host_address: bytes
-    """bytes, versions 0+."""
+    """The client's IP address, 4 or 16 bytes. (bytes, versions 0+)"""
 
     def __init__(
         self,
@@ -93,7 +94,7 @@ class EnvelopeRequest(Struct):
 
 
 class EnvelopeResponse(Struct):
-    """The EnvelopeResponse struct of EnvelopeResponse.
+    """Envelope (API 58): a broker forwards a client request, with the client principal and address, to the active controller.
 
     Used in versions 0; flexible versions: 0+.
     """
@@ -108,9 +109,9 @@ class EnvelopeResponse(Struct):
     _FIELDS = ('response_data', 'error_code', )
 
     response_data: bytes | None
-    """bytes, versions 0+; nullable 0+; default null."""
+    """The response to the forwarded request: its header and body, or null on error. (bytes, versions 0+; nullable 0+; default null)"""
     error_code: int
-    """int16, versions 0+."""
+    """The error code of the envelope itself, or 0 if there was no error. (int16, versions 0+)"""
 
     def __init__(
         self,
@@ -124,13 +125,13 @@ class EnvelopeResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_EnvelopeRequest_0: tuple[FieldEntry, ...] = (('RequestData', False, ()), ('RequestPrincipal', False, ()), ('ClientHostAddress', False, ()), ('<tagged fields>', False, ()), )
-_T_d_EnvelopeRequest_1: tuple[FieldEntry, ...] = (('RequestData', False, ()), ('RequestPrincipal', False, ()), ('ClientHostAddress', False, ()), ('<tagged fields>', False, ()), )
-_T_e_EnvelopeResponse_0: tuple[FieldEntry, ...] = (('ResponseData', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_EnvelopeResponse_1: tuple[FieldEntry, ...] = (('ResponseData', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_EnvelopeRequest_v0: tuple[FieldEntry, ...] = (('RequestData', False, ()), ('RequestPrincipal', False, ()), ('ClientHostAddress', False, ()), ('<tagged fields>', False, ()), )
+_T_d_EnvelopeRequest_v0: tuple[FieldEntry, ...] = (('RequestData', False, ()), ('RequestPrincipal', False, ()), ('ClientHostAddress', False, ()), ('<tagged fields>', False, ()), )
+_T_e_EnvelopeResponse_v0: tuple[FieldEntry, ...] = (('ResponseData', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_EnvelopeResponse_v0: tuple[FieldEntry, ...] = (('ResponseData', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_EnvelopeRequest_0(o: EnvelopeRequest, out: bytearray) -> None:
+def _e_EnvelopeRequest_v0(o: EnvelopeRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -146,10 +147,10 @@ def _e_EnvelopeRequest_0(o: EnvelopeRequest, out: bytearray) -> None:
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_EnvelopeRequest_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_EnvelopeRequest_v0, f, i) from None
 
 
-def _d_EnvelopeRequest_1(buf: bytes, pos: int) -> tuple[EnvelopeRequest, int]:
+def _d_EnvelopeRequest_v0(buf: bytes, pos: int) -> tuple[EnvelopeRequest, int]:
     o = new_struct(EnvelopeRequest)
     f = 0
     i = -1
@@ -167,28 +168,28 @@ def _d_EnvelopeRequest_1(buf: bytes, pos: int) -> tuple[EnvelopeRequest, int]:
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_EnvelopeRequest_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_EnvelopeRequest_v0, f, i) from None
     return o, pos
 
 
-def _e_EnvelopeResponse_0(o: EnvelopeResponse, out: bytearray) -> None:
+def _e_EnvelopeResponse_v0(o: EnvelopeResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
         write_compact_nullable_bytes(out, o.response_data)
         f = 1
-        out += _F0.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 2
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_EnvelopeResponse_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_EnvelopeResponse_v0, f, i) from None
 
 
-def _d_EnvelopeResponse_1(buf: bytes, pos: int) -> tuple[EnvelopeResponse, int]:
+def _d_EnvelopeResponse_v0(buf: bytes, pos: int) -> tuple[EnvelopeResponse, int]:
     o = new_struct(EnvelopeResponse)
     f = 0
     i = -1
@@ -196,7 +197,7 @@ def _d_EnvelopeResponse_1(buf: bytes, pos: int) -> tuple[EnvelopeResponse, int]:
         f = 0
         o.response_data, pos = read_compact_nullable_bytes(buf, pos)
         f = 1
-        o.error_code, = _F0.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 2
         if buf[pos] == 0:
@@ -205,11 +206,11 @@ def _d_EnvelopeResponse_1(buf: bytes, pos: int) -> tuple[EnvelopeResponse, int]:
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_EnvelopeResponse_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_EnvelopeResponse_v0, f, i) from None
     return o, pos
 
 
-EnvelopeRequest._ENCODERS = {0: _e_EnvelopeRequest_0}
-EnvelopeRequest._DECODERS = {0: _d_EnvelopeRequest_1}
-EnvelopeResponse._ENCODERS = {0: _e_EnvelopeResponse_0}
-EnvelopeResponse._DECODERS = {0: _d_EnvelopeResponse_1}
+EnvelopeRequest._ENCODERS = {0: _e_EnvelopeRequest_v0}
+EnvelopeRequest._DECODERS = {0: _d_EnvelopeRequest_v0}
+EnvelopeResponse._ENCODERS = {0: _e_EnvelopeResponse_v0}
+EnvelopeResponse._DECODERS = {0: _d_EnvelopeResponse_v0}

@@ -53,7 +53,7 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['FeatureLevelRecord']
 
-_F0 = _Packer('>h')
+_F_h = _Packer('>h')
 
 
 class FeatureLevelRecord(Struct):
@@ -71,9 +71,9 @@ class FeatureLevelRecord(Struct):
     _FIELDS = ('name', 'feature_level', )
 
     name: str
-    """string, versions 0+."""
+    """Feature this record sets, e.g. metadata.version. (string, versions 0+)"""
     feature_level: int
-    """int16, versions 0+."""
+    """Level now finalized for the whole cluster; 0 turns the feature off. (int16, versions 0+)"""
 
     def __init__(
         self,
@@ -87,28 +87,28 @@ class FeatureLevelRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_FeatureLevelRecord_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('FeatureLevel', False, (('FeatureLevel', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_FeatureLevelRecord_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('FeatureLevel', False, (('FeatureLevel', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_FeatureLevelRecord_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('FeatureLevel', False, (('FeatureLevel', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_FeatureLevelRecord_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('FeatureLevel', False, (('FeatureLevel', 2, 'h'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_FeatureLevelRecord_0(o: FeatureLevelRecord, out: bytearray) -> None:
+def _e_FeatureLevelRecord_v0(o: FeatureLevelRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
         write_compact_string(out, o.name)
         f = 1
-        out += _F0.pack(o.feature_level)
+        out += _F_h.pack(o.feature_level)
         f = 2
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FeatureLevelRecord_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_FeatureLevelRecord_v0, f, i) from None
 
 
-def _d_FeatureLevelRecord_1(buf: bytes, pos: int) -> tuple[FeatureLevelRecord, int]:
+def _d_FeatureLevelRecord_v0(buf: bytes, pos: int) -> tuple[FeatureLevelRecord, int]:
     o = new_struct(FeatureLevelRecord)
     f = 0
     i = -1
@@ -116,7 +116,7 @@ def _d_FeatureLevelRecord_1(buf: bytes, pos: int) -> tuple[FeatureLevelRecord, i
         f = 0
         o.name, pos = read_compact_string(buf, pos)
         f = 1
-        o.feature_level, = _F0.unpack_from(buf, pos)
+        o.feature_level, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 2
         if buf[pos] == 0:
@@ -125,9 +125,9 @@ def _d_FeatureLevelRecord_1(buf: bytes, pos: int) -> tuple[FeatureLevelRecord, i
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FeatureLevelRecord_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FeatureLevelRecord_v0, f, i) from None
     return o, pos
 
 
-FeatureLevelRecord._ENCODERS = {0: _e_FeatureLevelRecord_0}
-FeatureLevelRecord._DECODERS = {0: _d_FeatureLevelRecord_1}
+FeatureLevelRecord._ENCODERS = {0: _e_FeatureLevelRecord_v0}
+FeatureLevelRecord._DECODERS = {0: _d_FeatureLevelRecord_v0}

@@ -53,7 +53,7 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['FenceBrokerRecord']
 
-_F0 = _Packer('>iq')
+_F_iq = _Packer('>iq')
 
 
 class FenceBrokerRecord(Struct):
@@ -71,9 +71,9 @@ class FenceBrokerRecord(Struct):
     _FIELDS = ('id', 'epoch', )
 
     id: int
-    """int32, versions 0+."""
+    """The id of the fenced broker. (int32, versions 0+)"""
     epoch: int
-    """int64, versions 0+."""
+    """The broker epoch of the fenced registration. (int64, versions 0+)"""
 
     def __init__(
         self,
@@ -87,32 +87,32 @@ class FenceBrokerRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_FenceBrokerRecord_0: tuple[FieldEntry, ...] = (('Id', False, (('Id', 4, 'i'), ('Epoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_FenceBrokerRecord_1: tuple[FieldEntry, ...] = (('Id', False, (('Id', 4, 'i'), ('Epoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_FenceBrokerRecord_v0: tuple[FieldEntry, ...] = (('Id', False, (('Id', 4, 'i'), ('Epoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_FenceBrokerRecord_v0: tuple[FieldEntry, ...] = (('Id', False, (('Id', 4, 'i'), ('Epoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_FenceBrokerRecord_0(o: FenceBrokerRecord, out: bytearray) -> None:
+def _e_FenceBrokerRecord_v0(o: FenceBrokerRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.id, o.epoch)
+        out += _F_iq.pack(o.id, o.epoch)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FenceBrokerRecord_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_FenceBrokerRecord_v0, f, i) from None
 
 
-def _d_FenceBrokerRecord_1(buf: bytes, pos: int) -> tuple[FenceBrokerRecord, int]:
+def _d_FenceBrokerRecord_v0(buf: bytes, pos: int) -> tuple[FenceBrokerRecord, int]:
     o = new_struct(FenceBrokerRecord)
     f = 0
     i = -1
     try:
         f = 0
-        o.id, o.epoch, = _F0.unpack_from(buf, pos)
+        o.id, o.epoch, = _F_iq.unpack_from(buf, pos)
         pos += 12
         f = 1
         if buf[pos] == 0:
@@ -121,9 +121,9 @@ def _d_FenceBrokerRecord_1(buf: bytes, pos: int) -> tuple[FenceBrokerRecord, int
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FenceBrokerRecord_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FenceBrokerRecord_v0, f, i) from None
     return o, pos
 
 
-FenceBrokerRecord._ENCODERS = {0: _e_FenceBrokerRecord_0}
-FenceBrokerRecord._DECODERS = {0: _d_FenceBrokerRecord_1}
+FenceBrokerRecord._ENCODERS = {0: _e_FenceBrokerRecord_v0}
+FenceBrokerRecord._DECODERS = {0: _d_FenceBrokerRecord_v0}

@@ -53,23 +53,23 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['FetchRequest', 'FetchResponse']
 
-_F0 = _Packer('>iq')
-_F1 = _Packer('>iqi')
-_F2 = _Packer('>iqqi')
-_F3 = _Packer('>iiqqi')
-_F4 = _Packer('>iiqiqi')
-_F5 = _Packer('>16s')
-_F6 = _Packer('>q')
-_F7 = _Packer('>iiiib')
-_F8 = _Packer('>iiiibii')
-_F9 = _Packer('>iiibii')
-_F10 = _Packer('>ii')
-_F11 = _Packer('>qi')
-_F12 = _Packer('>qq')
-_F13 = _Packer('>ihqq')
-_F14 = _Packer('>ihqqq')
-_F15 = _Packer('>i')
-_F16 = _Packer('>ihi')
+_F_iq = _Packer('>iq')
+_F_iqi = _Packer('>iqi')
+_F_iqqi = _Packer('>iqqi')
+_F_iiqqi = _Packer('>iiqqi')
+_F_iiqiqi = _Packer('>iiqiqi')
+_F_u = _Packer('>16s')
+_F_q = _Packer('>q')
+_F_iiiib = _Packer('>iiiib')
+_F_iiiibii = _Packer('>iiiibii')
+_F_iiibii = _Packer('>iiibii')
+_F_ii = _Packer('>ii')
+_F_qi = _Packer('>qi')
+_F_qq = _Packer('>qq')
+_F_ihqq = _Packer('>ihqq')
+_F_ihqqq = _Packer('>ihqqq')
+_F_i = _Packer('>i')
+_F_ihi = _Packer('>ihi')
 
 
 class FetchRequest(Struct):
@@ -84,36 +84,37 @@ class FetchRequest(Struct):
     FLEXIBLE_FROM = 12
     KIND = 'request'
     API_KEY = 1
+    LISTENERS = ('broker', 'controller')
     HEADER_VERSIONS = {4: 1, 5: 1, 6: 1, 7: 1, 8: 1, 9: 1, 10: 1, 11: 1, 12: 2, 13: 2, 14: 2, 15: 2, 16: 2, 17: 2, 18: 2}
     _FIELDS = ('cluster_id', 'replica_id', 'replica_state', 'max_wait_ms', 'min_bytes', 'max_bytes', 'isolation_level', 'session_id', 'session_epoch', 'topics', 'forgotten_topics_data', 'rack_id', )
 
     cluster_id: str | None
-    """string, versions 12+; nullable 12+; tag 0 in 12+; ignorable; default null."""
+    """Fetcher's cluster id if known; KRaft leaders reject a mismatch (INCONSISTENT_CLUSTER_ID). (string, versions 12+; nullable 12+; tag 0 in 12+; ignorable; default null)"""
     replica_id: int
-    """int32, versions 0-14; default -1."""
+    """Node id of the fetching follower, -1 for a consumer; ReplicaState replaces it from v15. (int32, versions 0-14; default -1)"""
     replica_state: FetchRequest.ReplicaState
-    """ReplicaState, versions 15+; tag 1 in 15+."""
+    """Who is fetching (KIP-903): the follower's id and broker epoch. (ReplicaState, versions 15+; tag 1 in 15+)"""
     max_wait_ms: int
-    """int32, versions 0+."""
+    """Longest time in ms the leader may hold the request while waiting for MinBytes. (int32, versions 0+)"""
     min_bytes: int
-    """int32, versions 0+."""
+    """Bytes to gather before answering, unless MaxWaitMs runs out first. (int32, versions 0+)"""
     max_bytes: int
-    """int32, versions 3+; ignorable; default 0x7fffffff."""
+    """Cap on the response in bytes; an oversized first batch still comes back (KIP-74). (int32, versions 3+; ignorable; default 0x7fffffff)"""
     isolation_level: int
-    """int8, versions 4+; ignorable; default 0."""
+    """0 read_uncommitted: every record; 1 read_committed: stop at the last stable offset. (int8, versions 4+; ignorable; default 0)"""
     session_id: int
-    """int32, versions 7+; ignorable; default 0."""
+    """Incremental fetch session id (KIP-227); 0 when not in a session. (int32, versions 7+; ignorable; default 0)"""
     session_epoch: int
-    """int32, versions 7+; ignorable; default -1."""
+    """Step within the session (KIP-227): 0 opens one, -1 closes it or fetches without one. (int32, versions 7+; ignorable; default -1)"""
     topics: list[FetchRequest.FetchTopic]
-    """[]FetchTopic, versions 0+."""
+    """Topics to read; a KRaft replica asks only for __cluster_metadata. ([]FetchTopic, versions 0+)"""
     forgotten_topics_data: list[FetchRequest.ForgottenTopic]
-    """[]ForgottenTopic, versions 7+."""
+    """Partitions to drop from an incremental fetch session. ([]ForgottenTopic, versions 7+)"""
     rack_id: str
-    """string, versions 11+; ignorable; default ''."""
+    """Rack of the consumer, so the broker can point it at a nearby replica (KIP-392). (string, versions 11+; ignorable; default '')"""
 
     class ReplicaState(Struct):
-        """The ReplicaState struct of FetchRequest.
+        """Who is fetching (KIP-903): the follower's id and broker epoch.
 
         Used in versions 15-18; flexible versions: 12+.
         """
@@ -125,9 +126,9 @@ class FetchRequest(Struct):
         _FIELDS = ('replica_id', 'replica_epoch', )
 
         replica_id: int
-        """int32, versions 15+; default -1."""
+        """Node id of the fetching follower, -1 for a consumer. (int32, versions 15+; default -1)"""
         replica_epoch: int
-        """int64, versions 15+; default -1."""
+        """Broker epoch of the follower (KIP-903), -1 if it has none. (int64, versions 15+; default -1)"""
 
         def __init__(
             self,
@@ -141,7 +142,7 @@ class FetchRequest(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class FetchTopic(Struct):
-        """The FetchTopic struct of FetchRequest.
+        """Topics to read; a KRaft replica asks only for __cluster_metadata.
 
         Used in versions 4-18; flexible versions: 12+.
         """
@@ -153,11 +154,11 @@ class FetchRequest(Struct):
         _FIELDS = ('topic', 'topic_id', 'partitions', )
 
         topic: str
-        """string, versions 0-12; ignorable."""
+        """Name of the topic to read; v13 switched to TopicId. (string, versions 0-12; ignorable)"""
         topic_id: Uuid
-        """uuid, versions 13+; ignorable."""
+        """Id of the topic to read (KIP-516); __cluster_metadata's is AAAAAAAAAAAAAAAAAAAAAQ. (uuid, versions 13+; ignorable)"""
         partitions: list[FetchRequest.FetchPartition]
-        """[]FetchPartition, versions 0+."""
+        """Partitions to read and where to start in each. ([]FetchPartition, versions 0+)"""
 
         def __init__(
             self,
@@ -173,7 +174,7 @@ class FetchRequest(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class FetchPartition(Struct):
-        """The FetchPartition struct of FetchRequest.
+        """Partitions to read and where to start in each.
 
         Used in versions 4-18; flexible versions: 12+.
         """
@@ -185,21 +186,21 @@ class FetchRequest(Struct):
         _FIELDS = ('partition', 'current_leader_epoch', 'fetch_offset', 'last_fetched_epoch', 'log_start_offset', 'partition_max_bytes', 'replica_directory_id', 'high_watermark', )
 
         partition: int
-        """int32, versions 0+."""
+        """Partition number within the topic. (int32, versions 0+)"""
         current_leader_epoch: int
-        """int32, versions 9+; ignorable; default -1."""
+        """Leader epoch the fetcher believes current, to catch a stale leader (KIP-320); -1 skips it. (int32, versions 9+; ignorable; default -1)"""
         fetch_offset: int
-        """int64, versions 0+."""
+        """Offset of the first record wanted. (int64, versions 0+)"""
         last_fetched_epoch: int
-        """int32, versions 12+; default -1."""
+        """Epoch of the record just before FetchOffset, to detect a diverging log; -1 if none. (int32, versions 12+; default -1)"""
         log_start_offset: int
-        """int64, versions 5+; ignorable; default -1."""
+        """Follower's own log start offset; -1 when a consumer fetches. (int64, versions 5+; ignorable; default -1)"""
         partition_max_bytes: int
-        """int32, versions 0+."""
+        """Cap on bytes for this partition; an oversized first batch still comes back. (int32, versions 0+)"""
         replica_directory_id: Uuid
-        """uuid, versions 17+; tag 0 in 17+; ignorable."""
+        """Log directory id of the fetching replica (KIP-853). (uuid, versions 17+; tag 0 in 17+; ignorable)"""
         high_watermark: int
-        """int64, versions 18+; tag 1 in 18+; ignorable; default 9223372036854775807."""
+        """Follower's known high watermark (KIP-1166): -1 if unknown, INT64_MAX if not supported. (int64, versions 18+; tag 1 in 18+; ignorable; default 9223372036854775807)"""
 
         def __init__(
             self,
@@ -225,7 +226,7 @@ class FetchRequest(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class ForgottenTopic(Struct):
-        """The ForgottenTopic struct of FetchRequest.
+        """Partitions to drop from an incremental fetch session.
 
         Used in versions 7-18; flexible versions: 12+.
         """
@@ -237,11 +238,11 @@ class FetchRequest(Struct):
         _FIELDS = ('topic', 'topic_id', 'partitions', )
 
         topic: str
-        """string, versions 7-12; ignorable."""
+        """Name of the topic to drop partitions of. (string, versions 7-12; ignorable)"""
         topic_id: Uuid
-        """uuid, versions 13+; ignorable."""
+        """Id of the topic to drop partitions of. (uuid, versions 13+; ignorable)"""
         partitions: list[int]
-        """[]int32, versions 7+."""
+        """Partition numbers to drop from the session. ([]int32, versions 7+)"""
 
         def __init__(
             self,
@@ -289,7 +290,7 @@ class FetchRequest(Struct):
 
 
 class FetchResponse(Struct):
-    """The FetchResponse struct of FetchResponse.
+    """Fetch (API 1): pull-based replication; KRaft voters and observers fetch the metadata log from the leader. Flexible from v12, which adds the diverging epoch, current leader and snapshot id.
 
     Used in versions 4-18; flexible versions: 12+.
     """
@@ -304,18 +305,18 @@ class FetchResponse(Struct):
     _FIELDS = ('throttle_time_ms', 'error_code', 'session_id', 'responses', 'node_endpoints', )
 
     throttle_time_ms: int
-    """int32, versions 1+; ignorable."""
+    """Time in ms the answer was held back by a quota; 0 if it was not throttled. (int32, versions 1+; ignorable)"""
     error_code: int
-    """int16, versions 7+; ignorable."""
+    """Error for the request as a whole, e.g. a fetch session error; 0 if none. (int16, versions 7+; ignorable)"""
     session_id: int
-    """int32, versions 7+; default 0."""
+    """Id of the fetch session this answer belongs to; 0 if none. (int32, versions 7+; default 0)"""
     responses: list[FetchResponse.FetchableTopicResponse]
-    """[]FetchableTopicResponse, versions 0+."""
+    """Per-topic answers. ([]FetchableTopicResponse, versions 0+)"""
     node_endpoints: list[FetchResponse.NodeEndpoint]
-    """[]NodeEndpoint, versions 16+; tag 0 in 16+."""
+    """Listeners of leaders named in NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH answers. ([]NodeEndpoint, versions 16+; tag 0 in 16+)"""
 
     class FetchableTopicResponse(Struct):
-        """The FetchableTopicResponse struct of FetchResponse.
+        """Per-topic answers.
 
         Used in versions 4-18; flexible versions: 12+.
         """
@@ -327,11 +328,11 @@ class FetchResponse(Struct):
         _FIELDS = ('topic', 'topic_id', 'partitions', )
 
         topic: str
-        """string, versions 0-12; ignorable."""
+        """Name of the topic; v13 switched to TopicId. (string, versions 0-12; ignorable)"""
         topic_id: Uuid
-        """uuid, versions 13+; ignorable."""
+        """Id of the topic (KIP-516). (uuid, versions 13+; ignorable)"""
         partitions: list[FetchResponse.PartitionData]
-        """[]PartitionData, versions 0+."""
+        """Per-partition answers. ([]PartitionData, versions 0+)"""
 
         def __init__(
             self,
@@ -347,7 +348,7 @@ class FetchResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class PartitionData(Struct):
-        """The PartitionData struct of FetchResponse.
+        """Per-partition answers.
 
         Used in versions 4-18; flexible versions: 12+.
         """
@@ -359,27 +360,27 @@ class FetchResponse(Struct):
         _FIELDS = ('partition_index', 'error_code', 'high_watermark', 'last_stable_offset', 'log_start_offset', 'diverging_epoch', 'current_leader', 'snapshot_id', 'aborted_transactions', 'preferred_read_replica', 'records', )
 
         partition_index: int
-        """int32, versions 0+."""
+        """Partition number within the topic. (int32, versions 0+)"""
         error_code: int
-        """int16, versions 0+."""
+        """Error for this partition, e.g. FENCED_LEADER_EPOCH; 0 if none. (int16, versions 0+)"""
         high_watermark: int
-        """int64, versions 0+."""
+        """Leader's high watermark: every record below it is committed. (int64, versions 0+)"""
         last_stable_offset: int
-        """int64, versions 4+; ignorable; default -1."""
+        """Offset below which every transaction is decided, the LSO; -1 if unknown. (int64, versions 4+; ignorable; default -1)"""
         log_start_offset: int
-        """int64, versions 5+; ignorable; default -1."""
+        """First offset still in the leader's log; -1 if unknown. (int64, versions 5+; ignorable; default -1)"""
         diverging_epoch: FetchResponse.EpochEndOffset
-        """EpochEndOffset, versions 12+; tag 0 in 12+."""
+        """Set if the fetcher's log has diverged: the point it must truncate back to (KIP-595). (EpochEndOffset, versions 12+; tag 0 in 12+)"""
         current_leader: FetchResponse.LeaderIdAndEpoch
-        """LeaderIdAndEpoch, versions 12+; tag 1 in 12+."""
+        """The leader as the responder knows it, so a fetcher can follow a leader change. (LeaderIdAndEpoch, versions 12+; tag 1 in 12+)"""
         snapshot_id: FetchResponse.SnapshotId
-        """SnapshotId, versions 12+; tag 2 in 12+."""
+        """Set when FetchOffset is below the log start: the snapshot to copy with FetchSnapshot. (SnapshotId, versions 12+; tag 2 in 12+)"""
         aborted_transactions: list[FetchResponse.AbortedTransaction] | None
-        """[]AbortedTransaction, versions 4+; nullable 4+; ignorable."""
+        """Transactions aborted within the returned records (read_committed); null otherwise. ([]AbortedTransaction, versions 4+; nullable 4+; ignorable)"""
         preferred_read_replica: int
-        """int32, versions 11+; default -1."""
+        """Replica the consumer should read from next (KIP-392), -1 for the leader. (int32, versions 11+; default -1)"""
         records: bytes | None
-        """records, versions 0+; nullable 0+."""
+        """The record batches read, or null. (records, versions 0+; nullable 0+)"""
 
         def __init__(
             self,
@@ -411,7 +412,7 @@ class FetchResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class EpochEndOffset(Struct):
-        """The EpochEndOffset struct of FetchResponse.
+        """Set if the fetcher's log has diverged: the point it must truncate back to (KIP-595).
 
         Used in versions 12-18; flexible versions: 12+.
         """
@@ -423,9 +424,9 @@ class FetchResponse(Struct):
         _FIELDS = ('epoch', 'end_offset', )
 
         epoch: int
-        """int32, versions 12+; default -1."""
+        """Leader's latest epoch not after the fetcher's LastFetchedEpoch; -1 if unset. (int32, versions 12+; default -1)"""
         end_offset: int
-        """int64, versions 12+; default -1."""
+        """End offset of that epoch on the leader; the fetcher truncates its log to it. (int64, versions 12+; default -1)"""
 
         def __init__(
             self,
@@ -439,7 +440,7 @@ class FetchResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class LeaderIdAndEpoch(Struct):
-        """The LeaderIdAndEpoch struct of FetchResponse.
+        """The leader as the responder knows it, so a fetcher can follow a leader change.
 
         Used in versions 12-18; flexible versions: 12+.
         """
@@ -451,9 +452,9 @@ class FetchResponse(Struct):
         _FIELDS = ('leader_id', 'leader_epoch', )
 
         leader_id: int
-        """int32, versions 12+; default -1."""
+        """Node id of the leader, -1 if unknown. (int32, versions 12+; default -1)"""
         leader_epoch: int
-        """int32, versions 12+; default -1."""
+        """Epoch of that leader, -1 if unknown. (int32, versions 12+; default -1)"""
 
         def __init__(
             self,
@@ -467,7 +468,7 @@ class FetchResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class SnapshotId(Struct):
-        """The SnapshotId struct of FetchResponse.
+        """Set when FetchOffset is below the log start: the snapshot to copy with FetchSnapshot.
 
         Used in versions 12-18; flexible versions: 12+.
         """
@@ -479,9 +480,9 @@ class FetchResponse(Struct):
         _FIELDS = ('end_offset', 'epoch', )
 
         end_offset: int
-        """int64, versions 0+; default -1."""
+        """End offset of the snapshot: it holds the records below this offset. (int64, versions 0+; default -1)"""
         epoch: int
-        """int32, versions 0+; default -1."""
+        """Epoch of the snapshot's last record. (int32, versions 0+; default -1)"""
 
         def __init__(
             self,
@@ -495,7 +496,7 @@ class FetchResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class AbortedTransaction(Struct):
-        """The AbortedTransaction struct of FetchResponse.
+        """Transactions aborted within the returned records (read_committed); null otherwise.
 
         Used in versions 4-18; flexible versions: 12+.
         """
@@ -507,9 +508,9 @@ class FetchResponse(Struct):
         _FIELDS = ('producer_id', 'first_offset', )
 
         producer_id: int
-        """int64, versions 4+."""
+        """Producer whose transaction was aborted. (int64, versions 4+)"""
         first_offset: int
-        """int64, versions 4+."""
+        """Offset of the aborted transaction's first record. (int64, versions 4+)"""
 
         def __init__(
             self,
@@ -523,7 +524,7 @@ class FetchResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class NodeEndpoint(Struct):
-        """The NodeEndpoint struct of FetchResponse.
+        """Listeners of leaders named in NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH answers.
 
         Used in versions 16-18; flexible versions: 12+.
         """
@@ -535,13 +536,13 @@ class FetchResponse(Struct):
         _FIELDS = ('node_id', 'host', 'port', 'rack', )
 
         node_id: int
-        """int32, versions 16+."""
+        """Node id these listeners belong to. (int32, versions 16+)"""
         host: str
-        """string, versions 16+."""
+        """Host name or IP address of the node's listener. (string, versions 16+)"""
         port: int
-        """int32, versions 16+."""
+        """TCP port of the node's listener. (int32, versions 16+)"""
         rack: str | None
-        """string, versions 16+; nullable 16+; default null."""
+        """The node's broker.rack setting, or null if unset. (string, versions 16+; nullable 16+; default null)"""
 
         def __init__(
             self,
@@ -576,181 +577,181 @@ class FetchResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_FetchRequest_ReplicaState_0: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('ReplicaEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_ReplicaState_1: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('ReplicaEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchPartition_2: tuple[FieldEntry, ...] = (('LastFetchedEpoch', False, ()), ('Partition', False, (('Partition', 4, 'i'), ('FetchOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchPartition_3: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('FetchOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchPartition_4: tuple[FieldEntry, ...] = (('LastFetchedEpoch', False, ()), ('Partition', False, (('Partition', 4, 'i'), ('FetchOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchPartition_5: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('FetchOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchPartition_6: tuple[FieldEntry, ...] = (('LastFetchedEpoch', False, ()), ('Partition', False, (('Partition', 4, 'i'), ('FetchOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchPartition_7: tuple[FieldEntry, ...] = (('LastFetchedEpoch', False, ()), ('Partition', False, (('Partition', 4, 'i'), ('FetchOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchPartition_8: tuple[FieldEntry, ...] = (('LastFetchedEpoch', False, ()), ('Partition', False, (('Partition', 4, 'i'), ('FetchOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchPartition_9: tuple[FieldEntry, ...] = (('LastFetchedEpoch', False, ()), ('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchPartition_10: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchPartition_11: tuple[FieldEntry, ...] = (('LastFetchedEpoch', False, ()), ('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchPartition_12: tuple[FieldEntry, ...] = (('LastFetchedEpoch', False, ()), ('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchPartition_13: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchPartition_14: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchPartition_15: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchPartition_16: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchPartition_17: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchPartition_18: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchPartition_19: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchPartition_20: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchPartition_21: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchPartition_22: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchTopic_23: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchTopic_24: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchTopic_25: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchTopic_26: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchTopic_27: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchTopic_28: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchTopic_29: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchTopic_30: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchTopic_31: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchTopic_32: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchTopic_33: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchTopic_34: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchTopic_35: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchTopic_36: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchTopic_37: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchTopic_38: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchTopic_39: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchTopic_40: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchTopic_41: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchTopic_42: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_FetchTopic_43: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_FetchTopic_44: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_ForgottenTopic_45: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_ForgottenTopic_46: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_ForgottenTopic_47: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_ForgottenTopic_48: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_ForgottenTopic_49: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_ForgottenTopic_50: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_ForgottenTopic_51: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_ForgottenTopic_52: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_ForgottenTopic_53: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_ForgottenTopic_54: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_55: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ForgottenTopicsData', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_56: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_57: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ForgottenTopicsData', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_58: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_59: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ForgottenTopicsData', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_60: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_61: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_62: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_63: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_64: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_65: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_66: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_67: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_68: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_69: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_70: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_71: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_72: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_73: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_74: tuple[FieldEntry, ...] = (('ReplicaId', False, ()), ('MaxWaitMs', False, (('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_75: tuple[FieldEntry, ...] = (('MaxWaitMs', False, (('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_76: tuple[FieldEntry, ...] = (('ReplicaId', False, ()), ('MaxWaitMs', False, (('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_77: tuple[FieldEntry, ...] = (('MaxWaitMs', False, (('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_78: tuple[FieldEntry, ...] = (('ReplicaId', False, ()), ('MaxWaitMs', False, (('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_79: tuple[FieldEntry, ...] = (('MaxWaitMs', False, (('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchRequest_80: tuple[FieldEntry, ...] = (('ReplicaId', False, ()), ('MaxWaitMs', False, (('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchRequest_81: tuple[FieldEntry, ...] = (('MaxWaitMs', False, (('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_EpochEndOffset_0: tuple[FieldEntry, ...] = (('Epoch', False, (('Epoch', 4, 'i'), ('EndOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_EpochEndOffset_1: tuple[FieldEntry, ...] = (('Epoch', False, (('Epoch', 4, 'i'), ('EndOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_LeaderIdAndEpoch_2: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_LeaderIdAndEpoch_3: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_SnapshotId_4: tuple[FieldEntry, ...] = (('EndOffset', False, (('EndOffset', 8, 'q'), ('Epoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_SnapshotId_5: tuple[FieldEntry, ...] = (('EndOffset', False, (('EndOffset', 8, 'q'), ('Epoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_AbortedTransaction_6: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_AbortedTransaction_7: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_AbortedTransaction_8: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_AbortedTransaction_9: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_AbortedTransaction_10: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_AbortedTransaction_11: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_AbortedTransaction_12: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_AbortedTransaction_13: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_AbortedTransaction_14: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_AbortedTransaction_15: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_AbortedTransaction_16: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_PartitionData_17: tuple[FieldEntry, ...] = (('DivergingEpoch', False, ()), ('CurrentLeader', False, ()), ('SnapshotId', False, ()), ('PreferredReadReplica', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('Records', False, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_PartitionData_18: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('Records', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_PartitionData_19: tuple[FieldEntry, ...] = (('DivergingEpoch', False, ()), ('CurrentLeader', False, ()), ('SnapshotId', False, ()), ('PreferredReadReplica', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('Records', False, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_PartitionData_20: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('Records', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_PartitionData_21: tuple[FieldEntry, ...] = (('DivergingEpoch', False, ()), ('CurrentLeader', False, ()), ('SnapshotId', False, ()), ('PreferredReadReplica', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('Records', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_PartitionData_22: tuple[FieldEntry, ...] = (('DivergingEpoch', False, ()), ('CurrentLeader', False, ()), ('SnapshotId', False, ()), ('PreferredReadReplica', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('Records', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_PartitionData_23: tuple[FieldEntry, ...] = (('DivergingEpoch', False, ()), ('CurrentLeader', False, ()), ('SnapshotId', False, ()), ('PreferredReadReplica', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('Records', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_PartitionData_24: tuple[FieldEntry, ...] = (('DivergingEpoch', False, ()), ('CurrentLeader', False, ()), ('SnapshotId', False, ()), ('PreferredReadReplica', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('Records', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_PartitionData_25: tuple[FieldEntry, ...] = (('DivergingEpoch', False, ()), ('CurrentLeader', False, ()), ('SnapshotId', False, ()), ('PreferredReadReplica', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('Records', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_PartitionData_26: tuple[FieldEntry, ...] = (('DivergingEpoch', False, ()), ('CurrentLeader', False, ()), ('SnapshotId', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('PreferredReadReplica', False, (('PreferredReadReplica', 4, 'i'), )), ('Records', False, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_PartitionData_27: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('PreferredReadReplica', False, (('PreferredReadReplica', 4, 'i'), )), ('Records', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_PartitionData_28: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('PreferredReadReplica', False, (('PreferredReadReplica', 4, 'i'), )), ('Records', False, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_PartitionData_29: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('PreferredReadReplica', False, (('PreferredReadReplica', 4, 'i'), )), ('Records', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_FetchableTopicResponse_30: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_FetchableTopicResponse_31: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_FetchableTopicResponse_32: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_FetchableTopicResponse_33: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_FetchableTopicResponse_34: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_FetchableTopicResponse_35: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_FetchableTopicResponse_36: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_FetchableTopicResponse_37: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_FetchableTopicResponse_38: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_FetchableTopicResponse_39: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_FetchableTopicResponse_40: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_FetchableTopicResponse_41: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_FetchableTopicResponse_42: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_FetchableTopicResponse_43: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_FetchableTopicResponse_44: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_NodeEndpoint_45: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_NodeEndpoint_46: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_47: tuple[FieldEntry, ...] = (('SessionId', False, ()), ('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_48: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_49: tuple[FieldEntry, ...] = (('SessionId', False, ()), ('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_50: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_51: tuple[FieldEntry, ...] = (('SessionId', False, ()), ('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_52: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_53: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_54: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_55: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_56: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_57: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_58: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_59: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_60: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_61: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_62: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_63: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_64: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_65: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_66: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchResponse_67: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchResponse_68: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_ReplicaState_v15: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('ReplicaEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_ReplicaState_v15: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('ReplicaEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchPartition_v4: tuple[FieldEntry, ...] = (('LastFetchedEpoch', False, ()), ('Partition', False, (('Partition', 4, 'i'), ('FetchOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchPartition_v4: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('FetchOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchPartition_v5: tuple[FieldEntry, ...] = (('LastFetchedEpoch', False, ()), ('Partition', False, (('Partition', 4, 'i'), ('FetchOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchPartition_v5: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('FetchOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchPartition_v6: tuple[FieldEntry, ...] = (('LastFetchedEpoch', False, ()), ('Partition', False, (('Partition', 4, 'i'), ('FetchOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchPartition_v7: tuple[FieldEntry, ...] = (('LastFetchedEpoch', False, ()), ('Partition', False, (('Partition', 4, 'i'), ('FetchOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchPartition_v8: tuple[FieldEntry, ...] = (('LastFetchedEpoch', False, ()), ('Partition', False, (('Partition', 4, 'i'), ('FetchOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchPartition_v9: tuple[FieldEntry, ...] = (('LastFetchedEpoch', False, ()), ('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchPartition_v9: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchPartition_v10: tuple[FieldEntry, ...] = (('LastFetchedEpoch', False, ()), ('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchPartition_v11: tuple[FieldEntry, ...] = (('LastFetchedEpoch', False, ()), ('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchPartition_v12: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchPartition_v12: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchPartition_v13: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchPartition_v14: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchPartition_v15: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchPartition_v16: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchPartition_v17: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchPartition_v17: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchPartition_v18: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchPartition_v18: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), ('FetchOffset', 8, 'q'), ('LastFetchedEpoch', 4, 'i'), ('LogStartOffset', 8, 'q'), ('PartitionMaxBytes', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchTopic_v4: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchTopic_v4: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchTopic_v5: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchTopic_v5: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchTopic_v6: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchTopic_v7: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchTopic_v8: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchTopic_v9: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchTopic_v9: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchTopic_v10: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchTopic_v11: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchTopic_v12: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchTopic_v12: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchTopic_v13: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchTopic_v13: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchTopic_v14: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchTopic_v15: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchTopic_v16: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchTopic_v17: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchTopic_v17: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_FetchTopic_v18: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_FetchTopic_v18: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_ForgottenTopic_v7: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_ForgottenTopic_v7: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_ForgottenTopic_v8: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_ForgottenTopic_v9: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_ForgottenTopic_v10: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_ForgottenTopic_v11: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_ForgottenTopic_v12: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_ForgottenTopic_v12: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_ForgottenTopic_v13: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_ForgottenTopic_v13: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_v4: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ForgottenTopicsData', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_v4: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_v5: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ForgottenTopicsData', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_v5: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_v6: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ForgottenTopicsData', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_v7: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_v7: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_v8: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_v9: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_v9: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_v10: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_v11: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_v11: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_v12: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_v12: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_v13: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_v13: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_v14: tuple[FieldEntry, ...] = (('ReplicaState', False, ()), ('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_v14: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_v15: tuple[FieldEntry, ...] = (('ReplicaId', False, ()), ('MaxWaitMs', False, (('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_v15: tuple[FieldEntry, ...] = (('MaxWaitMs', False, (('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_v16: tuple[FieldEntry, ...] = (('ReplicaId', False, ()), ('MaxWaitMs', False, (('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_v16: tuple[FieldEntry, ...] = (('MaxWaitMs', False, (('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_v17: tuple[FieldEntry, ...] = (('ReplicaId', False, ()), ('MaxWaitMs', False, (('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_v17: tuple[FieldEntry, ...] = (('MaxWaitMs', False, (('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchRequest_v18: tuple[FieldEntry, ...] = (('ReplicaId', False, ()), ('MaxWaitMs', False, (('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchRequest_v18: tuple[FieldEntry, ...] = (('MaxWaitMs', False, (('MaxWaitMs', 4, 'i'), ('MinBytes', 4, 'i'), ('MaxBytes', 4, 'i'), ('IsolationLevel', 1, 'b'), ('SessionId', 4, 'i'), ('SessionEpoch', 4, 'i'), )), ('Topics', True, ()), ('ForgottenTopicsData', True, ()), ('RackId', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_EpochEndOffset_v12: tuple[FieldEntry, ...] = (('Epoch', False, (('Epoch', 4, 'i'), ('EndOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_EpochEndOffset_v12: tuple[FieldEntry, ...] = (('Epoch', False, (('Epoch', 4, 'i'), ('EndOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_LeaderIdAndEpoch_v12: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_LeaderIdAndEpoch_v12: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_SnapshotId_v12: tuple[FieldEntry, ...] = (('EndOffset', False, (('EndOffset', 8, 'q'), ('Epoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_SnapshotId_v12: tuple[FieldEntry, ...] = (('EndOffset', False, (('EndOffset', 8, 'q'), ('Epoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_AbortedTransaction_v4: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_AbortedTransaction_v4: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_AbortedTransaction_v5: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_AbortedTransaction_v6: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_AbortedTransaction_v7: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_AbortedTransaction_v8: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_AbortedTransaction_v9: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_AbortedTransaction_v10: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_AbortedTransaction_v11: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_AbortedTransaction_v12: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_AbortedTransaction_v12: tuple[FieldEntry, ...] = (('ProducerId', False, (('ProducerId', 8, 'q'), ('FirstOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_PartitionData_v4: tuple[FieldEntry, ...] = (('DivergingEpoch', False, ()), ('CurrentLeader', False, ()), ('SnapshotId', False, ()), ('PreferredReadReplica', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('Records', False, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_PartitionData_v4: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('Records', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_PartitionData_v5: tuple[FieldEntry, ...] = (('DivergingEpoch', False, ()), ('CurrentLeader', False, ()), ('SnapshotId', False, ()), ('PreferredReadReplica', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('Records', False, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_PartitionData_v5: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('Records', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_PartitionData_v6: tuple[FieldEntry, ...] = (('DivergingEpoch', False, ()), ('CurrentLeader', False, ()), ('SnapshotId', False, ()), ('PreferredReadReplica', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('Records', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_PartitionData_v7: tuple[FieldEntry, ...] = (('DivergingEpoch', False, ()), ('CurrentLeader', False, ()), ('SnapshotId', False, ()), ('PreferredReadReplica', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('Records', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_PartitionData_v8: tuple[FieldEntry, ...] = (('DivergingEpoch', False, ()), ('CurrentLeader', False, ()), ('SnapshotId', False, ()), ('PreferredReadReplica', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('Records', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_PartitionData_v9: tuple[FieldEntry, ...] = (('DivergingEpoch', False, ()), ('CurrentLeader', False, ()), ('SnapshotId', False, ()), ('PreferredReadReplica', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('Records', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_PartitionData_v10: tuple[FieldEntry, ...] = (('DivergingEpoch', False, ()), ('CurrentLeader', False, ()), ('SnapshotId', False, ()), ('PreferredReadReplica', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('Records', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_PartitionData_v11: tuple[FieldEntry, ...] = (('DivergingEpoch', False, ()), ('CurrentLeader', False, ()), ('SnapshotId', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('PreferredReadReplica', False, (('PreferredReadReplica', 4, 'i'), )), ('Records', False, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_PartitionData_v11: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('PreferredReadReplica', False, (('PreferredReadReplica', 4, 'i'), )), ('Records', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_PartitionData_v12: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('PreferredReadReplica', False, (('PreferredReadReplica', 4, 'i'), )), ('Records', False, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_PartitionData_v12: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('HighWatermark', 8, 'q'), ('LastStableOffset', 8, 'q'), ('LogStartOffset', 8, 'q'), )), ('AbortedTransactions', True, ()), ('PreferredReadReplica', False, (('PreferredReadReplica', 4, 'i'), )), ('Records', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_FetchableTopicResponse_v4: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_FetchableTopicResponse_v4: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_FetchableTopicResponse_v5: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_FetchableTopicResponse_v5: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_FetchableTopicResponse_v6: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_FetchableTopicResponse_v7: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_FetchableTopicResponse_v8: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_FetchableTopicResponse_v9: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_FetchableTopicResponse_v10: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_FetchableTopicResponse_v11: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_FetchableTopicResponse_v11: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_FetchableTopicResponse_v12: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_FetchableTopicResponse_v12: tuple[FieldEntry, ...] = (('Topic', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_FetchableTopicResponse_v13: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_FetchableTopicResponse_v13: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_NodeEndpoint_v16: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_NodeEndpoint_v16: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_v4: tuple[FieldEntry, ...] = (('SessionId', False, ()), ('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_v4: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_v5: tuple[FieldEntry, ...] = (('SessionId', False, ()), ('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_v5: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_v6: tuple[FieldEntry, ...] = (('SessionId', False, ()), ('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_v7: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_v7: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_v8: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_v9: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_v10: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_v11: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_v11: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_v12: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_v12: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_v13: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_v13: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_v14: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_v14: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_v15: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_v15: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchResponse_v16: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchResponse_v16: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), ('SessionId', 4, 'i'), )), ('Responses', True, ()), ('<tagged fields>', False, ()), )
 
 
-def _e_FetchRequest_ReplicaState_0(o: FetchRequest.ReplicaState, out: bytearray) -> None:
+def _e_FetchRequest_ReplicaState_v15(o: FetchRequest.ReplicaState, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.replica_id, o.replica_epoch)
+        out += _F_iq.pack(o.replica_id, o.replica_epoch)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_ReplicaState_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_ReplicaState_v15, f, i) from None
 
 
-def _d_FetchRequest_ReplicaState_1(buf: bytes, pos: int) -> tuple[FetchRequest.ReplicaState, int]:
+def _d_FetchRequest_ReplicaState_v15(buf: bytes, pos: int) -> tuple[FetchRequest.ReplicaState, int]:
     o = new_struct(FetchRequest.ReplicaState)
     f = 0
     i = -1
     try:
         f = 0
-        o.replica_id, o.replica_epoch, = _F0.unpack_from(buf, pos)
+        o.replica_id, o.replica_epoch, = _F_iq.unpack_from(buf, pos)
         pos += 12
         f = 1
         if buf[pos] == 0:
@@ -759,11 +760,11 @@ def _d_FetchRequest_ReplicaState_1(buf: bytes, pos: int) -> tuple[FetchRequest.R
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_ReplicaState_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_ReplicaState_v15, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_FetchPartition_2(o: FetchRequest.FetchPartition, out: bytearray) -> None:
+def _e_FetchRequest_FetchPartition_v4(o: FetchRequest.FetchPartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -771,15 +772,15 @@ def _e_FetchRequest_FetchPartition_2(o: FetchRequest.FetchPartition, out: bytear
         if o.last_fetched_epoch != -1:
             raise absent_field(4)
         f = 1
-        out += _F1.pack(o.partition, o.fetch_offset, o.partition_max_bytes)
+        out += _F_iqi.pack(o.partition, o.fetch_offset, o.partition_max_bytes)
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v4, f, i) from None
 
 
-def _d_FetchRequest_FetchPartition_3(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
+def _d_FetchRequest_FetchPartition_v4(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
     o = new_struct(FetchRequest.FetchPartition)
     f = 0
     i = -1
@@ -790,16 +791,16 @@ def _d_FetchRequest_FetchPartition_3(buf: bytes, pos: int) -> tuple[FetchRequest
         o.replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
-        o.partition, o.fetch_offset, o.partition_max_bytes, = _F1.unpack_from(buf, pos)
+        o.partition, o.fetch_offset, o.partition_max_bytes, = _F_iqi.unpack_from(buf, pos)
         pos += 16
         f = 1
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v4, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_FetchPartition_4(o: FetchRequest.FetchPartition, out: bytearray) -> None:
+def _e_FetchRequest_FetchPartition_v5(o: FetchRequest.FetchPartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -807,15 +808,15 @@ def _e_FetchRequest_FetchPartition_4(o: FetchRequest.FetchPartition, out: bytear
         if o.last_fetched_epoch != -1:
             raise absent_field(5)
         f = 1
-        out += _F2.pack(o.partition, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
+        out += _F_iqqi.pack(o.partition, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v5, f, i) from None
 
 
-def _d_FetchRequest_FetchPartition_5(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
+def _d_FetchRequest_FetchPartition_v5(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
     o = new_struct(FetchRequest.FetchPartition)
     f = 0
     i = -1
@@ -825,16 +826,16 @@ def _d_FetchRequest_FetchPartition_5(buf: bytes, pos: int) -> tuple[FetchRequest
         o.replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
-        o.partition, o.fetch_offset, o.log_start_offset, o.partition_max_bytes, = _F2.unpack_from(buf, pos)
+        o.partition, o.fetch_offset, o.log_start_offset, o.partition_max_bytes, = _F_iqqi.unpack_from(buf, pos)
         pos += 24
         f = 1
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v5, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_FetchPartition_6(o: FetchRequest.FetchPartition, out: bytearray) -> None:
+def _e_FetchRequest_FetchPartition_v6(o: FetchRequest.FetchPartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -842,15 +843,15 @@ def _e_FetchRequest_FetchPartition_6(o: FetchRequest.FetchPartition, out: bytear
         if o.last_fetched_epoch != -1:
             raise absent_field(6)
         f = 1
-        out += _F2.pack(o.partition, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
+        out += _F_iqqi.pack(o.partition, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_6, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v6, f, i) from None
 
 
-def _e_FetchRequest_FetchPartition_7(o: FetchRequest.FetchPartition, out: bytearray) -> None:
+def _e_FetchRequest_FetchPartition_v7(o: FetchRequest.FetchPartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -858,15 +859,15 @@ def _e_FetchRequest_FetchPartition_7(o: FetchRequest.FetchPartition, out: bytear
         if o.last_fetched_epoch != -1:
             raise absent_field(7)
         f = 1
-        out += _F2.pack(o.partition, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
+        out += _F_iqqi.pack(o.partition, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_7, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v7, f, i) from None
 
 
-def _e_FetchRequest_FetchPartition_8(o: FetchRequest.FetchPartition, out: bytearray) -> None:
+def _e_FetchRequest_FetchPartition_v8(o: FetchRequest.FetchPartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -874,15 +875,15 @@ def _e_FetchRequest_FetchPartition_8(o: FetchRequest.FetchPartition, out: bytear
         if o.last_fetched_epoch != -1:
             raise absent_field(8)
         f = 1
-        out += _F2.pack(o.partition, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
+        out += _F_iqqi.pack(o.partition, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_8, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v8, f, i) from None
 
 
-def _e_FetchRequest_FetchPartition_9(o: FetchRequest.FetchPartition, out: bytearray) -> None:
+def _e_FetchRequest_FetchPartition_v9(o: FetchRequest.FetchPartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -890,15 +891,15 @@ def _e_FetchRequest_FetchPartition_9(o: FetchRequest.FetchPartition, out: bytear
         if o.last_fetched_epoch != -1:
             raise absent_field(9)
         f = 1
-        out += _F3.pack(o.partition, o.current_leader_epoch, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
+        out += _F_iiqqi.pack(o.partition, o.current_leader_epoch, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 9')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_9, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v9, f, i) from None
 
 
-def _d_FetchRequest_FetchPartition_10(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
+def _d_FetchRequest_FetchPartition_v9(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
     o = new_struct(FetchRequest.FetchPartition)
     f = 0
     i = -1
@@ -907,16 +908,16 @@ def _d_FetchRequest_FetchPartition_10(buf: bytes, pos: int) -> tuple[FetchReques
         o.replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
-        o.partition, o.current_leader_epoch, o.fetch_offset, o.log_start_offset, o.partition_max_bytes, = _F3.unpack_from(buf, pos)
+        o.partition, o.current_leader_epoch, o.fetch_offset, o.log_start_offset, o.partition_max_bytes, = _F_iiqqi.unpack_from(buf, pos)
         pos += 28
         f = 1
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_10, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v9, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_FetchPartition_11(o: FetchRequest.FetchPartition, out: bytearray) -> None:
+def _e_FetchRequest_FetchPartition_v10(o: FetchRequest.FetchPartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -924,15 +925,15 @@ def _e_FetchRequest_FetchPartition_11(o: FetchRequest.FetchPartition, out: bytea
         if o.last_fetched_epoch != -1:
             raise absent_field(10)
         f = 1
-        out += _F3.pack(o.partition, o.current_leader_epoch, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
+        out += _F_iiqqi.pack(o.partition, o.current_leader_epoch, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 10')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_11, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v10, f, i) from None
 
 
-def _e_FetchRequest_FetchPartition_12(o: FetchRequest.FetchPartition, out: bytearray) -> None:
+def _e_FetchRequest_FetchPartition_v11(o: FetchRequest.FetchPartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -940,20 +941,20 @@ def _e_FetchRequest_FetchPartition_12(o: FetchRequest.FetchPartition, out: bytea
         if o.last_fetched_epoch != -1:
             raise absent_field(11)
         f = 1
-        out += _F3.pack(o.partition, o.current_leader_epoch, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
+        out += _F_iiqqi.pack(o.partition, o.current_leader_epoch, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 11')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_12, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v11, f, i) from None
 
 
-def _e_FetchRequest_FetchPartition_13(o: FetchRequest.FetchPartition, out: bytearray) -> None:
+def _e_FetchRequest_FetchPartition_v12(o: FetchRequest.FetchPartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes)
+        out += _F_iiqiqi.pack(o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes)
         f = 1
         tags: list[RawTaggedField] = []
         for tag, _ in o.unknown_tagged_fields:
@@ -961,10 +962,10 @@ def _e_FetchRequest_FetchPartition_13(o: FetchRequest.FetchPartition, out: bytea
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_13, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v12, f, i) from None
 
 
-def _d_FetchRequest_FetchPartition_14(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
+def _d_FetchRequest_FetchPartition_v12(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
     o = new_struct(FetchRequest.FetchPartition)
     f = 0
     i = -1
@@ -972,7 +973,7 @@ def _d_FetchRequest_FetchPartition_14(buf: bytes, pos: int) -> tuple[FetchReques
         o.replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
-        o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F4.unpack_from(buf, pos)
+        o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F_iiqiqi.unpack_from(buf, pos)
         pos += 32
         f = 1
         if buf[pos] == 0:
@@ -995,11 +996,11 @@ def _d_FetchRequest_FetchPartition_14(buf: bytes, pos: int) -> tuple[FetchReques
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_14, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v12, f, i) from None
     return o, pos
 
 
-def _d_FetchRequest_FetchPartition_15(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
+def _d_FetchRequest_FetchPartition_v13(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
     o = new_struct(FetchRequest.FetchPartition)
     f = 0
     i = -1
@@ -1007,7 +1008,7 @@ def _d_FetchRequest_FetchPartition_15(buf: bytes, pos: int) -> tuple[FetchReques
         o.replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
-        o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F4.unpack_from(buf, pos)
+        o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F_iiqiqi.unpack_from(buf, pos)
         pos += 32
         f = 1
         if buf[pos] == 0:
@@ -1030,11 +1031,11 @@ def _d_FetchRequest_FetchPartition_15(buf: bytes, pos: int) -> tuple[FetchReques
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_15, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v13, f, i) from None
     return o, pos
 
 
-def _d_FetchRequest_FetchPartition_16(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
+def _d_FetchRequest_FetchPartition_v14(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
     o = new_struct(FetchRequest.FetchPartition)
     f = 0
     i = -1
@@ -1042,7 +1043,7 @@ def _d_FetchRequest_FetchPartition_16(buf: bytes, pos: int) -> tuple[FetchReques
         o.replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
-        o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F4.unpack_from(buf, pos)
+        o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F_iiqiqi.unpack_from(buf, pos)
         pos += 32
         f = 1
         if buf[pos] == 0:
@@ -1065,11 +1066,11 @@ def _d_FetchRequest_FetchPartition_16(buf: bytes, pos: int) -> tuple[FetchReques
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_16, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v14, f, i) from None
     return o, pos
 
 
-def _d_FetchRequest_FetchPartition_17(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
+def _d_FetchRequest_FetchPartition_v15(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
     o = new_struct(FetchRequest.FetchPartition)
     f = 0
     i = -1
@@ -1077,7 +1078,7 @@ def _d_FetchRequest_FetchPartition_17(buf: bytes, pos: int) -> tuple[FetchReques
         o.replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
-        o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F4.unpack_from(buf, pos)
+        o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F_iiqiqi.unpack_from(buf, pos)
         pos += 32
         f = 1
         if buf[pos] == 0:
@@ -1100,11 +1101,11 @@ def _d_FetchRequest_FetchPartition_17(buf: bytes, pos: int) -> tuple[FetchReques
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_17, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v15, f, i) from None
     return o, pos
 
 
-def _d_FetchRequest_FetchPartition_18(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
+def _d_FetchRequest_FetchPartition_v16(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
     o = new_struct(FetchRequest.FetchPartition)
     f = 0
     i = -1
@@ -1112,7 +1113,7 @@ def _d_FetchRequest_FetchPartition_18(buf: bytes, pos: int) -> tuple[FetchReques
         o.replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
-        o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F4.unpack_from(buf, pos)
+        o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F_iiqiqi.unpack_from(buf, pos)
         pos += 32
         f = 1
         if buf[pos] == 0:
@@ -1135,31 +1136,31 @@ def _d_FetchRequest_FetchPartition_18(buf: bytes, pos: int) -> tuple[FetchReques
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_18, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v16, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_FetchPartition_19(o: FetchRequest.FetchPartition, out: bytearray) -> None:
+def _e_FetchRequest_FetchPartition_v17(o: FetchRequest.FetchPartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes)
+        out += _F_iiqiqi.pack(o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes)
         f = 1
         tags: list[RawTaggedField] = []
         if o.replica_directory_id != ZERO_UUID:
             t = bytearray()
-            t += _F5.pack(o.replica_directory_id.bytes)
+            t += _F_u.pack(o.replica_directory_id.bytes)
             tags.append((0, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_19, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v17, f, i) from None
 
 
-def _d_FetchRequest_FetchPartition_20(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
+def _d_FetchRequest_FetchPartition_v17(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
     o = new_struct(FetchRequest.FetchPartition)
     f = 0
     i = -1
@@ -1167,7 +1168,7 @@ def _d_FetchRequest_FetchPartition_20(buf: bytes, pos: int) -> tuple[FetchReques
         o.replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
-        o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F4.unpack_from(buf, pos)
+        o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F_iiqiqi.unpack_from(buf, pos)
         pos += 32
         f = 1
         if buf[pos] == 0:
@@ -1185,7 +1186,7 @@ def _d_FetchRequest_FetchPartition_20(buf: bytes, pos: int) -> tuple[FetchReques
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.replica_directory_id = uuid_from_wire(_F5.unpack_from(buf, p)[0])
+                    o.replica_directory_id = uuid_from_wire(_F_u.unpack_from(buf, p)[0])
                     p += 16
                     if p != end:
                         raise DecodeError(f'tagged field ReplicaDirectoryId used {p - pos} of its {size} bytes', offset=pos)
@@ -1196,35 +1197,35 @@ def _d_FetchRequest_FetchPartition_20(buf: bytes, pos: int) -> tuple[FetchReques
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_20, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v17, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_FetchPartition_21(o: FetchRequest.FetchPartition, out: bytearray) -> None:
+def _e_FetchRequest_FetchPartition_v18(o: FetchRequest.FetchPartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes)
+        out += _F_iiqiqi.pack(o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes)
         f = 1
         tags: list[RawTaggedField] = []
         if o.replica_directory_id != ZERO_UUID:
             t = bytearray()
-            t += _F5.pack(o.replica_directory_id.bytes)
+            t += _F_u.pack(o.replica_directory_id.bytes)
             tags.append((0, bytes(t)))
         if o.high_watermark != 9223372036854775807:
             t = bytearray()
-            t += _F6.pack(o.high_watermark)
+            t += _F_q.pack(o.high_watermark)
             tags.append((1, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_21, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v18, f, i) from None
 
 
-def _d_FetchRequest_FetchPartition_22(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
+def _d_FetchRequest_FetchPartition_v18(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
     o = new_struct(FetchRequest.FetchPartition)
     f = 0
     i = -1
@@ -1232,7 +1233,7 @@ def _d_FetchRequest_FetchPartition_22(buf: bytes, pos: int) -> tuple[FetchReques
         o.replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
-        o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F4.unpack_from(buf, pos)
+        o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F_iiqiqi.unpack_from(buf, pos)
         pos += 32
         f = 1
         if buf[pos] == 0:
@@ -1250,13 +1251,13 @@ def _d_FetchRequest_FetchPartition_22(buf: bytes, pos: int) -> tuple[FetchReques
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.replica_directory_id = uuid_from_wire(_F5.unpack_from(buf, p)[0])
+                    o.replica_directory_id = uuid_from_wire(_F_u.unpack_from(buf, p)[0])
                     p += 16
                     if p != end:
                         raise DecodeError(f'tagged field ReplicaDirectoryId used {p - pos} of its {size} bytes', offset=pos)
                 elif tag == 1:
                     p = pos
-                    o.high_watermark = _F6.unpack_from(buf, p)[0]
+                    o.high_watermark = _F_q.unpack_from(buf, p)[0]
                     p += 8
                     if p != end:
                         raise DecodeError(f'tagged field HighWatermark used {p - pos} of its {size} bytes', offset=pos)
@@ -1265,11 +1266,11 @@ def _d_FetchRequest_FetchPartition_22(buf: bytes, pos: int) -> tuple[FetchReques
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_22, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v18, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_FetchTopic_23(o: FetchRequest.FetchTopic, out: bytearray) -> None:
+def _e_FetchRequest_FetchTopic_v4(o: FetchRequest.FetchTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1279,16 +1280,16 @@ def _e_FetchRequest_FetchTopic_23(o: FetchRequest.FetchTopic, out: bytearray) ->
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchRequest_FetchPartition_2(item_partitions, out)
+            _e_FetchRequest_FetchPartition_v4(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_23, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v4, f, i) from None
 
 
-def _d_FetchRequest_FetchTopic_24(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
+def _d_FetchRequest_FetchTopic_v4(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
     o = new_struct(FetchRequest.FetchTopic)
     f = 0
     i = -1
@@ -1304,18 +1305,18 @@ def _d_FetchRequest_FetchTopic_24(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_3(buf, pos)
+                item_partitions, pos = _d_FetchRequest_FetchPartition_v4(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_24, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v4, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_FetchTopic_25(o: FetchRequest.FetchTopic, out: bytearray) -> None:
+def _e_FetchRequest_FetchTopic_v5(o: FetchRequest.FetchTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1325,16 +1326,16 @@ def _e_FetchRequest_FetchTopic_25(o: FetchRequest.FetchTopic, out: bytearray) ->
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchRequest_FetchPartition_4(item_partitions, out)
+            _e_FetchRequest_FetchPartition_v5(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_25, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v5, f, i) from None
 
 
-def _d_FetchRequest_FetchTopic_26(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
+def _d_FetchRequest_FetchTopic_v5(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
     o = new_struct(FetchRequest.FetchTopic)
     f = 0
     i = -1
@@ -1350,18 +1351,18 @@ def _d_FetchRequest_FetchTopic_26(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_5(buf, pos)
+                item_partitions, pos = _d_FetchRequest_FetchPartition_v5(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_26, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v5, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_FetchTopic_27(o: FetchRequest.FetchTopic, out: bytearray) -> None:
+def _e_FetchRequest_FetchTopic_v6(o: FetchRequest.FetchTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1371,16 +1372,16 @@ def _e_FetchRequest_FetchTopic_27(o: FetchRequest.FetchTopic, out: bytearray) ->
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchRequest_FetchPartition_6(item_partitions, out)
+            _e_FetchRequest_FetchPartition_v6(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_27, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v6, f, i) from None
 
 
-def _e_FetchRequest_FetchTopic_28(o: FetchRequest.FetchTopic, out: bytearray) -> None:
+def _e_FetchRequest_FetchTopic_v7(o: FetchRequest.FetchTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1390,16 +1391,16 @@ def _e_FetchRequest_FetchTopic_28(o: FetchRequest.FetchTopic, out: bytearray) ->
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchRequest_FetchPartition_7(item_partitions, out)
+            _e_FetchRequest_FetchPartition_v7(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_28, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v7, f, i) from None
 
 
-def _e_FetchRequest_FetchTopic_29(o: FetchRequest.FetchTopic, out: bytearray) -> None:
+def _e_FetchRequest_FetchTopic_v8(o: FetchRequest.FetchTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1409,16 +1410,16 @@ def _e_FetchRequest_FetchTopic_29(o: FetchRequest.FetchTopic, out: bytearray) ->
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchRequest_FetchPartition_8(item_partitions, out)
+            _e_FetchRequest_FetchPartition_v8(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_29, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v8, f, i) from None
 
 
-def _e_FetchRequest_FetchTopic_30(o: FetchRequest.FetchTopic, out: bytearray) -> None:
+def _e_FetchRequest_FetchTopic_v9(o: FetchRequest.FetchTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1428,16 +1429,16 @@ def _e_FetchRequest_FetchTopic_30(o: FetchRequest.FetchTopic, out: bytearray) ->
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchRequest_FetchPartition_9(item_partitions, out)
+            _e_FetchRequest_FetchPartition_v9(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 9')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_30, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v9, f, i) from None
 
 
-def _d_FetchRequest_FetchTopic_31(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
+def _d_FetchRequest_FetchTopic_v9(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
     o = new_struct(FetchRequest.FetchTopic)
     f = 0
     i = -1
@@ -1453,18 +1454,18 @@ def _d_FetchRequest_FetchTopic_31(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_10(buf, pos)
+                item_partitions, pos = _d_FetchRequest_FetchPartition_v9(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_31, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v9, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_FetchTopic_32(o: FetchRequest.FetchTopic, out: bytearray) -> None:
+def _e_FetchRequest_FetchTopic_v10(o: FetchRequest.FetchTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1474,16 +1475,16 @@ def _e_FetchRequest_FetchTopic_32(o: FetchRequest.FetchTopic, out: bytearray) ->
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchRequest_FetchPartition_11(item_partitions, out)
+            _e_FetchRequest_FetchPartition_v10(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 10')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_32, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v10, f, i) from None
 
 
-def _e_FetchRequest_FetchTopic_33(o: FetchRequest.FetchTopic, out: bytearray) -> None:
+def _e_FetchRequest_FetchTopic_v11(o: FetchRequest.FetchTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1493,16 +1494,16 @@ def _e_FetchRequest_FetchTopic_33(o: FetchRequest.FetchTopic, out: bytearray) ->
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchRequest_FetchPartition_12(item_partitions, out)
+            _e_FetchRequest_FetchPartition_v11(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 11')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_33, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v11, f, i) from None
 
 
-def _e_FetchRequest_FetchTopic_34(o: FetchRequest.FetchTopic, out: bytearray) -> None:
+def _e_FetchRequest_FetchTopic_v12(o: FetchRequest.FetchTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1512,7 +1513,7 @@ def _e_FetchRequest_FetchTopic_34(o: FetchRequest.FetchTopic, out: bytearray) ->
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchRequest_FetchPartition_13(item_partitions, out)
+            _e_FetchRequest_FetchPartition_v12(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -1520,10 +1521,10 @@ def _e_FetchRequest_FetchTopic_34(o: FetchRequest.FetchTopic, out: bytearray) ->
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_34, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v12, f, i) from None
 
 
-def _d_FetchRequest_FetchTopic_35(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
+def _d_FetchRequest_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
     o = new_struct(FetchRequest.FetchTopic)
     f = 0
     i = -1
@@ -1545,7 +1546,7 @@ def _d_FetchRequest_FetchTopic_35(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_14(buf, pos)
+                item_partitions, pos = _d_FetchRequest_FetchPartition_v12(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -1556,21 +1557,21 @@ def _d_FetchRequest_FetchTopic_35(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_35, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v12, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_FetchTopic_36(o: FetchRequest.FetchTopic, out: bytearray) -> None:
+def _e_FetchRequest_FetchTopic_v13(o: FetchRequest.FetchTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.topic_id.bytes)
+        out += _F_u.pack(o.topic_id.bytes)
         f = 1
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchRequest_FetchPartition_13(item_partitions, out)
+            _e_FetchRequest_FetchPartition_v12(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -1578,17 +1579,17 @@ def _e_FetchRequest_FetchTopic_36(o: FetchRequest.FetchTopic, out: bytearray) ->
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_36, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v13, f, i) from None
 
 
-def _d_FetchRequest_FetchTopic_37(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
+def _d_FetchRequest_FetchTopic_v13(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
     o = new_struct(FetchRequest.FetchTopic)
     f = 0
     i = -1
     try:
         o.topic = ""
         f = 0
-        u0, = _F5.unpack_from(buf, pos)
+        u0, = _F_u.unpack_from(buf, pos)
         o.topic_id = uuid_from_wire(u0)
         pos += 16
         f = 1
@@ -1605,7 +1606,7 @@ def _d_FetchRequest_FetchTopic_37(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_15(buf, pos)
+                item_partitions, pos = _d_FetchRequest_FetchPartition_v13(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -1616,18 +1617,18 @@ def _d_FetchRequest_FetchTopic_37(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_37, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v13, f, i) from None
     return o, pos
 
 
-def _d_FetchRequest_FetchTopic_38(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
+def _d_FetchRequest_FetchTopic_v14(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
     o = new_struct(FetchRequest.FetchTopic)
     f = 0
     i = -1
     try:
         o.topic = ""
         f = 0
-        u0, = _F5.unpack_from(buf, pos)
+        u0, = _F_u.unpack_from(buf, pos)
         o.topic_id = uuid_from_wire(u0)
         pos += 16
         f = 1
@@ -1644,7 +1645,7 @@ def _d_FetchRequest_FetchTopic_38(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_16(buf, pos)
+                item_partitions, pos = _d_FetchRequest_FetchPartition_v14(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -1655,18 +1656,18 @@ def _d_FetchRequest_FetchTopic_38(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_38, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v14, f, i) from None
     return o, pos
 
 
-def _d_FetchRequest_FetchTopic_39(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
+def _d_FetchRequest_FetchTopic_v15(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
     o = new_struct(FetchRequest.FetchTopic)
     f = 0
     i = -1
     try:
         o.topic = ""
         f = 0
-        u0, = _F5.unpack_from(buf, pos)
+        u0, = _F_u.unpack_from(buf, pos)
         o.topic_id = uuid_from_wire(u0)
         pos += 16
         f = 1
@@ -1683,7 +1684,7 @@ def _d_FetchRequest_FetchTopic_39(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_17(buf, pos)
+                item_partitions, pos = _d_FetchRequest_FetchPartition_v15(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -1694,18 +1695,18 @@ def _d_FetchRequest_FetchTopic_39(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_39, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v15, f, i) from None
     return o, pos
 
 
-def _d_FetchRequest_FetchTopic_40(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
+def _d_FetchRequest_FetchTopic_v16(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
     o = new_struct(FetchRequest.FetchTopic)
     f = 0
     i = -1
     try:
         o.topic = ""
         f = 0
-        u0, = _F5.unpack_from(buf, pos)
+        u0, = _F_u.unpack_from(buf, pos)
         o.topic_id = uuid_from_wire(u0)
         pos += 16
         f = 1
@@ -1722,7 +1723,7 @@ def _d_FetchRequest_FetchTopic_40(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_18(buf, pos)
+                item_partitions, pos = _d_FetchRequest_FetchPartition_v16(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -1733,21 +1734,21 @@ def _d_FetchRequest_FetchTopic_40(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_40, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v16, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_FetchTopic_41(o: FetchRequest.FetchTopic, out: bytearray) -> None:
+def _e_FetchRequest_FetchTopic_v17(o: FetchRequest.FetchTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.topic_id.bytes)
+        out += _F_u.pack(o.topic_id.bytes)
         f = 1
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchRequest_FetchPartition_19(item_partitions, out)
+            _e_FetchRequest_FetchPartition_v17(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -1755,17 +1756,17 @@ def _e_FetchRequest_FetchTopic_41(o: FetchRequest.FetchTopic, out: bytearray) ->
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_41, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v17, f, i) from None
 
 
-def _d_FetchRequest_FetchTopic_42(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
+def _d_FetchRequest_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
     o = new_struct(FetchRequest.FetchTopic)
     f = 0
     i = -1
     try:
         o.topic = ""
         f = 0
-        u0, = _F5.unpack_from(buf, pos)
+        u0, = _F_u.unpack_from(buf, pos)
         o.topic_id = uuid_from_wire(u0)
         pos += 16
         f = 1
@@ -1782,7 +1783,7 @@ def _d_FetchRequest_FetchTopic_42(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_20(buf, pos)
+                item_partitions, pos = _d_FetchRequest_FetchPartition_v17(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -1793,21 +1794,21 @@ def _d_FetchRequest_FetchTopic_42(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_42, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v17, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_FetchTopic_43(o: FetchRequest.FetchTopic, out: bytearray) -> None:
+def _e_FetchRequest_FetchTopic_v18(o: FetchRequest.FetchTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.topic_id.bytes)
+        out += _F_u.pack(o.topic_id.bytes)
         f = 1
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchRequest_FetchPartition_21(item_partitions, out)
+            _e_FetchRequest_FetchPartition_v18(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -1815,17 +1816,17 @@ def _e_FetchRequest_FetchTopic_43(o: FetchRequest.FetchTopic, out: bytearray) ->
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_43, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v18, f, i) from None
 
 
-def _d_FetchRequest_FetchTopic_44(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
+def _d_FetchRequest_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
     o = new_struct(FetchRequest.FetchTopic)
     f = 0
     i = -1
     try:
         o.topic = ""
         f = 0
-        u0, = _F5.unpack_from(buf, pos)
+        u0, = _F_u.unpack_from(buf, pos)
         o.topic_id = uuid_from_wire(u0)
         pos += 16
         f = 1
@@ -1842,7 +1843,7 @@ def _d_FetchRequest_FetchTopic_44(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_22(buf, pos)
+                item_partitions, pos = _d_FetchRequest_FetchPartition_v18(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -1853,11 +1854,11 @@ def _d_FetchRequest_FetchTopic_44(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_44, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v18, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_ForgottenTopic_45(o: FetchRequest.ForgottenTopic, out: bytearray) -> None:
+def _e_FetchRequest_ForgottenTopic_v7(o: FetchRequest.ForgottenTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1872,10 +1873,10 @@ def _e_FetchRequest_ForgottenTopic_45(o: FetchRequest.ForgottenTopic, out: bytea
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_45, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_v7, f, i) from None
 
 
-def _d_FetchRequest_ForgottenTopic_46(buf: bytes, pos: int) -> tuple[FetchRequest.ForgottenTopic, int]:
+def _d_FetchRequest_ForgottenTopic_v7(buf: bytes, pos: int) -> tuple[FetchRequest.ForgottenTopic, int]:
     o = new_struct(FetchRequest.ForgottenTopic)
     f = 0
     i = -1
@@ -1894,11 +1895,11 @@ def _d_FetchRequest_ForgottenTopic_46(buf: bytes, pos: int) -> tuple[FetchReques
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_ForgottenTopic_46, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_ForgottenTopic_v7, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_ForgottenTopic_47(o: FetchRequest.ForgottenTopic, out: bytearray) -> None:
+def _e_FetchRequest_ForgottenTopic_v8(o: FetchRequest.ForgottenTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1913,10 +1914,10 @@ def _e_FetchRequest_ForgottenTopic_47(o: FetchRequest.ForgottenTopic, out: bytea
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_47, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_v8, f, i) from None
 
 
-def _e_FetchRequest_ForgottenTopic_48(o: FetchRequest.ForgottenTopic, out: bytearray) -> None:
+def _e_FetchRequest_ForgottenTopic_v9(o: FetchRequest.ForgottenTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1931,10 +1932,10 @@ def _e_FetchRequest_ForgottenTopic_48(o: FetchRequest.ForgottenTopic, out: bytea
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 9')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_48, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_v9, f, i) from None
 
 
-def _e_FetchRequest_ForgottenTopic_49(o: FetchRequest.ForgottenTopic, out: bytearray) -> None:
+def _e_FetchRequest_ForgottenTopic_v10(o: FetchRequest.ForgottenTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1949,10 +1950,10 @@ def _e_FetchRequest_ForgottenTopic_49(o: FetchRequest.ForgottenTopic, out: bytea
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 10')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_49, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_v10, f, i) from None
 
 
-def _e_FetchRequest_ForgottenTopic_50(o: FetchRequest.ForgottenTopic, out: bytearray) -> None:
+def _e_FetchRequest_ForgottenTopic_v11(o: FetchRequest.ForgottenTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1967,10 +1968,10 @@ def _e_FetchRequest_ForgottenTopic_50(o: FetchRequest.ForgottenTopic, out: bytea
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 11')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_50, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_v11, f, i) from None
 
 
-def _e_FetchRequest_ForgottenTopic_51(o: FetchRequest.ForgottenTopic, out: bytearray) -> None:
+def _e_FetchRequest_ForgottenTopic_v12(o: FetchRequest.ForgottenTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1987,10 +1988,10 @@ def _e_FetchRequest_ForgottenTopic_51(o: FetchRequest.ForgottenTopic, out: bytea
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_51, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_v12, f, i) from None
 
 
-def _d_FetchRequest_ForgottenTopic_52(buf: bytes, pos: int) -> tuple[FetchRequest.ForgottenTopic, int]:
+def _d_FetchRequest_ForgottenTopic_v12(buf: bytes, pos: int) -> tuple[FetchRequest.ForgottenTopic, int]:
     o = new_struct(FetchRequest.ForgottenTopic)
     f = 0
     i = -1
@@ -2019,16 +2020,16 @@ def _d_FetchRequest_ForgottenTopic_52(buf: bytes, pos: int) -> tuple[FetchReques
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_ForgottenTopic_52, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_ForgottenTopic_v12, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_ForgottenTopic_53(o: FetchRequest.ForgottenTopic, out: bytearray) -> None:
+def _e_FetchRequest_ForgottenTopic_v13(o: FetchRequest.ForgottenTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.topic_id.bytes)
+        out += _F_u.pack(o.topic_id.bytes)
         f = 1
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
@@ -2040,17 +2041,17 @@ def _e_FetchRequest_ForgottenTopic_53(o: FetchRequest.ForgottenTopic, out: bytea
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_53, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_v13, f, i) from None
 
 
-def _d_FetchRequest_ForgottenTopic_54(buf: bytes, pos: int) -> tuple[FetchRequest.ForgottenTopic, int]:
+def _d_FetchRequest_ForgottenTopic_v13(buf: bytes, pos: int) -> tuple[FetchRequest.ForgottenTopic, int]:
     o = new_struct(FetchRequest.ForgottenTopic)
     f = 0
     i = -1
     try:
         o.topic = ""
         f = 0
-        u0, = _F5.unpack_from(buf, pos)
+        u0, = _F_u.unpack_from(buf, pos)
         o.topic_id = uuid_from_wire(u0)
         pos += 16
         f = 1
@@ -2074,11 +2075,11 @@ def _d_FetchRequest_ForgottenTopic_54(buf: bytes, pos: int) -> tuple[FetchReques
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_ForgottenTopic_54, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_ForgottenTopic_v13, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_55(o: FetchRequest, out: bytearray) -> None:
+def _e_FetchRequest_v4(o: FetchRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2089,21 +2090,21 @@ def _e_FetchRequest_55(o: FetchRequest, out: bytearray) -> None:
         if o.forgotten_topics_data:
             raise absent_field(4)
         f = 2
-        out += _F7.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level)
+        out += _F_iiiib.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level)
         f = 3
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchRequest_FetchTopic_23(item_topics, out)
+            _e_FetchRequest_FetchTopic_v4(item_topics, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_55, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_v4, f, i) from None
 
 
-def _d_FetchRequest_56(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
+def _d_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = new_struct(FetchRequest)
     f = 0
     i = -1
@@ -2115,7 +2116,7 @@ def _d_FetchRequest_56(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.forgotten_topics_data = []
         o.rack_id = ""
         f = 0
-        o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, = _F7.unpack_from(buf, pos)
+        o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, = _F_iiiib.unpack_from(buf, pos)
         pos += 17
         f = 1
         i = -1
@@ -2125,18 +2126,18 @@ def _d_FetchRequest_56(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_FetchRequest_FetchTopic_24(buf, pos)
+                item_topics, pos = _d_FetchRequest_FetchTopic_v4(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_56, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v4, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_57(o: FetchRequest, out: bytearray) -> None:
+def _e_FetchRequest_v5(o: FetchRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2147,21 +2148,21 @@ def _e_FetchRequest_57(o: FetchRequest, out: bytearray) -> None:
         if o.forgotten_topics_data:
             raise absent_field(5)
         f = 2
-        out += _F7.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level)
+        out += _F_iiiib.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level)
         f = 3
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchRequest_FetchTopic_25(item_topics, out)
+            _e_FetchRequest_FetchTopic_v5(item_topics, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_57, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_v5, f, i) from None
 
 
-def _d_FetchRequest_58(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
+def _d_FetchRequest_v5(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = new_struct(FetchRequest)
     f = 0
     i = -1
@@ -2173,7 +2174,7 @@ def _d_FetchRequest_58(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.forgotten_topics_data = []
         o.rack_id = ""
         f = 0
-        o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, = _F7.unpack_from(buf, pos)
+        o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, = _F_iiiib.unpack_from(buf, pos)
         pos += 17
         f = 1
         i = -1
@@ -2183,18 +2184,18 @@ def _d_FetchRequest_58(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_FetchRequest_FetchTopic_26(buf, pos)
+                item_topics, pos = _d_FetchRequest_FetchTopic_v5(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_58, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v5, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_59(o: FetchRequest, out: bytearray) -> None:
+def _e_FetchRequest_v6(o: FetchRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2205,21 +2206,21 @@ def _e_FetchRequest_59(o: FetchRequest, out: bytearray) -> None:
         if o.forgotten_topics_data:
             raise absent_field(6)
         f = 2
-        out += _F7.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level)
+        out += _F_iiiib.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level)
         f = 3
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchRequest_FetchTopic_27(item_topics, out)
+            _e_FetchRequest_FetchTopic_v6(item_topics, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_59, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_v6, f, i) from None
 
 
-def _e_FetchRequest_60(o: FetchRequest, out: bytearray) -> None:
+def _e_FetchRequest_v7(o: FetchRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2227,27 +2228,27 @@ def _e_FetchRequest_60(o: FetchRequest, out: bytearray) -> None:
         if o.replica_state != FetchRequest.ReplicaState():
             raise absent_field(7)
         f = 1
-        out += _F8.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
+        out += _F_iiiibii.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchRequest_FetchTopic_28(item_topics, out)
+            _e_FetchRequest_FetchTopic_v7(item_topics, out)
         i = -1
         f = 3
         v_forgotten_topics_data = o.forgotten_topics_data
         write_array_length(out, len(v_forgotten_topics_data), False)
         for i, item_forgotten_topics_data in enumerate(v_forgotten_topics_data):
-            _e_FetchRequest_ForgottenTopic_45(item_forgotten_topics_data, out)
+            _e_FetchRequest_ForgottenTopic_v7(item_forgotten_topics_data, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_60, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_v7, f, i) from None
 
 
-def _d_FetchRequest_61(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
+def _d_FetchRequest_v7(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = new_struct(FetchRequest)
     f = 0
     i = -1
@@ -2256,7 +2257,7 @@ def _d_FetchRequest_61(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.replica_state = FetchRequest.ReplicaState()
         o.rack_id = ""
         f = 0
-        o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F8.unpack_from(buf, pos)
+        o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F_iiiibii.unpack_from(buf, pos)
         pos += 25
         f = 1
         i = -1
@@ -2266,7 +2267,7 @@ def _d_FetchRequest_61(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_FetchRequest_FetchTopic_26(buf, pos)
+                item_topics, pos = _d_FetchRequest_FetchTopic_v5(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -2278,18 +2279,18 @@ def _d_FetchRequest_61(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_forgotten_topics_data = []
             for i in range(n):
-                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_46(buf, pos)
+                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_v7(buf, pos)
                 items_forgotten_topics_data.append(item_forgotten_topics_data)
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
         f = 3
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_61, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v7, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_62(o: FetchRequest, out: bytearray) -> None:
+def _e_FetchRequest_v8(o: FetchRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2297,27 +2298,27 @@ def _e_FetchRequest_62(o: FetchRequest, out: bytearray) -> None:
         if o.replica_state != FetchRequest.ReplicaState():
             raise absent_field(8)
         f = 1
-        out += _F8.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
+        out += _F_iiiibii.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchRequest_FetchTopic_29(item_topics, out)
+            _e_FetchRequest_FetchTopic_v8(item_topics, out)
         i = -1
         f = 3
         v_forgotten_topics_data = o.forgotten_topics_data
         write_array_length(out, len(v_forgotten_topics_data), False)
         for i, item_forgotten_topics_data in enumerate(v_forgotten_topics_data):
-            _e_FetchRequest_ForgottenTopic_47(item_forgotten_topics_data, out)
+            _e_FetchRequest_ForgottenTopic_v8(item_forgotten_topics_data, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_62, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_v8, f, i) from None
 
 
-def _e_FetchRequest_63(o: FetchRequest, out: bytearray) -> None:
+def _e_FetchRequest_v9(o: FetchRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2325,27 +2326,27 @@ def _e_FetchRequest_63(o: FetchRequest, out: bytearray) -> None:
         if o.replica_state != FetchRequest.ReplicaState():
             raise absent_field(9)
         f = 1
-        out += _F8.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
+        out += _F_iiiibii.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchRequest_FetchTopic_30(item_topics, out)
+            _e_FetchRequest_FetchTopic_v9(item_topics, out)
         i = -1
         f = 3
         v_forgotten_topics_data = o.forgotten_topics_data
         write_array_length(out, len(v_forgotten_topics_data), False)
         for i, item_forgotten_topics_data in enumerate(v_forgotten_topics_data):
-            _e_FetchRequest_ForgottenTopic_48(item_forgotten_topics_data, out)
+            _e_FetchRequest_ForgottenTopic_v9(item_forgotten_topics_data, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 9')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_63, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_v9, f, i) from None
 
 
-def _d_FetchRequest_64(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
+def _d_FetchRequest_v9(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = new_struct(FetchRequest)
     f = 0
     i = -1
@@ -2354,7 +2355,7 @@ def _d_FetchRequest_64(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.replica_state = FetchRequest.ReplicaState()
         o.rack_id = ""
         f = 0
-        o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F8.unpack_from(buf, pos)
+        o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F_iiiibii.unpack_from(buf, pos)
         pos += 25
         f = 1
         i = -1
@@ -2364,7 +2365,7 @@ def _d_FetchRequest_64(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_FetchRequest_FetchTopic_31(buf, pos)
+                item_topics, pos = _d_FetchRequest_FetchTopic_v9(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -2376,18 +2377,18 @@ def _d_FetchRequest_64(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_forgotten_topics_data = []
             for i in range(n):
-                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_46(buf, pos)
+                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_v7(buf, pos)
                 items_forgotten_topics_data.append(item_forgotten_topics_data)
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
         f = 3
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_64, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v9, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_65(o: FetchRequest, out: bytearray) -> None:
+def _e_FetchRequest_v10(o: FetchRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2395,27 +2396,27 @@ def _e_FetchRequest_65(o: FetchRequest, out: bytearray) -> None:
         if o.replica_state != FetchRequest.ReplicaState():
             raise absent_field(10)
         f = 1
-        out += _F8.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
+        out += _F_iiiibii.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchRequest_FetchTopic_32(item_topics, out)
+            _e_FetchRequest_FetchTopic_v10(item_topics, out)
         i = -1
         f = 3
         v_forgotten_topics_data = o.forgotten_topics_data
         write_array_length(out, len(v_forgotten_topics_data), False)
         for i, item_forgotten_topics_data in enumerate(v_forgotten_topics_data):
-            _e_FetchRequest_ForgottenTopic_49(item_forgotten_topics_data, out)
+            _e_FetchRequest_ForgottenTopic_v10(item_forgotten_topics_data, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 10')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_65, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_v10, f, i) from None
 
 
-def _e_FetchRequest_66(o: FetchRequest, out: bytearray) -> None:
+def _e_FetchRequest_v11(o: FetchRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2423,18 +2424,18 @@ def _e_FetchRequest_66(o: FetchRequest, out: bytearray) -> None:
         if o.replica_state != FetchRequest.ReplicaState():
             raise absent_field(11)
         f = 1
-        out += _F8.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
+        out += _F_iiiibii.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchRequest_FetchTopic_33(item_topics, out)
+            _e_FetchRequest_FetchTopic_v11(item_topics, out)
         i = -1
         f = 3
         v_forgotten_topics_data = o.forgotten_topics_data
         write_array_length(out, len(v_forgotten_topics_data), False)
         for i, item_forgotten_topics_data in enumerate(v_forgotten_topics_data):
-            _e_FetchRequest_ForgottenTopic_50(item_forgotten_topics_data, out)
+            _e_FetchRequest_ForgottenTopic_v11(item_forgotten_topics_data, out)
         i = -1
         f = 4
         write_string(out, o.rack_id)
@@ -2442,10 +2443,10 @@ def _e_FetchRequest_66(o: FetchRequest, out: bytearray) -> None:
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 11')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_66, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_v11, f, i) from None
 
 
-def _d_FetchRequest_67(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
+def _d_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = new_struct(FetchRequest)
     f = 0
     i = -1
@@ -2453,7 +2454,7 @@ def _d_FetchRequest_67(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.cluster_id = None
         o.replica_state = FetchRequest.ReplicaState()
         f = 0
-        o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F8.unpack_from(buf, pos)
+        o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F_iiiibii.unpack_from(buf, pos)
         pos += 25
         f = 1
         i = -1
@@ -2463,7 +2464,7 @@ def _d_FetchRequest_67(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_FetchRequest_FetchTopic_31(buf, pos)
+                item_topics, pos = _d_FetchRequest_FetchTopic_v9(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -2475,7 +2476,7 @@ def _d_FetchRequest_67(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_forgotten_topics_data = []
             for i in range(n):
-                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_46(buf, pos)
+                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_v7(buf, pos)
                 items_forgotten_topics_data.append(item_forgotten_topics_data)
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
@@ -2484,11 +2485,11 @@ def _d_FetchRequest_67(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         f = 4
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_67, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v11, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_68(o: FetchRequest, out: bytearray) -> None:
+def _e_FetchRequest_v12(o: FetchRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2496,18 +2497,18 @@ def _e_FetchRequest_68(o: FetchRequest, out: bytearray) -> None:
         if o.replica_state != FetchRequest.ReplicaState():
             raise absent_field(12)
         f = 1
-        out += _F8.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
+        out += _F_iiiibii.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchRequest_FetchTopic_34(item_topics, out)
+            _e_FetchRequest_FetchTopic_v12(item_topics, out)
         i = -1
         f = 3
         v_forgotten_topics_data = o.forgotten_topics_data
         write_array_length(out, len(v_forgotten_topics_data), True)
         for i, item_forgotten_topics_data in enumerate(v_forgotten_topics_data):
-            _e_FetchRequest_ForgottenTopic_51(item_forgotten_topics_data, out)
+            _e_FetchRequest_ForgottenTopic_v12(item_forgotten_topics_data, out)
         i = -1
         f = 4
         write_compact_string(out, o.rack_id)
@@ -2522,10 +2523,10 @@ def _e_FetchRequest_68(o: FetchRequest, out: bytearray) -> None:
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_68, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_v12, f, i) from None
 
 
-def _d_FetchRequest_69(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
+def _d_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = new_struct(FetchRequest)
     f = 0
     i = -1
@@ -2533,7 +2534,7 @@ def _d_FetchRequest_69(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.cluster_id = None
         o.replica_state = FetchRequest.ReplicaState()
         f = 0
-        o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F8.unpack_from(buf, pos)
+        o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F_iiiibii.unpack_from(buf, pos)
         pos += 25
         f = 1
         i = -1
@@ -2549,7 +2550,7 @@ def _d_FetchRequest_69(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_FetchRequest_FetchTopic_35(buf, pos)
+                item_topics, pos = _d_FetchRequest_FetchTopic_v12(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -2567,7 +2568,7 @@ def _d_FetchRequest_69(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_forgotten_topics_data = []
             for i in range(n):
-                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_52(buf, pos)
+                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_v12(buf, pos)
                 items_forgotten_topics_data.append(item_forgotten_topics_data)
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
@@ -2599,11 +2600,11 @@ def _d_FetchRequest_69(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_69, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v12, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_70(o: FetchRequest, out: bytearray) -> None:
+def _e_FetchRequest_v13(o: FetchRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2611,18 +2612,18 @@ def _e_FetchRequest_70(o: FetchRequest, out: bytearray) -> None:
         if o.replica_state != FetchRequest.ReplicaState():
             raise absent_field(13)
         f = 1
-        out += _F8.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
+        out += _F_iiiibii.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchRequest_FetchTopic_36(item_topics, out)
+            _e_FetchRequest_FetchTopic_v13(item_topics, out)
         i = -1
         f = 3
         v_forgotten_topics_data = o.forgotten_topics_data
         write_array_length(out, len(v_forgotten_topics_data), True)
         for i, item_forgotten_topics_data in enumerate(v_forgotten_topics_data):
-            _e_FetchRequest_ForgottenTopic_53(item_forgotten_topics_data, out)
+            _e_FetchRequest_ForgottenTopic_v13(item_forgotten_topics_data, out)
         i = -1
         f = 4
         write_compact_string(out, o.rack_id)
@@ -2637,10 +2638,10 @@ def _e_FetchRequest_70(o: FetchRequest, out: bytearray) -> None:
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_70, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_v13, f, i) from None
 
 
-def _d_FetchRequest_71(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
+def _d_FetchRequest_v13(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = new_struct(FetchRequest)
     f = 0
     i = -1
@@ -2648,7 +2649,7 @@ def _d_FetchRequest_71(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.cluster_id = None
         o.replica_state = FetchRequest.ReplicaState()
         f = 0
-        o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F8.unpack_from(buf, pos)
+        o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F_iiiibii.unpack_from(buf, pos)
         pos += 25
         f = 1
         i = -1
@@ -2664,7 +2665,7 @@ def _d_FetchRequest_71(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_FetchRequest_FetchTopic_37(buf, pos)
+                item_topics, pos = _d_FetchRequest_FetchTopic_v13(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -2682,7 +2683,7 @@ def _d_FetchRequest_71(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_forgotten_topics_data = []
             for i in range(n):
-                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_54(buf, pos)
+                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_v13(buf, pos)
                 items_forgotten_topics_data.append(item_forgotten_topics_data)
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
@@ -2714,11 +2715,11 @@ def _d_FetchRequest_71(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_71, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v13, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_72(o: FetchRequest, out: bytearray) -> None:
+def _e_FetchRequest_v14(o: FetchRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2726,18 +2727,18 @@ def _e_FetchRequest_72(o: FetchRequest, out: bytearray) -> None:
         if o.replica_state != FetchRequest.ReplicaState():
             raise absent_field(14)
         f = 1
-        out += _F8.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
+        out += _F_iiiibii.pack(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchRequest_FetchTopic_36(item_topics, out)
+            _e_FetchRequest_FetchTopic_v13(item_topics, out)
         i = -1
         f = 3
         v_forgotten_topics_data = o.forgotten_topics_data
         write_array_length(out, len(v_forgotten_topics_data), True)
         for i, item_forgotten_topics_data in enumerate(v_forgotten_topics_data):
-            _e_FetchRequest_ForgottenTopic_53(item_forgotten_topics_data, out)
+            _e_FetchRequest_ForgottenTopic_v13(item_forgotten_topics_data, out)
         i = -1
         f = 4
         write_compact_string(out, o.rack_id)
@@ -2752,10 +2753,10 @@ def _e_FetchRequest_72(o: FetchRequest, out: bytearray) -> None:
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_72, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_v14, f, i) from None
 
 
-def _d_FetchRequest_73(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
+def _d_FetchRequest_v14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = new_struct(FetchRequest)
     f = 0
     i = -1
@@ -2763,7 +2764,7 @@ def _d_FetchRequest_73(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.cluster_id = None
         o.replica_state = FetchRequest.ReplicaState()
         f = 0
-        o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F8.unpack_from(buf, pos)
+        o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F_iiiibii.unpack_from(buf, pos)
         pos += 25
         f = 1
         i = -1
@@ -2779,7 +2780,7 @@ def _d_FetchRequest_73(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_FetchRequest_FetchTopic_38(buf, pos)
+                item_topics, pos = _d_FetchRequest_FetchTopic_v14(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -2797,7 +2798,7 @@ def _d_FetchRequest_73(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_forgotten_topics_data = []
             for i in range(n):
-                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_54(buf, pos)
+                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_v13(buf, pos)
                 items_forgotten_topics_data.append(item_forgotten_topics_data)
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
@@ -2829,11 +2830,11 @@ def _d_FetchRequest_73(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_73, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v14, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_74(o: FetchRequest, out: bytearray) -> None:
+def _e_FetchRequest_v15(o: FetchRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2841,18 +2842,18 @@ def _e_FetchRequest_74(o: FetchRequest, out: bytearray) -> None:
         if o.replica_id != -1:
             raise absent_field(15)
         f = 1
-        out += _F9.pack(o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
+        out += _F_iiibii.pack(o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchRequest_FetchTopic_36(item_topics, out)
+            _e_FetchRequest_FetchTopic_v13(item_topics, out)
         i = -1
         f = 3
         v_forgotten_topics_data = o.forgotten_topics_data
         write_array_length(out, len(v_forgotten_topics_data), True)
         for i, item_forgotten_topics_data in enumerate(v_forgotten_topics_data):
-            _e_FetchRequest_ForgottenTopic_53(item_forgotten_topics_data, out)
+            _e_FetchRequest_ForgottenTopic_v13(item_forgotten_topics_data, out)
         i = -1
         f = 4
         write_compact_string(out, o.rack_id)
@@ -2864,17 +2865,17 @@ def _e_FetchRequest_74(o: FetchRequest, out: bytearray) -> None:
             tags.append((0, bytes(t)))
         if o.replica_state != FetchRequest.ReplicaState():
             t = bytearray()
-            _e_FetchRequest_ReplicaState_0(o.replica_state, t)
+            _e_FetchRequest_ReplicaState_v15(o.replica_state, t)
             tags.append((1, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_74, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_v15, f, i) from None
 
 
-def _d_FetchRequest_75(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
+def _d_FetchRequest_v15(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = new_struct(FetchRequest)
     f = 0
     i = -1
@@ -2883,7 +2884,7 @@ def _d_FetchRequest_75(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.replica_id = -1
         o.replica_state = FetchRequest.ReplicaState()
         f = 0
-        o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F9.unpack_from(buf, pos)
+        o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F_iiibii.unpack_from(buf, pos)
         pos += 21
         f = 1
         i = -1
@@ -2899,7 +2900,7 @@ def _d_FetchRequest_75(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_FetchRequest_FetchTopic_39(buf, pos)
+                item_topics, pos = _d_FetchRequest_FetchTopic_v15(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -2917,7 +2918,7 @@ def _d_FetchRequest_75(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_forgotten_topics_data = []
             for i in range(n):
-                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_54(buf, pos)
+                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_v13(buf, pos)
                 items_forgotten_topics_data.append(item_forgotten_topics_data)
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
@@ -2944,7 +2945,7 @@ def _d_FetchRequest_75(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                         raise DecodeError(f'tagged field ClusterId used {p - pos} of its {size} bytes', offset=pos)
                 elif tag == 1:
                     p = pos
-                    o.replica_state, p = _d_FetchRequest_ReplicaState_1(buf, p)
+                    o.replica_state, p = _d_FetchRequest_ReplicaState_v15(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field ReplicaState used {p - pos} of its {size} bytes', offset=pos)
                 else:
@@ -2952,11 +2953,11 @@ def _d_FetchRequest_75(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_75, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v15, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_76(o: FetchRequest, out: bytearray) -> None:
+def _e_FetchRequest_v16(o: FetchRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2964,18 +2965,18 @@ def _e_FetchRequest_76(o: FetchRequest, out: bytearray) -> None:
         if o.replica_id != -1:
             raise absent_field(16)
         f = 1
-        out += _F9.pack(o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
+        out += _F_iiibii.pack(o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchRequest_FetchTopic_36(item_topics, out)
+            _e_FetchRequest_FetchTopic_v13(item_topics, out)
         i = -1
         f = 3
         v_forgotten_topics_data = o.forgotten_topics_data
         write_array_length(out, len(v_forgotten_topics_data), True)
         for i, item_forgotten_topics_data in enumerate(v_forgotten_topics_data):
-            _e_FetchRequest_ForgottenTopic_53(item_forgotten_topics_data, out)
+            _e_FetchRequest_ForgottenTopic_v13(item_forgotten_topics_data, out)
         i = -1
         f = 4
         write_compact_string(out, o.rack_id)
@@ -2987,17 +2988,17 @@ def _e_FetchRequest_76(o: FetchRequest, out: bytearray) -> None:
             tags.append((0, bytes(t)))
         if o.replica_state != FetchRequest.ReplicaState():
             t = bytearray()
-            _e_FetchRequest_ReplicaState_0(o.replica_state, t)
+            _e_FetchRequest_ReplicaState_v15(o.replica_state, t)
             tags.append((1, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_76, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_v16, f, i) from None
 
 
-def _d_FetchRequest_77(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
+def _d_FetchRequest_v16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = new_struct(FetchRequest)
     f = 0
     i = -1
@@ -3006,7 +3007,7 @@ def _d_FetchRequest_77(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.replica_id = -1
         o.replica_state = FetchRequest.ReplicaState()
         f = 0
-        o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F9.unpack_from(buf, pos)
+        o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F_iiibii.unpack_from(buf, pos)
         pos += 21
         f = 1
         i = -1
@@ -3022,7 +3023,7 @@ def _d_FetchRequest_77(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_FetchRequest_FetchTopic_40(buf, pos)
+                item_topics, pos = _d_FetchRequest_FetchTopic_v16(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -3040,7 +3041,7 @@ def _d_FetchRequest_77(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_forgotten_topics_data = []
             for i in range(n):
-                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_54(buf, pos)
+                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_v13(buf, pos)
                 items_forgotten_topics_data.append(item_forgotten_topics_data)
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
@@ -3067,7 +3068,7 @@ def _d_FetchRequest_77(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                         raise DecodeError(f'tagged field ClusterId used {p - pos} of its {size} bytes', offset=pos)
                 elif tag == 1:
                     p = pos
-                    o.replica_state, p = _d_FetchRequest_ReplicaState_1(buf, p)
+                    o.replica_state, p = _d_FetchRequest_ReplicaState_v15(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field ReplicaState used {p - pos} of its {size} bytes', offset=pos)
                 else:
@@ -3075,11 +3076,11 @@ def _d_FetchRequest_77(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_77, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v16, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_78(o: FetchRequest, out: bytearray) -> None:
+def _e_FetchRequest_v17(o: FetchRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -3087,18 +3088,18 @@ def _e_FetchRequest_78(o: FetchRequest, out: bytearray) -> None:
         if o.replica_id != -1:
             raise absent_field(17)
         f = 1
-        out += _F9.pack(o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
+        out += _F_iiibii.pack(o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchRequest_FetchTopic_41(item_topics, out)
+            _e_FetchRequest_FetchTopic_v17(item_topics, out)
         i = -1
         f = 3
         v_forgotten_topics_data = o.forgotten_topics_data
         write_array_length(out, len(v_forgotten_topics_data), True)
         for i, item_forgotten_topics_data in enumerate(v_forgotten_topics_data):
-            _e_FetchRequest_ForgottenTopic_53(item_forgotten_topics_data, out)
+            _e_FetchRequest_ForgottenTopic_v13(item_forgotten_topics_data, out)
         i = -1
         f = 4
         write_compact_string(out, o.rack_id)
@@ -3110,17 +3111,17 @@ def _e_FetchRequest_78(o: FetchRequest, out: bytearray) -> None:
             tags.append((0, bytes(t)))
         if o.replica_state != FetchRequest.ReplicaState():
             t = bytearray()
-            _e_FetchRequest_ReplicaState_0(o.replica_state, t)
+            _e_FetchRequest_ReplicaState_v15(o.replica_state, t)
             tags.append((1, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_78, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_v17, f, i) from None
 
 
-def _d_FetchRequest_79(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
+def _d_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = new_struct(FetchRequest)
     f = 0
     i = -1
@@ -3129,7 +3130,7 @@ def _d_FetchRequest_79(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.replica_id = -1
         o.replica_state = FetchRequest.ReplicaState()
         f = 0
-        o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F9.unpack_from(buf, pos)
+        o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F_iiibii.unpack_from(buf, pos)
         pos += 21
         f = 1
         i = -1
@@ -3145,7 +3146,7 @@ def _d_FetchRequest_79(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_FetchRequest_FetchTopic_42(buf, pos)
+                item_topics, pos = _d_FetchRequest_FetchTopic_v17(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -3163,7 +3164,7 @@ def _d_FetchRequest_79(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_forgotten_topics_data = []
             for i in range(n):
-                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_54(buf, pos)
+                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_v13(buf, pos)
                 items_forgotten_topics_data.append(item_forgotten_topics_data)
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
@@ -3190,7 +3191,7 @@ def _d_FetchRequest_79(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                         raise DecodeError(f'tagged field ClusterId used {p - pos} of its {size} bytes', offset=pos)
                 elif tag == 1:
                     p = pos
-                    o.replica_state, p = _d_FetchRequest_ReplicaState_1(buf, p)
+                    o.replica_state, p = _d_FetchRequest_ReplicaState_v15(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field ReplicaState used {p - pos} of its {size} bytes', offset=pos)
                 else:
@@ -3198,11 +3199,11 @@ def _d_FetchRequest_79(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_79, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v17, f, i) from None
     return o, pos
 
 
-def _e_FetchRequest_80(o: FetchRequest, out: bytearray) -> None:
+def _e_FetchRequest_v18(o: FetchRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -3210,18 +3211,18 @@ def _e_FetchRequest_80(o: FetchRequest, out: bytearray) -> None:
         if o.replica_id != -1:
             raise absent_field(18)
         f = 1
-        out += _F9.pack(o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
+        out += _F_iiibii.pack(o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchRequest_FetchTopic_43(item_topics, out)
+            _e_FetchRequest_FetchTopic_v18(item_topics, out)
         i = -1
         f = 3
         v_forgotten_topics_data = o.forgotten_topics_data
         write_array_length(out, len(v_forgotten_topics_data), True)
         for i, item_forgotten_topics_data in enumerate(v_forgotten_topics_data):
-            _e_FetchRequest_ForgottenTopic_53(item_forgotten_topics_data, out)
+            _e_FetchRequest_ForgottenTopic_v13(item_forgotten_topics_data, out)
         i = -1
         f = 4
         write_compact_string(out, o.rack_id)
@@ -3233,17 +3234,17 @@ def _e_FetchRequest_80(o: FetchRequest, out: bytearray) -> None:
             tags.append((0, bytes(t)))
         if o.replica_state != FetchRequest.ReplicaState():
             t = bytearray()
-            _e_FetchRequest_ReplicaState_0(o.replica_state, t)
+            _e_FetchRequest_ReplicaState_v15(o.replica_state, t)
             tags.append((1, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchRequest_80, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchRequest_v18, f, i) from None
 
 
-def _d_FetchRequest_81(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
+def _d_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = new_struct(FetchRequest)
     f = 0
     i = -1
@@ -3252,7 +3253,7 @@ def _d_FetchRequest_81(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.replica_id = -1
         o.replica_state = FetchRequest.ReplicaState()
         f = 0
-        o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F9.unpack_from(buf, pos)
+        o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch, = _F_iiibii.unpack_from(buf, pos)
         pos += 21
         f = 1
         i = -1
@@ -3268,7 +3269,7 @@ def _d_FetchRequest_81(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_FetchRequest_FetchTopic_44(buf, pos)
+                item_topics, pos = _d_FetchRequest_FetchTopic_v18(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -3286,7 +3287,7 @@ def _d_FetchRequest_81(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         else:
             items_forgotten_topics_data = []
             for i in range(n):
-                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_54(buf, pos)
+                item_forgotten_topics_data, pos = _d_FetchRequest_ForgottenTopic_v13(buf, pos)
                 items_forgotten_topics_data.append(item_forgotten_topics_data)
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
@@ -3313,7 +3314,7 @@ def _d_FetchRequest_81(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                         raise DecodeError(f'tagged field ClusterId used {p - pos} of its {size} bytes', offset=pos)
                 elif tag == 1:
                     p = pos
-                    o.replica_state, p = _d_FetchRequest_ReplicaState_1(buf, p)
+                    o.replica_state, p = _d_FetchRequest_ReplicaState_v15(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field ReplicaState used {p - pos} of its {size} bytes', offset=pos)
                 else:
@@ -3321,32 +3322,32 @@ def _d_FetchRequest_81(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_81, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v18, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_EpochEndOffset_0(o: FetchResponse.EpochEndOffset, out: bytearray) -> None:
+def _e_FetchResponse_EpochEndOffset_v12(o: FetchResponse.EpochEndOffset, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.epoch, o.end_offset)
+        out += _F_iq.pack(o.epoch, o.end_offset)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_EpochEndOffset_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_EpochEndOffset_v12, f, i) from None
 
 
-def _d_FetchResponse_EpochEndOffset_1(buf: bytes, pos: int) -> tuple[FetchResponse.EpochEndOffset, int]:
+def _d_FetchResponse_EpochEndOffset_v12(buf: bytes, pos: int) -> tuple[FetchResponse.EpochEndOffset, int]:
     o = new_struct(FetchResponse.EpochEndOffset)
     f = 0
     i = -1
     try:
         f = 0
-        o.epoch, o.end_offset, = _F0.unpack_from(buf, pos)
+        o.epoch, o.end_offset, = _F_iq.unpack_from(buf, pos)
         pos += 12
         f = 1
         if buf[pos] == 0:
@@ -3355,32 +3356,32 @@ def _d_FetchResponse_EpochEndOffset_1(buf: bytes, pos: int) -> tuple[FetchRespon
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_EpochEndOffset_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_EpochEndOffset_v12, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_LeaderIdAndEpoch_2(o: FetchResponse.LeaderIdAndEpoch, out: bytearray) -> None:
+def _e_FetchResponse_LeaderIdAndEpoch_v12(o: FetchResponse.LeaderIdAndEpoch, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F10.pack(o.leader_id, o.leader_epoch)
+        out += _F_ii.pack(o.leader_id, o.leader_epoch)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_LeaderIdAndEpoch_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_LeaderIdAndEpoch_v12, f, i) from None
 
 
-def _d_FetchResponse_LeaderIdAndEpoch_3(buf: bytes, pos: int) -> tuple[FetchResponse.LeaderIdAndEpoch, int]:
+def _d_FetchResponse_LeaderIdAndEpoch_v12(buf: bytes, pos: int) -> tuple[FetchResponse.LeaderIdAndEpoch, int]:
     o = new_struct(FetchResponse.LeaderIdAndEpoch)
     f = 0
     i = -1
     try:
         f = 0
-        o.leader_id, o.leader_epoch, = _F10.unpack_from(buf, pos)
+        o.leader_id, o.leader_epoch, = _F_ii.unpack_from(buf, pos)
         pos += 8
         f = 1
         if buf[pos] == 0:
@@ -3389,32 +3390,32 @@ def _d_FetchResponse_LeaderIdAndEpoch_3(buf: bytes, pos: int) -> tuple[FetchResp
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_LeaderIdAndEpoch_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_LeaderIdAndEpoch_v12, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_SnapshotId_4(o: FetchResponse.SnapshotId, out: bytearray) -> None:
+def _e_FetchResponse_SnapshotId_v12(o: FetchResponse.SnapshotId, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F11.pack(o.end_offset, o.epoch)
+        out += _F_qi.pack(o.end_offset, o.epoch)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_SnapshotId_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_SnapshotId_v12, f, i) from None
 
 
-def _d_FetchResponse_SnapshotId_5(buf: bytes, pos: int) -> tuple[FetchResponse.SnapshotId, int]:
+def _d_FetchResponse_SnapshotId_v12(buf: bytes, pos: int) -> tuple[FetchResponse.SnapshotId, int]:
     o = new_struct(FetchResponse.SnapshotId)
     f = 0
     i = -1
     try:
         f = 0
-        o.end_offset, o.epoch, = _F11.unpack_from(buf, pos)
+        o.end_offset, o.epoch, = _F_qi.unpack_from(buf, pos)
         pos += 12
         f = 1
         if buf[pos] == 0:
@@ -3423,151 +3424,151 @@ def _d_FetchResponse_SnapshotId_5(buf: bytes, pos: int) -> tuple[FetchResponse.S
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_SnapshotId_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_SnapshotId_v12, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_AbortedTransaction_6(o: FetchResponse.AbortedTransaction, out: bytearray) -> None:
+def _e_FetchResponse_AbortedTransaction_v4(o: FetchResponse.AbortedTransaction, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F12.pack(o.producer_id, o.first_offset)
+        out += _F_qq.pack(o.producer_id, o.first_offset)
         f = 1
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_6, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_v4, f, i) from None
 
 
-def _d_FetchResponse_AbortedTransaction_7(buf: bytes, pos: int) -> tuple[FetchResponse.AbortedTransaction, int]:
+def _d_FetchResponse_AbortedTransaction_v4(buf: bytes, pos: int) -> tuple[FetchResponse.AbortedTransaction, int]:
     o = new_struct(FetchResponse.AbortedTransaction)
     f = 0
     i = -1
     try:
         f = 0
-        o.producer_id, o.first_offset, = _F12.unpack_from(buf, pos)
+        o.producer_id, o.first_offset, = _F_qq.unpack_from(buf, pos)
         pos += 16
         f = 1
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_AbortedTransaction_7, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_AbortedTransaction_v4, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_AbortedTransaction_8(o: FetchResponse.AbortedTransaction, out: bytearray) -> None:
+def _e_FetchResponse_AbortedTransaction_v5(o: FetchResponse.AbortedTransaction, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F12.pack(o.producer_id, o.first_offset)
+        out += _F_qq.pack(o.producer_id, o.first_offset)
         f = 1
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_8, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_v5, f, i) from None
 
 
-def _e_FetchResponse_AbortedTransaction_9(o: FetchResponse.AbortedTransaction, out: bytearray) -> None:
+def _e_FetchResponse_AbortedTransaction_v6(o: FetchResponse.AbortedTransaction, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F12.pack(o.producer_id, o.first_offset)
+        out += _F_qq.pack(o.producer_id, o.first_offset)
         f = 1
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_9, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_v6, f, i) from None
 
 
-def _e_FetchResponse_AbortedTransaction_10(o: FetchResponse.AbortedTransaction, out: bytearray) -> None:
+def _e_FetchResponse_AbortedTransaction_v7(o: FetchResponse.AbortedTransaction, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F12.pack(o.producer_id, o.first_offset)
+        out += _F_qq.pack(o.producer_id, o.first_offset)
         f = 1
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_10, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_v7, f, i) from None
 
 
-def _e_FetchResponse_AbortedTransaction_11(o: FetchResponse.AbortedTransaction, out: bytearray) -> None:
+def _e_FetchResponse_AbortedTransaction_v8(o: FetchResponse.AbortedTransaction, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F12.pack(o.producer_id, o.first_offset)
+        out += _F_qq.pack(o.producer_id, o.first_offset)
         f = 1
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_11, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_v8, f, i) from None
 
 
-def _e_FetchResponse_AbortedTransaction_12(o: FetchResponse.AbortedTransaction, out: bytearray) -> None:
+def _e_FetchResponse_AbortedTransaction_v9(o: FetchResponse.AbortedTransaction, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F12.pack(o.producer_id, o.first_offset)
+        out += _F_qq.pack(o.producer_id, o.first_offset)
         f = 1
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 9')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_12, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_v9, f, i) from None
 
 
-def _e_FetchResponse_AbortedTransaction_13(o: FetchResponse.AbortedTransaction, out: bytearray) -> None:
+def _e_FetchResponse_AbortedTransaction_v10(o: FetchResponse.AbortedTransaction, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F12.pack(o.producer_id, o.first_offset)
+        out += _F_qq.pack(o.producer_id, o.first_offset)
         f = 1
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 10')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_13, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_v10, f, i) from None
 
 
-def _e_FetchResponse_AbortedTransaction_14(o: FetchResponse.AbortedTransaction, out: bytearray) -> None:
+def _e_FetchResponse_AbortedTransaction_v11(o: FetchResponse.AbortedTransaction, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F12.pack(o.producer_id, o.first_offset)
+        out += _F_qq.pack(o.producer_id, o.first_offset)
         f = 1
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 11')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_14, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_v11, f, i) from None
 
 
-def _e_FetchResponse_AbortedTransaction_15(o: FetchResponse.AbortedTransaction, out: bytearray) -> None:
+def _e_FetchResponse_AbortedTransaction_v12(o: FetchResponse.AbortedTransaction, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F12.pack(o.producer_id, o.first_offset)
+        out += _F_qq.pack(o.producer_id, o.first_offset)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_15, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_v12, f, i) from None
 
 
-def _d_FetchResponse_AbortedTransaction_16(buf: bytes, pos: int) -> tuple[FetchResponse.AbortedTransaction, int]:
+def _d_FetchResponse_AbortedTransaction_v12(buf: bytes, pos: int) -> tuple[FetchResponse.AbortedTransaction, int]:
     o = new_struct(FetchResponse.AbortedTransaction)
     f = 0
     i = -1
     try:
         f = 0
-        o.producer_id, o.first_offset, = _F12.unpack_from(buf, pos)
+        o.producer_id, o.first_offset, = _F_qq.unpack_from(buf, pos)
         pos += 16
         f = 1
         if buf[pos] == 0:
@@ -3576,11 +3577,11 @@ def _d_FetchResponse_AbortedTransaction_16(buf: bytes, pos: int) -> tuple[FetchR
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_AbortedTransaction_16, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_AbortedTransaction_v12, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_PartitionData_17(o: FetchResponse.PartitionData, out: bytearray) -> None:
+def _e_FetchResponse_PartitionData_v4(o: FetchResponse.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -3597,7 +3598,7 @@ def _e_FetchResponse_PartitionData_17(o: FetchResponse.PartitionData, out: bytea
         if o.preferred_read_replica != -1:
             raise absent_field(4)
         f = 4
-        out += _F13.pack(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset)
+        out += _F_ihqq.pack(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset)
         f = 5
         v_aborted_transactions = o.aborted_transactions
         if v_aborted_transactions is None:
@@ -3605,7 +3606,7 @@ def _e_FetchResponse_PartitionData_17(o: FetchResponse.PartitionData, out: bytea
         else:
             write_array_length(out, len(v_aborted_transactions), False)
             for i, item_aborted_transactions in enumerate(v_aborted_transactions):
-                _e_FetchResponse_AbortedTransaction_6(item_aborted_transactions, out)
+                _e_FetchResponse_AbortedTransaction_v4(item_aborted_transactions, out)
         i = -1
         f = 6
         write_nullable_bytes(out, o.records)
@@ -3613,10 +3614,10 @@ def _e_FetchResponse_PartitionData_17(o: FetchResponse.PartitionData, out: bytea
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_17, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v4, f, i) from None
 
 
-def _d_FetchResponse_PartitionData_18(buf: bytes, pos: int) -> tuple[FetchResponse.PartitionData, int]:
+def _d_FetchResponse_PartitionData_v4(buf: bytes, pos: int) -> tuple[FetchResponse.PartitionData, int]:
     o = new_struct(FetchResponse.PartitionData)
     f = 0
     i = -1
@@ -3627,7 +3628,7 @@ def _d_FetchResponse_PartitionData_18(buf: bytes, pos: int) -> tuple[FetchRespon
         o.snapshot_id = FetchResponse.SnapshotId()
         o.preferred_read_replica = -1
         f = 0
-        o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, = _F13.unpack_from(buf, pos)
+        o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, = _F_ihqq.unpack_from(buf, pos)
         pos += 22
         f = 1
         i = -1
@@ -3637,7 +3638,7 @@ def _d_FetchResponse_PartitionData_18(buf: bytes, pos: int) -> tuple[FetchRespon
         else:
             items_aborted_transactions = []
             for i in range(n):
-                item_aborted_transactions, pos = _d_FetchResponse_AbortedTransaction_7(buf, pos)
+                item_aborted_transactions, pos = _d_FetchResponse_AbortedTransaction_v4(buf, pos)
                 items_aborted_transactions.append(item_aborted_transactions)
             o.aborted_transactions = items_aborted_transactions
             i = -1
@@ -3646,11 +3647,11 @@ def _d_FetchResponse_PartitionData_18(buf: bytes, pos: int) -> tuple[FetchRespon
         f = 3
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_PartitionData_18, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_PartitionData_v4, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_PartitionData_19(o: FetchResponse.PartitionData, out: bytearray) -> None:
+def _e_FetchResponse_PartitionData_v5(o: FetchResponse.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -3667,7 +3668,7 @@ def _e_FetchResponse_PartitionData_19(o: FetchResponse.PartitionData, out: bytea
         if o.preferred_read_replica != -1:
             raise absent_field(5)
         f = 4
-        out += _F14.pack(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
+        out += _F_ihqqq.pack(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
         f = 5
         v_aborted_transactions = o.aborted_transactions
         if v_aborted_transactions is None:
@@ -3675,7 +3676,7 @@ def _e_FetchResponse_PartitionData_19(o: FetchResponse.PartitionData, out: bytea
         else:
             write_array_length(out, len(v_aborted_transactions), False)
             for i, item_aborted_transactions in enumerate(v_aborted_transactions):
-                _e_FetchResponse_AbortedTransaction_8(item_aborted_transactions, out)
+                _e_FetchResponse_AbortedTransaction_v5(item_aborted_transactions, out)
         i = -1
         f = 6
         write_nullable_bytes(out, o.records)
@@ -3683,10 +3684,10 @@ def _e_FetchResponse_PartitionData_19(o: FetchResponse.PartitionData, out: bytea
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_19, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v5, f, i) from None
 
 
-def _d_FetchResponse_PartitionData_20(buf: bytes, pos: int) -> tuple[FetchResponse.PartitionData, int]:
+def _d_FetchResponse_PartitionData_v5(buf: bytes, pos: int) -> tuple[FetchResponse.PartitionData, int]:
     o = new_struct(FetchResponse.PartitionData)
     f = 0
     i = -1
@@ -3696,7 +3697,7 @@ def _d_FetchResponse_PartitionData_20(buf: bytes, pos: int) -> tuple[FetchRespon
         o.snapshot_id = FetchResponse.SnapshotId()
         o.preferred_read_replica = -1
         f = 0
-        o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset, = _F14.unpack_from(buf, pos)
+        o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset, = _F_ihqqq.unpack_from(buf, pos)
         pos += 30
         f = 1
         i = -1
@@ -3706,7 +3707,7 @@ def _d_FetchResponse_PartitionData_20(buf: bytes, pos: int) -> tuple[FetchRespon
         else:
             items_aborted_transactions = []
             for i in range(n):
-                item_aborted_transactions, pos = _d_FetchResponse_AbortedTransaction_7(buf, pos)
+                item_aborted_transactions, pos = _d_FetchResponse_AbortedTransaction_v4(buf, pos)
                 items_aborted_transactions.append(item_aborted_transactions)
             o.aborted_transactions = items_aborted_transactions
             i = -1
@@ -3715,11 +3716,11 @@ def _d_FetchResponse_PartitionData_20(buf: bytes, pos: int) -> tuple[FetchRespon
         f = 3
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_PartitionData_20, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_PartitionData_v5, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_PartitionData_21(o: FetchResponse.PartitionData, out: bytearray) -> None:
+def _e_FetchResponse_PartitionData_v6(o: FetchResponse.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -3736,7 +3737,7 @@ def _e_FetchResponse_PartitionData_21(o: FetchResponse.PartitionData, out: bytea
         if o.preferred_read_replica != -1:
             raise absent_field(6)
         f = 4
-        out += _F14.pack(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
+        out += _F_ihqqq.pack(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
         f = 5
         v_aborted_transactions = o.aborted_transactions
         if v_aborted_transactions is None:
@@ -3744,7 +3745,7 @@ def _e_FetchResponse_PartitionData_21(o: FetchResponse.PartitionData, out: bytea
         else:
             write_array_length(out, len(v_aborted_transactions), False)
             for i, item_aborted_transactions in enumerate(v_aborted_transactions):
-                _e_FetchResponse_AbortedTransaction_9(item_aborted_transactions, out)
+                _e_FetchResponse_AbortedTransaction_v6(item_aborted_transactions, out)
         i = -1
         f = 6
         write_nullable_bytes(out, o.records)
@@ -3752,10 +3753,10 @@ def _e_FetchResponse_PartitionData_21(o: FetchResponse.PartitionData, out: bytea
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_21, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v6, f, i) from None
 
 
-def _e_FetchResponse_PartitionData_22(o: FetchResponse.PartitionData, out: bytearray) -> None:
+def _e_FetchResponse_PartitionData_v7(o: FetchResponse.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -3772,7 +3773,7 @@ def _e_FetchResponse_PartitionData_22(o: FetchResponse.PartitionData, out: bytea
         if o.preferred_read_replica != -1:
             raise absent_field(7)
         f = 4
-        out += _F14.pack(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
+        out += _F_ihqqq.pack(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
         f = 5
         v_aborted_transactions = o.aborted_transactions
         if v_aborted_transactions is None:
@@ -3780,7 +3781,7 @@ def _e_FetchResponse_PartitionData_22(o: FetchResponse.PartitionData, out: bytea
         else:
             write_array_length(out, len(v_aborted_transactions), False)
             for i, item_aborted_transactions in enumerate(v_aborted_transactions):
-                _e_FetchResponse_AbortedTransaction_10(item_aborted_transactions, out)
+                _e_FetchResponse_AbortedTransaction_v7(item_aborted_transactions, out)
         i = -1
         f = 6
         write_nullable_bytes(out, o.records)
@@ -3788,10 +3789,10 @@ def _e_FetchResponse_PartitionData_22(o: FetchResponse.PartitionData, out: bytea
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_22, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v7, f, i) from None
 
 
-def _e_FetchResponse_PartitionData_23(o: FetchResponse.PartitionData, out: bytearray) -> None:
+def _e_FetchResponse_PartitionData_v8(o: FetchResponse.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -3808,7 +3809,7 @@ def _e_FetchResponse_PartitionData_23(o: FetchResponse.PartitionData, out: bytea
         if o.preferred_read_replica != -1:
             raise absent_field(8)
         f = 4
-        out += _F14.pack(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
+        out += _F_ihqqq.pack(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
         f = 5
         v_aborted_transactions = o.aborted_transactions
         if v_aborted_transactions is None:
@@ -3816,7 +3817,7 @@ def _e_FetchResponse_PartitionData_23(o: FetchResponse.PartitionData, out: bytea
         else:
             write_array_length(out, len(v_aborted_transactions), False)
             for i, item_aborted_transactions in enumerate(v_aborted_transactions):
-                _e_FetchResponse_AbortedTransaction_11(item_aborted_transactions, out)
+                _e_FetchResponse_AbortedTransaction_v8(item_aborted_transactions, out)
         i = -1
         f = 6
         write_nullable_bytes(out, o.records)
@@ -3824,10 +3825,10 @@ def _e_FetchResponse_PartitionData_23(o: FetchResponse.PartitionData, out: bytea
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_23, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v8, f, i) from None
 
 
-def _e_FetchResponse_PartitionData_24(o: FetchResponse.PartitionData, out: bytearray) -> None:
+def _e_FetchResponse_PartitionData_v9(o: FetchResponse.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -3844,7 +3845,7 @@ def _e_FetchResponse_PartitionData_24(o: FetchResponse.PartitionData, out: bytea
         if o.preferred_read_replica != -1:
             raise absent_field(9)
         f = 4
-        out += _F14.pack(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
+        out += _F_ihqqq.pack(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
         f = 5
         v_aborted_transactions = o.aborted_transactions
         if v_aborted_transactions is None:
@@ -3852,7 +3853,7 @@ def _e_FetchResponse_PartitionData_24(o: FetchResponse.PartitionData, out: bytea
         else:
             write_array_length(out, len(v_aborted_transactions), False)
             for i, item_aborted_transactions in enumerate(v_aborted_transactions):
-                _e_FetchResponse_AbortedTransaction_12(item_aborted_transactions, out)
+                _e_FetchResponse_AbortedTransaction_v9(item_aborted_transactions, out)
         i = -1
         f = 6
         write_nullable_bytes(out, o.records)
@@ -3860,10 +3861,10 @@ def _e_FetchResponse_PartitionData_24(o: FetchResponse.PartitionData, out: bytea
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 9')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_24, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v9, f, i) from None
 
 
-def _e_FetchResponse_PartitionData_25(o: FetchResponse.PartitionData, out: bytearray) -> None:
+def _e_FetchResponse_PartitionData_v10(o: FetchResponse.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -3880,7 +3881,7 @@ def _e_FetchResponse_PartitionData_25(o: FetchResponse.PartitionData, out: bytea
         if o.preferred_read_replica != -1:
             raise absent_field(10)
         f = 4
-        out += _F14.pack(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
+        out += _F_ihqqq.pack(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
         f = 5
         v_aborted_transactions = o.aborted_transactions
         if v_aborted_transactions is None:
@@ -3888,7 +3889,7 @@ def _e_FetchResponse_PartitionData_25(o: FetchResponse.PartitionData, out: bytea
         else:
             write_array_length(out, len(v_aborted_transactions), False)
             for i, item_aborted_transactions in enumerate(v_aborted_transactions):
-                _e_FetchResponse_AbortedTransaction_13(item_aborted_transactions, out)
+                _e_FetchResponse_AbortedTransaction_v10(item_aborted_transactions, out)
         i = -1
         f = 6
         write_nullable_bytes(out, o.records)
@@ -3896,10 +3897,10 @@ def _e_FetchResponse_PartitionData_25(o: FetchResponse.PartitionData, out: bytea
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 10')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_25, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v10, f, i) from None
 
 
-def _e_FetchResponse_PartitionData_26(o: FetchResponse.PartitionData, out: bytearray) -> None:
+def _e_FetchResponse_PartitionData_v11(o: FetchResponse.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -3913,7 +3914,7 @@ def _e_FetchResponse_PartitionData_26(o: FetchResponse.PartitionData, out: bytea
         if o.snapshot_id != FetchResponse.SnapshotId():
             raise absent_field(11)
         f = 3
-        out += _F14.pack(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
+        out += _F_ihqqq.pack(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
         f = 4
         v_aborted_transactions = o.aborted_transactions
         if v_aborted_transactions is None:
@@ -3921,20 +3922,20 @@ def _e_FetchResponse_PartitionData_26(o: FetchResponse.PartitionData, out: bytea
         else:
             write_array_length(out, len(v_aborted_transactions), False)
             for i, item_aborted_transactions in enumerate(v_aborted_transactions):
-                _e_FetchResponse_AbortedTransaction_14(item_aborted_transactions, out)
+                _e_FetchResponse_AbortedTransaction_v11(item_aborted_transactions, out)
         i = -1
         f = 5
-        out += _F15.pack(o.preferred_read_replica)
+        out += _F_i.pack(o.preferred_read_replica)
         f = 6
         write_nullable_bytes(out, o.records)
         f = 7
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 11')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_26, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v11, f, i) from None
 
 
-def _d_FetchResponse_PartitionData_27(buf: bytes, pos: int) -> tuple[FetchResponse.PartitionData, int]:
+def _d_FetchResponse_PartitionData_v11(buf: bytes, pos: int) -> tuple[FetchResponse.PartitionData, int]:
     o = new_struct(FetchResponse.PartitionData)
     f = 0
     i = -1
@@ -3943,7 +3944,7 @@ def _d_FetchResponse_PartitionData_27(buf: bytes, pos: int) -> tuple[FetchRespon
         o.current_leader = FetchResponse.LeaderIdAndEpoch()
         o.snapshot_id = FetchResponse.SnapshotId()
         f = 0
-        o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset, = _F14.unpack_from(buf, pos)
+        o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset, = _F_ihqqq.unpack_from(buf, pos)
         pos += 30
         f = 1
         i = -1
@@ -3953,28 +3954,28 @@ def _d_FetchResponse_PartitionData_27(buf: bytes, pos: int) -> tuple[FetchRespon
         else:
             items_aborted_transactions = []
             for i in range(n):
-                item_aborted_transactions, pos = _d_FetchResponse_AbortedTransaction_7(buf, pos)
+                item_aborted_transactions, pos = _d_FetchResponse_AbortedTransaction_v4(buf, pos)
                 items_aborted_transactions.append(item_aborted_transactions)
             o.aborted_transactions = items_aborted_transactions
             i = -1
         f = 2
-        o.preferred_read_replica, = _F15.unpack_from(buf, pos)
+        o.preferred_read_replica, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
         o.records, pos = read_nullable_bytes(buf, pos)
         f = 4
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_PartitionData_27, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_PartitionData_v11, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_PartitionData_28(o: FetchResponse.PartitionData, out: bytearray) -> None:
+def _e_FetchResponse_PartitionData_v12(o: FetchResponse.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F14.pack(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
+        out += _F_ihqqq.pack(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
         f = 1
         v_aborted_transactions = o.aborted_transactions
         if v_aborted_transactions is None:
@@ -3982,35 +3983,35 @@ def _e_FetchResponse_PartitionData_28(o: FetchResponse.PartitionData, out: bytea
         else:
             write_array_length(out, len(v_aborted_transactions), True)
             for i, item_aborted_transactions in enumerate(v_aborted_transactions):
-                _e_FetchResponse_AbortedTransaction_15(item_aborted_transactions, out)
+                _e_FetchResponse_AbortedTransaction_v12(item_aborted_transactions, out)
         i = -1
         f = 2
-        out += _F15.pack(o.preferred_read_replica)
+        out += _F_i.pack(o.preferred_read_replica)
         f = 3
         write_compact_nullable_bytes(out, o.records)
         f = 4
         tags: list[RawTaggedField] = []
         if o.diverging_epoch != FetchResponse.EpochEndOffset():
             t = bytearray()
-            _e_FetchResponse_EpochEndOffset_0(o.diverging_epoch, t)
+            _e_FetchResponse_EpochEndOffset_v12(o.diverging_epoch, t)
             tags.append((0, bytes(t)))
         if o.current_leader != FetchResponse.LeaderIdAndEpoch():
             t = bytearray()
-            _e_FetchResponse_LeaderIdAndEpoch_2(o.current_leader, t)
+            _e_FetchResponse_LeaderIdAndEpoch_v12(o.current_leader, t)
             tags.append((1, bytes(t)))
         if o.snapshot_id != FetchResponse.SnapshotId():
             t = bytearray()
-            _e_FetchResponse_SnapshotId_4(o.snapshot_id, t)
+            _e_FetchResponse_SnapshotId_v12(o.snapshot_id, t)
             tags.append((2, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
             if tag in (0, 1, 2):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_28, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v12, f, i) from None
 
 
-def _d_FetchResponse_PartitionData_29(buf: bytes, pos: int) -> tuple[FetchResponse.PartitionData, int]:
+def _d_FetchResponse_PartitionData_v12(buf: bytes, pos: int) -> tuple[FetchResponse.PartitionData, int]:
     o = new_struct(FetchResponse.PartitionData)
     f = 0
     i = -1
@@ -4019,7 +4020,7 @@ def _d_FetchResponse_PartitionData_29(buf: bytes, pos: int) -> tuple[FetchRespon
         o.current_leader = FetchResponse.LeaderIdAndEpoch()
         o.snapshot_id = FetchResponse.SnapshotId()
         f = 0
-        o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset, = _F14.unpack_from(buf, pos)
+        o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset, = _F_ihqqq.unpack_from(buf, pos)
         pos += 30
         f = 1
         i = -1
@@ -4035,12 +4036,12 @@ def _d_FetchResponse_PartitionData_29(buf: bytes, pos: int) -> tuple[FetchRespon
         else:
             items_aborted_transactions = []
             for i in range(n):
-                item_aborted_transactions, pos = _d_FetchResponse_AbortedTransaction_16(buf, pos)
+                item_aborted_transactions, pos = _d_FetchResponse_AbortedTransaction_v12(buf, pos)
                 items_aborted_transactions.append(item_aborted_transactions)
             o.aborted_transactions = items_aborted_transactions
             i = -1
         f = 2
-        o.preferred_read_replica, = _F15.unpack_from(buf, pos)
+        o.preferred_read_replica, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
         o.records, pos = read_compact_nullable_bytes(buf, pos)
@@ -4060,17 +4061,17 @@ def _d_FetchResponse_PartitionData_29(buf: bytes, pos: int) -> tuple[FetchRespon
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.diverging_epoch, p = _d_FetchResponse_EpochEndOffset_1(buf, p)
+                    o.diverging_epoch, p = _d_FetchResponse_EpochEndOffset_v12(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field DivergingEpoch used {p - pos} of its {size} bytes', offset=pos)
                 elif tag == 1:
                     p = pos
-                    o.current_leader, p = _d_FetchResponse_LeaderIdAndEpoch_3(buf, p)
+                    o.current_leader, p = _d_FetchResponse_LeaderIdAndEpoch_v12(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field CurrentLeader used {p - pos} of its {size} bytes', offset=pos)
                 elif tag == 2:
                     p = pos
-                    o.snapshot_id, p = _d_FetchResponse_SnapshotId_5(buf, p)
+                    o.snapshot_id, p = _d_FetchResponse_SnapshotId_v12(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field SnapshotId used {p - pos} of its {size} bytes', offset=pos)
                 else:
@@ -4078,11 +4079,11 @@ def _d_FetchResponse_PartitionData_29(buf: bytes, pos: int) -> tuple[FetchRespon
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_PartitionData_29, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_PartitionData_v12, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_FetchableTopicResponse_30(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
+def _e_FetchResponse_FetchableTopicResponse_v4(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4092,16 +4093,16 @@ def _e_FetchResponse_FetchableTopicResponse_30(o: FetchResponse.FetchableTopicRe
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchResponse_PartitionData_17(item_partitions, out)
+            _e_FetchResponse_PartitionData_v4(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_30, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v4, f, i) from None
 
 
-def _d_FetchResponse_FetchableTopicResponse_31(buf: bytes, pos: int) -> tuple[FetchResponse.FetchableTopicResponse, int]:
+def _d_FetchResponse_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse.FetchableTopicResponse, int]:
     o = new_struct(FetchResponse.FetchableTopicResponse)
     f = 0
     i = -1
@@ -4117,18 +4118,18 @@ def _d_FetchResponse_FetchableTopicResponse_31(buf: bytes, pos: int) -> tuple[Fe
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_FetchResponse_PartitionData_18(buf, pos)
+                item_partitions, pos = _d_FetchResponse_PartitionData_v4(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_FetchableTopicResponse_31, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_FetchableTopicResponse_v4, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_FetchableTopicResponse_32(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
+def _e_FetchResponse_FetchableTopicResponse_v5(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4138,16 +4139,16 @@ def _e_FetchResponse_FetchableTopicResponse_32(o: FetchResponse.FetchableTopicRe
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchResponse_PartitionData_19(item_partitions, out)
+            _e_FetchResponse_PartitionData_v5(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_32, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v5, f, i) from None
 
 
-def _d_FetchResponse_FetchableTopicResponse_33(buf: bytes, pos: int) -> tuple[FetchResponse.FetchableTopicResponse, int]:
+def _d_FetchResponse_FetchableTopicResponse_v5(buf: bytes, pos: int) -> tuple[FetchResponse.FetchableTopicResponse, int]:
     o = new_struct(FetchResponse.FetchableTopicResponse)
     f = 0
     i = -1
@@ -4163,18 +4164,18 @@ def _d_FetchResponse_FetchableTopicResponse_33(buf: bytes, pos: int) -> tuple[Fe
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_FetchResponse_PartitionData_20(buf, pos)
+                item_partitions, pos = _d_FetchResponse_PartitionData_v5(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_FetchableTopicResponse_33, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_FetchableTopicResponse_v5, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_FetchableTopicResponse_34(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
+def _e_FetchResponse_FetchableTopicResponse_v6(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4184,16 +4185,16 @@ def _e_FetchResponse_FetchableTopicResponse_34(o: FetchResponse.FetchableTopicRe
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchResponse_PartitionData_21(item_partitions, out)
+            _e_FetchResponse_PartitionData_v6(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_34, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v6, f, i) from None
 
 
-def _e_FetchResponse_FetchableTopicResponse_35(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
+def _e_FetchResponse_FetchableTopicResponse_v7(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4203,16 +4204,16 @@ def _e_FetchResponse_FetchableTopicResponse_35(o: FetchResponse.FetchableTopicRe
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchResponse_PartitionData_22(item_partitions, out)
+            _e_FetchResponse_PartitionData_v7(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_35, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v7, f, i) from None
 
 
-def _e_FetchResponse_FetchableTopicResponse_36(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
+def _e_FetchResponse_FetchableTopicResponse_v8(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4222,16 +4223,16 @@ def _e_FetchResponse_FetchableTopicResponse_36(o: FetchResponse.FetchableTopicRe
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchResponse_PartitionData_23(item_partitions, out)
+            _e_FetchResponse_PartitionData_v8(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_36, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v8, f, i) from None
 
 
-def _e_FetchResponse_FetchableTopicResponse_37(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
+def _e_FetchResponse_FetchableTopicResponse_v9(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4241,16 +4242,16 @@ def _e_FetchResponse_FetchableTopicResponse_37(o: FetchResponse.FetchableTopicRe
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchResponse_PartitionData_24(item_partitions, out)
+            _e_FetchResponse_PartitionData_v9(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 9')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_37, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v9, f, i) from None
 
 
-def _e_FetchResponse_FetchableTopicResponse_38(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
+def _e_FetchResponse_FetchableTopicResponse_v10(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4260,16 +4261,16 @@ def _e_FetchResponse_FetchableTopicResponse_38(o: FetchResponse.FetchableTopicRe
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchResponse_PartitionData_25(item_partitions, out)
+            _e_FetchResponse_PartitionData_v10(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 10')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_38, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v10, f, i) from None
 
 
-def _e_FetchResponse_FetchableTopicResponse_39(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
+def _e_FetchResponse_FetchableTopicResponse_v11(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4279,16 +4280,16 @@ def _e_FetchResponse_FetchableTopicResponse_39(o: FetchResponse.FetchableTopicRe
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchResponse_PartitionData_26(item_partitions, out)
+            _e_FetchResponse_PartitionData_v11(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 11')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_39, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v11, f, i) from None
 
 
-def _d_FetchResponse_FetchableTopicResponse_40(buf: bytes, pos: int) -> tuple[FetchResponse.FetchableTopicResponse, int]:
+def _d_FetchResponse_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse.FetchableTopicResponse, int]:
     o = new_struct(FetchResponse.FetchableTopicResponse)
     f = 0
     i = -1
@@ -4304,18 +4305,18 @@ def _d_FetchResponse_FetchableTopicResponse_40(buf: bytes, pos: int) -> tuple[Fe
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_FetchResponse_PartitionData_27(buf, pos)
+                item_partitions, pos = _d_FetchResponse_PartitionData_v11(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_FetchableTopicResponse_40, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_FetchableTopicResponse_v11, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_FetchableTopicResponse_41(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
+def _e_FetchResponse_FetchableTopicResponse_v12(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4325,7 +4326,7 @@ def _e_FetchResponse_FetchableTopicResponse_41(o: FetchResponse.FetchableTopicRe
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchResponse_PartitionData_28(item_partitions, out)
+            _e_FetchResponse_PartitionData_v12(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -4333,10 +4334,10 @@ def _e_FetchResponse_FetchableTopicResponse_41(o: FetchResponse.FetchableTopicRe
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_41, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v12, f, i) from None
 
 
-def _d_FetchResponse_FetchableTopicResponse_42(buf: bytes, pos: int) -> tuple[FetchResponse.FetchableTopicResponse, int]:
+def _d_FetchResponse_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse.FetchableTopicResponse, int]:
     o = new_struct(FetchResponse.FetchableTopicResponse)
     f = 0
     i = -1
@@ -4358,7 +4359,7 @@ def _d_FetchResponse_FetchableTopicResponse_42(buf: bytes, pos: int) -> tuple[Fe
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_FetchResponse_PartitionData_29(buf, pos)
+                item_partitions, pos = _d_FetchResponse_PartitionData_v12(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -4369,21 +4370,21 @@ def _d_FetchResponse_FetchableTopicResponse_42(buf: bytes, pos: int) -> tuple[Fe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_FetchableTopicResponse_42, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_FetchableTopicResponse_v12, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_FetchableTopicResponse_43(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
+def _e_FetchResponse_FetchableTopicResponse_v13(o: FetchResponse.FetchableTopicResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.topic_id.bytes)
+        out += _F_u.pack(o.topic_id.bytes)
         f = 1
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchResponse_PartitionData_28(item_partitions, out)
+            _e_FetchResponse_PartitionData_v12(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -4391,17 +4392,17 @@ def _e_FetchResponse_FetchableTopicResponse_43(o: FetchResponse.FetchableTopicRe
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_43, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v13, f, i) from None
 
 
-def _d_FetchResponse_FetchableTopicResponse_44(buf: bytes, pos: int) -> tuple[FetchResponse.FetchableTopicResponse, int]:
+def _d_FetchResponse_FetchableTopicResponse_v13(buf: bytes, pos: int) -> tuple[FetchResponse.FetchableTopicResponse, int]:
     o = new_struct(FetchResponse.FetchableTopicResponse)
     f = 0
     i = -1
     try:
         o.topic = ""
         f = 0
-        u0, = _F5.unpack_from(buf, pos)
+        u0, = _F_u.unpack_from(buf, pos)
         o.topic_id = uuid_from_wire(u0)
         pos += 16
         f = 1
@@ -4418,7 +4419,7 @@ def _d_FetchResponse_FetchableTopicResponse_44(buf: bytes, pos: int) -> tuple[Fe
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_FetchResponse_PartitionData_29(buf, pos)
+                item_partitions, pos = _d_FetchResponse_PartitionData_v12(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -4429,20 +4430,20 @@ def _d_FetchResponse_FetchableTopicResponse_44(buf: bytes, pos: int) -> tuple[Fe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_FetchableTopicResponse_44, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_FetchableTopicResponse_v13, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_NodeEndpoint_45(o: FetchResponse.NodeEndpoint, out: bytearray) -> None:
+def _e_FetchResponse_NodeEndpoint_v16(o: FetchResponse.NodeEndpoint, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F15.pack(o.node_id)
+        out += _F_i.pack(o.node_id)
         f = 1
         write_compact_string(out, o.host)
         f = 2
-        out += _F15.pack(o.port)
+        out += _F_i.pack(o.port)
         f = 3
         write_compact_nullable_string(out, o.rack)
         f = 4
@@ -4451,21 +4452,21 @@ def _e_FetchResponse_NodeEndpoint_45(o: FetchResponse.NodeEndpoint, out: bytearr
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_NodeEndpoint_45, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_NodeEndpoint_v16, f, i) from None
 
 
-def _d_FetchResponse_NodeEndpoint_46(buf: bytes, pos: int) -> tuple[FetchResponse.NodeEndpoint, int]:
+def _d_FetchResponse_NodeEndpoint_v16(buf: bytes, pos: int) -> tuple[FetchResponse.NodeEndpoint, int]:
     o = new_struct(FetchResponse.NodeEndpoint)
     f = 0
     i = -1
     try:
         f = 0
-        o.node_id, = _F15.unpack_from(buf, pos)
+        o.node_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, = _F15.unpack_from(buf, pos)
+        o.port, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
         o.rack, pos = read_compact_nullable_string(buf, pos)
@@ -4476,11 +4477,11 @@ def _d_FetchResponse_NodeEndpoint_46(buf: bytes, pos: int) -> tuple[FetchRespons
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_NodeEndpoint_46, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_NodeEndpoint_v16, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_47(o: FetchResponse, out: bytearray) -> None:
+def _e_FetchResponse_v4(o: FetchResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4491,21 +4492,21 @@ def _e_FetchResponse_47(o: FetchResponse, out: bytearray) -> None:
         if o.node_endpoints:
             raise absent_field(4)
         f = 2
-        out += _F15.pack(o.throttle_time_ms)
+        out += _F_i.pack(o.throttle_time_ms)
         f = 3
         v_responses = o.responses
         write_array_length(out, len(v_responses), False)
         for i, item_responses in enumerate(v_responses):
-            _e_FetchResponse_FetchableTopicResponse_30(item_responses, out)
+            _e_FetchResponse_FetchableTopicResponse_v4(item_responses, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_47, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_v4, f, i) from None
 
 
-def _d_FetchResponse_48(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
+def _d_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = new_struct(FetchResponse)
     f = 0
     i = -1
@@ -4514,7 +4515,7 @@ def _d_FetchResponse_48(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         o.session_id = 0
         o.node_endpoints = []
         f = 0
-        o.throttle_time_ms, = _F15.unpack_from(buf, pos)
+        o.throttle_time_ms, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         i = -1
@@ -4524,18 +4525,18 @@ def _d_FetchResponse_48(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         else:
             items_responses = []
             for i in range(n):
-                item_responses, pos = _d_FetchResponse_FetchableTopicResponse_31(buf, pos)
+                item_responses, pos = _d_FetchResponse_FetchableTopicResponse_v4(buf, pos)
                 items_responses.append(item_responses)
             o.responses = items_responses
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_48, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v4, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_49(o: FetchResponse, out: bytearray) -> None:
+def _e_FetchResponse_v5(o: FetchResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4546,21 +4547,21 @@ def _e_FetchResponse_49(o: FetchResponse, out: bytearray) -> None:
         if o.node_endpoints:
             raise absent_field(5)
         f = 2
-        out += _F15.pack(o.throttle_time_ms)
+        out += _F_i.pack(o.throttle_time_ms)
         f = 3
         v_responses = o.responses
         write_array_length(out, len(v_responses), False)
         for i, item_responses in enumerate(v_responses):
-            _e_FetchResponse_FetchableTopicResponse_32(item_responses, out)
+            _e_FetchResponse_FetchableTopicResponse_v5(item_responses, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_49, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_v5, f, i) from None
 
 
-def _d_FetchResponse_50(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
+def _d_FetchResponse_v5(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = new_struct(FetchResponse)
     f = 0
     i = -1
@@ -4569,7 +4570,7 @@ def _d_FetchResponse_50(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         o.session_id = 0
         o.node_endpoints = []
         f = 0
-        o.throttle_time_ms, = _F15.unpack_from(buf, pos)
+        o.throttle_time_ms, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         i = -1
@@ -4579,18 +4580,18 @@ def _d_FetchResponse_50(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         else:
             items_responses = []
             for i in range(n):
-                item_responses, pos = _d_FetchResponse_FetchableTopicResponse_33(buf, pos)
+                item_responses, pos = _d_FetchResponse_FetchableTopicResponse_v5(buf, pos)
                 items_responses.append(item_responses)
             o.responses = items_responses
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_50, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v5, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_51(o: FetchResponse, out: bytearray) -> None:
+def _e_FetchResponse_v6(o: FetchResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4601,21 +4602,21 @@ def _e_FetchResponse_51(o: FetchResponse, out: bytearray) -> None:
         if o.node_endpoints:
             raise absent_field(6)
         f = 2
-        out += _F15.pack(o.throttle_time_ms)
+        out += _F_i.pack(o.throttle_time_ms)
         f = 3
         v_responses = o.responses
         write_array_length(out, len(v_responses), False)
         for i, item_responses in enumerate(v_responses):
-            _e_FetchResponse_FetchableTopicResponse_34(item_responses, out)
+            _e_FetchResponse_FetchableTopicResponse_v6(item_responses, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_51, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_v6, f, i) from None
 
 
-def _e_FetchResponse_52(o: FetchResponse, out: bytearray) -> None:
+def _e_FetchResponse_v7(o: FetchResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4623,28 +4624,28 @@ def _e_FetchResponse_52(o: FetchResponse, out: bytearray) -> None:
         if o.node_endpoints:
             raise absent_field(7)
         f = 1
-        out += _F16.pack(o.throttle_time_ms, o.error_code, o.session_id)
+        out += _F_ihi.pack(o.throttle_time_ms, o.error_code, o.session_id)
         f = 2
         v_responses = o.responses
         write_array_length(out, len(v_responses), False)
         for i, item_responses in enumerate(v_responses):
-            _e_FetchResponse_FetchableTopicResponse_35(item_responses, out)
+            _e_FetchResponse_FetchableTopicResponse_v7(item_responses, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_52, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_v7, f, i) from None
 
 
-def _d_FetchResponse_53(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
+def _d_FetchResponse_v7(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = new_struct(FetchResponse)
     f = 0
     i = -1
     try:
         o.node_endpoints = []
         f = 0
-        o.throttle_time_ms, o.error_code, o.session_id, = _F16.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, o.session_id, = _F_ihi.unpack_from(buf, pos)
         pos += 10
         f = 1
         i = -1
@@ -4654,18 +4655,18 @@ def _d_FetchResponse_53(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         else:
             items_responses = []
             for i in range(n):
-                item_responses, pos = _d_FetchResponse_FetchableTopicResponse_33(buf, pos)
+                item_responses, pos = _d_FetchResponse_FetchableTopicResponse_v5(buf, pos)
                 items_responses.append(item_responses)
             o.responses = items_responses
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_53, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v7, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_54(o: FetchResponse, out: bytearray) -> None:
+def _e_FetchResponse_v8(o: FetchResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4673,21 +4674,21 @@ def _e_FetchResponse_54(o: FetchResponse, out: bytearray) -> None:
         if o.node_endpoints:
             raise absent_field(8)
         f = 1
-        out += _F16.pack(o.throttle_time_ms, o.error_code, o.session_id)
+        out += _F_ihi.pack(o.throttle_time_ms, o.error_code, o.session_id)
         f = 2
         v_responses = o.responses
         write_array_length(out, len(v_responses), False)
         for i, item_responses in enumerate(v_responses):
-            _e_FetchResponse_FetchableTopicResponse_36(item_responses, out)
+            _e_FetchResponse_FetchableTopicResponse_v8(item_responses, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_54, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_v8, f, i) from None
 
 
-def _e_FetchResponse_55(o: FetchResponse, out: bytearray) -> None:
+def _e_FetchResponse_v9(o: FetchResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4695,21 +4696,21 @@ def _e_FetchResponse_55(o: FetchResponse, out: bytearray) -> None:
         if o.node_endpoints:
             raise absent_field(9)
         f = 1
-        out += _F16.pack(o.throttle_time_ms, o.error_code, o.session_id)
+        out += _F_ihi.pack(o.throttle_time_ms, o.error_code, o.session_id)
         f = 2
         v_responses = o.responses
         write_array_length(out, len(v_responses), False)
         for i, item_responses in enumerate(v_responses):
-            _e_FetchResponse_FetchableTopicResponse_37(item_responses, out)
+            _e_FetchResponse_FetchableTopicResponse_v9(item_responses, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 9')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_55, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_v9, f, i) from None
 
 
-def _e_FetchResponse_56(o: FetchResponse, out: bytearray) -> None:
+def _e_FetchResponse_v10(o: FetchResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4717,21 +4718,21 @@ def _e_FetchResponse_56(o: FetchResponse, out: bytearray) -> None:
         if o.node_endpoints:
             raise absent_field(10)
         f = 1
-        out += _F16.pack(o.throttle_time_ms, o.error_code, o.session_id)
+        out += _F_ihi.pack(o.throttle_time_ms, o.error_code, o.session_id)
         f = 2
         v_responses = o.responses
         write_array_length(out, len(v_responses), False)
         for i, item_responses in enumerate(v_responses):
-            _e_FetchResponse_FetchableTopicResponse_38(item_responses, out)
+            _e_FetchResponse_FetchableTopicResponse_v10(item_responses, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 10')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_56, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_v10, f, i) from None
 
 
-def _e_FetchResponse_57(o: FetchResponse, out: bytearray) -> None:
+def _e_FetchResponse_v11(o: FetchResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4739,28 +4740,28 @@ def _e_FetchResponse_57(o: FetchResponse, out: bytearray) -> None:
         if o.node_endpoints:
             raise absent_field(11)
         f = 1
-        out += _F16.pack(o.throttle_time_ms, o.error_code, o.session_id)
+        out += _F_ihi.pack(o.throttle_time_ms, o.error_code, o.session_id)
         f = 2
         v_responses = o.responses
         write_array_length(out, len(v_responses), False)
         for i, item_responses in enumerate(v_responses):
-            _e_FetchResponse_FetchableTopicResponse_39(item_responses, out)
+            _e_FetchResponse_FetchableTopicResponse_v11(item_responses, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 11')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_57, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_v11, f, i) from None
 
 
-def _d_FetchResponse_58(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
+def _d_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = new_struct(FetchResponse)
     f = 0
     i = -1
     try:
         o.node_endpoints = []
         f = 0
-        o.throttle_time_ms, o.error_code, o.session_id, = _F16.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, o.session_id, = _F_ihi.unpack_from(buf, pos)
         pos += 10
         f = 1
         i = -1
@@ -4770,18 +4771,18 @@ def _d_FetchResponse_58(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         else:
             items_responses = []
             for i in range(n):
-                item_responses, pos = _d_FetchResponse_FetchableTopicResponse_40(buf, pos)
+                item_responses, pos = _d_FetchResponse_FetchableTopicResponse_v11(buf, pos)
                 items_responses.append(item_responses)
             o.responses = items_responses
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_58, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v11, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_59(o: FetchResponse, out: bytearray) -> None:
+def _e_FetchResponse_v12(o: FetchResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4789,12 +4790,12 @@ def _e_FetchResponse_59(o: FetchResponse, out: bytearray) -> None:
         if o.node_endpoints:
             raise absent_field(12)
         f = 1
-        out += _F16.pack(o.throttle_time_ms, o.error_code, o.session_id)
+        out += _F_ihi.pack(o.throttle_time_ms, o.error_code, o.session_id)
         f = 2
         v_responses = o.responses
         write_array_length(out, len(v_responses), True)
         for i, item_responses in enumerate(v_responses):
-            _e_FetchResponse_FetchableTopicResponse_41(item_responses, out)
+            _e_FetchResponse_FetchableTopicResponse_v12(item_responses, out)
         i = -1
         f = 3
         tags: list[RawTaggedField] = []
@@ -4803,17 +4804,17 @@ def _e_FetchResponse_59(o: FetchResponse, out: bytearray) -> None:
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_59, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_v12, f, i) from None
 
 
-def _d_FetchResponse_60(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
+def _d_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = new_struct(FetchResponse)
     f = 0
     i = -1
     try:
         o.node_endpoints = []
         f = 0
-        o.throttle_time_ms, o.error_code, o.session_id, = _F16.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, o.session_id, = _F_ihi.unpack_from(buf, pos)
         pos += 10
         f = 1
         i = -1
@@ -4829,7 +4830,7 @@ def _d_FetchResponse_60(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         else:
             items_responses = []
             for i in range(n):
-                item_responses, pos = _d_FetchResponse_FetchableTopicResponse_42(buf, pos)
+                item_responses, pos = _d_FetchResponse_FetchableTopicResponse_v12(buf, pos)
                 items_responses.append(item_responses)
             o.responses = items_responses
             i = -1
@@ -4854,11 +4855,11 @@ def _d_FetchResponse_60(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_60, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v12, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_61(o: FetchResponse, out: bytearray) -> None:
+def _e_FetchResponse_v13(o: FetchResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4866,12 +4867,12 @@ def _e_FetchResponse_61(o: FetchResponse, out: bytearray) -> None:
         if o.node_endpoints:
             raise absent_field(13)
         f = 1
-        out += _F16.pack(o.throttle_time_ms, o.error_code, o.session_id)
+        out += _F_ihi.pack(o.throttle_time_ms, o.error_code, o.session_id)
         f = 2
         v_responses = o.responses
         write_array_length(out, len(v_responses), True)
         for i, item_responses in enumerate(v_responses):
-            _e_FetchResponse_FetchableTopicResponse_43(item_responses, out)
+            _e_FetchResponse_FetchableTopicResponse_v13(item_responses, out)
         i = -1
         f = 3
         tags: list[RawTaggedField] = []
@@ -4880,17 +4881,17 @@ def _e_FetchResponse_61(o: FetchResponse, out: bytearray) -> None:
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_61, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_v13, f, i) from None
 
 
-def _d_FetchResponse_62(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
+def _d_FetchResponse_v13(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = new_struct(FetchResponse)
     f = 0
     i = -1
     try:
         o.node_endpoints = []
         f = 0
-        o.throttle_time_ms, o.error_code, o.session_id, = _F16.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, o.session_id, = _F_ihi.unpack_from(buf, pos)
         pos += 10
         f = 1
         i = -1
@@ -4906,7 +4907,7 @@ def _d_FetchResponse_62(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         else:
             items_responses = []
             for i in range(n):
-                item_responses, pos = _d_FetchResponse_FetchableTopicResponse_44(buf, pos)
+                item_responses, pos = _d_FetchResponse_FetchableTopicResponse_v13(buf, pos)
                 items_responses.append(item_responses)
             o.responses = items_responses
             i = -1
@@ -4931,11 +4932,11 @@ def _d_FetchResponse_62(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_62, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v13, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_63(o: FetchResponse, out: bytearray) -> None:
+def _e_FetchResponse_v14(o: FetchResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -4943,12 +4944,12 @@ def _e_FetchResponse_63(o: FetchResponse, out: bytearray) -> None:
         if o.node_endpoints:
             raise absent_field(14)
         f = 1
-        out += _F16.pack(o.throttle_time_ms, o.error_code, o.session_id)
+        out += _F_ihi.pack(o.throttle_time_ms, o.error_code, o.session_id)
         f = 2
         v_responses = o.responses
         write_array_length(out, len(v_responses), True)
         for i, item_responses in enumerate(v_responses):
-            _e_FetchResponse_FetchableTopicResponse_43(item_responses, out)
+            _e_FetchResponse_FetchableTopicResponse_v13(item_responses, out)
         i = -1
         f = 3
         tags: list[RawTaggedField] = []
@@ -4957,17 +4958,17 @@ def _e_FetchResponse_63(o: FetchResponse, out: bytearray) -> None:
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_63, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_v14, f, i) from None
 
 
-def _d_FetchResponse_64(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
+def _d_FetchResponse_v14(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = new_struct(FetchResponse)
     f = 0
     i = -1
     try:
         o.node_endpoints = []
         f = 0
-        o.throttle_time_ms, o.error_code, o.session_id, = _F16.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, o.session_id, = _F_ihi.unpack_from(buf, pos)
         pos += 10
         f = 1
         i = -1
@@ -4983,7 +4984,7 @@ def _d_FetchResponse_64(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         else:
             items_responses = []
             for i in range(n):
-                item_responses, pos = _d_FetchResponse_FetchableTopicResponse_44(buf, pos)
+                item_responses, pos = _d_FetchResponse_FetchableTopicResponse_v13(buf, pos)
                 items_responses.append(item_responses)
             o.responses = items_responses
             i = -1
@@ -5008,11 +5009,11 @@ def _d_FetchResponse_64(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_64, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v14, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_65(o: FetchResponse, out: bytearray) -> None:
+def _e_FetchResponse_v15(o: FetchResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -5020,12 +5021,12 @@ def _e_FetchResponse_65(o: FetchResponse, out: bytearray) -> None:
         if o.node_endpoints:
             raise absent_field(15)
         f = 1
-        out += _F16.pack(o.throttle_time_ms, o.error_code, o.session_id)
+        out += _F_ihi.pack(o.throttle_time_ms, o.error_code, o.session_id)
         f = 2
         v_responses = o.responses
         write_array_length(out, len(v_responses), True)
         for i, item_responses in enumerate(v_responses):
-            _e_FetchResponse_FetchableTopicResponse_43(item_responses, out)
+            _e_FetchResponse_FetchableTopicResponse_v13(item_responses, out)
         i = -1
         f = 3
         tags: list[RawTaggedField] = []
@@ -5034,17 +5035,17 @@ def _e_FetchResponse_65(o: FetchResponse, out: bytearray) -> None:
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_65, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_v15, f, i) from None
 
 
-def _d_FetchResponse_66(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
+def _d_FetchResponse_v15(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = new_struct(FetchResponse)
     f = 0
     i = -1
     try:
         o.node_endpoints = []
         f = 0
-        o.throttle_time_ms, o.error_code, o.session_id, = _F16.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, o.session_id, = _F_ihi.unpack_from(buf, pos)
         pos += 10
         f = 1
         i = -1
@@ -5060,7 +5061,7 @@ def _d_FetchResponse_66(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         else:
             items_responses = []
             for i in range(n):
-                item_responses, pos = _d_FetchResponse_FetchableTopicResponse_44(buf, pos)
+                item_responses, pos = _d_FetchResponse_FetchableTopicResponse_v13(buf, pos)
                 items_responses.append(item_responses)
             o.responses = items_responses
             i = -1
@@ -5085,21 +5086,21 @@ def _d_FetchResponse_66(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_66, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v15, f, i) from None
     return o, pos
 
 
-def _e_FetchResponse_67(o: FetchResponse, out: bytearray) -> None:
+def _e_FetchResponse_v16(o: FetchResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F16.pack(o.throttle_time_ms, o.error_code, o.session_id)
+        out += _F_ihi.pack(o.throttle_time_ms, o.error_code, o.session_id)
         f = 1
         v_responses = o.responses
         write_array_length(out, len(v_responses), True)
         for i, item_responses in enumerate(v_responses):
-            _e_FetchResponse_FetchableTopicResponse_43(item_responses, out)
+            _e_FetchResponse_FetchableTopicResponse_v13(item_responses, out)
         i = -1
         f = 2
         tags: list[RawTaggedField] = []
@@ -5108,7 +5109,7 @@ def _e_FetchResponse_67(o: FetchResponse, out: bytearray) -> None:
             v_node_endpoints = o.node_endpoints
             write_array_length(t, len(v_node_endpoints), True)
             for i, item_node_endpoints in enumerate(v_node_endpoints):
-                _e_FetchResponse_NodeEndpoint_45(item_node_endpoints, t)
+                _e_FetchResponse_NodeEndpoint_v16(item_node_endpoints, t)
             i = -1
             tags.append((0, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
@@ -5116,17 +5117,17 @@ def _e_FetchResponse_67(o: FetchResponse, out: bytearray) -> None:
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchResponse_67, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchResponse_v16, f, i) from None
 
 
-def _d_FetchResponse_68(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
+def _d_FetchResponse_v16(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = new_struct(FetchResponse)
     f = 0
     i = -1
     try:
         o.node_endpoints = []
         f = 0
-        o.throttle_time_ms, o.error_code, o.session_id, = _F16.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, o.session_id, = _F_ihi.unpack_from(buf, pos)
         pos += 10
         f = 1
         i = -1
@@ -5142,7 +5143,7 @@ def _d_FetchResponse_68(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         else:
             items_responses = []
             for i in range(n):
-                item_responses, pos = _d_FetchResponse_FetchableTopicResponse_44(buf, pos)
+                item_responses, pos = _d_FetchResponse_FetchableTopicResponse_v13(buf, pos)
                 items_responses.append(item_responses)
             o.responses = items_responses
             i = -1
@@ -5175,7 +5176,7 @@ def _d_FetchResponse_68(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                     else:
                         items_node_endpoints = []
                         for i in range(n):
-                            item_node_endpoints, p = _d_FetchResponse_NodeEndpoint_46(buf, p)
+                            item_node_endpoints, p = _d_FetchResponse_NodeEndpoint_v16(buf, p)
                             items_node_endpoints.append(item_node_endpoints)
                         o.node_endpoints = items_node_endpoints
                         i = -1
@@ -5186,33 +5187,33 @@ def _d_FetchResponse_68(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_68, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v16, f, i) from None
     return o, pos
 
 
-FetchRequest._ENCODERS = {4: _e_FetchRequest_55, 5: _e_FetchRequest_57, 6: _e_FetchRequest_59, 7: _e_FetchRequest_60, 8: _e_FetchRequest_62, 9: _e_FetchRequest_63, 10: _e_FetchRequest_65, 11: _e_FetchRequest_66, 12: _e_FetchRequest_68, 13: _e_FetchRequest_70, 14: _e_FetchRequest_72, 15: _e_FetchRequest_74, 16: _e_FetchRequest_76, 17: _e_FetchRequest_78, 18: _e_FetchRequest_80}
-FetchRequest._DECODERS = {4: _d_FetchRequest_56, 5: _d_FetchRequest_58, 6: _d_FetchRequest_58, 7: _d_FetchRequest_61, 8: _d_FetchRequest_61, 9: _d_FetchRequest_64, 10: _d_FetchRequest_64, 11: _d_FetchRequest_67, 12: _d_FetchRequest_69, 13: _d_FetchRequest_71, 14: _d_FetchRequest_73, 15: _d_FetchRequest_75, 16: _d_FetchRequest_77, 17: _d_FetchRequest_79, 18: _d_FetchRequest_81}
-FetchRequest.ReplicaState._ENCODERS = {15: _e_FetchRequest_ReplicaState_0, 16: _e_FetchRequest_ReplicaState_0, 17: _e_FetchRequest_ReplicaState_0, 18: _e_FetchRequest_ReplicaState_0}
-FetchRequest.ReplicaState._DECODERS = {15: _d_FetchRequest_ReplicaState_1, 16: _d_FetchRequest_ReplicaState_1, 17: _d_FetchRequest_ReplicaState_1, 18: _d_FetchRequest_ReplicaState_1}
-FetchRequest.FetchTopic._ENCODERS = {4: _e_FetchRequest_FetchTopic_23, 5: _e_FetchRequest_FetchTopic_25, 6: _e_FetchRequest_FetchTopic_27, 7: _e_FetchRequest_FetchTopic_28, 8: _e_FetchRequest_FetchTopic_29, 9: _e_FetchRequest_FetchTopic_30, 10: _e_FetchRequest_FetchTopic_32, 11: _e_FetchRequest_FetchTopic_33, 12: _e_FetchRequest_FetchTopic_34, 13: _e_FetchRequest_FetchTopic_36, 14: _e_FetchRequest_FetchTopic_36, 15: _e_FetchRequest_FetchTopic_36, 16: _e_FetchRequest_FetchTopic_36, 17: _e_FetchRequest_FetchTopic_41, 18: _e_FetchRequest_FetchTopic_43}
-FetchRequest.FetchTopic._DECODERS = {4: _d_FetchRequest_FetchTopic_24, 5: _d_FetchRequest_FetchTopic_26, 6: _d_FetchRequest_FetchTopic_26, 7: _d_FetchRequest_FetchTopic_26, 8: _d_FetchRequest_FetchTopic_26, 9: _d_FetchRequest_FetchTopic_31, 10: _d_FetchRequest_FetchTopic_31, 11: _d_FetchRequest_FetchTopic_31, 12: _d_FetchRequest_FetchTopic_35, 13: _d_FetchRequest_FetchTopic_37, 14: _d_FetchRequest_FetchTopic_38, 15: _d_FetchRequest_FetchTopic_39, 16: _d_FetchRequest_FetchTopic_40, 17: _d_FetchRequest_FetchTopic_42, 18: _d_FetchRequest_FetchTopic_44}
-FetchRequest.FetchPartition._ENCODERS = {4: _e_FetchRequest_FetchPartition_2, 5: _e_FetchRequest_FetchPartition_4, 6: _e_FetchRequest_FetchPartition_6, 7: _e_FetchRequest_FetchPartition_7, 8: _e_FetchRequest_FetchPartition_8, 9: _e_FetchRequest_FetchPartition_9, 10: _e_FetchRequest_FetchPartition_11, 11: _e_FetchRequest_FetchPartition_12, 12: _e_FetchRequest_FetchPartition_13, 13: _e_FetchRequest_FetchPartition_13, 14: _e_FetchRequest_FetchPartition_13, 15: _e_FetchRequest_FetchPartition_13, 16: _e_FetchRequest_FetchPartition_13, 17: _e_FetchRequest_FetchPartition_19, 18: _e_FetchRequest_FetchPartition_21}
-FetchRequest.FetchPartition._DECODERS = {4: _d_FetchRequest_FetchPartition_3, 5: _d_FetchRequest_FetchPartition_5, 6: _d_FetchRequest_FetchPartition_5, 7: _d_FetchRequest_FetchPartition_5, 8: _d_FetchRequest_FetchPartition_5, 9: _d_FetchRequest_FetchPartition_10, 10: _d_FetchRequest_FetchPartition_10, 11: _d_FetchRequest_FetchPartition_10, 12: _d_FetchRequest_FetchPartition_14, 13: _d_FetchRequest_FetchPartition_15, 14: _d_FetchRequest_FetchPartition_16, 15: _d_FetchRequest_FetchPartition_17, 16: _d_FetchRequest_FetchPartition_18, 17: _d_FetchRequest_FetchPartition_20, 18: _d_FetchRequest_FetchPartition_22}
-FetchRequest.ForgottenTopic._ENCODERS = {7: _e_FetchRequest_ForgottenTopic_45, 8: _e_FetchRequest_ForgottenTopic_47, 9: _e_FetchRequest_ForgottenTopic_48, 10: _e_FetchRequest_ForgottenTopic_49, 11: _e_FetchRequest_ForgottenTopic_50, 12: _e_FetchRequest_ForgottenTopic_51, 13: _e_FetchRequest_ForgottenTopic_53, 14: _e_FetchRequest_ForgottenTopic_53, 15: _e_FetchRequest_ForgottenTopic_53, 16: _e_FetchRequest_ForgottenTopic_53, 17: _e_FetchRequest_ForgottenTopic_53, 18: _e_FetchRequest_ForgottenTopic_53}
-FetchRequest.ForgottenTopic._DECODERS = {7: _d_FetchRequest_ForgottenTopic_46, 8: _d_FetchRequest_ForgottenTopic_46, 9: _d_FetchRequest_ForgottenTopic_46, 10: _d_FetchRequest_ForgottenTopic_46, 11: _d_FetchRequest_ForgottenTopic_46, 12: _d_FetchRequest_ForgottenTopic_52, 13: _d_FetchRequest_ForgottenTopic_54, 14: _d_FetchRequest_ForgottenTopic_54, 15: _d_FetchRequest_ForgottenTopic_54, 16: _d_FetchRequest_ForgottenTopic_54, 17: _d_FetchRequest_ForgottenTopic_54, 18: _d_FetchRequest_ForgottenTopic_54}
-FetchResponse._ENCODERS = {4: _e_FetchResponse_47, 5: _e_FetchResponse_49, 6: _e_FetchResponse_51, 7: _e_FetchResponse_52, 8: _e_FetchResponse_54, 9: _e_FetchResponse_55, 10: _e_FetchResponse_56, 11: _e_FetchResponse_57, 12: _e_FetchResponse_59, 13: _e_FetchResponse_61, 14: _e_FetchResponse_63, 15: _e_FetchResponse_65, 16: _e_FetchResponse_67, 17: _e_FetchResponse_67, 18: _e_FetchResponse_67}
-FetchResponse._DECODERS = {4: _d_FetchResponse_48, 5: _d_FetchResponse_50, 6: _d_FetchResponse_50, 7: _d_FetchResponse_53, 8: _d_FetchResponse_53, 9: _d_FetchResponse_53, 10: _d_FetchResponse_53, 11: _d_FetchResponse_58, 12: _d_FetchResponse_60, 13: _d_FetchResponse_62, 14: _d_FetchResponse_64, 15: _d_FetchResponse_66, 16: _d_FetchResponse_68, 17: _d_FetchResponse_68, 18: _d_FetchResponse_68}
-FetchResponse.FetchableTopicResponse._ENCODERS = {4: _e_FetchResponse_FetchableTopicResponse_30, 5: _e_FetchResponse_FetchableTopicResponse_32, 6: _e_FetchResponse_FetchableTopicResponse_34, 7: _e_FetchResponse_FetchableTopicResponse_35, 8: _e_FetchResponse_FetchableTopicResponse_36, 9: _e_FetchResponse_FetchableTopicResponse_37, 10: _e_FetchResponse_FetchableTopicResponse_38, 11: _e_FetchResponse_FetchableTopicResponse_39, 12: _e_FetchResponse_FetchableTopicResponse_41, 13: _e_FetchResponse_FetchableTopicResponse_43, 14: _e_FetchResponse_FetchableTopicResponse_43, 15: _e_FetchResponse_FetchableTopicResponse_43, 16: _e_FetchResponse_FetchableTopicResponse_43, 17: _e_FetchResponse_FetchableTopicResponse_43, 18: _e_FetchResponse_FetchableTopicResponse_43}
-FetchResponse.FetchableTopicResponse._DECODERS = {4: _d_FetchResponse_FetchableTopicResponse_31, 5: _d_FetchResponse_FetchableTopicResponse_33, 6: _d_FetchResponse_FetchableTopicResponse_33, 7: _d_FetchResponse_FetchableTopicResponse_33, 8: _d_FetchResponse_FetchableTopicResponse_33, 9: _d_FetchResponse_FetchableTopicResponse_33, 10: _d_FetchResponse_FetchableTopicResponse_33, 11: _d_FetchResponse_FetchableTopicResponse_40, 12: _d_FetchResponse_FetchableTopicResponse_42, 13: _d_FetchResponse_FetchableTopicResponse_44, 14: _d_FetchResponse_FetchableTopicResponse_44, 15: _d_FetchResponse_FetchableTopicResponse_44, 16: _d_FetchResponse_FetchableTopicResponse_44, 17: _d_FetchResponse_FetchableTopicResponse_44, 18: _d_FetchResponse_FetchableTopicResponse_44}
-FetchResponse.PartitionData._ENCODERS = {4: _e_FetchResponse_PartitionData_17, 5: _e_FetchResponse_PartitionData_19, 6: _e_FetchResponse_PartitionData_21, 7: _e_FetchResponse_PartitionData_22, 8: _e_FetchResponse_PartitionData_23, 9: _e_FetchResponse_PartitionData_24, 10: _e_FetchResponse_PartitionData_25, 11: _e_FetchResponse_PartitionData_26, 12: _e_FetchResponse_PartitionData_28, 13: _e_FetchResponse_PartitionData_28, 14: _e_FetchResponse_PartitionData_28, 15: _e_FetchResponse_PartitionData_28, 16: _e_FetchResponse_PartitionData_28, 17: _e_FetchResponse_PartitionData_28, 18: _e_FetchResponse_PartitionData_28}
-FetchResponse.PartitionData._DECODERS = {4: _d_FetchResponse_PartitionData_18, 5: _d_FetchResponse_PartitionData_20, 6: _d_FetchResponse_PartitionData_20, 7: _d_FetchResponse_PartitionData_20, 8: _d_FetchResponse_PartitionData_20, 9: _d_FetchResponse_PartitionData_20, 10: _d_FetchResponse_PartitionData_20, 11: _d_FetchResponse_PartitionData_27, 12: _d_FetchResponse_PartitionData_29, 13: _d_FetchResponse_PartitionData_29, 14: _d_FetchResponse_PartitionData_29, 15: _d_FetchResponse_PartitionData_29, 16: _d_FetchResponse_PartitionData_29, 17: _d_FetchResponse_PartitionData_29, 18: _d_FetchResponse_PartitionData_29}
-FetchResponse.EpochEndOffset._ENCODERS = {12: _e_FetchResponse_EpochEndOffset_0, 13: _e_FetchResponse_EpochEndOffset_0, 14: _e_FetchResponse_EpochEndOffset_0, 15: _e_FetchResponse_EpochEndOffset_0, 16: _e_FetchResponse_EpochEndOffset_0, 17: _e_FetchResponse_EpochEndOffset_0, 18: _e_FetchResponse_EpochEndOffset_0}
-FetchResponse.EpochEndOffset._DECODERS = {12: _d_FetchResponse_EpochEndOffset_1, 13: _d_FetchResponse_EpochEndOffset_1, 14: _d_FetchResponse_EpochEndOffset_1, 15: _d_FetchResponse_EpochEndOffset_1, 16: _d_FetchResponse_EpochEndOffset_1, 17: _d_FetchResponse_EpochEndOffset_1, 18: _d_FetchResponse_EpochEndOffset_1}
-FetchResponse.LeaderIdAndEpoch._ENCODERS = {12: _e_FetchResponse_LeaderIdAndEpoch_2, 13: _e_FetchResponse_LeaderIdAndEpoch_2, 14: _e_FetchResponse_LeaderIdAndEpoch_2, 15: _e_FetchResponse_LeaderIdAndEpoch_2, 16: _e_FetchResponse_LeaderIdAndEpoch_2, 17: _e_FetchResponse_LeaderIdAndEpoch_2, 18: _e_FetchResponse_LeaderIdAndEpoch_2}
-FetchResponse.LeaderIdAndEpoch._DECODERS = {12: _d_FetchResponse_LeaderIdAndEpoch_3, 13: _d_FetchResponse_LeaderIdAndEpoch_3, 14: _d_FetchResponse_LeaderIdAndEpoch_3, 15: _d_FetchResponse_LeaderIdAndEpoch_3, 16: _d_FetchResponse_LeaderIdAndEpoch_3, 17: _d_FetchResponse_LeaderIdAndEpoch_3, 18: _d_FetchResponse_LeaderIdAndEpoch_3}
-FetchResponse.SnapshotId._ENCODERS = {12: _e_FetchResponse_SnapshotId_4, 13: _e_FetchResponse_SnapshotId_4, 14: _e_FetchResponse_SnapshotId_4, 15: _e_FetchResponse_SnapshotId_4, 16: _e_FetchResponse_SnapshotId_4, 17: _e_FetchResponse_SnapshotId_4, 18: _e_FetchResponse_SnapshotId_4}
-FetchResponse.SnapshotId._DECODERS = {12: _d_FetchResponse_SnapshotId_5, 13: _d_FetchResponse_SnapshotId_5, 14: _d_FetchResponse_SnapshotId_5, 15: _d_FetchResponse_SnapshotId_5, 16: _d_FetchResponse_SnapshotId_5, 17: _d_FetchResponse_SnapshotId_5, 18: _d_FetchResponse_SnapshotId_5}
-FetchResponse.AbortedTransaction._ENCODERS = {4: _e_FetchResponse_AbortedTransaction_6, 5: _e_FetchResponse_AbortedTransaction_8, 6: _e_FetchResponse_AbortedTransaction_9, 7: _e_FetchResponse_AbortedTransaction_10, 8: _e_FetchResponse_AbortedTransaction_11, 9: _e_FetchResponse_AbortedTransaction_12, 10: _e_FetchResponse_AbortedTransaction_13, 11: _e_FetchResponse_AbortedTransaction_14, 12: _e_FetchResponse_AbortedTransaction_15, 13: _e_FetchResponse_AbortedTransaction_15, 14: _e_FetchResponse_AbortedTransaction_15, 15: _e_FetchResponse_AbortedTransaction_15, 16: _e_FetchResponse_AbortedTransaction_15, 17: _e_FetchResponse_AbortedTransaction_15, 18: _e_FetchResponse_AbortedTransaction_15}
-FetchResponse.AbortedTransaction._DECODERS = {4: _d_FetchResponse_AbortedTransaction_7, 5: _d_FetchResponse_AbortedTransaction_7, 6: _d_FetchResponse_AbortedTransaction_7, 7: _d_FetchResponse_AbortedTransaction_7, 8: _d_FetchResponse_AbortedTransaction_7, 9: _d_FetchResponse_AbortedTransaction_7, 10: _d_FetchResponse_AbortedTransaction_7, 11: _d_FetchResponse_AbortedTransaction_7, 12: _d_FetchResponse_AbortedTransaction_16, 13: _d_FetchResponse_AbortedTransaction_16, 14: _d_FetchResponse_AbortedTransaction_16, 15: _d_FetchResponse_AbortedTransaction_16, 16: _d_FetchResponse_AbortedTransaction_16, 17: _d_FetchResponse_AbortedTransaction_16, 18: _d_FetchResponse_AbortedTransaction_16}
-FetchResponse.NodeEndpoint._ENCODERS = {16: _e_FetchResponse_NodeEndpoint_45, 17: _e_FetchResponse_NodeEndpoint_45, 18: _e_FetchResponse_NodeEndpoint_45}
-FetchResponse.NodeEndpoint._DECODERS = {16: _d_FetchResponse_NodeEndpoint_46, 17: _d_FetchResponse_NodeEndpoint_46, 18: _d_FetchResponse_NodeEndpoint_46}
+FetchRequest._ENCODERS = {4: _e_FetchRequest_v4, 5: _e_FetchRequest_v5, 6: _e_FetchRequest_v6, 7: _e_FetchRequest_v7, 8: _e_FetchRequest_v8, 9: _e_FetchRequest_v9, 10: _e_FetchRequest_v10, 11: _e_FetchRequest_v11, 12: _e_FetchRequest_v12, 13: _e_FetchRequest_v13, 14: _e_FetchRequest_v14, 15: _e_FetchRequest_v15, 16: _e_FetchRequest_v16, 17: _e_FetchRequest_v17, 18: _e_FetchRequest_v18}
+FetchRequest._DECODERS = {4: _d_FetchRequest_v4, 5: _d_FetchRequest_v5, 6: _d_FetchRequest_v5, 7: _d_FetchRequest_v7, 8: _d_FetchRequest_v7, 9: _d_FetchRequest_v9, 10: _d_FetchRequest_v9, 11: _d_FetchRequest_v11, 12: _d_FetchRequest_v12, 13: _d_FetchRequest_v13, 14: _d_FetchRequest_v14, 15: _d_FetchRequest_v15, 16: _d_FetchRequest_v16, 17: _d_FetchRequest_v17, 18: _d_FetchRequest_v18}
+FetchRequest.ReplicaState._ENCODERS = {15: _e_FetchRequest_ReplicaState_v15, 16: _e_FetchRequest_ReplicaState_v15, 17: _e_FetchRequest_ReplicaState_v15, 18: _e_FetchRequest_ReplicaState_v15}
+FetchRequest.ReplicaState._DECODERS = {15: _d_FetchRequest_ReplicaState_v15, 16: _d_FetchRequest_ReplicaState_v15, 17: _d_FetchRequest_ReplicaState_v15, 18: _d_FetchRequest_ReplicaState_v15}
+FetchRequest.FetchTopic._ENCODERS = {4: _e_FetchRequest_FetchTopic_v4, 5: _e_FetchRequest_FetchTopic_v5, 6: _e_FetchRequest_FetchTopic_v6, 7: _e_FetchRequest_FetchTopic_v7, 8: _e_FetchRequest_FetchTopic_v8, 9: _e_FetchRequest_FetchTopic_v9, 10: _e_FetchRequest_FetchTopic_v10, 11: _e_FetchRequest_FetchTopic_v11, 12: _e_FetchRequest_FetchTopic_v12, 13: _e_FetchRequest_FetchTopic_v13, 14: _e_FetchRequest_FetchTopic_v13, 15: _e_FetchRequest_FetchTopic_v13, 16: _e_FetchRequest_FetchTopic_v13, 17: _e_FetchRequest_FetchTopic_v17, 18: _e_FetchRequest_FetchTopic_v18}
+FetchRequest.FetchTopic._DECODERS = {4: _d_FetchRequest_FetchTopic_v4, 5: _d_FetchRequest_FetchTopic_v5, 6: _d_FetchRequest_FetchTopic_v5, 7: _d_FetchRequest_FetchTopic_v5, 8: _d_FetchRequest_FetchTopic_v5, 9: _d_FetchRequest_FetchTopic_v9, 10: _d_FetchRequest_FetchTopic_v9, 11: _d_FetchRequest_FetchTopic_v9, 12: _d_FetchRequest_FetchTopic_v12, 13: _d_FetchRequest_FetchTopic_v13, 14: _d_FetchRequest_FetchTopic_v14, 15: _d_FetchRequest_FetchTopic_v15, 16: _d_FetchRequest_FetchTopic_v16, 17: _d_FetchRequest_FetchTopic_v17, 18: _d_FetchRequest_FetchTopic_v18}
+FetchRequest.FetchPartition._ENCODERS = {4: _e_FetchRequest_FetchPartition_v4, 5: _e_FetchRequest_FetchPartition_v5, 6: _e_FetchRequest_FetchPartition_v6, 7: _e_FetchRequest_FetchPartition_v7, 8: _e_FetchRequest_FetchPartition_v8, 9: _e_FetchRequest_FetchPartition_v9, 10: _e_FetchRequest_FetchPartition_v10, 11: _e_FetchRequest_FetchPartition_v11, 12: _e_FetchRequest_FetchPartition_v12, 13: _e_FetchRequest_FetchPartition_v12, 14: _e_FetchRequest_FetchPartition_v12, 15: _e_FetchRequest_FetchPartition_v12, 16: _e_FetchRequest_FetchPartition_v12, 17: _e_FetchRequest_FetchPartition_v17, 18: _e_FetchRequest_FetchPartition_v18}
+FetchRequest.FetchPartition._DECODERS = {4: _d_FetchRequest_FetchPartition_v4, 5: _d_FetchRequest_FetchPartition_v5, 6: _d_FetchRequest_FetchPartition_v5, 7: _d_FetchRequest_FetchPartition_v5, 8: _d_FetchRequest_FetchPartition_v5, 9: _d_FetchRequest_FetchPartition_v9, 10: _d_FetchRequest_FetchPartition_v9, 11: _d_FetchRequest_FetchPartition_v9, 12: _d_FetchRequest_FetchPartition_v12, 13: _d_FetchRequest_FetchPartition_v13, 14: _d_FetchRequest_FetchPartition_v14, 15: _d_FetchRequest_FetchPartition_v15, 16: _d_FetchRequest_FetchPartition_v16, 17: _d_FetchRequest_FetchPartition_v17, 18: _d_FetchRequest_FetchPartition_v18}
+FetchRequest.ForgottenTopic._ENCODERS = {7: _e_FetchRequest_ForgottenTopic_v7, 8: _e_FetchRequest_ForgottenTopic_v8, 9: _e_FetchRequest_ForgottenTopic_v9, 10: _e_FetchRequest_ForgottenTopic_v10, 11: _e_FetchRequest_ForgottenTopic_v11, 12: _e_FetchRequest_ForgottenTopic_v12, 13: _e_FetchRequest_ForgottenTopic_v13, 14: _e_FetchRequest_ForgottenTopic_v13, 15: _e_FetchRequest_ForgottenTopic_v13, 16: _e_FetchRequest_ForgottenTopic_v13, 17: _e_FetchRequest_ForgottenTopic_v13, 18: _e_FetchRequest_ForgottenTopic_v13}
+FetchRequest.ForgottenTopic._DECODERS = {7: _d_FetchRequest_ForgottenTopic_v7, 8: _d_FetchRequest_ForgottenTopic_v7, 9: _d_FetchRequest_ForgottenTopic_v7, 10: _d_FetchRequest_ForgottenTopic_v7, 11: _d_FetchRequest_ForgottenTopic_v7, 12: _d_FetchRequest_ForgottenTopic_v12, 13: _d_FetchRequest_ForgottenTopic_v13, 14: _d_FetchRequest_ForgottenTopic_v13, 15: _d_FetchRequest_ForgottenTopic_v13, 16: _d_FetchRequest_ForgottenTopic_v13, 17: _d_FetchRequest_ForgottenTopic_v13, 18: _d_FetchRequest_ForgottenTopic_v13}
+FetchResponse._ENCODERS = {4: _e_FetchResponse_v4, 5: _e_FetchResponse_v5, 6: _e_FetchResponse_v6, 7: _e_FetchResponse_v7, 8: _e_FetchResponse_v8, 9: _e_FetchResponse_v9, 10: _e_FetchResponse_v10, 11: _e_FetchResponse_v11, 12: _e_FetchResponse_v12, 13: _e_FetchResponse_v13, 14: _e_FetchResponse_v14, 15: _e_FetchResponse_v15, 16: _e_FetchResponse_v16, 17: _e_FetchResponse_v16, 18: _e_FetchResponse_v16}
+FetchResponse._DECODERS = {4: _d_FetchResponse_v4, 5: _d_FetchResponse_v5, 6: _d_FetchResponse_v5, 7: _d_FetchResponse_v7, 8: _d_FetchResponse_v7, 9: _d_FetchResponse_v7, 10: _d_FetchResponse_v7, 11: _d_FetchResponse_v11, 12: _d_FetchResponse_v12, 13: _d_FetchResponse_v13, 14: _d_FetchResponse_v14, 15: _d_FetchResponse_v15, 16: _d_FetchResponse_v16, 17: _d_FetchResponse_v16, 18: _d_FetchResponse_v16}
+FetchResponse.FetchableTopicResponse._ENCODERS = {4: _e_FetchResponse_FetchableTopicResponse_v4, 5: _e_FetchResponse_FetchableTopicResponse_v5, 6: _e_FetchResponse_FetchableTopicResponse_v6, 7: _e_FetchResponse_FetchableTopicResponse_v7, 8: _e_FetchResponse_FetchableTopicResponse_v8, 9: _e_FetchResponse_FetchableTopicResponse_v9, 10: _e_FetchResponse_FetchableTopicResponse_v10, 11: _e_FetchResponse_FetchableTopicResponse_v11, 12: _e_FetchResponse_FetchableTopicResponse_v12, 13: _e_FetchResponse_FetchableTopicResponse_v13, 14: _e_FetchResponse_FetchableTopicResponse_v13, 15: _e_FetchResponse_FetchableTopicResponse_v13, 16: _e_FetchResponse_FetchableTopicResponse_v13, 17: _e_FetchResponse_FetchableTopicResponse_v13, 18: _e_FetchResponse_FetchableTopicResponse_v13}
+FetchResponse.FetchableTopicResponse._DECODERS = {4: _d_FetchResponse_FetchableTopicResponse_v4, 5: _d_FetchResponse_FetchableTopicResponse_v5, 6: _d_FetchResponse_FetchableTopicResponse_v5, 7: _d_FetchResponse_FetchableTopicResponse_v5, 8: _d_FetchResponse_FetchableTopicResponse_v5, 9: _d_FetchResponse_FetchableTopicResponse_v5, 10: _d_FetchResponse_FetchableTopicResponse_v5, 11: _d_FetchResponse_FetchableTopicResponse_v11, 12: _d_FetchResponse_FetchableTopicResponse_v12, 13: _d_FetchResponse_FetchableTopicResponse_v13, 14: _d_FetchResponse_FetchableTopicResponse_v13, 15: _d_FetchResponse_FetchableTopicResponse_v13, 16: _d_FetchResponse_FetchableTopicResponse_v13, 17: _d_FetchResponse_FetchableTopicResponse_v13, 18: _d_FetchResponse_FetchableTopicResponse_v13}
+FetchResponse.PartitionData._ENCODERS = {4: _e_FetchResponse_PartitionData_v4, 5: _e_FetchResponse_PartitionData_v5, 6: _e_FetchResponse_PartitionData_v6, 7: _e_FetchResponse_PartitionData_v7, 8: _e_FetchResponse_PartitionData_v8, 9: _e_FetchResponse_PartitionData_v9, 10: _e_FetchResponse_PartitionData_v10, 11: _e_FetchResponse_PartitionData_v11, 12: _e_FetchResponse_PartitionData_v12, 13: _e_FetchResponse_PartitionData_v12, 14: _e_FetchResponse_PartitionData_v12, 15: _e_FetchResponse_PartitionData_v12, 16: _e_FetchResponse_PartitionData_v12, 17: _e_FetchResponse_PartitionData_v12, 18: _e_FetchResponse_PartitionData_v12}
+FetchResponse.PartitionData._DECODERS = {4: _d_FetchResponse_PartitionData_v4, 5: _d_FetchResponse_PartitionData_v5, 6: _d_FetchResponse_PartitionData_v5, 7: _d_FetchResponse_PartitionData_v5, 8: _d_FetchResponse_PartitionData_v5, 9: _d_FetchResponse_PartitionData_v5, 10: _d_FetchResponse_PartitionData_v5, 11: _d_FetchResponse_PartitionData_v11, 12: _d_FetchResponse_PartitionData_v12, 13: _d_FetchResponse_PartitionData_v12, 14: _d_FetchResponse_PartitionData_v12, 15: _d_FetchResponse_PartitionData_v12, 16: _d_FetchResponse_PartitionData_v12, 17: _d_FetchResponse_PartitionData_v12, 18: _d_FetchResponse_PartitionData_v12}
+FetchResponse.EpochEndOffset._ENCODERS = {12: _e_FetchResponse_EpochEndOffset_v12, 13: _e_FetchResponse_EpochEndOffset_v12, 14: _e_FetchResponse_EpochEndOffset_v12, 15: _e_FetchResponse_EpochEndOffset_v12, 16: _e_FetchResponse_EpochEndOffset_v12, 17: _e_FetchResponse_EpochEndOffset_v12, 18: _e_FetchResponse_EpochEndOffset_v12}
+FetchResponse.EpochEndOffset._DECODERS = {12: _d_FetchResponse_EpochEndOffset_v12, 13: _d_FetchResponse_EpochEndOffset_v12, 14: _d_FetchResponse_EpochEndOffset_v12, 15: _d_FetchResponse_EpochEndOffset_v12, 16: _d_FetchResponse_EpochEndOffset_v12, 17: _d_FetchResponse_EpochEndOffset_v12, 18: _d_FetchResponse_EpochEndOffset_v12}
+FetchResponse.LeaderIdAndEpoch._ENCODERS = {12: _e_FetchResponse_LeaderIdAndEpoch_v12, 13: _e_FetchResponse_LeaderIdAndEpoch_v12, 14: _e_FetchResponse_LeaderIdAndEpoch_v12, 15: _e_FetchResponse_LeaderIdAndEpoch_v12, 16: _e_FetchResponse_LeaderIdAndEpoch_v12, 17: _e_FetchResponse_LeaderIdAndEpoch_v12, 18: _e_FetchResponse_LeaderIdAndEpoch_v12}
+FetchResponse.LeaderIdAndEpoch._DECODERS = {12: _d_FetchResponse_LeaderIdAndEpoch_v12, 13: _d_FetchResponse_LeaderIdAndEpoch_v12, 14: _d_FetchResponse_LeaderIdAndEpoch_v12, 15: _d_FetchResponse_LeaderIdAndEpoch_v12, 16: _d_FetchResponse_LeaderIdAndEpoch_v12, 17: _d_FetchResponse_LeaderIdAndEpoch_v12, 18: _d_FetchResponse_LeaderIdAndEpoch_v12}
+FetchResponse.SnapshotId._ENCODERS = {12: _e_FetchResponse_SnapshotId_v12, 13: _e_FetchResponse_SnapshotId_v12, 14: _e_FetchResponse_SnapshotId_v12, 15: _e_FetchResponse_SnapshotId_v12, 16: _e_FetchResponse_SnapshotId_v12, 17: _e_FetchResponse_SnapshotId_v12, 18: _e_FetchResponse_SnapshotId_v12}
+FetchResponse.SnapshotId._DECODERS = {12: _d_FetchResponse_SnapshotId_v12, 13: _d_FetchResponse_SnapshotId_v12, 14: _d_FetchResponse_SnapshotId_v12, 15: _d_FetchResponse_SnapshotId_v12, 16: _d_FetchResponse_SnapshotId_v12, 17: _d_FetchResponse_SnapshotId_v12, 18: _d_FetchResponse_SnapshotId_v12}
+FetchResponse.AbortedTransaction._ENCODERS = {4: _e_FetchResponse_AbortedTransaction_v4, 5: _e_FetchResponse_AbortedTransaction_v5, 6: _e_FetchResponse_AbortedTransaction_v6, 7: _e_FetchResponse_AbortedTransaction_v7, 8: _e_FetchResponse_AbortedTransaction_v8, 9: _e_FetchResponse_AbortedTransaction_v9, 10: _e_FetchResponse_AbortedTransaction_v10, 11: _e_FetchResponse_AbortedTransaction_v11, 12: _e_FetchResponse_AbortedTransaction_v12, 13: _e_FetchResponse_AbortedTransaction_v12, 14: _e_FetchResponse_AbortedTransaction_v12, 15: _e_FetchResponse_AbortedTransaction_v12, 16: _e_FetchResponse_AbortedTransaction_v12, 17: _e_FetchResponse_AbortedTransaction_v12, 18: _e_FetchResponse_AbortedTransaction_v12}
+FetchResponse.AbortedTransaction._DECODERS = {4: _d_FetchResponse_AbortedTransaction_v4, 5: _d_FetchResponse_AbortedTransaction_v4, 6: _d_FetchResponse_AbortedTransaction_v4, 7: _d_FetchResponse_AbortedTransaction_v4, 8: _d_FetchResponse_AbortedTransaction_v4, 9: _d_FetchResponse_AbortedTransaction_v4, 10: _d_FetchResponse_AbortedTransaction_v4, 11: _d_FetchResponse_AbortedTransaction_v4, 12: _d_FetchResponse_AbortedTransaction_v12, 13: _d_FetchResponse_AbortedTransaction_v12, 14: _d_FetchResponse_AbortedTransaction_v12, 15: _d_FetchResponse_AbortedTransaction_v12, 16: _d_FetchResponse_AbortedTransaction_v12, 17: _d_FetchResponse_AbortedTransaction_v12, 18: _d_FetchResponse_AbortedTransaction_v12}
+FetchResponse.NodeEndpoint._ENCODERS = {16: _e_FetchResponse_NodeEndpoint_v16, 17: _e_FetchResponse_NodeEndpoint_v16, 18: _e_FetchResponse_NodeEndpoint_v16}
+FetchResponse.NodeEndpoint._DECODERS = {16: _d_FetchResponse_NodeEndpoint_v16, 17: _d_FetchResponse_NodeEndpoint_v16, 18: _d_FetchResponse_NodeEndpoint_v16}

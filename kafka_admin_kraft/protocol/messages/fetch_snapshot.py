@@ -53,14 +53,14 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['FetchSnapshotRequest', 'FetchSnapshotResponse']
 
-_F0 = _Packer('>qi')
-_F1 = _Packer('>ii')
-_F2 = _Packer('>q')
-_F3 = _Packer('>16s')
-_F4 = _Packer('>ih')
-_F5 = _Packer('>qq')
-_F6 = _Packer('>i')
-_F7 = _Packer('>H')
+_F_qi = _Packer('>qi')
+_F_ii = _Packer('>ii')
+_F_q = _Packer('>q')
+_F_u = _Packer('>16s')
+_F_ih = _Packer('>ih')
+_F_qq = _Packer('>qq')
+_F_i = _Packer('>i')
+_F_H = _Packer('>H')
 
 
 class FetchSnapshotRequest(Struct):
@@ -75,20 +75,21 @@ class FetchSnapshotRequest(Struct):
     FLEXIBLE_FROM = 0
     KIND = 'request'
     API_KEY = 59
+    LISTENERS = ('controller',)
     HEADER_VERSIONS = {0: 2, 1: 2}
     _FIELDS = ('cluster_id', 'replica_id', 'max_bytes', 'topics', )
 
     cluster_id: str | None
-    """string, versions 0+; nullable 0+; tag 0 in 0+; default null."""
+    """Cluster id the fetcher belongs to, if known; the leader rejects a mismatch. (string, versions 0+; nullable 0+; tag 0 in 0+; default null)"""
     replica_id: int
-    """int32, versions 0+; default -1."""
+    """Node id of the replica copying the snapshot. (int32, versions 0+; default -1)"""
     max_bytes: int
-    """int32, versions 0+; default 0x7fffffff."""
+    """Cap on snapshot bytes in one response, over all partitions together. (int32, versions 0+; default 0x7fffffff)"""
     topics: list[FetchSnapshotRequest.TopicSnapshot]
-    """[]TopicSnapshot, versions 0+."""
+    """The topic to copy a snapshot of; KRaft sends only __cluster_metadata. ([]TopicSnapshot, versions 0+)"""
 
     class TopicSnapshot(Struct):
-        """The TopicSnapshot struct of FetchSnapshotRequest.
+        """The topic to copy a snapshot of; KRaft sends only __cluster_metadata.
 
         Used in versions 0-1; flexible versions: 0+.
         """
@@ -100,9 +101,9 @@ class FetchSnapshotRequest(Struct):
         _FIELDS = ('name', 'partitions', )
 
         name: str
-        """string, versions 0+."""
+        """Name of the metadata topic, __cluster_metadata. (string, versions 0+)"""
         partitions: list[FetchSnapshotRequest.PartitionSnapshot]
-        """[]PartitionSnapshot, versions 0+."""
+        """The partitions to copy a snapshot of; only partition 0 exists. ([]PartitionSnapshot, versions 0+)"""
 
         def __init__(
             self,
@@ -116,7 +117,7 @@ class FetchSnapshotRequest(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class PartitionSnapshot(Struct):
-        """The PartitionSnapshot struct of FetchSnapshotRequest.
+        """The partitions to copy a snapshot of; only partition 0 exists.
 
         Used in versions 0-1; flexible versions: 0+.
         """
@@ -128,15 +129,15 @@ class FetchSnapshotRequest(Struct):
         _FIELDS = ('partition', 'current_leader_epoch', 'snapshot_id', 'position', 'replica_directory_id', )
 
         partition: int
-        """int32, versions 0+."""
+        """Partition number within the topic; 0 for the metadata log. (int32, versions 0+)"""
         current_leader_epoch: int
-        """int32, versions 0+."""
+        """Leader epoch the fetcher believes current, -1 if it does not know it. (int32, versions 0+)"""
         snapshot_id: FetchSnapshotRequest.SnapshotId
-        """SnapshotId, versions 0+."""
+        """The snapshot wanted, as named by the SnapshotId of a Fetch answer (KIP-630). (SnapshotId, versions 0+)"""
         position: int
-        """int64, versions 0+."""
+        """Byte offset into the snapshot to continue copying from. (int64, versions 0+)"""
         replica_directory_id: Uuid
-        """uuid, versions 1+; tag 0 in 1+; ignorable."""
+        """Log directory id of the fetching replica (KIP-853). (uuid, versions 1+; tag 0 in 1+; ignorable)"""
 
         def __init__(
             self,
@@ -156,7 +157,7 @@ class FetchSnapshotRequest(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class SnapshotId(Struct):
-        """The SnapshotId struct of FetchSnapshotRequest.
+        """The snapshot wanted, as named by the SnapshotId of a Fetch answer (KIP-630).
 
         Used in versions 0-1; flexible versions: 0+.
         """
@@ -168,9 +169,9 @@ class FetchSnapshotRequest(Struct):
         _FIELDS = ('end_offset', 'epoch', )
 
         end_offset: int
-        """int64, versions 0+."""
+        """End offset of the snapshot: it holds the records below this offset. (int64, versions 0+)"""
         epoch: int
-        """int32, versions 0+."""
+        """Epoch of the snapshot's last record. (int32, versions 0+)"""
 
         def __init__(
             self,
@@ -200,7 +201,7 @@ class FetchSnapshotRequest(Struct):
 
 
 class FetchSnapshotResponse(Struct):
-    """The FetchSnapshotResponse struct of FetchSnapshotResponse.
+    """FetchSnapshot (API 59, KIP-595): a replica copies a snapshot from the leader in chunks.
 
     Used in versions 0-1; flexible versions: 0+.
     """
@@ -215,16 +216,16 @@ class FetchSnapshotResponse(Struct):
     _FIELDS = ('throttle_time_ms', 'error_code', 'topics', 'node_endpoints', )
 
     throttle_time_ms: int
-    """int32, versions 0+; ignorable."""
+    """Time in ms the answer was held back by a quota; 0 if it was not throttled. (int32, versions 0+; ignorable)"""
     error_code: int
-    """int16, versions 0+."""
+    """Error for the request as a whole, e.g. INCONSISTENT_CLUSTER_ID; 0 if none. (int16, versions 0+)"""
     topics: list[FetchSnapshotResponse.TopicSnapshot]
-    """[]TopicSnapshot, versions 0+."""
+    """Per-topic answers, mirroring the request. ([]TopicSnapshot, versions 0+)"""
     node_endpoints: list[FetchSnapshotResponse.NodeEndpoint]
-    """[]NodeEndpoint, versions 1+; tag 0 in 1+."""
+    """Listeners of the leaders named in the answers (KIP-853). ([]NodeEndpoint, versions 1+; tag 0 in 1+)"""
 
     class TopicSnapshot(Struct):
-        """The TopicSnapshot struct of FetchSnapshotResponse.
+        """Per-topic answers, mirroring the request.
 
         Used in versions 0-1; flexible versions: 0+.
         """
@@ -236,9 +237,9 @@ class FetchSnapshotResponse(Struct):
         _FIELDS = ('name', 'partitions', )
 
         name: str
-        """string, versions 0+."""
+        """Name of the metadata topic, __cluster_metadata. (string, versions 0+)"""
         partitions: list[FetchSnapshotResponse.PartitionSnapshot]
-        """[]PartitionSnapshot, versions 0+."""
+        """Per-partition answers: one chunk of the snapshot each. ([]PartitionSnapshot, versions 0+)"""
 
         def __init__(
             self,
@@ -252,7 +253,7 @@ class FetchSnapshotResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class PartitionSnapshot(Struct):
-        """The PartitionSnapshot struct of FetchSnapshotResponse.
+        """Per-partition answers: one chunk of the snapshot each.
 
         Used in versions 0-1; flexible versions: 0+.
         """
@@ -264,19 +265,19 @@ class FetchSnapshotResponse(Struct):
         _FIELDS = ('index', 'error_code', 'snapshot_id', 'current_leader', 'size', 'position', 'unaligned_records', )
 
         index: int
-        """int32, versions 0+."""
+        """Partition number within the topic; 0 for the metadata log. (int32, versions 0+)"""
         error_code: int
-        """int16, versions 0+."""
+        """Error for this partition, e.g. SNAPSHOT_NOT_FOUND; 0 if none. (int16, versions 0+)"""
         snapshot_id: FetchSnapshotResponse.SnapshotId
-        """SnapshotId, versions 0+."""
+        """The snapshot the chunk belongs to. (SnapshotId, versions 0+)"""
         current_leader: FetchSnapshotResponse.LeaderIdAndEpoch
-        """LeaderIdAndEpoch, versions 0+; tag 0 in 0+."""
+        """The leader as the responder knows it, so a fetcher can follow a leader change. (LeaderIdAndEpoch, versions 0+; tag 0 in 0+)"""
         size: int
-        """int64, versions 0+."""
+        """Size of the whole snapshot in bytes. (int64, versions 0+)"""
         position: int
-        """int64, versions 0+."""
+        """Byte offset in the snapshot of the first byte of UnalignedRecords. (int64, versions 0+)"""
         unaligned_records: bytes | None
-        """records, versions 0+."""
+        """A raw chunk of the snapshot file; it may cut a record batch in two. (records, versions 0+)"""
 
         def __init__(
             self,
@@ -300,7 +301,7 @@ class FetchSnapshotResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class SnapshotId(Struct):
-        """The SnapshotId struct of FetchSnapshotResponse.
+        """The snapshot the chunk belongs to.
 
         Used in versions 0-1; flexible versions: 0+.
         """
@@ -312,9 +313,9 @@ class FetchSnapshotResponse(Struct):
         _FIELDS = ('end_offset', 'epoch', )
 
         end_offset: int
-        """int64, versions 0+."""
+        """End offset of the snapshot: it holds the records below this offset. (int64, versions 0+)"""
         epoch: int
-        """int32, versions 0+."""
+        """Epoch of the snapshot's last record. (int32, versions 0+)"""
 
         def __init__(
             self,
@@ -328,7 +329,7 @@ class FetchSnapshotResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class LeaderIdAndEpoch(Struct):
-        """The LeaderIdAndEpoch struct of FetchSnapshotResponse.
+        """The leader as the responder knows it, so a fetcher can follow a leader change.
 
         Used in versions 0-1; flexible versions: 0+.
         """
@@ -340,9 +341,9 @@ class FetchSnapshotResponse(Struct):
         _FIELDS = ('leader_id', 'leader_epoch', )
 
         leader_id: int
-        """int32, versions 0+."""
+        """Node id of the leader, -1 if unknown. (int32, versions 0+)"""
         leader_epoch: int
-        """int32, versions 0+."""
+        """Epoch of that leader. (int32, versions 0+)"""
 
         def __init__(
             self,
@@ -356,7 +357,7 @@ class FetchSnapshotResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class NodeEndpoint(Struct):
-        """The NodeEndpoint struct of FetchSnapshotResponse.
+        """Listeners of the leaders named in the answers (KIP-853).
 
         Used in versions 1; flexible versions: 0+.
         """
@@ -368,11 +369,11 @@ class FetchSnapshotResponse(Struct):
         _FIELDS = ('node_id', 'host', 'port', )
 
         node_id: int
-        """int32, versions 1+."""
+        """Node id these listeners belong to. (int32, versions 1+)"""
         host: str
-        """string, versions 1+."""
+        """Host name or IP address of the node's listener. (string, versions 1+)"""
         port: int
-        """uint16, versions 1+."""
+        """TCP port of the node's listener. (uint16, versions 1+)"""
 
         def __init__(
             self,
@@ -403,58 +404,58 @@ class FetchSnapshotResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_FetchSnapshotRequest_SnapshotId_0: tuple[FieldEntry, ...] = (('EndOffset', False, (('EndOffset', 8, 'q'), ('Epoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchSnapshotRequest_SnapshotId_1: tuple[FieldEntry, ...] = (('EndOffset', False, (('EndOffset', 8, 'q'), ('Epoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchSnapshotRequest_PartitionSnapshot_2: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), )), ('SnapshotId', False, ()), ('Position', False, (('Position', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchSnapshotRequest_PartitionSnapshot_3: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), )), ('SnapshotId', False, ()), ('Position', False, (('Position', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchSnapshotRequest_PartitionSnapshot_4: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), )), ('SnapshotId', False, ()), ('Position', False, (('Position', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchSnapshotRequest_PartitionSnapshot_5: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), )), ('SnapshotId', False, ()), ('Position', False, (('Position', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchSnapshotRequest_TopicSnapshot_6: tuple[FieldEntry, ...] = (('Name', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchSnapshotRequest_TopicSnapshot_7: tuple[FieldEntry, ...] = (('Name', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchSnapshotRequest_TopicSnapshot_8: tuple[FieldEntry, ...] = (('Name', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchSnapshotRequest_TopicSnapshot_9: tuple[FieldEntry, ...] = (('Name', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchSnapshotRequest_10: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxBytes', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchSnapshotRequest_11: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxBytes', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchSnapshotRequest_12: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxBytes', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchSnapshotRequest_13: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxBytes', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchSnapshotResponse_SnapshotId_0: tuple[FieldEntry, ...] = (('EndOffset', False, (('EndOffset', 8, 'q'), ('Epoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchSnapshotResponse_SnapshotId_1: tuple[FieldEntry, ...] = (('EndOffset', False, (('EndOffset', 8, 'q'), ('Epoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchSnapshotResponse_LeaderIdAndEpoch_2: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchSnapshotResponse_LeaderIdAndEpoch_3: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchSnapshotResponse_PartitionSnapshot_4: tuple[FieldEntry, ...] = (('Index', False, (('Index', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('SnapshotId', False, ()), ('Size', False, (('Size', 8, 'q'), ('Position', 8, 'q'), )), ('UnalignedRecords', False, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchSnapshotResponse_PartitionSnapshot_5: tuple[FieldEntry, ...] = (('Index', False, (('Index', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('SnapshotId', False, ()), ('Size', False, (('Size', 8, 'q'), ('Position', 8, 'q'), )), ('UnalignedRecords', False, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchSnapshotResponse_TopicSnapshot_6: tuple[FieldEntry, ...] = (('Name', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchSnapshotResponse_TopicSnapshot_7: tuple[FieldEntry, ...] = (('Name', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchSnapshotResponse_NodeEndpoint_8: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_d_FetchSnapshotResponse_NodeEndpoint_9: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_e_FetchSnapshotResponse_10: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchSnapshotResponse_11: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_FetchSnapshotResponse_12: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_FetchSnapshotResponse_13: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchSnapshotRequest_SnapshotId_v0: tuple[FieldEntry, ...] = (('EndOffset', False, (('EndOffset', 8, 'q'), ('Epoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchSnapshotRequest_SnapshotId_v0: tuple[FieldEntry, ...] = (('EndOffset', False, (('EndOffset', 8, 'q'), ('Epoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchSnapshotRequest_PartitionSnapshot_v0: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), )), ('SnapshotId', False, ()), ('Position', False, (('Position', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchSnapshotRequest_PartitionSnapshot_v0: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), )), ('SnapshotId', False, ()), ('Position', False, (('Position', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchSnapshotRequest_PartitionSnapshot_v1: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), )), ('SnapshotId', False, ()), ('Position', False, (('Position', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchSnapshotRequest_PartitionSnapshot_v1: tuple[FieldEntry, ...] = (('Partition', False, (('Partition', 4, 'i'), ('CurrentLeaderEpoch', 4, 'i'), )), ('SnapshotId', False, ()), ('Position', False, (('Position', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchSnapshotRequest_TopicSnapshot_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchSnapshotRequest_TopicSnapshot_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchSnapshotRequest_TopicSnapshot_v1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchSnapshotRequest_TopicSnapshot_v1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchSnapshotRequest_v0: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxBytes', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchSnapshotRequest_v0: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxBytes', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchSnapshotRequest_v1: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxBytes', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchSnapshotRequest_v1: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('MaxBytes', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchSnapshotResponse_SnapshotId_v0: tuple[FieldEntry, ...] = (('EndOffset', False, (('EndOffset', 8, 'q'), ('Epoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchSnapshotResponse_SnapshotId_v0: tuple[FieldEntry, ...] = (('EndOffset', False, (('EndOffset', 8, 'q'), ('Epoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchSnapshotResponse_LeaderIdAndEpoch_v0: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchSnapshotResponse_LeaderIdAndEpoch_v0: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchSnapshotResponse_PartitionSnapshot_v0: tuple[FieldEntry, ...] = (('Index', False, (('Index', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('SnapshotId', False, ()), ('Size', False, (('Size', 8, 'q'), ('Position', 8, 'q'), )), ('UnalignedRecords', False, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchSnapshotResponse_PartitionSnapshot_v0: tuple[FieldEntry, ...] = (('Index', False, (('Index', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('SnapshotId', False, ()), ('Size', False, (('Size', 8, 'q'), ('Position', 8, 'q'), )), ('UnalignedRecords', False, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchSnapshotResponse_TopicSnapshot_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchSnapshotResponse_TopicSnapshot_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchSnapshotResponse_NodeEndpoint_v1: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_d_FetchSnapshotResponse_NodeEndpoint_v1: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_e_FetchSnapshotResponse_v0: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchSnapshotResponse_v0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_FetchSnapshotResponse_v1: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_FetchSnapshotResponse_v1: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
 
 
-def _e_FetchSnapshotRequest_SnapshotId_0(o: FetchSnapshotRequest.SnapshotId, out: bytearray) -> None:
+def _e_FetchSnapshotRequest_SnapshotId_v0(o: FetchSnapshotRequest.SnapshotId, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.end_offset, o.epoch)
+        out += _F_qi.pack(o.end_offset, o.epoch)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchSnapshotRequest_SnapshotId_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchSnapshotRequest_SnapshotId_v0, f, i) from None
 
 
-def _d_FetchSnapshotRequest_SnapshotId_1(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest.SnapshotId, int]:
+def _d_FetchSnapshotRequest_SnapshotId_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest.SnapshotId, int]:
     o = new_struct(FetchSnapshotRequest.SnapshotId)
     f = 0
     i = -1
     try:
         f = 0
-        o.end_offset, o.epoch, = _F0.unpack_from(buf, pos)
+        o.end_offset, o.epoch, = _F_qi.unpack_from(buf, pos)
         pos += 12
         f = 1
         if buf[pos] == 0:
@@ -463,20 +464,20 @@ def _d_FetchSnapshotRequest_SnapshotId_1(buf: bytes, pos: int) -> tuple[FetchSna
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_SnapshotId_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_SnapshotId_v0, f, i) from None
     return o, pos
 
 
-def _e_FetchSnapshotRequest_PartitionSnapshot_2(o: FetchSnapshotRequest.PartitionSnapshot, out: bytearray) -> None:
+def _e_FetchSnapshotRequest_PartitionSnapshot_v0(o: FetchSnapshotRequest.PartitionSnapshot, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F1.pack(o.partition, o.current_leader_epoch)
+        out += _F_ii.pack(o.partition, o.current_leader_epoch)
         f = 1
-        _e_FetchSnapshotRequest_SnapshotId_0(o.snapshot_id, out)
+        _e_FetchSnapshotRequest_SnapshotId_v0(o.snapshot_id, out)
         f = 2
-        out += _F2.pack(o.position)
+        out += _F_q.pack(o.position)
         f = 3
         tags: list[RawTaggedField] = []
         for tag, _ in o.unknown_tagged_fields:
@@ -484,22 +485,22 @@ def _e_FetchSnapshotRequest_PartitionSnapshot_2(o: FetchSnapshotRequest.Partitio
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchSnapshotRequest_PartitionSnapshot_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchSnapshotRequest_PartitionSnapshot_v0, f, i) from None
 
 
-def _d_FetchSnapshotRequest_PartitionSnapshot_3(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest.PartitionSnapshot, int]:
+def _d_FetchSnapshotRequest_PartitionSnapshot_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest.PartitionSnapshot, int]:
     o = new_struct(FetchSnapshotRequest.PartitionSnapshot)
     f = 0
     i = -1
     try:
         o.replica_directory_id = ZERO_UUID
         f = 0
-        o.partition, o.current_leader_epoch, = _F1.unpack_from(buf, pos)
+        o.partition, o.current_leader_epoch, = _F_ii.unpack_from(buf, pos)
         pos += 8
         f = 1
-        o.snapshot_id, pos = _d_FetchSnapshotRequest_SnapshotId_1(buf, pos)
+        o.snapshot_id, pos = _d_FetchSnapshotRequest_SnapshotId_v0(buf, pos)
         f = 2
-        o.position, = _F2.unpack_from(buf, pos)
+        o.position, = _F_q.unpack_from(buf, pos)
         pos += 8
         f = 3
         if buf[pos] == 0:
@@ -522,47 +523,47 @@ def _d_FetchSnapshotRequest_PartitionSnapshot_3(buf: bytes, pos: int) -> tuple[F
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_PartitionSnapshot_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_PartitionSnapshot_v0, f, i) from None
     return o, pos
 
 
-def _e_FetchSnapshotRequest_PartitionSnapshot_4(o: FetchSnapshotRequest.PartitionSnapshot, out: bytearray) -> None:
+def _e_FetchSnapshotRequest_PartitionSnapshot_v1(o: FetchSnapshotRequest.PartitionSnapshot, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F1.pack(o.partition, o.current_leader_epoch)
+        out += _F_ii.pack(o.partition, o.current_leader_epoch)
         f = 1
-        _e_FetchSnapshotRequest_SnapshotId_0(o.snapshot_id, out)
+        _e_FetchSnapshotRequest_SnapshotId_v0(o.snapshot_id, out)
         f = 2
-        out += _F2.pack(o.position)
+        out += _F_q.pack(o.position)
         f = 3
         tags: list[RawTaggedField] = []
         if o.replica_directory_id != ZERO_UUID:
             t = bytearray()
-            t += _F3.pack(o.replica_directory_id.bytes)
+            t += _F_u.pack(o.replica_directory_id.bytes)
             tags.append((0, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchSnapshotRequest_PartitionSnapshot_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchSnapshotRequest_PartitionSnapshot_v1, f, i) from None
 
 
-def _d_FetchSnapshotRequest_PartitionSnapshot_5(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest.PartitionSnapshot, int]:
+def _d_FetchSnapshotRequest_PartitionSnapshot_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest.PartitionSnapshot, int]:
     o = new_struct(FetchSnapshotRequest.PartitionSnapshot)
     f = 0
     i = -1
     try:
         o.replica_directory_id = ZERO_UUID
         f = 0
-        o.partition, o.current_leader_epoch, = _F1.unpack_from(buf, pos)
+        o.partition, o.current_leader_epoch, = _F_ii.unpack_from(buf, pos)
         pos += 8
         f = 1
-        o.snapshot_id, pos = _d_FetchSnapshotRequest_SnapshotId_1(buf, pos)
+        o.snapshot_id, pos = _d_FetchSnapshotRequest_SnapshotId_v0(buf, pos)
         f = 2
-        o.position, = _F2.unpack_from(buf, pos)
+        o.position, = _F_q.unpack_from(buf, pos)
         pos += 8
         f = 3
         if buf[pos] == 0:
@@ -580,7 +581,7 @@ def _d_FetchSnapshotRequest_PartitionSnapshot_5(buf: bytes, pos: int) -> tuple[F
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.replica_directory_id = uuid_from_wire(_F3.unpack_from(buf, p)[0])
+                    o.replica_directory_id = uuid_from_wire(_F_u.unpack_from(buf, p)[0])
                     p += 16
                     if p != end:
                         raise DecodeError(f'tagged field ReplicaDirectoryId used {p - pos} of its {size} bytes', offset=pos)
@@ -589,11 +590,11 @@ def _d_FetchSnapshotRequest_PartitionSnapshot_5(buf: bytes, pos: int) -> tuple[F
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_PartitionSnapshot_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_PartitionSnapshot_v1, f, i) from None
     return o, pos
 
 
-def _e_FetchSnapshotRequest_TopicSnapshot_6(o: FetchSnapshotRequest.TopicSnapshot, out: bytearray) -> None:
+def _e_FetchSnapshotRequest_TopicSnapshot_v0(o: FetchSnapshotRequest.TopicSnapshot, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -603,7 +604,7 @@ def _e_FetchSnapshotRequest_TopicSnapshot_6(o: FetchSnapshotRequest.TopicSnapsho
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchSnapshotRequest_PartitionSnapshot_2(item_partitions, out)
+            _e_FetchSnapshotRequest_PartitionSnapshot_v0(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -611,10 +612,10 @@ def _e_FetchSnapshotRequest_TopicSnapshot_6(o: FetchSnapshotRequest.TopicSnapsho
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchSnapshotRequest_TopicSnapshot_6, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchSnapshotRequest_TopicSnapshot_v0, f, i) from None
 
 
-def _d_FetchSnapshotRequest_TopicSnapshot_7(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest.TopicSnapshot, int]:
+def _d_FetchSnapshotRequest_TopicSnapshot_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest.TopicSnapshot, int]:
     o = new_struct(FetchSnapshotRequest.TopicSnapshot)
     f = 0
     i = -1
@@ -635,7 +636,7 @@ def _d_FetchSnapshotRequest_TopicSnapshot_7(buf: bytes, pos: int) -> tuple[Fetch
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_FetchSnapshotRequest_PartitionSnapshot_3(buf, pos)
+                item_partitions, pos = _d_FetchSnapshotRequest_PartitionSnapshot_v0(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -646,11 +647,11 @@ def _d_FetchSnapshotRequest_TopicSnapshot_7(buf: bytes, pos: int) -> tuple[Fetch
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_TopicSnapshot_7, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_TopicSnapshot_v0, f, i) from None
     return o, pos
 
 
-def _e_FetchSnapshotRequest_TopicSnapshot_8(o: FetchSnapshotRequest.TopicSnapshot, out: bytearray) -> None:
+def _e_FetchSnapshotRequest_TopicSnapshot_v1(o: FetchSnapshotRequest.TopicSnapshot, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -660,7 +661,7 @@ def _e_FetchSnapshotRequest_TopicSnapshot_8(o: FetchSnapshotRequest.TopicSnapsho
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchSnapshotRequest_PartitionSnapshot_4(item_partitions, out)
+            _e_FetchSnapshotRequest_PartitionSnapshot_v1(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -668,10 +669,10 @@ def _e_FetchSnapshotRequest_TopicSnapshot_8(o: FetchSnapshotRequest.TopicSnapsho
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchSnapshotRequest_TopicSnapshot_8, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchSnapshotRequest_TopicSnapshot_v1, f, i) from None
 
 
-def _d_FetchSnapshotRequest_TopicSnapshot_9(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest.TopicSnapshot, int]:
+def _d_FetchSnapshotRequest_TopicSnapshot_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest.TopicSnapshot, int]:
     o = new_struct(FetchSnapshotRequest.TopicSnapshot)
     f = 0
     i = -1
@@ -692,7 +693,7 @@ def _d_FetchSnapshotRequest_TopicSnapshot_9(buf: bytes, pos: int) -> tuple[Fetch
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_FetchSnapshotRequest_PartitionSnapshot_5(buf, pos)
+                item_partitions, pos = _d_FetchSnapshotRequest_PartitionSnapshot_v1(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -703,21 +704,21 @@ def _d_FetchSnapshotRequest_TopicSnapshot_9(buf: bytes, pos: int) -> tuple[Fetch
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_TopicSnapshot_9, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_TopicSnapshot_v1, f, i) from None
     return o, pos
 
 
-def _e_FetchSnapshotRequest_10(o: FetchSnapshotRequest, out: bytearray) -> None:
+def _e_FetchSnapshotRequest_v0(o: FetchSnapshotRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F1.pack(o.replica_id, o.max_bytes)
+        out += _F_ii.pack(o.replica_id, o.max_bytes)
         f = 1
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchSnapshotRequest_TopicSnapshot_6(item_topics, out)
+            _e_FetchSnapshotRequest_TopicSnapshot_v0(item_topics, out)
         i = -1
         f = 2
         tags: list[RawTaggedField] = []
@@ -730,17 +731,17 @@ def _e_FetchSnapshotRequest_10(o: FetchSnapshotRequest, out: bytearray) -> None:
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchSnapshotRequest_10, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchSnapshotRequest_v0, f, i) from None
 
 
-def _d_FetchSnapshotRequest_11(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest, int]:
+def _d_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest, int]:
     o = new_struct(FetchSnapshotRequest)
     f = 0
     i = -1
     try:
         o.cluster_id = None
         f = 0
-        o.replica_id, o.max_bytes, = _F1.unpack_from(buf, pos)
+        o.replica_id, o.max_bytes, = _F_ii.unpack_from(buf, pos)
         pos += 8
         f = 1
         i = -1
@@ -756,7 +757,7 @@ def _d_FetchSnapshotRequest_11(buf: bytes, pos: int) -> tuple[FetchSnapshotReque
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_FetchSnapshotRequest_TopicSnapshot_7(buf, pos)
+                item_topics, pos = _d_FetchSnapshotRequest_TopicSnapshot_v0(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -784,21 +785,21 @@ def _d_FetchSnapshotRequest_11(buf: bytes, pos: int) -> tuple[FetchSnapshotReque
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_11, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_v0, f, i) from None
     return o, pos
 
 
-def _e_FetchSnapshotRequest_12(o: FetchSnapshotRequest, out: bytearray) -> None:
+def _e_FetchSnapshotRequest_v1(o: FetchSnapshotRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F1.pack(o.replica_id, o.max_bytes)
+        out += _F_ii.pack(o.replica_id, o.max_bytes)
         f = 1
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchSnapshotRequest_TopicSnapshot_8(item_topics, out)
+            _e_FetchSnapshotRequest_TopicSnapshot_v1(item_topics, out)
         i = -1
         f = 2
         tags: list[RawTaggedField] = []
@@ -811,17 +812,17 @@ def _e_FetchSnapshotRequest_12(o: FetchSnapshotRequest, out: bytearray) -> None:
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchSnapshotRequest_12, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchSnapshotRequest_v1, f, i) from None
 
 
-def _d_FetchSnapshotRequest_13(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest, int]:
+def _d_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest, int]:
     o = new_struct(FetchSnapshotRequest)
     f = 0
     i = -1
     try:
         o.cluster_id = None
         f = 0
-        o.replica_id, o.max_bytes, = _F1.unpack_from(buf, pos)
+        o.replica_id, o.max_bytes, = _F_ii.unpack_from(buf, pos)
         pos += 8
         f = 1
         i = -1
@@ -837,7 +838,7 @@ def _d_FetchSnapshotRequest_13(buf: bytes, pos: int) -> tuple[FetchSnapshotReque
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_FetchSnapshotRequest_TopicSnapshot_9(buf, pos)
+                item_topics, pos = _d_FetchSnapshotRequest_TopicSnapshot_v1(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -865,32 +866,32 @@ def _d_FetchSnapshotRequest_13(buf: bytes, pos: int) -> tuple[FetchSnapshotReque
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_13, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_v1, f, i) from None
     return o, pos
 
 
-def _e_FetchSnapshotResponse_SnapshotId_0(o: FetchSnapshotResponse.SnapshotId, out: bytearray) -> None:
+def _e_FetchSnapshotResponse_SnapshotId_v0(o: FetchSnapshotResponse.SnapshotId, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.end_offset, o.epoch)
+        out += _F_qi.pack(o.end_offset, o.epoch)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchSnapshotResponse_SnapshotId_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchSnapshotResponse_SnapshotId_v0, f, i) from None
 
 
-def _d_FetchSnapshotResponse_SnapshotId_1(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse.SnapshotId, int]:
+def _d_FetchSnapshotResponse_SnapshotId_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse.SnapshotId, int]:
     o = new_struct(FetchSnapshotResponse.SnapshotId)
     f = 0
     i = -1
     try:
         f = 0
-        o.end_offset, o.epoch, = _F0.unpack_from(buf, pos)
+        o.end_offset, o.epoch, = _F_qi.unpack_from(buf, pos)
         pos += 12
         f = 1
         if buf[pos] == 0:
@@ -899,32 +900,32 @@ def _d_FetchSnapshotResponse_SnapshotId_1(buf: bytes, pos: int) -> tuple[FetchSn
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_SnapshotId_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_SnapshotId_v0, f, i) from None
     return o, pos
 
 
-def _e_FetchSnapshotResponse_LeaderIdAndEpoch_2(o: FetchSnapshotResponse.LeaderIdAndEpoch, out: bytearray) -> None:
+def _e_FetchSnapshotResponse_LeaderIdAndEpoch_v0(o: FetchSnapshotResponse.LeaderIdAndEpoch, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F1.pack(o.leader_id, o.leader_epoch)
+        out += _F_ii.pack(o.leader_id, o.leader_epoch)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchSnapshotResponse_LeaderIdAndEpoch_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchSnapshotResponse_LeaderIdAndEpoch_v0, f, i) from None
 
 
-def _d_FetchSnapshotResponse_LeaderIdAndEpoch_3(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse.LeaderIdAndEpoch, int]:
+def _d_FetchSnapshotResponse_LeaderIdAndEpoch_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse.LeaderIdAndEpoch, int]:
     o = new_struct(FetchSnapshotResponse.LeaderIdAndEpoch)
     f = 0
     i = -1
     try:
         f = 0
-        o.leader_id, o.leader_epoch, = _F1.unpack_from(buf, pos)
+        o.leader_id, o.leader_epoch, = _F_ii.unpack_from(buf, pos)
         pos += 8
         f = 1
         if buf[pos] == 0:
@@ -933,49 +934,49 @@ def _d_FetchSnapshotResponse_LeaderIdAndEpoch_3(buf: bytes, pos: int) -> tuple[F
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_LeaderIdAndEpoch_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_LeaderIdAndEpoch_v0, f, i) from None
     return o, pos
 
 
-def _e_FetchSnapshotResponse_PartitionSnapshot_4(o: FetchSnapshotResponse.PartitionSnapshot, out: bytearray) -> None:
+def _e_FetchSnapshotResponse_PartitionSnapshot_v0(o: FetchSnapshotResponse.PartitionSnapshot, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.index, o.error_code)
+        out += _F_ih.pack(o.index, o.error_code)
         f = 1
-        _e_FetchSnapshotResponse_SnapshotId_0(o.snapshot_id, out)
+        _e_FetchSnapshotResponse_SnapshotId_v0(o.snapshot_id, out)
         f = 2
-        out += _F5.pack(o.size, o.position)
+        out += _F_qq.pack(o.size, o.position)
         f = 3
         write_compact_bytes(out, o.unaligned_records)
         f = 4
         tags: list[RawTaggedField] = []
         if o.current_leader != FetchSnapshotResponse.LeaderIdAndEpoch():
             t = bytearray()
-            _e_FetchSnapshotResponse_LeaderIdAndEpoch_2(o.current_leader, t)
+            _e_FetchSnapshotResponse_LeaderIdAndEpoch_v0(o.current_leader, t)
             tags.append((0, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchSnapshotResponse_PartitionSnapshot_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchSnapshotResponse_PartitionSnapshot_v0, f, i) from None
 
 
-def _d_FetchSnapshotResponse_PartitionSnapshot_5(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse.PartitionSnapshot, int]:
+def _d_FetchSnapshotResponse_PartitionSnapshot_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse.PartitionSnapshot, int]:
     o = new_struct(FetchSnapshotResponse.PartitionSnapshot)
     f = 0
     i = -1
     try:
         o.current_leader = FetchSnapshotResponse.LeaderIdAndEpoch()
         f = 0
-        o.index, o.error_code, = _F4.unpack_from(buf, pos)
+        o.index, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
-        o.snapshot_id, pos = _d_FetchSnapshotResponse_SnapshotId_1(buf, pos)
+        o.snapshot_id, pos = _d_FetchSnapshotResponse_SnapshotId_v0(buf, pos)
         f = 2
-        o.size, o.position, = _F5.unpack_from(buf, pos)
+        o.size, o.position, = _F_qq.unpack_from(buf, pos)
         pos += 16
         f = 3
         o.unaligned_records, pos = read_compact_bytes(buf, pos)
@@ -995,7 +996,7 @@ def _d_FetchSnapshotResponse_PartitionSnapshot_5(buf: bytes, pos: int) -> tuple[
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.current_leader, p = _d_FetchSnapshotResponse_LeaderIdAndEpoch_3(buf, p)
+                    o.current_leader, p = _d_FetchSnapshotResponse_LeaderIdAndEpoch_v0(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field CurrentLeader used {p - pos} of its {size} bytes', offset=pos)
                 else:
@@ -1003,11 +1004,11 @@ def _d_FetchSnapshotResponse_PartitionSnapshot_5(buf: bytes, pos: int) -> tuple[
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_PartitionSnapshot_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_PartitionSnapshot_v0, f, i) from None
     return o, pos
 
 
-def _e_FetchSnapshotResponse_TopicSnapshot_6(o: FetchSnapshotResponse.TopicSnapshot, out: bytearray) -> None:
+def _e_FetchSnapshotResponse_TopicSnapshot_v0(o: FetchSnapshotResponse.TopicSnapshot, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1017,7 +1018,7 @@ def _e_FetchSnapshotResponse_TopicSnapshot_6(o: FetchSnapshotResponse.TopicSnaps
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_FetchSnapshotResponse_PartitionSnapshot_4(item_partitions, out)
+            _e_FetchSnapshotResponse_PartitionSnapshot_v0(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -1025,10 +1026,10 @@ def _e_FetchSnapshotResponse_TopicSnapshot_6(o: FetchSnapshotResponse.TopicSnaps
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchSnapshotResponse_TopicSnapshot_6, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchSnapshotResponse_TopicSnapshot_v0, f, i) from None
 
 
-def _d_FetchSnapshotResponse_TopicSnapshot_7(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse.TopicSnapshot, int]:
+def _d_FetchSnapshotResponse_TopicSnapshot_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse.TopicSnapshot, int]:
     o = new_struct(FetchSnapshotResponse.TopicSnapshot)
     f = 0
     i = -1
@@ -1049,7 +1050,7 @@ def _d_FetchSnapshotResponse_TopicSnapshot_7(buf: bytes, pos: int) -> tuple[Fetc
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_FetchSnapshotResponse_PartitionSnapshot_5(buf, pos)
+                item_partitions, pos = _d_FetchSnapshotResponse_PartitionSnapshot_v0(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -1060,41 +1061,41 @@ def _d_FetchSnapshotResponse_TopicSnapshot_7(buf: bytes, pos: int) -> tuple[Fetc
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_TopicSnapshot_7, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_TopicSnapshot_v0, f, i) from None
     return o, pos
 
 
-def _e_FetchSnapshotResponse_NodeEndpoint_8(o: FetchSnapshotResponse.NodeEndpoint, out: bytearray) -> None:
+def _e_FetchSnapshotResponse_NodeEndpoint_v1(o: FetchSnapshotResponse.NodeEndpoint, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F6.pack(o.node_id)
+        out += _F_i.pack(o.node_id)
         f = 1
         write_compact_string(out, o.host)
         f = 2
-        out += _F7.pack(o.port)
+        out += _F_H.pack(o.port)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchSnapshotResponse_NodeEndpoint_8, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchSnapshotResponse_NodeEndpoint_v1, f, i) from None
 
 
-def _d_FetchSnapshotResponse_NodeEndpoint_9(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse.NodeEndpoint, int]:
+def _d_FetchSnapshotResponse_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse.NodeEndpoint, int]:
     o = new_struct(FetchSnapshotResponse.NodeEndpoint)
     f = 0
     i = -1
     try:
         f = 0
-        o.node_id, = _F6.unpack_from(buf, pos)
+        o.node_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, = _F7.unpack_from(buf, pos)
+        o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
         f = 3
         if buf[pos] == 0:
@@ -1103,11 +1104,11 @@ def _d_FetchSnapshotResponse_NodeEndpoint_9(buf: bytes, pos: int) -> tuple[Fetch
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_NodeEndpoint_9, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_NodeEndpoint_v1, f, i) from None
     return o, pos
 
 
-def _e_FetchSnapshotResponse_10(o: FetchSnapshotResponse, out: bytearray) -> None:
+def _e_FetchSnapshotResponse_v0(o: FetchSnapshotResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1115,12 +1116,12 @@ def _e_FetchSnapshotResponse_10(o: FetchSnapshotResponse, out: bytearray) -> Non
         if o.node_endpoints:
             raise absent_field(0)
         f = 1
-        out += _F4.pack(o.throttle_time_ms, o.error_code)
+        out += _F_ih.pack(o.throttle_time_ms, o.error_code)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchSnapshotResponse_TopicSnapshot_6(item_topics, out)
+            _e_FetchSnapshotResponse_TopicSnapshot_v0(item_topics, out)
         i = -1
         f = 3
         tags: list[RawTaggedField] = []
@@ -1129,17 +1130,17 @@ def _e_FetchSnapshotResponse_10(o: FetchSnapshotResponse, out: bytearray) -> Non
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchSnapshotResponse_10, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchSnapshotResponse_v0, f, i) from None
 
 
-def _d_FetchSnapshotResponse_11(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse, int]:
+def _d_FetchSnapshotResponse_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse, int]:
     o = new_struct(FetchSnapshotResponse)
     f = 0
     i = -1
     try:
         o.node_endpoints = []
         f = 0
-        o.throttle_time_ms, o.error_code, = _F4.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
         i = -1
@@ -1155,7 +1156,7 @@ def _d_FetchSnapshotResponse_11(buf: bytes, pos: int) -> tuple[FetchSnapshotResp
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_FetchSnapshotResponse_TopicSnapshot_7(buf, pos)
+                item_topics, pos = _d_FetchSnapshotResponse_TopicSnapshot_v0(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -1180,21 +1181,21 @@ def _d_FetchSnapshotResponse_11(buf: bytes, pos: int) -> tuple[FetchSnapshotResp
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_11, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_v0, f, i) from None
     return o, pos
 
 
-def _e_FetchSnapshotResponse_12(o: FetchSnapshotResponse, out: bytearray) -> None:
+def _e_FetchSnapshotResponse_v1(o: FetchSnapshotResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.throttle_time_ms, o.error_code)
+        out += _F_ih.pack(o.throttle_time_ms, o.error_code)
         f = 1
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_FetchSnapshotResponse_TopicSnapshot_6(item_topics, out)
+            _e_FetchSnapshotResponse_TopicSnapshot_v0(item_topics, out)
         i = -1
         f = 2
         tags: list[RawTaggedField] = []
@@ -1203,7 +1204,7 @@ def _e_FetchSnapshotResponse_12(o: FetchSnapshotResponse, out: bytearray) -> Non
             v_node_endpoints = o.node_endpoints
             write_array_length(t, len(v_node_endpoints), True)
             for i, item_node_endpoints in enumerate(v_node_endpoints):
-                _e_FetchSnapshotResponse_NodeEndpoint_8(item_node_endpoints, t)
+                _e_FetchSnapshotResponse_NodeEndpoint_v1(item_node_endpoints, t)
             i = -1
             tags.append((0, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
@@ -1211,17 +1212,17 @@ def _e_FetchSnapshotResponse_12(o: FetchSnapshotResponse, out: bytearray) -> Non
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_FetchSnapshotResponse_12, f, i) from None
+        raise encode_failure(exc, o, _T_e_FetchSnapshotResponse_v1, f, i) from None
 
 
-def _d_FetchSnapshotResponse_13(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse, int]:
+def _d_FetchSnapshotResponse_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse, int]:
     o = new_struct(FetchSnapshotResponse)
     f = 0
     i = -1
     try:
         o.node_endpoints = []
         f = 0
-        o.throttle_time_ms, o.error_code, = _F4.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
         i = -1
@@ -1237,7 +1238,7 @@ def _d_FetchSnapshotResponse_13(buf: bytes, pos: int) -> tuple[FetchSnapshotResp
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_FetchSnapshotResponse_TopicSnapshot_7(buf, pos)
+                item_topics, pos = _d_FetchSnapshotResponse_TopicSnapshot_v0(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -1270,7 +1271,7 @@ def _d_FetchSnapshotResponse_13(buf: bytes, pos: int) -> tuple[FetchSnapshotResp
                     else:
                         items_node_endpoints = []
                         for i in range(n):
-                            item_node_endpoints, p = _d_FetchSnapshotResponse_NodeEndpoint_9(buf, p)
+                            item_node_endpoints, p = _d_FetchSnapshotResponse_NodeEndpoint_v1(buf, p)
                             items_node_endpoints.append(item_node_endpoints)
                         o.node_endpoints = items_node_endpoints
                         i = -1
@@ -1281,27 +1282,27 @@ def _d_FetchSnapshotResponse_13(buf: bytes, pos: int) -> tuple[FetchSnapshotResp
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_13, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_v1, f, i) from None
     return o, pos
 
 
-FetchSnapshotRequest._ENCODERS = {0: _e_FetchSnapshotRequest_10, 1: _e_FetchSnapshotRequest_12}
-FetchSnapshotRequest._DECODERS = {0: _d_FetchSnapshotRequest_11, 1: _d_FetchSnapshotRequest_13}
-FetchSnapshotRequest.TopicSnapshot._ENCODERS = {0: _e_FetchSnapshotRequest_TopicSnapshot_6, 1: _e_FetchSnapshotRequest_TopicSnapshot_8}
-FetchSnapshotRequest.TopicSnapshot._DECODERS = {0: _d_FetchSnapshotRequest_TopicSnapshot_7, 1: _d_FetchSnapshotRequest_TopicSnapshot_9}
-FetchSnapshotRequest.PartitionSnapshot._ENCODERS = {0: _e_FetchSnapshotRequest_PartitionSnapshot_2, 1: _e_FetchSnapshotRequest_PartitionSnapshot_4}
-FetchSnapshotRequest.PartitionSnapshot._DECODERS = {0: _d_FetchSnapshotRequest_PartitionSnapshot_3, 1: _d_FetchSnapshotRequest_PartitionSnapshot_5}
-FetchSnapshotRequest.SnapshotId._ENCODERS = {0: _e_FetchSnapshotRequest_SnapshotId_0, 1: _e_FetchSnapshotRequest_SnapshotId_0}
-FetchSnapshotRequest.SnapshotId._DECODERS = {0: _d_FetchSnapshotRequest_SnapshotId_1, 1: _d_FetchSnapshotRequest_SnapshotId_1}
-FetchSnapshotResponse._ENCODERS = {0: _e_FetchSnapshotResponse_10, 1: _e_FetchSnapshotResponse_12}
-FetchSnapshotResponse._DECODERS = {0: _d_FetchSnapshotResponse_11, 1: _d_FetchSnapshotResponse_13}
-FetchSnapshotResponse.TopicSnapshot._ENCODERS = {0: _e_FetchSnapshotResponse_TopicSnapshot_6, 1: _e_FetchSnapshotResponse_TopicSnapshot_6}
-FetchSnapshotResponse.TopicSnapshot._DECODERS = {0: _d_FetchSnapshotResponse_TopicSnapshot_7, 1: _d_FetchSnapshotResponse_TopicSnapshot_7}
-FetchSnapshotResponse.PartitionSnapshot._ENCODERS = {0: _e_FetchSnapshotResponse_PartitionSnapshot_4, 1: _e_FetchSnapshotResponse_PartitionSnapshot_4}
-FetchSnapshotResponse.PartitionSnapshot._DECODERS = {0: _d_FetchSnapshotResponse_PartitionSnapshot_5, 1: _d_FetchSnapshotResponse_PartitionSnapshot_5}
-FetchSnapshotResponse.SnapshotId._ENCODERS = {0: _e_FetchSnapshotResponse_SnapshotId_0, 1: _e_FetchSnapshotResponse_SnapshotId_0}
-FetchSnapshotResponse.SnapshotId._DECODERS = {0: _d_FetchSnapshotResponse_SnapshotId_1, 1: _d_FetchSnapshotResponse_SnapshotId_1}
-FetchSnapshotResponse.LeaderIdAndEpoch._ENCODERS = {0: _e_FetchSnapshotResponse_LeaderIdAndEpoch_2, 1: _e_FetchSnapshotResponse_LeaderIdAndEpoch_2}
-FetchSnapshotResponse.LeaderIdAndEpoch._DECODERS = {0: _d_FetchSnapshotResponse_LeaderIdAndEpoch_3, 1: _d_FetchSnapshotResponse_LeaderIdAndEpoch_3}
-FetchSnapshotResponse.NodeEndpoint._ENCODERS = {1: _e_FetchSnapshotResponse_NodeEndpoint_8}
-FetchSnapshotResponse.NodeEndpoint._DECODERS = {1: _d_FetchSnapshotResponse_NodeEndpoint_9}
+FetchSnapshotRequest._ENCODERS = {0: _e_FetchSnapshotRequest_v0, 1: _e_FetchSnapshotRequest_v1}
+FetchSnapshotRequest._DECODERS = {0: _d_FetchSnapshotRequest_v0, 1: _d_FetchSnapshotRequest_v1}
+FetchSnapshotRequest.TopicSnapshot._ENCODERS = {0: _e_FetchSnapshotRequest_TopicSnapshot_v0, 1: _e_FetchSnapshotRequest_TopicSnapshot_v1}
+FetchSnapshotRequest.TopicSnapshot._DECODERS = {0: _d_FetchSnapshotRequest_TopicSnapshot_v0, 1: _d_FetchSnapshotRequest_TopicSnapshot_v1}
+FetchSnapshotRequest.PartitionSnapshot._ENCODERS = {0: _e_FetchSnapshotRequest_PartitionSnapshot_v0, 1: _e_FetchSnapshotRequest_PartitionSnapshot_v1}
+FetchSnapshotRequest.PartitionSnapshot._DECODERS = {0: _d_FetchSnapshotRequest_PartitionSnapshot_v0, 1: _d_FetchSnapshotRequest_PartitionSnapshot_v1}
+FetchSnapshotRequest.SnapshotId._ENCODERS = {0: _e_FetchSnapshotRequest_SnapshotId_v0, 1: _e_FetchSnapshotRequest_SnapshotId_v0}
+FetchSnapshotRequest.SnapshotId._DECODERS = {0: _d_FetchSnapshotRequest_SnapshotId_v0, 1: _d_FetchSnapshotRequest_SnapshotId_v0}
+FetchSnapshotResponse._ENCODERS = {0: _e_FetchSnapshotResponse_v0, 1: _e_FetchSnapshotResponse_v1}
+FetchSnapshotResponse._DECODERS = {0: _d_FetchSnapshotResponse_v0, 1: _d_FetchSnapshotResponse_v1}
+FetchSnapshotResponse.TopicSnapshot._ENCODERS = {0: _e_FetchSnapshotResponse_TopicSnapshot_v0, 1: _e_FetchSnapshotResponse_TopicSnapshot_v0}
+FetchSnapshotResponse.TopicSnapshot._DECODERS = {0: _d_FetchSnapshotResponse_TopicSnapshot_v0, 1: _d_FetchSnapshotResponse_TopicSnapshot_v0}
+FetchSnapshotResponse.PartitionSnapshot._ENCODERS = {0: _e_FetchSnapshotResponse_PartitionSnapshot_v0, 1: _e_FetchSnapshotResponse_PartitionSnapshot_v0}
+FetchSnapshotResponse.PartitionSnapshot._DECODERS = {0: _d_FetchSnapshotResponse_PartitionSnapshot_v0, 1: _d_FetchSnapshotResponse_PartitionSnapshot_v0}
+FetchSnapshotResponse.SnapshotId._ENCODERS = {0: _e_FetchSnapshotResponse_SnapshotId_v0, 1: _e_FetchSnapshotResponse_SnapshotId_v0}
+FetchSnapshotResponse.SnapshotId._DECODERS = {0: _d_FetchSnapshotResponse_SnapshotId_v0, 1: _d_FetchSnapshotResponse_SnapshotId_v0}
+FetchSnapshotResponse.LeaderIdAndEpoch._ENCODERS = {0: _e_FetchSnapshotResponse_LeaderIdAndEpoch_v0, 1: _e_FetchSnapshotResponse_LeaderIdAndEpoch_v0}
+FetchSnapshotResponse.LeaderIdAndEpoch._DECODERS = {0: _d_FetchSnapshotResponse_LeaderIdAndEpoch_v0, 1: _d_FetchSnapshotResponse_LeaderIdAndEpoch_v0}
+FetchSnapshotResponse.NodeEndpoint._ENCODERS = {1: _e_FetchSnapshotResponse_NodeEndpoint_v1}
+FetchSnapshotResponse.NodeEndpoint._DECODERS = {1: _d_FetchSnapshotResponse_NodeEndpoint_v1}

@@ -53,7 +53,7 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['KRaftVersionRecord']
 
-_F0 = _Packer('>hh')
+_F_hh = _Packer('>hh')
 
 
 class KRaftVersionRecord(Struct):
@@ -70,9 +70,9 @@ class KRaftVersionRecord(Struct):
     _FIELDS = ('version', 'k_raft_version', )
 
     version: int
-    """int16, versions 0+."""
+    """Schema version of this control record, carried inside it; Kafka writes 0. (int16, versions 0+)"""
     k_raft_version: int
-    """int16, versions 0+."""
+    """The kraft.version in force from here on: 0 static voters, 1 dynamic voters (KIP-853). (int16, versions 0+)"""
 
     def __init__(
         self,
@@ -86,32 +86,32 @@ class KRaftVersionRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_KRaftVersionRecord_0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('KRaftVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_KRaftVersionRecord_1: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('KRaftVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_KRaftVersionRecord_v0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('KRaftVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_KRaftVersionRecord_v0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('KRaftVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_KRaftVersionRecord_0(o: KRaftVersionRecord, out: bytearray) -> None:
+def _e_KRaftVersionRecord_v0(o: KRaftVersionRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.version, o.k_raft_version)
+        out += _F_hh.pack(o.version, o.k_raft_version)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_KRaftVersionRecord_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_KRaftVersionRecord_v0, f, i) from None
 
 
-def _d_KRaftVersionRecord_1(buf: bytes, pos: int) -> tuple[KRaftVersionRecord, int]:
+def _d_KRaftVersionRecord_v0(buf: bytes, pos: int) -> tuple[KRaftVersionRecord, int]:
     o = new_struct(KRaftVersionRecord)
     f = 0
     i = -1
     try:
         f = 0
-        o.version, o.k_raft_version, = _F0.unpack_from(buf, pos)
+        o.version, o.k_raft_version, = _F_hh.unpack_from(buf, pos)
         pos += 4
         f = 1
         if buf[pos] == 0:
@@ -120,9 +120,9 @@ def _d_KRaftVersionRecord_1(buf: bytes, pos: int) -> tuple[KRaftVersionRecord, i
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_KRaftVersionRecord_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_KRaftVersionRecord_v0, f, i) from None
     return o, pos
 
 
-KRaftVersionRecord._ENCODERS = {0: _e_KRaftVersionRecord_0}
-KRaftVersionRecord._DECODERS = {0: _d_KRaftVersionRecord_1}
+KRaftVersionRecord._ENCODERS = {0: _e_KRaftVersionRecord_v0}
+KRaftVersionRecord._DECODERS = {0: _d_KRaftVersionRecord_v0}

@@ -53,9 +53,9 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['LeaderChangeMessage']
 
-_F0 = _Packer('>i')
-_F1 = _Packer('>i16s')
-_F2 = _Packer('>hi')
+_F_i = _Packer('>i')
+_F_iu = _Packer('>i16s')
+_F_hi = _Packer('>hi')
 
 
 class LeaderChangeMessage(Struct):
@@ -72,13 +72,13 @@ class LeaderChangeMessage(Struct):
     _FIELDS = ('version', 'leader_id', 'voters', 'granting_voters', )
 
     version: int
-    """int16, versions 0+."""
+    """Schema version of this control record, carried inside it. (int16, versions 0+)"""
     leader_id: int
-    """int32, versions 0+."""
+    """Node id of the leader that wrote this record at the start of its epoch. (int32, versions 0+)"""
     voters: list[LeaderChangeMessage.Voter]
-    """[]Voter, versions 0+."""
+    """Every voter of the quorum when this leader took over. ([]Voter, versions 0+)"""
     granting_voters: list[LeaderChangeMessage.Voter]
-    """[]Voter, versions 0+."""
+    """The voters whose votes elected this leader. ([]Voter, versions 0+)"""
 
     class Voter(Struct):
         """The Voter struct of LeaderChangeMessage.
@@ -93,9 +93,9 @@ class LeaderChangeMessage(Struct):
         _FIELDS = ('voter_id', 'voter_directory_id', )
 
         voter_id: int
-        """int32, versions 0+."""
+        """Node id of the voter. (int32, versions 0+)"""
         voter_directory_id: Uuid
-        """uuid, versions 1+."""
+        """Log directory id of the voter (KIP-853). (uuid, versions 1+)"""
 
         def __init__(
             self,
@@ -124,17 +124,17 @@ class LeaderChangeMessage(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_LeaderChangeMessage_Voter_0: tuple[FieldEntry, ...] = (('VoterDirectoryId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_LeaderChangeMessage_Voter_1: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_LeaderChangeMessage_Voter_2: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
-_T_d_LeaderChangeMessage_Voter_3: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
-_T_e_LeaderChangeMessage_4: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LeaderId', 4, 'i'), )), ('Voters', True, ()), ('GrantingVoters', True, ()), ('<tagged fields>', False, ()), )
-_T_d_LeaderChangeMessage_5: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LeaderId', 4, 'i'), )), ('Voters', True, ()), ('GrantingVoters', True, ()), ('<tagged fields>', False, ()), )
-_T_e_LeaderChangeMessage_6: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LeaderId', 4, 'i'), )), ('Voters', True, ()), ('GrantingVoters', True, ()), ('<tagged fields>', False, ()), )
-_T_d_LeaderChangeMessage_7: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LeaderId', 4, 'i'), )), ('Voters', True, ()), ('GrantingVoters', True, ()), ('<tagged fields>', False, ()), )
+_T_e_LeaderChangeMessage_Voter_v0: tuple[FieldEntry, ...] = (('VoterDirectoryId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_LeaderChangeMessage_Voter_v0: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_LeaderChangeMessage_Voter_v1: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
+_T_d_LeaderChangeMessage_Voter_v1: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
+_T_e_LeaderChangeMessage_v0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LeaderId', 4, 'i'), )), ('Voters', True, ()), ('GrantingVoters', True, ()), ('<tagged fields>', False, ()), )
+_T_d_LeaderChangeMessage_v0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LeaderId', 4, 'i'), )), ('Voters', True, ()), ('GrantingVoters', True, ()), ('<tagged fields>', False, ()), )
+_T_e_LeaderChangeMessage_v1: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LeaderId', 4, 'i'), )), ('Voters', True, ()), ('GrantingVoters', True, ()), ('<tagged fields>', False, ()), )
+_T_d_LeaderChangeMessage_v1: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LeaderId', 4, 'i'), )), ('Voters', True, ()), ('GrantingVoters', True, ()), ('<tagged fields>', False, ()), )
 
 
-def _e_LeaderChangeMessage_Voter_0(o: LeaderChangeMessage.Voter, out: bytearray) -> None:
+def _e_LeaderChangeMessage_Voter_v0(o: LeaderChangeMessage.Voter, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -142,24 +142,24 @@ def _e_LeaderChangeMessage_Voter_0(o: LeaderChangeMessage.Voter, out: bytearray)
         if o.voter_directory_id != ZERO_UUID:
             raise absent_field(0)
         f = 1
-        out += _F0.pack(o.voter_id)
+        out += _F_i.pack(o.voter_id)
         f = 2
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_LeaderChangeMessage_Voter_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_LeaderChangeMessage_Voter_v0, f, i) from None
 
 
-def _d_LeaderChangeMessage_Voter_1(buf: bytes, pos: int) -> tuple[LeaderChangeMessage.Voter, int]:
+def _d_LeaderChangeMessage_Voter_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMessage.Voter, int]:
     o = new_struct(LeaderChangeMessage.Voter)
     f = 0
     i = -1
     try:
         o.voter_directory_id = ZERO_UUID
         f = 0
-        o.voter_id, = _F0.unpack_from(buf, pos)
+        o.voter_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         if buf[pos] == 0:
@@ -168,32 +168,32 @@ def _d_LeaderChangeMessage_Voter_1(buf: bytes, pos: int) -> tuple[LeaderChangeMe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_LeaderChangeMessage_Voter_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_LeaderChangeMessage_Voter_v0, f, i) from None
     return o, pos
 
 
-def _e_LeaderChangeMessage_Voter_2(o: LeaderChangeMessage.Voter, out: bytearray) -> None:
+def _e_LeaderChangeMessage_Voter_v1(o: LeaderChangeMessage.Voter, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F1.pack(o.voter_id, o.voter_directory_id.bytes)
+        out += _F_iu.pack(o.voter_id, o.voter_directory_id.bytes)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_LeaderChangeMessage_Voter_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_LeaderChangeMessage_Voter_v1, f, i) from None
 
 
-def _d_LeaderChangeMessage_Voter_3(buf: bytes, pos: int) -> tuple[LeaderChangeMessage.Voter, int]:
+def _d_LeaderChangeMessage_Voter_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMessage.Voter, int]:
     o = new_struct(LeaderChangeMessage.Voter)
     f = 0
     i = -1
     try:
         f = 0
-        o.voter_id, u1, = _F1.unpack_from(buf, pos)
+        o.voter_id, u1, = _F_iu.unpack_from(buf, pos)
         o.voter_directory_id = uuid_from_wire(u1)
         pos += 20
         f = 1
@@ -203,27 +203,27 @@ def _d_LeaderChangeMessage_Voter_3(buf: bytes, pos: int) -> tuple[LeaderChangeMe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_LeaderChangeMessage_Voter_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_LeaderChangeMessage_Voter_v1, f, i) from None
     return o, pos
 
 
-def _e_LeaderChangeMessage_4(o: LeaderChangeMessage, out: bytearray) -> None:
+def _e_LeaderChangeMessage_v0(o: LeaderChangeMessage, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F2.pack(o.version, o.leader_id)
+        out += _F_hi.pack(o.version, o.leader_id)
         f = 1
         v_voters = o.voters
         write_array_length(out, len(v_voters), True)
         for i, item_voters in enumerate(v_voters):
-            _e_LeaderChangeMessage_Voter_0(item_voters, out)
+            _e_LeaderChangeMessage_Voter_v0(item_voters, out)
         i = -1
         f = 2
         v_granting_voters = o.granting_voters
         write_array_length(out, len(v_granting_voters), True)
         for i, item_granting_voters in enumerate(v_granting_voters):
-            _e_LeaderChangeMessage_Voter_0(item_granting_voters, out)
+            _e_LeaderChangeMessage_Voter_v0(item_granting_voters, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
@@ -231,16 +231,16 @@ def _e_LeaderChangeMessage_4(o: LeaderChangeMessage, out: bytearray) -> None:
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_LeaderChangeMessage_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_LeaderChangeMessage_v0, f, i) from None
 
 
-def _d_LeaderChangeMessage_5(buf: bytes, pos: int) -> tuple[LeaderChangeMessage, int]:
+def _d_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMessage, int]:
     o = new_struct(LeaderChangeMessage)
     f = 0
     i = -1
     try:
         f = 0
-        o.version, o.leader_id, = _F2.unpack_from(buf, pos)
+        o.version, o.leader_id, = _F_hi.unpack_from(buf, pos)
         pos += 6
         f = 1
         i = -1
@@ -256,7 +256,7 @@ def _d_LeaderChangeMessage_5(buf: bytes, pos: int) -> tuple[LeaderChangeMessage,
         else:
             items_voters = []
             for i in range(n):
-                item_voters, pos = _d_LeaderChangeMessage_Voter_1(buf, pos)
+                item_voters, pos = _d_LeaderChangeMessage_Voter_v0(buf, pos)
                 items_voters.append(item_voters)
             o.voters = items_voters
             i = -1
@@ -274,7 +274,7 @@ def _d_LeaderChangeMessage_5(buf: bytes, pos: int) -> tuple[LeaderChangeMessage,
         else:
             items_granting_voters = []
             for i in range(n):
-                item_granting_voters, pos = _d_LeaderChangeMessage_Voter_1(buf, pos)
+                item_granting_voters, pos = _d_LeaderChangeMessage_Voter_v0(buf, pos)
                 items_granting_voters.append(item_granting_voters)
             o.granting_voters = items_granting_voters
             i = -1
@@ -285,27 +285,27 @@ def _d_LeaderChangeMessage_5(buf: bytes, pos: int) -> tuple[LeaderChangeMessage,
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_LeaderChangeMessage_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_LeaderChangeMessage_v0, f, i) from None
     return o, pos
 
 
-def _e_LeaderChangeMessage_6(o: LeaderChangeMessage, out: bytearray) -> None:
+def _e_LeaderChangeMessage_v1(o: LeaderChangeMessage, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F2.pack(o.version, o.leader_id)
+        out += _F_hi.pack(o.version, o.leader_id)
         f = 1
         v_voters = o.voters
         write_array_length(out, len(v_voters), True)
         for i, item_voters in enumerate(v_voters):
-            _e_LeaderChangeMessage_Voter_2(item_voters, out)
+            _e_LeaderChangeMessage_Voter_v1(item_voters, out)
         i = -1
         f = 2
         v_granting_voters = o.granting_voters
         write_array_length(out, len(v_granting_voters), True)
         for i, item_granting_voters in enumerate(v_granting_voters):
-            _e_LeaderChangeMessage_Voter_2(item_granting_voters, out)
+            _e_LeaderChangeMessage_Voter_v1(item_granting_voters, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
@@ -313,16 +313,16 @@ def _e_LeaderChangeMessage_6(o: LeaderChangeMessage, out: bytearray) -> None:
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_LeaderChangeMessage_6, f, i) from None
+        raise encode_failure(exc, o, _T_e_LeaderChangeMessage_v1, f, i) from None
 
 
-def _d_LeaderChangeMessage_7(buf: bytes, pos: int) -> tuple[LeaderChangeMessage, int]:
+def _d_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMessage, int]:
     o = new_struct(LeaderChangeMessage)
     f = 0
     i = -1
     try:
         f = 0
-        o.version, o.leader_id, = _F2.unpack_from(buf, pos)
+        o.version, o.leader_id, = _F_hi.unpack_from(buf, pos)
         pos += 6
         f = 1
         i = -1
@@ -338,7 +338,7 @@ def _d_LeaderChangeMessage_7(buf: bytes, pos: int) -> tuple[LeaderChangeMessage,
         else:
             items_voters = []
             for i in range(n):
-                item_voters, pos = _d_LeaderChangeMessage_Voter_3(buf, pos)
+                item_voters, pos = _d_LeaderChangeMessage_Voter_v1(buf, pos)
                 items_voters.append(item_voters)
             o.voters = items_voters
             i = -1
@@ -356,7 +356,7 @@ def _d_LeaderChangeMessage_7(buf: bytes, pos: int) -> tuple[LeaderChangeMessage,
         else:
             items_granting_voters = []
             for i in range(n):
-                item_granting_voters, pos = _d_LeaderChangeMessage_Voter_3(buf, pos)
+                item_granting_voters, pos = _d_LeaderChangeMessage_Voter_v1(buf, pos)
                 items_granting_voters.append(item_granting_voters)
             o.granting_voters = items_granting_voters
             i = -1
@@ -367,11 +367,11 @@ def _d_LeaderChangeMessage_7(buf: bytes, pos: int) -> tuple[LeaderChangeMessage,
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_LeaderChangeMessage_7, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_LeaderChangeMessage_v1, f, i) from None
     return o, pos
 
 
-LeaderChangeMessage._ENCODERS = {0: _e_LeaderChangeMessage_4, 1: _e_LeaderChangeMessage_6}
-LeaderChangeMessage._DECODERS = {0: _d_LeaderChangeMessage_5, 1: _d_LeaderChangeMessage_7}
-LeaderChangeMessage.Voter._ENCODERS = {0: _e_LeaderChangeMessage_Voter_0, 1: _e_LeaderChangeMessage_Voter_2}
-LeaderChangeMessage.Voter._DECODERS = {0: _d_LeaderChangeMessage_Voter_1, 1: _d_LeaderChangeMessage_Voter_3}
+LeaderChangeMessage._ENCODERS = {0: _e_LeaderChangeMessage_v0, 1: _e_LeaderChangeMessage_v1}
+LeaderChangeMessage._DECODERS = {0: _d_LeaderChangeMessage_v0, 1: _d_LeaderChangeMessage_v1}
+LeaderChangeMessage.Voter._ENCODERS = {0: _e_LeaderChangeMessage_Voter_v0, 1: _e_LeaderChangeMessage_Voter_v1}
+LeaderChangeMessage.Voter._DECODERS = {0: _d_LeaderChangeMessage_Voter_v0, 1: _d_LeaderChangeMessage_Voter_v1}

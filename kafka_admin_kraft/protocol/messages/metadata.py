@@ -53,15 +53,15 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['MetadataRequest', 'MetadataResponse']
 
-_F0 = _Packer('>16s')
-_F1 = _Packer('>?')
-_F2 = _Packer('>???')
-_F3 = _Packer('>??')
-_F4 = _Packer('>i')
-_F5 = _Packer('>hii')
-_F6 = _Packer('>hiii')
-_F7 = _Packer('>h')
-_F8 = _Packer('>16s?')
+_F_u = _Packer('>16s')
+_F_o = _Packer('>?')
+_F_ooo = _Packer('>???')
+_F_oo = _Packer('>??')
+_F_i = _Packer('>i')
+_F_hii = _Packer('>hii')
+_F_hiii = _Packer('>hiii')
+_F_h = _Packer('>h')
+_F_uo = _Packer('>16s?')
 
 
 class MetadataRequest(Struct):
@@ -76,20 +76,21 @@ class MetadataRequest(Struct):
     FLEXIBLE_FROM = 9
     KIND = 'request'
     API_KEY = 3
+    LISTENERS = ('broker',)
     HEADER_VERSIONS = {0: 1, 1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1, 8: 1, 9: 2, 10: 2, 11: 2, 12: 2, 13: 2}
     _FIELDS = ('topics', 'allow_auto_topic_creation', 'include_cluster_authorized_operations', 'include_topic_authorized_operations', )
 
     topics: list[MetadataRequest.MetadataRequestTopic] | None
-    """[]MetadataRequestTopic, versions 0+; nullable 1+."""
+    """Topics to describe; from v1 null means all and empty means none (v0: empty means all). ([]MetadataRequestTopic, versions 0+; nullable 1+)"""
     allow_auto_topic_creation: bool
-    """bool, versions 4+; default true."""
+    """True to let the broker create missing topics, if its own settings allow it. (bool, versions 4+; default true)"""
     include_cluster_authorized_operations: bool
-    """bool, versions 8-10."""
+    """v8-10: true to get the cluster operations the caller may perform (later: DescribeCluster). (bool, versions 8-10)"""
     include_topic_authorized_operations: bool
-    """bool, versions 8+."""
+    """True to get, per topic, the operations the caller may perform. (bool, versions 8+)"""
 
     class MetadataRequestTopic(Struct):
-        """The MetadataRequestTopic struct of MetadataRequest.
+        """Topics to describe; from v1 null means all and empty means none (v0: empty means all).
 
         Used in versions 0-13; flexible versions: 9+.
         """
@@ -101,9 +102,9 @@ class MetadataRequest(Struct):
         _FIELDS = ('topic_id', 'name', )
 
         topic_id: Uuid
-        """uuid, versions 10+; ignorable."""
+        """Id of the topic to describe (KIP-516); brokers honour it from v12. (uuid, versions 10+; ignorable)"""
         name: str | None
-        """string, versions 0+; nullable 10+."""
+        """Name of the topic to describe; null when asking by id (v12+). (string, versions 0+; nullable 10+)"""
 
         def __init__(
             self,
@@ -133,7 +134,7 @@ class MetadataRequest(Struct):
 
 
 class MetadataResponse(Struct):
-    """The MetadataResponse struct of MetadataResponse.
+    """Metadata (API 3): brokers, controller and topics, as seen by a broker; flexible from v9.
 
     Used in versions 0-13; flexible versions: 9+.
     """
@@ -148,22 +149,22 @@ class MetadataResponse(Struct):
     _FIELDS = ('throttle_time_ms', 'brokers', 'cluster_id', 'controller_id', 'topics', 'cluster_authorized_operations', 'error_code', )
 
     throttle_time_ms: int
-    """int32, versions 3+; ignorable."""
+    """Time in ms the answer was held back by a quota; 0 if it was not throttled. (int32, versions 3+; ignorable)"""
     brokers: list[MetadataResponse.MetadataResponseBroker]
-    """[]MetadataResponseBroker, versions 0+."""
+    """The live brokers the answering broker knows of. ([]MetadataResponseBroker, versions 0+)"""
     cluster_id: str | None
-    """string, versions 2+; nullable 2+; ignorable; default null."""
+    """Id of the answering broker's cluster. (string, versions 2+; nullable 2+; ignorable; default null)"""
     controller_id: int
-    """int32, versions 1+; ignorable; default -1."""
+    """Node clients treat as the controller; KRaft brokers name a random live broker. (int32, versions 1+; ignorable; default -1)"""
     topics: list[MetadataResponse.MetadataResponseTopic]
-    """[]MetadataResponseTopic, versions 0+."""
+    """One entry per described topic. ([]MetadataResponseTopic, versions 0+)"""
     cluster_authorized_operations: int
-    """int32, versions 8-10; default -2147483648."""
+    """v8-10: bit set of cluster operations the caller may perform; later see DescribeCluster. (int32, versions 8-10; default -2147483648)"""
     error_code: int
-    """int16, versions 13+; ignorable."""
+    """Error for the request as a whole; 0 if none. (int16, versions 13+; ignorable)"""
 
     class MetadataResponseBroker(Struct):
-        """The MetadataResponseBroker struct of MetadataResponse.
+        """The live brokers the answering broker knows of.
 
         Used in versions 0-13; flexible versions: 9+.
         """
@@ -175,13 +176,13 @@ class MetadataResponse(Struct):
         _FIELDS = ('node_id', 'host', 'port', 'rack', )
 
         node_id: int
-        """int32, versions 0+."""
+        """Node id of the broker. (int32, versions 0+)"""
         host: str
-        """string, versions 0+."""
+        """Host name or IP address of the broker's listener. (string, versions 0+)"""
         port: int
-        """int32, versions 0+."""
+        """TCP port of the broker's listener. (int32, versions 0+)"""
         rack: str | None
-        """string, versions 1+; nullable 1+; ignorable; default null."""
+        """The broker's broker.rack setting, or null if unset. (string, versions 1+; nullable 1+; ignorable; default null)"""
 
         def __init__(
             self,
@@ -199,7 +200,7 @@ class MetadataResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class MetadataResponseTopic(Struct):
-        """The MetadataResponseTopic struct of MetadataResponse.
+        """One entry per described topic.
 
         Used in versions 0-13; flexible versions: 9+.
         """
@@ -211,17 +212,17 @@ class MetadataResponse(Struct):
         _FIELDS = ('error_code', 'name', 'topic_id', 'is_internal', 'partitions', 'topic_authorized_operations', )
 
         error_code: int
-        """int16, versions 0+."""
+        """Error for this topic, e.g. UNKNOWN_TOPIC_OR_PARTITION; 0 if none. (int16, versions 0+)"""
         name: str | None
-        """string, versions 0+; nullable 12+."""
+        """Name of the topic; null only for an unknown topic asked for by id. (string, versions 0+; nullable 12+)"""
         topic_id: Uuid
-        """uuid, versions 10+; ignorable."""
+        """Id of the topic; all zeros only for an unknown topic asked for by name. (uuid, versions 10+; ignorable)"""
         is_internal: bool
-        """bool, versions 1+; ignorable; default false."""
+        """True for a topic Kafka runs itself, such as __consumer_offsets. (bool, versions 1+; ignorable; default false)"""
         partitions: list[MetadataResponse.MetadataResponsePartition]
-        """[]MetadataResponsePartition, versions 0+."""
+        """The topic's partitions. ([]MetadataResponsePartition, versions 0+)"""
         topic_authorized_operations: int
-        """int32, versions 8+; default -2147483648."""
+        """Bit set of topic operations the caller may perform; INT32_MIN when not asked for. (int32, versions 8+; default -2147483648)"""
 
         def __init__(
             self,
@@ -243,7 +244,7 @@ class MetadataResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class MetadataResponsePartition(Struct):
-        """The MetadataResponsePartition struct of MetadataResponse.
+        """The topic's partitions.
 
         Used in versions 0-13; flexible versions: 9+.
         """
@@ -255,19 +256,19 @@ class MetadataResponse(Struct):
         _FIELDS = ('error_code', 'partition_index', 'leader_id', 'leader_epoch', 'replica_nodes', 'isr_nodes', 'offline_replicas', )
 
         error_code: int
-        """int16, versions 0+."""
+        """Error for this partition, e.g. LEADER_NOT_AVAILABLE; 0 if none. (int16, versions 0+)"""
         partition_index: int
-        """int32, versions 0+."""
+        """Partition number within the topic. (int32, versions 0+)"""
         leader_id: int
-        """int32, versions 0+."""
+        """Broker id of the partition leader, -1 if it has none. (int32, versions 0+)"""
         leader_epoch: int
-        """int32, versions 7+; ignorable; default -1."""
+        """Leader epoch of the partition, -1 if unknown. (int32, versions 7+; ignorable; default -1)"""
         replica_nodes: list[int]
-        """[]int32, versions 0+."""
+        """Broker ids of every replica of the partition. ([]int32, versions 0+)"""
         isr_nodes: list[int]
-        """[]int32, versions 0+."""
+        """Broker ids of the replicas in sync with the leader (the ISR). ([]int32, versions 0+)"""
         offline_replicas: list[int]
-        """[]int32, versions 5+; ignorable."""
+        """Broker ids of replicas whose log directory is offline. ([]int32, versions 5+; ignorable)"""
 
         def __init__(
             self,
@@ -312,117 +313,117 @@ class MetadataResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_MetadataRequest_MetadataRequestTopic_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataRequest_MetadataRequestTopic_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_MetadataRequestTopic_2: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_MetadataRequestTopic_3: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_MetadataRequestTopic_4: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_MetadataRequestTopic_5: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_MetadataRequestTopic_6: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_MetadataRequestTopic_7: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_MetadataRequestTopic_8: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_MetadataRequestTopic_9: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_MetadataRequestTopic_10: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataRequest_MetadataRequestTopic_11: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_MetadataRequestTopic_12: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Name', False, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataRequest_MetadataRequestTopic_13: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Name', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_14: tuple[FieldEntry, ...] = (('AllowAutoTopicCreation', False, ()), ('IncludeClusterAuthorizedOperations', False, ()), ('IncludeTopicAuthorizedOperations', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataRequest_15: tuple[FieldEntry, ...] = (('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_16: tuple[FieldEntry, ...] = (('AllowAutoTopicCreation', False, ()), ('IncludeClusterAuthorizedOperations', False, ()), ('IncludeTopicAuthorizedOperations', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataRequest_17: tuple[FieldEntry, ...] = (('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_18: tuple[FieldEntry, ...] = (('AllowAutoTopicCreation', False, ()), ('IncludeClusterAuthorizedOperations', False, ()), ('IncludeTopicAuthorizedOperations', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_19: tuple[FieldEntry, ...] = (('AllowAutoTopicCreation', False, ()), ('IncludeClusterAuthorizedOperations', False, ()), ('IncludeTopicAuthorizedOperations', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_20: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, ()), ('IncludeTopicAuthorizedOperations', False, ()), ('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_MetadataRequest_21: tuple[FieldEntry, ...] = (('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_22: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, ()), ('IncludeTopicAuthorizedOperations', False, ()), ('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_23: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, ()), ('IncludeTopicAuthorizedOperations', False, ()), ('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_24: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, ()), ('IncludeTopicAuthorizedOperations', False, ()), ('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_25: tuple[FieldEntry, ...] = (('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeClusterAuthorizedOperations', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_MetadataRequest_26: tuple[FieldEntry, ...] = (('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeClusterAuthorizedOperations', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_27: tuple[FieldEntry, ...] = (('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeClusterAuthorizedOperations', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_MetadataRequest_28: tuple[FieldEntry, ...] = (('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeClusterAuthorizedOperations', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_29: tuple[FieldEntry, ...] = (('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeClusterAuthorizedOperations', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_MetadataRequest_30: tuple[FieldEntry, ...] = (('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeClusterAuthorizedOperations', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_31: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, ()), ('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_MetadataRequest_32: tuple[FieldEntry, ...] = (('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_33: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, ()), ('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_MetadataRequest_34: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, ()), ('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseBroker_0: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_MetadataResponseBroker_1: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseBroker_2: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_MetadataResponseBroker_3: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseBroker_4: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseBroker_5: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseBroker_6: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseBroker_7: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseBroker_8: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseBroker_9: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseBroker_10: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseBroker_11: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_MetadataResponseBroker_12: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponsePartition_13: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_MetadataResponsePartition_14: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponsePartition_15: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponsePartition_16: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponsePartition_17: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponsePartition_18: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponsePartition_19: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('OfflineReplicas', True, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_MetadataResponsePartition_20: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('OfflineReplicas', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponsePartition_21: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('OfflineReplicas', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponsePartition_22: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('OfflineReplicas', True, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_MetadataResponsePartition_23: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('OfflineReplicas', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponsePartition_24: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('OfflineReplicas', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponsePartition_25: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('OfflineReplicas', True, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_MetadataResponsePartition_26: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('OfflineReplicas', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseTopic_27: tuple[FieldEntry, ...] = (('TopicAuthorizedOperations', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_MetadataResponseTopic_28: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseTopic_29: tuple[FieldEntry, ...] = (('TopicAuthorizedOperations', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_MetadataResponseTopic_30: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseTopic_31: tuple[FieldEntry, ...] = (('TopicAuthorizedOperations', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseTopic_32: tuple[FieldEntry, ...] = (('TopicAuthorizedOperations', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseTopic_33: tuple[FieldEntry, ...] = (('TopicAuthorizedOperations', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseTopic_34: tuple[FieldEntry, ...] = (('TopicAuthorizedOperations', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_MetadataResponseTopic_35: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseTopic_36: tuple[FieldEntry, ...] = (('TopicAuthorizedOperations', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseTopic_37: tuple[FieldEntry, ...] = (('TopicAuthorizedOperations', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_MetadataResponseTopic_38: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseTopic_39: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('TopicAuthorizedOperations', False, (('TopicAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_MetadataResponseTopic_40: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('TopicAuthorizedOperations', False, (('TopicAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseTopic_41: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('TopicAuthorizedOperations', False, (('TopicAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_MetadataResponseTopic_42: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('TopicAuthorizedOperations', False, (('TopicAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseTopic_43: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('TopicId', False, (('TopicId', 16, '16s'), ('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('TopicAuthorizedOperations', False, (('TopicAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_MetadataResponseTopic_44: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('TopicId', False, (('TopicId', 16, '16s'), ('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('TopicAuthorizedOperations', False, (('TopicAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_MetadataResponseTopic_45: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('TopicId', False, (('TopicId', 16, '16s'), ('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('TopicAuthorizedOperations', False, (('TopicAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_MetadataResponseTopic_46: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('TopicId', False, (('TopicId', 16, '16s'), ('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('TopicAuthorizedOperations', False, (('TopicAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_47: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('Brokers', True, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_48: tuple[FieldEntry, ...] = (('Brokers', True, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_49: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('Brokers', True, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_50: tuple[FieldEntry, ...] = (('Brokers', True, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_51: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_52: tuple[FieldEntry, ...] = (('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_53: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_54: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_55: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_56: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_57: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_58: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_59: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_60: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_61: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_62: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_63: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_64: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_65: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_66: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_67: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_68: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_69: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_70: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_MetadataResponse_71: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_MetadataResponse_72: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_MetadataRequestTopic_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataRequest_MetadataRequestTopic_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_MetadataRequestTopic_v1: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_MetadataRequestTopic_v2: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_MetadataRequestTopic_v3: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_MetadataRequestTopic_v4: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_MetadataRequestTopic_v5: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_MetadataRequestTopic_v6: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_MetadataRequestTopic_v7: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_MetadataRequestTopic_v8: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_MetadataRequestTopic_v9: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataRequest_MetadataRequestTopic_v9: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_MetadataRequestTopic_v10: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Name', False, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataRequest_MetadataRequestTopic_v10: tuple[FieldEntry, ...] = (('TopicId', False, (('TopicId', 16, '16s'), )), ('Name', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_v0: tuple[FieldEntry, ...] = (('AllowAutoTopicCreation', False, ()), ('IncludeClusterAuthorizedOperations', False, ()), ('IncludeTopicAuthorizedOperations', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataRequest_v0: tuple[FieldEntry, ...] = (('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_v1: tuple[FieldEntry, ...] = (('AllowAutoTopicCreation', False, ()), ('IncludeClusterAuthorizedOperations', False, ()), ('IncludeTopicAuthorizedOperations', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataRequest_v1: tuple[FieldEntry, ...] = (('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_v2: tuple[FieldEntry, ...] = (('AllowAutoTopicCreation', False, ()), ('IncludeClusterAuthorizedOperations', False, ()), ('IncludeTopicAuthorizedOperations', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_v3: tuple[FieldEntry, ...] = (('AllowAutoTopicCreation', False, ()), ('IncludeClusterAuthorizedOperations', False, ()), ('IncludeTopicAuthorizedOperations', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_v4: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, ()), ('IncludeTopicAuthorizedOperations', False, ()), ('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_MetadataRequest_v4: tuple[FieldEntry, ...] = (('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_v5: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, ()), ('IncludeTopicAuthorizedOperations', False, ()), ('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_v6: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, ()), ('IncludeTopicAuthorizedOperations', False, ()), ('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_v7: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, ()), ('IncludeTopicAuthorizedOperations', False, ()), ('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_v8: tuple[FieldEntry, ...] = (('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeClusterAuthorizedOperations', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_MetadataRequest_v8: tuple[FieldEntry, ...] = (('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeClusterAuthorizedOperations', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_v9: tuple[FieldEntry, ...] = (('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeClusterAuthorizedOperations', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_MetadataRequest_v9: tuple[FieldEntry, ...] = (('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeClusterAuthorizedOperations', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_v10: tuple[FieldEntry, ...] = (('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeClusterAuthorizedOperations', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_MetadataRequest_v10: tuple[FieldEntry, ...] = (('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeClusterAuthorizedOperations', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_v11: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, ()), ('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_MetadataRequest_v11: tuple[FieldEntry, ...] = (('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_v12: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, ()), ('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataRequest_v13: tuple[FieldEntry, ...] = (('IncludeClusterAuthorizedOperations', False, ()), ('Topics', True, ()), ('AllowAutoTopicCreation', False, (('AllowAutoTopicCreation', 1, '?'), ('IncludeTopicAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseBroker_v0: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_MetadataResponseBroker_v0: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseBroker_v1: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_MetadataResponseBroker_v1: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseBroker_v2: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseBroker_v3: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseBroker_v4: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseBroker_v5: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseBroker_v6: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseBroker_v7: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseBroker_v8: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseBroker_v9: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_MetadataResponseBroker_v9: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('Rack', False, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponsePartition_v0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_MetadataResponsePartition_v0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponsePartition_v1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponsePartition_v2: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponsePartition_v3: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponsePartition_v4: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponsePartition_v5: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('OfflineReplicas', True, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_MetadataResponsePartition_v5: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('OfflineReplicas', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponsePartition_v6: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('OfflineReplicas', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponsePartition_v7: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('OfflineReplicas', True, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_MetadataResponsePartition_v7: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('OfflineReplicas', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponsePartition_v8: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('OfflineReplicas', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponsePartition_v9: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('OfflineReplicas', True, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_MetadataResponsePartition_v9: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), ('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('ReplicaNodes', True, ()), ('IsrNodes', True, ()), ('OfflineReplicas', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseTopic_v0: tuple[FieldEntry, ...] = (('TopicAuthorizedOperations', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_MetadataResponseTopic_v0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseTopic_v1: tuple[FieldEntry, ...] = (('TopicAuthorizedOperations', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_MetadataResponseTopic_v1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseTopic_v2: tuple[FieldEntry, ...] = (('TopicAuthorizedOperations', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseTopic_v3: tuple[FieldEntry, ...] = (('TopicAuthorizedOperations', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseTopic_v4: tuple[FieldEntry, ...] = (('TopicAuthorizedOperations', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseTopic_v5: tuple[FieldEntry, ...] = (('TopicAuthorizedOperations', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_MetadataResponseTopic_v5: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseTopic_v6: tuple[FieldEntry, ...] = (('TopicAuthorizedOperations', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseTopic_v7: tuple[FieldEntry, ...] = (('TopicAuthorizedOperations', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_MetadataResponseTopic_v7: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseTopic_v8: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('TopicAuthorizedOperations', False, (('TopicAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_MetadataResponseTopic_v8: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('TopicAuthorizedOperations', False, (('TopicAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseTopic_v9: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('TopicAuthorizedOperations', False, (('TopicAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_MetadataResponseTopic_v9: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('IsInternal', False, (('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('TopicAuthorizedOperations', False, (('TopicAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseTopic_v10: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('TopicId', False, (('TopicId', 16, '16s'), ('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('TopicAuthorizedOperations', False, (('TopicAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_MetadataResponseTopic_v10: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('TopicId', False, (('TopicId', 16, '16s'), ('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('TopicAuthorizedOperations', False, (('TopicAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_MetadataResponseTopic_v12: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('TopicId', False, (('TopicId', 16, '16s'), ('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('TopicAuthorizedOperations', False, (('TopicAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_MetadataResponseTopic_v12: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Name', False, ()), ('TopicId', False, (('TopicId', 16, '16s'), ('IsInternal', 1, '?'), )), ('Partitions', True, ()), ('TopicAuthorizedOperations', False, (('TopicAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_v0: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('Brokers', True, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_v0: tuple[FieldEntry, ...] = (('Brokers', True, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_v1: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('Brokers', True, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_v1: tuple[FieldEntry, ...] = (('Brokers', True, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_v2: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_v2: tuple[FieldEntry, ...] = (('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_v3: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_v3: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_v4: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_v5: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_v5: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_v6: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_v7: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_v7: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_v8: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_v8: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_v9: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_v9: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_v10: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_v10: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('ClusterAuthorizedOperations', False, (('ClusterAuthorizedOperations', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_v11: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_v11: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_v12: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_v12: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_MetadataResponse_v13: tuple[FieldEntry, ...] = (('ClusterAuthorizedOperations', False, ()), ('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_MetadataResponse_v13: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), )), ('Brokers', True, ()), ('ClusterId', False, ()), ('ControllerId', False, (('ControllerId', 4, 'i'), )), ('Topics', True, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_MetadataRequest_MetadataRequestTopic_0(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
+def _e_MetadataRequest_MetadataRequestTopic_v0(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -432,10 +433,10 @@ def _e_MetadataRequest_MetadataRequestTopic_0(o: MetadataRequest.MetadataRequest
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v0, f, i) from None
 
 
-def _d_MetadataRequest_MetadataRequestTopic_1(buf: bytes, pos: int) -> tuple[MetadataRequest.MetadataRequestTopic, int]:
+def _d_MetadataRequest_MetadataRequestTopic_v0(buf: bytes, pos: int) -> tuple[MetadataRequest.MetadataRequestTopic, int]:
     o = new_struct(MetadataRequest.MetadataRequestTopic)
     f = 0
     i = -1
@@ -446,11 +447,11 @@ def _d_MetadataRequest_MetadataRequestTopic_1(buf: bytes, pos: int) -> tuple[Met
         f = 1
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_MetadataRequestTopic_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_MetadataRequestTopic_v0, f, i) from None
     return o, pos
 
 
-def _e_MetadataRequest_MetadataRequestTopic_2(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
+def _e_MetadataRequest_MetadataRequestTopic_v1(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -460,10 +461,10 @@ def _e_MetadataRequest_MetadataRequestTopic_2(o: MetadataRequest.MetadataRequest
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v1, f, i) from None
 
 
-def _e_MetadataRequest_MetadataRequestTopic_3(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
+def _e_MetadataRequest_MetadataRequestTopic_v2(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -473,10 +474,10 @@ def _e_MetadataRequest_MetadataRequestTopic_3(o: MetadataRequest.MetadataRequest
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_3, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v2, f, i) from None
 
 
-def _e_MetadataRequest_MetadataRequestTopic_4(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
+def _e_MetadataRequest_MetadataRequestTopic_v3(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -486,10 +487,10 @@ def _e_MetadataRequest_MetadataRequestTopic_4(o: MetadataRequest.MetadataRequest
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 3')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v3, f, i) from None
 
 
-def _e_MetadataRequest_MetadataRequestTopic_5(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
+def _e_MetadataRequest_MetadataRequestTopic_v4(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -499,10 +500,10 @@ def _e_MetadataRequest_MetadataRequestTopic_5(o: MetadataRequest.MetadataRequest
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_5, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v4, f, i) from None
 
 
-def _e_MetadataRequest_MetadataRequestTopic_6(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
+def _e_MetadataRequest_MetadataRequestTopic_v5(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -512,10 +513,10 @@ def _e_MetadataRequest_MetadataRequestTopic_6(o: MetadataRequest.MetadataRequest
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_6, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v5, f, i) from None
 
 
-def _e_MetadataRequest_MetadataRequestTopic_7(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
+def _e_MetadataRequest_MetadataRequestTopic_v6(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -525,10 +526,10 @@ def _e_MetadataRequest_MetadataRequestTopic_7(o: MetadataRequest.MetadataRequest
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_7, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v6, f, i) from None
 
 
-def _e_MetadataRequest_MetadataRequestTopic_8(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
+def _e_MetadataRequest_MetadataRequestTopic_v7(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -538,10 +539,10 @@ def _e_MetadataRequest_MetadataRequestTopic_8(o: MetadataRequest.MetadataRequest
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_8, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v7, f, i) from None
 
 
-def _e_MetadataRequest_MetadataRequestTopic_9(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
+def _e_MetadataRequest_MetadataRequestTopic_v8(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -551,10 +552,10 @@ def _e_MetadataRequest_MetadataRequestTopic_9(o: MetadataRequest.MetadataRequest
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_9, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v8, f, i) from None
 
 
-def _e_MetadataRequest_MetadataRequestTopic_10(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
+def _e_MetadataRequest_MetadataRequestTopic_v9(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -566,10 +567,10 @@ def _e_MetadataRequest_MetadataRequestTopic_10(o: MetadataRequest.MetadataReques
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_10, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v9, f, i) from None
 
 
-def _d_MetadataRequest_MetadataRequestTopic_11(buf: bytes, pos: int) -> tuple[MetadataRequest.MetadataRequestTopic, int]:
+def _d_MetadataRequest_MetadataRequestTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRequest.MetadataRequestTopic, int]:
     o = new_struct(MetadataRequest.MetadataRequestTopic)
     f = 0
     i = -1
@@ -584,16 +585,16 @@ def _d_MetadataRequest_MetadataRequestTopic_11(buf: bytes, pos: int) -> tuple[Me
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_MetadataRequestTopic_11, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_MetadataRequestTopic_v9, f, i) from None
     return o, pos
 
 
-def _e_MetadataRequest_MetadataRequestTopic_12(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
+def _e_MetadataRequest_MetadataRequestTopic_v10(o: MetadataRequest.MetadataRequestTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.topic_id.bytes)
+        out += _F_u.pack(o.topic_id.bytes)
         f = 1
         write_compact_nullable_string(out, o.name)
         f = 2
@@ -602,16 +603,16 @@ def _e_MetadataRequest_MetadataRequestTopic_12(o: MetadataRequest.MetadataReques
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_12, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v10, f, i) from None
 
 
-def _d_MetadataRequest_MetadataRequestTopic_13(buf: bytes, pos: int) -> tuple[MetadataRequest.MetadataRequestTopic, int]:
+def _d_MetadataRequest_MetadataRequestTopic_v10(buf: bytes, pos: int) -> tuple[MetadataRequest.MetadataRequestTopic, int]:
     o = new_struct(MetadataRequest.MetadataRequestTopic)
     f = 0
     i = -1
     try:
         f = 0
-        u0, = _F0.unpack_from(buf, pos)
+        u0, = _F_u.unpack_from(buf, pos)
         o.topic_id = uuid_from_wire(u0)
         pos += 16
         f = 1
@@ -623,11 +624,11 @@ def _d_MetadataRequest_MetadataRequestTopic_13(buf: bytes, pos: int) -> tuple[Me
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_MetadataRequestTopic_13, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_MetadataRequestTopic_v10, f, i) from None
     return o, pos
 
 
-def _e_MetadataRequest_14(o: MetadataRequest, out: bytearray) -> None:
+def _e_MetadataRequest_v0(o: MetadataRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -646,16 +647,16 @@ def _e_MetadataRequest_14(o: MetadataRequest, out: bytearray) -> None:
             raise EncodeError('null where the field is not nullable')
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_MetadataRequest_MetadataRequestTopic_0(item_topics, out)
+            _e_MetadataRequest_MetadataRequestTopic_v0(item_topics, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_14, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_v0, f, i) from None
 
 
-def _d_MetadataRequest_15(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
+def _d_MetadataRequest_v0(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     o = new_struct(MetadataRequest)
     f = 0
     i = -1
@@ -671,18 +672,18 @@ def _d_MetadataRequest_15(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataRequest_MetadataRequestTopic_1(buf, pos)
+                item_topics, pos = _d_MetadataRequest_MetadataRequestTopic_v0(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 1
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_15, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_v0, f, i) from None
     return o, pos
 
 
-def _e_MetadataRequest_16(o: MetadataRequest, out: bytearray) -> None:
+def _e_MetadataRequest_v1(o: MetadataRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -702,16 +703,16 @@ def _e_MetadataRequest_16(o: MetadataRequest, out: bytearray) -> None:
         else:
             write_array_length(out, len(v_topics), False)
             for i, item_topics in enumerate(v_topics):
-                _e_MetadataRequest_MetadataRequestTopic_2(item_topics, out)
+                _e_MetadataRequest_MetadataRequestTopic_v1(item_topics, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_16, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_v1, f, i) from None
 
 
-def _d_MetadataRequest_17(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
+def _d_MetadataRequest_v1(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     o = new_struct(MetadataRequest)
     f = 0
     i = -1
@@ -727,18 +728,18 @@ def _d_MetadataRequest_17(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataRequest_MetadataRequestTopic_1(buf, pos)
+                item_topics, pos = _d_MetadataRequest_MetadataRequestTopic_v0(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 1
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_17, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_v1, f, i) from None
     return o, pos
 
 
-def _e_MetadataRequest_18(o: MetadataRequest, out: bytearray) -> None:
+def _e_MetadataRequest_v2(o: MetadataRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -758,16 +759,16 @@ def _e_MetadataRequest_18(o: MetadataRequest, out: bytearray) -> None:
         else:
             write_array_length(out, len(v_topics), False)
             for i, item_topics in enumerate(v_topics):
-                _e_MetadataRequest_MetadataRequestTopic_3(item_topics, out)
+                _e_MetadataRequest_MetadataRequestTopic_v2(item_topics, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_18, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_v2, f, i) from None
 
 
-def _e_MetadataRequest_19(o: MetadataRequest, out: bytearray) -> None:
+def _e_MetadataRequest_v3(o: MetadataRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -787,16 +788,16 @@ def _e_MetadataRequest_19(o: MetadataRequest, out: bytearray) -> None:
         else:
             write_array_length(out, len(v_topics), False)
             for i, item_topics in enumerate(v_topics):
-                _e_MetadataRequest_MetadataRequestTopic_4(item_topics, out)
+                _e_MetadataRequest_MetadataRequestTopic_v3(item_topics, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 3')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_19, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_v3, f, i) from None
 
 
-def _e_MetadataRequest_20(o: MetadataRequest, out: bytearray) -> None:
+def _e_MetadataRequest_v4(o: MetadataRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -813,18 +814,18 @@ def _e_MetadataRequest_20(o: MetadataRequest, out: bytearray) -> None:
         else:
             write_array_length(out, len(v_topics), False)
             for i, item_topics in enumerate(v_topics):
-                _e_MetadataRequest_MetadataRequestTopic_5(item_topics, out)
+                _e_MetadataRequest_MetadataRequestTopic_v4(item_topics, out)
         i = -1
         f = 3
-        out += _F1.pack(o.allow_auto_topic_creation)
+        out += _F_o.pack(o.allow_auto_topic_creation)
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_20, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_v4, f, i) from None
 
 
-def _d_MetadataRequest_21(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
+def _d_MetadataRequest_v4(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     o = new_struct(MetadataRequest)
     f = 0
     i = -1
@@ -839,21 +840,21 @@ def _d_MetadataRequest_21(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataRequest_MetadataRequestTopic_1(buf, pos)
+                item_topics, pos = _d_MetadataRequest_MetadataRequestTopic_v0(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 1
-        o.allow_auto_topic_creation, = _F1.unpack_from(buf, pos)
+        o.allow_auto_topic_creation, = _F_o.unpack_from(buf, pos)
         pos += 1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_21, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_v4, f, i) from None
     return o, pos
 
 
-def _e_MetadataRequest_22(o: MetadataRequest, out: bytearray) -> None:
+def _e_MetadataRequest_v5(o: MetadataRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -870,18 +871,18 @@ def _e_MetadataRequest_22(o: MetadataRequest, out: bytearray) -> None:
         else:
             write_array_length(out, len(v_topics), False)
             for i, item_topics in enumerate(v_topics):
-                _e_MetadataRequest_MetadataRequestTopic_6(item_topics, out)
+                _e_MetadataRequest_MetadataRequestTopic_v5(item_topics, out)
         i = -1
         f = 3
-        out += _F1.pack(o.allow_auto_topic_creation)
+        out += _F_o.pack(o.allow_auto_topic_creation)
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_22, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_v5, f, i) from None
 
 
-def _e_MetadataRequest_23(o: MetadataRequest, out: bytearray) -> None:
+def _e_MetadataRequest_v6(o: MetadataRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -898,18 +899,18 @@ def _e_MetadataRequest_23(o: MetadataRequest, out: bytearray) -> None:
         else:
             write_array_length(out, len(v_topics), False)
             for i, item_topics in enumerate(v_topics):
-                _e_MetadataRequest_MetadataRequestTopic_7(item_topics, out)
+                _e_MetadataRequest_MetadataRequestTopic_v6(item_topics, out)
         i = -1
         f = 3
-        out += _F1.pack(o.allow_auto_topic_creation)
+        out += _F_o.pack(o.allow_auto_topic_creation)
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_23, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_v6, f, i) from None
 
 
-def _e_MetadataRequest_24(o: MetadataRequest, out: bytearray) -> None:
+def _e_MetadataRequest_v7(o: MetadataRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -926,18 +927,18 @@ def _e_MetadataRequest_24(o: MetadataRequest, out: bytearray) -> None:
         else:
             write_array_length(out, len(v_topics), False)
             for i, item_topics in enumerate(v_topics):
-                _e_MetadataRequest_MetadataRequestTopic_8(item_topics, out)
+                _e_MetadataRequest_MetadataRequestTopic_v7(item_topics, out)
         i = -1
         f = 3
-        out += _F1.pack(o.allow_auto_topic_creation)
+        out += _F_o.pack(o.allow_auto_topic_creation)
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_24, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_v7, f, i) from None
 
 
-def _e_MetadataRequest_25(o: MetadataRequest, out: bytearray) -> None:
+def _e_MetadataRequest_v8(o: MetadataRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -948,18 +949,18 @@ def _e_MetadataRequest_25(o: MetadataRequest, out: bytearray) -> None:
         else:
             write_array_length(out, len(v_topics), False)
             for i, item_topics in enumerate(v_topics):
-                _e_MetadataRequest_MetadataRequestTopic_9(item_topics, out)
+                _e_MetadataRequest_MetadataRequestTopic_v8(item_topics, out)
         i = -1
         f = 1
-        out += _F2.pack(o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations)
+        out += _F_ooo.pack(o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations)
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_25, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_v8, f, i) from None
 
 
-def _d_MetadataRequest_26(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
+def _d_MetadataRequest_v8(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     o = new_struct(MetadataRequest)
     f = 0
     i = -1
@@ -972,21 +973,21 @@ def _d_MetadataRequest_26(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataRequest_MetadataRequestTopic_1(buf, pos)
+                item_topics, pos = _d_MetadataRequest_MetadataRequestTopic_v0(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 1
-        o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations, = _F2.unpack_from(buf, pos)
+        o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations, = _F_ooo.unpack_from(buf, pos)
         pos += 3
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_26, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_v8, f, i) from None
     return o, pos
 
 
-def _e_MetadataRequest_27(o: MetadataRequest, out: bytearray) -> None:
+def _e_MetadataRequest_v9(o: MetadataRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -997,20 +998,20 @@ def _e_MetadataRequest_27(o: MetadataRequest, out: bytearray) -> None:
         else:
             write_array_length(out, len(v_topics), True)
             for i, item_topics in enumerate(v_topics):
-                _e_MetadataRequest_MetadataRequestTopic_10(item_topics, out)
+                _e_MetadataRequest_MetadataRequestTopic_v9(item_topics, out)
         i = -1
         f = 1
-        out += _F2.pack(o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations)
+        out += _F_ooo.pack(o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations)
         f = 2
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_27, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_v9, f, i) from None
 
 
-def _d_MetadataRequest_28(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
+def _d_MetadataRequest_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     o = new_struct(MetadataRequest)
     f = 0
     i = -1
@@ -1029,12 +1030,12 @@ def _d_MetadataRequest_28(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataRequest_MetadataRequestTopic_11(buf, pos)
+                item_topics, pos = _d_MetadataRequest_MetadataRequestTopic_v9(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 1
-        o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations, = _F2.unpack_from(buf, pos)
+        o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations, = _F_ooo.unpack_from(buf, pos)
         pos += 3
         f = 2
         if buf[pos] == 0:
@@ -1043,11 +1044,11 @@ def _d_MetadataRequest_28(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_28, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_v9, f, i) from None
     return o, pos
 
 
-def _e_MetadataRequest_29(o: MetadataRequest, out: bytearray) -> None:
+def _e_MetadataRequest_v10(o: MetadataRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1058,20 +1059,20 @@ def _e_MetadataRequest_29(o: MetadataRequest, out: bytearray) -> None:
         else:
             write_array_length(out, len(v_topics), True)
             for i, item_topics in enumerate(v_topics):
-                _e_MetadataRequest_MetadataRequestTopic_12(item_topics, out)
+                _e_MetadataRequest_MetadataRequestTopic_v10(item_topics, out)
         i = -1
         f = 1
-        out += _F2.pack(o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations)
+        out += _F_ooo.pack(o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations)
         f = 2
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_29, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_v10, f, i) from None
 
 
-def _d_MetadataRequest_30(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
+def _d_MetadataRequest_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     o = new_struct(MetadataRequest)
     f = 0
     i = -1
@@ -1090,12 +1091,12 @@ def _d_MetadataRequest_30(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataRequest_MetadataRequestTopic_13(buf, pos)
+                item_topics, pos = _d_MetadataRequest_MetadataRequestTopic_v10(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 1
-        o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations, = _F2.unpack_from(buf, pos)
+        o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations, = _F_ooo.unpack_from(buf, pos)
         pos += 3
         f = 2
         if buf[pos] == 0:
@@ -1104,11 +1105,11 @@ def _d_MetadataRequest_30(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_30, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_v10, f, i) from None
     return o, pos
 
 
-def _e_MetadataRequest_31(o: MetadataRequest, out: bytearray) -> None:
+def _e_MetadataRequest_v11(o: MetadataRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1122,20 +1123,20 @@ def _e_MetadataRequest_31(o: MetadataRequest, out: bytearray) -> None:
         else:
             write_array_length(out, len(v_topics), True)
             for i, item_topics in enumerate(v_topics):
-                _e_MetadataRequest_MetadataRequestTopic_12(item_topics, out)
+                _e_MetadataRequest_MetadataRequestTopic_v10(item_topics, out)
         i = -1
         f = 2
-        out += _F3.pack(o.allow_auto_topic_creation, o.include_topic_authorized_operations)
+        out += _F_oo.pack(o.allow_auto_topic_creation, o.include_topic_authorized_operations)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_31, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_v11, f, i) from None
 
 
-def _d_MetadataRequest_32(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
+def _d_MetadataRequest_v11(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     o = new_struct(MetadataRequest)
     f = 0
     i = -1
@@ -1155,12 +1156,12 @@ def _d_MetadataRequest_32(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataRequest_MetadataRequestTopic_13(buf, pos)
+                item_topics, pos = _d_MetadataRequest_MetadataRequestTopic_v10(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 1
-        o.allow_auto_topic_creation, o.include_topic_authorized_operations, = _F3.unpack_from(buf, pos)
+        o.allow_auto_topic_creation, o.include_topic_authorized_operations, = _F_oo.unpack_from(buf, pos)
         pos += 2
         f = 2
         if buf[pos] == 0:
@@ -1169,11 +1170,11 @@ def _d_MetadataRequest_32(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_32, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_v11, f, i) from None
     return o, pos
 
 
-def _e_MetadataRequest_33(o: MetadataRequest, out: bytearray) -> None:
+def _e_MetadataRequest_v12(o: MetadataRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1187,20 +1188,20 @@ def _e_MetadataRequest_33(o: MetadataRequest, out: bytearray) -> None:
         else:
             write_array_length(out, len(v_topics), True)
             for i, item_topics in enumerate(v_topics):
-                _e_MetadataRequest_MetadataRequestTopic_12(item_topics, out)
+                _e_MetadataRequest_MetadataRequestTopic_v10(item_topics, out)
         i = -1
         f = 2
-        out += _F3.pack(o.allow_auto_topic_creation, o.include_topic_authorized_operations)
+        out += _F_oo.pack(o.allow_auto_topic_creation, o.include_topic_authorized_operations)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_33, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_v12, f, i) from None
 
 
-def _e_MetadataRequest_34(o: MetadataRequest, out: bytearray) -> None:
+def _e_MetadataRequest_v13(o: MetadataRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1214,241 +1215,241 @@ def _e_MetadataRequest_34(o: MetadataRequest, out: bytearray) -> None:
         else:
             write_array_length(out, len(v_topics), True)
             for i, item_topics in enumerate(v_topics):
-                _e_MetadataRequest_MetadataRequestTopic_12(item_topics, out)
+                _e_MetadataRequest_MetadataRequestTopic_v10(item_topics, out)
         i = -1
         f = 2
-        out += _F3.pack(o.allow_auto_topic_creation, o.include_topic_authorized_operations)
+        out += _F_oo.pack(o.allow_auto_topic_creation, o.include_topic_authorized_operations)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataRequest_34, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataRequest_v13, f, i) from None
 
 
-def _e_MetadataResponse_MetadataResponseBroker_0(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseBroker_v0(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.node_id)
+        out += _F_i.pack(o.node_id)
         f = 1
         write_string(out, o.host)
         f = 2
-        out += _F4.pack(o.port)
+        out += _F_i.pack(o.port)
         f = 3
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v0, f, i) from None
 
 
-def _d_MetadataResponse_MetadataResponseBroker_1(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseBroker, int]:
+def _d_MetadataResponse_MetadataResponseBroker_v0(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseBroker, int]:
     o = new_struct(MetadataResponse.MetadataResponseBroker)
     f = 0
     i = -1
     try:
         o.rack = None
         f = 0
-        o.node_id, = _F4.unpack_from(buf, pos)
+        o.node_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         o.host, pos = read_string(buf, pos)
         f = 2
-        o.port, = _F4.unpack_from(buf, pos)
+        o.port, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseBroker_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseBroker_v0, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_MetadataResponseBroker_2(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseBroker_v1(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.node_id)
+        out += _F_i.pack(o.node_id)
         f = 1
         write_string(out, o.host)
         f = 2
-        out += _F4.pack(o.port)
+        out += _F_i.pack(o.port)
         f = 3
         write_nullable_string(out, o.rack)
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v1, f, i) from None
 
 
-def _d_MetadataResponse_MetadataResponseBroker_3(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseBroker, int]:
+def _d_MetadataResponse_MetadataResponseBroker_v1(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseBroker, int]:
     o = new_struct(MetadataResponse.MetadataResponseBroker)
     f = 0
     i = -1
     try:
         f = 0
-        o.node_id, = _F4.unpack_from(buf, pos)
+        o.node_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         o.host, pos = read_string(buf, pos)
         f = 2
-        o.port, = _F4.unpack_from(buf, pos)
+        o.port, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
         o.rack, pos = read_nullable_string(buf, pos)
         f = 4
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseBroker_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseBroker_v1, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_MetadataResponseBroker_4(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseBroker_v2(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.node_id)
+        out += _F_i.pack(o.node_id)
         f = 1
         write_string(out, o.host)
         f = 2
-        out += _F4.pack(o.port)
+        out += _F_i.pack(o.port)
         f = 3
         write_nullable_string(out, o.rack)
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v2, f, i) from None
 
 
-def _e_MetadataResponse_MetadataResponseBroker_5(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseBroker_v3(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.node_id)
+        out += _F_i.pack(o.node_id)
         f = 1
         write_string(out, o.host)
         f = 2
-        out += _F4.pack(o.port)
+        out += _F_i.pack(o.port)
         f = 3
         write_nullable_string(out, o.rack)
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 3')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_5, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v3, f, i) from None
 
 
-def _e_MetadataResponse_MetadataResponseBroker_6(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseBroker_v4(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.node_id)
+        out += _F_i.pack(o.node_id)
         f = 1
         write_string(out, o.host)
         f = 2
-        out += _F4.pack(o.port)
+        out += _F_i.pack(o.port)
         f = 3
         write_nullable_string(out, o.rack)
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_6, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v4, f, i) from None
 
 
-def _e_MetadataResponse_MetadataResponseBroker_7(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseBroker_v5(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.node_id)
+        out += _F_i.pack(o.node_id)
         f = 1
         write_string(out, o.host)
         f = 2
-        out += _F4.pack(o.port)
+        out += _F_i.pack(o.port)
         f = 3
         write_nullable_string(out, o.rack)
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_7, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v5, f, i) from None
 
 
-def _e_MetadataResponse_MetadataResponseBroker_8(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseBroker_v6(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.node_id)
+        out += _F_i.pack(o.node_id)
         f = 1
         write_string(out, o.host)
         f = 2
-        out += _F4.pack(o.port)
+        out += _F_i.pack(o.port)
         f = 3
         write_nullable_string(out, o.rack)
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_8, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v6, f, i) from None
 
 
-def _e_MetadataResponse_MetadataResponseBroker_9(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseBroker_v7(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.node_id)
+        out += _F_i.pack(o.node_id)
         f = 1
         write_string(out, o.host)
         f = 2
-        out += _F4.pack(o.port)
+        out += _F_i.pack(o.port)
         f = 3
         write_nullable_string(out, o.rack)
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_9, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v7, f, i) from None
 
 
-def _e_MetadataResponse_MetadataResponseBroker_10(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseBroker_v8(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.node_id)
+        out += _F_i.pack(o.node_id)
         f = 1
         write_string(out, o.host)
         f = 2
-        out += _F4.pack(o.port)
+        out += _F_i.pack(o.port)
         f = 3
         write_nullable_string(out, o.rack)
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_10, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v8, f, i) from None
 
 
-def _e_MetadataResponse_MetadataResponseBroker_11(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseBroker_v9(o: MetadataResponse.MetadataResponseBroker, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.node_id)
+        out += _F_i.pack(o.node_id)
         f = 1
         write_compact_string(out, o.host)
         f = 2
-        out += _F4.pack(o.port)
+        out += _F_i.pack(o.port)
         f = 3
         write_compact_nullable_string(out, o.rack)
         f = 4
@@ -1457,21 +1458,21 @@ def _e_MetadataResponse_MetadataResponseBroker_11(o: MetadataResponse.MetadataRe
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_11, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v9, f, i) from None
 
 
-def _d_MetadataResponse_MetadataResponseBroker_12(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseBroker, int]:
+def _d_MetadataResponse_MetadataResponseBroker_v9(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseBroker, int]:
     o = new_struct(MetadataResponse.MetadataResponseBroker)
     f = 0
     i = -1
     try:
         f = 0
-        o.node_id, = _F4.unpack_from(buf, pos)
+        o.node_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, = _F4.unpack_from(buf, pos)
+        o.port, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
         o.rack, pos = read_compact_nullable_string(buf, pos)
@@ -1482,16 +1483,16 @@ def _d_MetadataResponse_MetadataResponseBroker_12(buf: bytes, pos: int) -> tuple
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseBroker_12, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseBroker_v9, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_MetadataResponsePartition_13(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponsePartition_v0(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.error_code, o.partition_index, o.leader_id)
+        out += _F_hii.pack(o.error_code, o.partition_index, o.leader_id)
         f = 1
         v_replica_nodes = o.replica_nodes
         write_array_length(out, len(v_replica_nodes), False)
@@ -1506,10 +1507,10 @@ def _e_MetadataResponse_MetadataResponsePartition_13(o: MetadataResponse.Metadat
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_13, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v0, f, i) from None
 
 
-def _d_MetadataResponse_MetadataResponsePartition_14(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
+def _d_MetadataResponse_MetadataResponsePartition_v0(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
     o = new_struct(MetadataResponse.MetadataResponsePartition)
     f = 0
     i = -1
@@ -1517,7 +1518,7 @@ def _d_MetadataResponse_MetadataResponsePartition_14(buf: bytes, pos: int) -> tu
         o.leader_epoch = -1
         o.offline_replicas = []
         f = 0
-        o.error_code, o.partition_index, o.leader_id, = _F5.unpack_from(buf, pos)
+        o.error_code, o.partition_index, o.leader_id, = _F_hii.unpack_from(buf, pos)
         pos += 10
         f = 1
         i = -1
@@ -1538,16 +1539,16 @@ def _d_MetadataResponse_MetadataResponsePartition_14(buf: bytes, pos: int) -> tu
         f = 3
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponsePartition_14, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponsePartition_v0, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_MetadataResponsePartition_15(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponsePartition_v1(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.error_code, o.partition_index, o.leader_id)
+        out += _F_hii.pack(o.error_code, o.partition_index, o.leader_id)
         f = 1
         v_replica_nodes = o.replica_nodes
         write_array_length(out, len(v_replica_nodes), False)
@@ -1562,15 +1563,15 @@ def _e_MetadataResponse_MetadataResponsePartition_15(o: MetadataResponse.Metadat
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_15, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v1, f, i) from None
 
 
-def _e_MetadataResponse_MetadataResponsePartition_16(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponsePartition_v2(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.error_code, o.partition_index, o.leader_id)
+        out += _F_hii.pack(o.error_code, o.partition_index, o.leader_id)
         f = 1
         v_replica_nodes = o.replica_nodes
         write_array_length(out, len(v_replica_nodes), False)
@@ -1585,15 +1586,15 @@ def _e_MetadataResponse_MetadataResponsePartition_16(o: MetadataResponse.Metadat
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_16, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v2, f, i) from None
 
 
-def _e_MetadataResponse_MetadataResponsePartition_17(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponsePartition_v3(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.error_code, o.partition_index, o.leader_id)
+        out += _F_hii.pack(o.error_code, o.partition_index, o.leader_id)
         f = 1
         v_replica_nodes = o.replica_nodes
         write_array_length(out, len(v_replica_nodes), False)
@@ -1608,15 +1609,15 @@ def _e_MetadataResponse_MetadataResponsePartition_17(o: MetadataResponse.Metadat
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 3')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_17, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v3, f, i) from None
 
 
-def _e_MetadataResponse_MetadataResponsePartition_18(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponsePartition_v4(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.error_code, o.partition_index, o.leader_id)
+        out += _F_hii.pack(o.error_code, o.partition_index, o.leader_id)
         f = 1
         v_replica_nodes = o.replica_nodes
         write_array_length(out, len(v_replica_nodes), False)
@@ -1631,15 +1632,15 @@ def _e_MetadataResponse_MetadataResponsePartition_18(o: MetadataResponse.Metadat
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_18, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v4, f, i) from None
 
 
-def _e_MetadataResponse_MetadataResponsePartition_19(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponsePartition_v5(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.error_code, o.partition_index, o.leader_id)
+        out += _F_hii.pack(o.error_code, o.partition_index, o.leader_id)
         f = 1
         v_replica_nodes = o.replica_nodes
         write_array_length(out, len(v_replica_nodes), False)
@@ -1659,17 +1660,17 @@ def _e_MetadataResponse_MetadataResponsePartition_19(o: MetadataResponse.Metadat
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_19, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v5, f, i) from None
 
 
-def _d_MetadataResponse_MetadataResponsePartition_20(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
+def _d_MetadataResponse_MetadataResponsePartition_v5(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
     o = new_struct(MetadataResponse.MetadataResponsePartition)
     f = 0
     i = -1
     try:
         o.leader_epoch = -1
         f = 0
-        o.error_code, o.partition_index, o.leader_id, = _F5.unpack_from(buf, pos)
+        o.error_code, o.partition_index, o.leader_id, = _F_hii.unpack_from(buf, pos)
         pos += 10
         f = 1
         i = -1
@@ -1698,16 +1699,16 @@ def _d_MetadataResponse_MetadataResponsePartition_20(buf: bytes, pos: int) -> tu
         f = 4
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponsePartition_20, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponsePartition_v5, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_MetadataResponsePartition_21(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponsePartition_v6(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.error_code, o.partition_index, o.leader_id)
+        out += _F_hii.pack(o.error_code, o.partition_index, o.leader_id)
         f = 1
         v_replica_nodes = o.replica_nodes
         write_array_length(out, len(v_replica_nodes), False)
@@ -1727,15 +1728,15 @@ def _e_MetadataResponse_MetadataResponsePartition_21(o: MetadataResponse.Metadat
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_21, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v6, f, i) from None
 
 
-def _e_MetadataResponse_MetadataResponsePartition_22(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponsePartition_v7(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F6.pack(o.error_code, o.partition_index, o.leader_id, o.leader_epoch)
+        out += _F_hiii.pack(o.error_code, o.partition_index, o.leader_id, o.leader_epoch)
         f = 1
         v_replica_nodes = o.replica_nodes
         write_array_length(out, len(v_replica_nodes), False)
@@ -1755,16 +1756,16 @@ def _e_MetadataResponse_MetadataResponsePartition_22(o: MetadataResponse.Metadat
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_22, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v7, f, i) from None
 
 
-def _d_MetadataResponse_MetadataResponsePartition_23(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
+def _d_MetadataResponse_MetadataResponsePartition_v7(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
     o = new_struct(MetadataResponse.MetadataResponsePartition)
     f = 0
     i = -1
     try:
         f = 0
-        o.error_code, o.partition_index, o.leader_id, o.leader_epoch, = _F6.unpack_from(buf, pos)
+        o.error_code, o.partition_index, o.leader_id, o.leader_epoch, = _F_hiii.unpack_from(buf, pos)
         pos += 14
         f = 1
         i = -1
@@ -1793,16 +1794,16 @@ def _d_MetadataResponse_MetadataResponsePartition_23(buf: bytes, pos: int) -> tu
         f = 4
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponsePartition_23, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponsePartition_v7, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_MetadataResponsePartition_24(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponsePartition_v8(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F6.pack(o.error_code, o.partition_index, o.leader_id, o.leader_epoch)
+        out += _F_hiii.pack(o.error_code, o.partition_index, o.leader_id, o.leader_epoch)
         f = 1
         v_replica_nodes = o.replica_nodes
         write_array_length(out, len(v_replica_nodes), False)
@@ -1822,15 +1823,15 @@ def _e_MetadataResponse_MetadataResponsePartition_24(o: MetadataResponse.Metadat
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_24, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v8, f, i) from None
 
 
-def _e_MetadataResponse_MetadataResponsePartition_25(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponsePartition_v9(o: MetadataResponse.MetadataResponsePartition, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F6.pack(o.error_code, o.partition_index, o.leader_id, o.leader_epoch)
+        out += _F_hiii.pack(o.error_code, o.partition_index, o.leader_id, o.leader_epoch)
         f = 1
         v_replica_nodes = o.replica_nodes
         write_array_length(out, len(v_replica_nodes), True)
@@ -1852,16 +1853,16 @@ def _e_MetadataResponse_MetadataResponsePartition_25(o: MetadataResponse.Metadat
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_25, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v9, f, i) from None
 
 
-def _d_MetadataResponse_MetadataResponsePartition_26(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
+def _d_MetadataResponse_MetadataResponsePartition_v9(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
     o = new_struct(MetadataResponse.MetadataResponsePartition)
     f = 0
     i = -1
     try:
         f = 0
-        o.error_code, o.partition_index, o.leader_id, o.leader_epoch, = _F6.unpack_from(buf, pos)
+        o.error_code, o.partition_index, o.leader_id, o.leader_epoch, = _F_hiii.unpack_from(buf, pos)
         pos += 14
         f = 1
         i = -1
@@ -1912,11 +1913,11 @@ def _d_MetadataResponse_MetadataResponsePartition_26(buf: bytes, pos: int) -> tu
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponsePartition_26, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponsePartition_v9, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_MetadataResponseTopic_27(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseTopic_v0(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1924,23 +1925,23 @@ def _e_MetadataResponse_MetadataResponseTopic_27(o: MetadataResponse.MetadataRes
         if o.topic_authorized_operations != -2147483648:
             raise absent_field(0)
         f = 1
-        out += _F7.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 2
         write_string(out, o.name)
         f = 3
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_MetadataResponse_MetadataResponsePartition_13(item_partitions, out)
+            _e_MetadataResponse_MetadataResponsePartition_v0(item_partitions, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_27, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v0, f, i) from None
 
 
-def _d_MetadataResponse_MetadataResponseTopic_28(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
+def _d_MetadataResponse_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
     o = new_struct(MetadataResponse.MetadataResponseTopic)
     f = 0
     i = -1
@@ -1949,7 +1950,7 @@ def _d_MetadataResponse_MetadataResponseTopic_28(buf: bytes, pos: int) -> tuple[
         o.is_internal = False
         o.topic_authorized_operations = -2147483648
         f = 0
-        o.error_code, = _F7.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         o.name, pos = read_string(buf, pos)
@@ -1961,18 +1962,18 @@ def _d_MetadataResponse_MetadataResponseTopic_28(buf: bytes, pos: int) -> tuple[
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_MetadataResponse_MetadataResponsePartition_14(buf, pos)
+                item_partitions, pos = _d_MetadataResponse_MetadataResponsePartition_v0(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 3
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_28, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_v0, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_MetadataResponseTopic_29(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseTopic_v1(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -1980,25 +1981,25 @@ def _e_MetadataResponse_MetadataResponseTopic_29(o: MetadataResponse.MetadataRes
         if o.topic_authorized_operations != -2147483648:
             raise absent_field(1)
         f = 1
-        out += _F7.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 2
         write_string(out, o.name)
         f = 3
-        out += _F1.pack(o.is_internal)
+        out += _F_o.pack(o.is_internal)
         f = 4
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_MetadataResponse_MetadataResponsePartition_15(item_partitions, out)
+            _e_MetadataResponse_MetadataResponsePartition_v1(item_partitions, out)
         i = -1
         f = 5
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_29, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v1, f, i) from None
 
 
-def _d_MetadataResponse_MetadataResponseTopic_30(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
+def _d_MetadataResponse_MetadataResponseTopic_v1(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
     o = new_struct(MetadataResponse.MetadataResponseTopic)
     f = 0
     i = -1
@@ -2006,12 +2007,12 @@ def _d_MetadataResponse_MetadataResponseTopic_30(buf: bytes, pos: int) -> tuple[
         o.topic_id = ZERO_UUID
         o.topic_authorized_operations = -2147483648
         f = 0
-        o.error_code, = _F7.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         o.name, pos = read_string(buf, pos)
         f = 2
-        o.is_internal, = _F1.unpack_from(buf, pos)
+        o.is_internal, = _F_o.unpack_from(buf, pos)
         pos += 1
         f = 3
         i = -1
@@ -2021,18 +2022,18 @@ def _d_MetadataResponse_MetadataResponseTopic_30(buf: bytes, pos: int) -> tuple[
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_MetadataResponse_MetadataResponsePartition_14(buf, pos)
+                item_partitions, pos = _d_MetadataResponse_MetadataResponsePartition_v0(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 4
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_30, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_v1, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_MetadataResponseTopic_31(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseTopic_v2(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2040,25 +2041,25 @@ def _e_MetadataResponse_MetadataResponseTopic_31(o: MetadataResponse.MetadataRes
         if o.topic_authorized_operations != -2147483648:
             raise absent_field(2)
         f = 1
-        out += _F7.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 2
         write_string(out, o.name)
         f = 3
-        out += _F1.pack(o.is_internal)
+        out += _F_o.pack(o.is_internal)
         f = 4
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_MetadataResponse_MetadataResponsePartition_16(item_partitions, out)
+            _e_MetadataResponse_MetadataResponsePartition_v2(item_partitions, out)
         i = -1
         f = 5
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_31, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v2, f, i) from None
 
 
-def _e_MetadataResponse_MetadataResponseTopic_32(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseTopic_v3(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2066,25 +2067,25 @@ def _e_MetadataResponse_MetadataResponseTopic_32(o: MetadataResponse.MetadataRes
         if o.topic_authorized_operations != -2147483648:
             raise absent_field(3)
         f = 1
-        out += _F7.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 2
         write_string(out, o.name)
         f = 3
-        out += _F1.pack(o.is_internal)
+        out += _F_o.pack(o.is_internal)
         f = 4
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_MetadataResponse_MetadataResponsePartition_17(item_partitions, out)
+            _e_MetadataResponse_MetadataResponsePartition_v3(item_partitions, out)
         i = -1
         f = 5
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 3')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_32, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v3, f, i) from None
 
 
-def _e_MetadataResponse_MetadataResponseTopic_33(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseTopic_v4(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2092,25 +2093,25 @@ def _e_MetadataResponse_MetadataResponseTopic_33(o: MetadataResponse.MetadataRes
         if o.topic_authorized_operations != -2147483648:
             raise absent_field(4)
         f = 1
-        out += _F7.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 2
         write_string(out, o.name)
         f = 3
-        out += _F1.pack(o.is_internal)
+        out += _F_o.pack(o.is_internal)
         f = 4
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_MetadataResponse_MetadataResponsePartition_18(item_partitions, out)
+            _e_MetadataResponse_MetadataResponsePartition_v4(item_partitions, out)
         i = -1
         f = 5
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_33, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v4, f, i) from None
 
 
-def _e_MetadataResponse_MetadataResponseTopic_34(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseTopic_v5(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2118,25 +2119,25 @@ def _e_MetadataResponse_MetadataResponseTopic_34(o: MetadataResponse.MetadataRes
         if o.topic_authorized_operations != -2147483648:
             raise absent_field(5)
         f = 1
-        out += _F7.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 2
         write_string(out, o.name)
         f = 3
-        out += _F1.pack(o.is_internal)
+        out += _F_o.pack(o.is_internal)
         f = 4
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_MetadataResponse_MetadataResponsePartition_19(item_partitions, out)
+            _e_MetadataResponse_MetadataResponsePartition_v5(item_partitions, out)
         i = -1
         f = 5
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_34, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v5, f, i) from None
 
 
-def _d_MetadataResponse_MetadataResponseTopic_35(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
+def _d_MetadataResponse_MetadataResponseTopic_v5(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
     o = new_struct(MetadataResponse.MetadataResponseTopic)
     f = 0
     i = -1
@@ -2144,12 +2145,12 @@ def _d_MetadataResponse_MetadataResponseTopic_35(buf: bytes, pos: int) -> tuple[
         o.topic_id = ZERO_UUID
         o.topic_authorized_operations = -2147483648
         f = 0
-        o.error_code, = _F7.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         o.name, pos = read_string(buf, pos)
         f = 2
-        o.is_internal, = _F1.unpack_from(buf, pos)
+        o.is_internal, = _F_o.unpack_from(buf, pos)
         pos += 1
         f = 3
         i = -1
@@ -2159,18 +2160,18 @@ def _d_MetadataResponse_MetadataResponseTopic_35(buf: bytes, pos: int) -> tuple[
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_MetadataResponse_MetadataResponsePartition_20(buf, pos)
+                item_partitions, pos = _d_MetadataResponse_MetadataResponsePartition_v5(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 4
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_35, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_v5, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_MetadataResponseTopic_36(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseTopic_v6(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2178,25 +2179,25 @@ def _e_MetadataResponse_MetadataResponseTopic_36(o: MetadataResponse.MetadataRes
         if o.topic_authorized_operations != -2147483648:
             raise absent_field(6)
         f = 1
-        out += _F7.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 2
         write_string(out, o.name)
         f = 3
-        out += _F1.pack(o.is_internal)
+        out += _F_o.pack(o.is_internal)
         f = 4
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_MetadataResponse_MetadataResponsePartition_21(item_partitions, out)
+            _e_MetadataResponse_MetadataResponsePartition_v6(item_partitions, out)
         i = -1
         f = 5
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_36, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v6, f, i) from None
 
 
-def _e_MetadataResponse_MetadataResponseTopic_37(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseTopic_v7(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2204,25 +2205,25 @@ def _e_MetadataResponse_MetadataResponseTopic_37(o: MetadataResponse.MetadataRes
         if o.topic_authorized_operations != -2147483648:
             raise absent_field(7)
         f = 1
-        out += _F7.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 2
         write_string(out, o.name)
         f = 3
-        out += _F1.pack(o.is_internal)
+        out += _F_o.pack(o.is_internal)
         f = 4
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_MetadataResponse_MetadataResponsePartition_22(item_partitions, out)
+            _e_MetadataResponse_MetadataResponsePartition_v7(item_partitions, out)
         i = -1
         f = 5
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_37, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v7, f, i) from None
 
 
-def _d_MetadataResponse_MetadataResponseTopic_38(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
+def _d_MetadataResponse_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
     o = new_struct(MetadataResponse.MetadataResponseTopic)
     f = 0
     i = -1
@@ -2230,12 +2231,12 @@ def _d_MetadataResponse_MetadataResponseTopic_38(buf: bytes, pos: int) -> tuple[
         o.topic_id = ZERO_UUID
         o.topic_authorized_operations = -2147483648
         f = 0
-        o.error_code, = _F7.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         o.name, pos = read_string(buf, pos)
         f = 2
-        o.is_internal, = _F1.unpack_from(buf, pos)
+        o.is_internal, = _F_o.unpack_from(buf, pos)
         pos += 1
         f = 3
         i = -1
@@ -2245,55 +2246,55 @@ def _d_MetadataResponse_MetadataResponseTopic_38(buf: bytes, pos: int) -> tuple[
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_MetadataResponse_MetadataResponsePartition_23(buf, pos)
+                item_partitions, pos = _d_MetadataResponse_MetadataResponsePartition_v7(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 4
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_38, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_v7, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_MetadataResponseTopic_39(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseTopic_v8(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F7.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 1
         write_string(out, o.name)
         f = 2
-        out += _F1.pack(o.is_internal)
+        out += _F_o.pack(o.is_internal)
         f = 3
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), False)
         for i, item_partitions in enumerate(v_partitions):
-            _e_MetadataResponse_MetadataResponsePartition_24(item_partitions, out)
+            _e_MetadataResponse_MetadataResponsePartition_v8(item_partitions, out)
         i = -1
         f = 4
-        out += _F4.pack(o.topic_authorized_operations)
+        out += _F_i.pack(o.topic_authorized_operations)
         f = 5
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_39, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v8, f, i) from None
 
 
-def _d_MetadataResponse_MetadataResponseTopic_40(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
+def _d_MetadataResponse_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
     o = new_struct(MetadataResponse.MetadataResponseTopic)
     f = 0
     i = -1
     try:
         o.topic_id = ZERO_UUID
         f = 0
-        o.error_code, = _F7.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         o.name, pos = read_string(buf, pos)
         f = 2
-        o.is_internal, = _F1.unpack_from(buf, pos)
+        o.is_internal, = _F_o.unpack_from(buf, pos)
         pos += 1
         f = 3
         i = -1
@@ -2303,60 +2304,60 @@ def _d_MetadataResponse_MetadataResponseTopic_40(buf: bytes, pos: int) -> tuple[
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_MetadataResponse_MetadataResponsePartition_23(buf, pos)
+                item_partitions, pos = _d_MetadataResponse_MetadataResponsePartition_v7(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 4
-        o.topic_authorized_operations, = _F4.unpack_from(buf, pos)
+        o.topic_authorized_operations, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 5
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_40, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_v8, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_MetadataResponseTopic_41(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseTopic_v9(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F7.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 1
         write_compact_string(out, o.name)
         f = 2
-        out += _F1.pack(o.is_internal)
+        out += _F_o.pack(o.is_internal)
         f = 3
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_MetadataResponse_MetadataResponsePartition_25(item_partitions, out)
+            _e_MetadataResponse_MetadataResponsePartition_v9(item_partitions, out)
         i = -1
         f = 4
-        out += _F4.pack(o.topic_authorized_operations)
+        out += _F_i.pack(o.topic_authorized_operations)
         f = 5
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_41, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v9, f, i) from None
 
 
-def _d_MetadataResponse_MetadataResponseTopic_42(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
+def _d_MetadataResponse_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
     o = new_struct(MetadataResponse.MetadataResponseTopic)
     f = 0
     i = -1
     try:
         o.topic_id = ZERO_UUID
         f = 0
-        o.error_code, = _F7.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         o.name, pos = read_compact_string(buf, pos)
         f = 2
-        o.is_internal, = _F1.unpack_from(buf, pos)
+        o.is_internal, = _F_o.unpack_from(buf, pos)
         pos += 1
         f = 3
         i = -1
@@ -2372,12 +2373,12 @@ def _d_MetadataResponse_MetadataResponseTopic_42(buf: bytes, pos: int) -> tuple[
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_MetadataResponse_MetadataResponsePartition_26(buf, pos)
+                item_partitions, pos = _d_MetadataResponse_MetadataResponsePartition_v9(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 4
-        o.topic_authorized_operations, = _F4.unpack_from(buf, pos)
+        o.topic_authorized_operations, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 5
         if buf[pos] == 0:
@@ -2386,49 +2387,49 @@ def _d_MetadataResponse_MetadataResponseTopic_42(buf: bytes, pos: int) -> tuple[
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_42, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_v9, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_MetadataResponseTopic_43(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseTopic_v10(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F7.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 1
         write_compact_string(out, o.name)
         f = 2
-        out += _F8.pack(o.topic_id.bytes, o.is_internal)
+        out += _F_uo.pack(o.topic_id.bytes, o.is_internal)
         f = 3
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_MetadataResponse_MetadataResponsePartition_25(item_partitions, out)
+            _e_MetadataResponse_MetadataResponsePartition_v9(item_partitions, out)
         i = -1
         f = 4
-        out += _F4.pack(o.topic_authorized_operations)
+        out += _F_i.pack(o.topic_authorized_operations)
         f = 5
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_43, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v10, f, i) from None
 
 
-def _d_MetadataResponse_MetadataResponseTopic_44(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
+def _d_MetadataResponse_MetadataResponseTopic_v10(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
     o = new_struct(MetadataResponse.MetadataResponseTopic)
     f = 0
     i = -1
     try:
         f = 0
-        o.error_code, = _F7.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         o.name, pos = read_compact_string(buf, pos)
         f = 2
-        u0, o.is_internal, = _F8.unpack_from(buf, pos)
+        u0, o.is_internal, = _F_uo.unpack_from(buf, pos)
         o.topic_id = uuid_from_wire(u0)
         pos += 17
         f = 3
@@ -2445,12 +2446,12 @@ def _d_MetadataResponse_MetadataResponseTopic_44(buf: bytes, pos: int) -> tuple[
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_MetadataResponse_MetadataResponsePartition_26(buf, pos)
+                item_partitions, pos = _d_MetadataResponse_MetadataResponsePartition_v9(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 4
-        o.topic_authorized_operations, = _F4.unpack_from(buf, pos)
+        o.topic_authorized_operations, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 5
         if buf[pos] == 0:
@@ -2459,49 +2460,49 @@ def _d_MetadataResponse_MetadataResponseTopic_44(buf: bytes, pos: int) -> tuple[
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_44, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_v10, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_MetadataResponseTopic_45(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
+def _e_MetadataResponse_MetadataResponseTopic_v12(o: MetadataResponse.MetadataResponseTopic, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F7.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 1
         write_compact_nullable_string(out, o.name)
         f = 2
-        out += _F8.pack(o.topic_id.bytes, o.is_internal)
+        out += _F_uo.pack(o.topic_id.bytes, o.is_internal)
         f = 3
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_MetadataResponse_MetadataResponsePartition_25(item_partitions, out)
+            _e_MetadataResponse_MetadataResponsePartition_v9(item_partitions, out)
         i = -1
         f = 4
-        out += _F4.pack(o.topic_authorized_operations)
+        out += _F_i.pack(o.topic_authorized_operations)
         f = 5
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_45, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v12, f, i) from None
 
 
-def _d_MetadataResponse_MetadataResponseTopic_46(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
+def _d_MetadataResponse_MetadataResponseTopic_v12(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
     o = new_struct(MetadataResponse.MetadataResponseTopic)
     f = 0
     i = -1
     try:
         f = 0
-        o.error_code, = _F7.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         o.name, pos = read_compact_nullable_string(buf, pos)
         f = 2
-        u0, o.is_internal, = _F8.unpack_from(buf, pos)
+        u0, o.is_internal, = _F_uo.unpack_from(buf, pos)
         o.topic_id = uuid_from_wire(u0)
         pos += 17
         f = 3
@@ -2518,12 +2519,12 @@ def _d_MetadataResponse_MetadataResponseTopic_46(buf: bytes, pos: int) -> tuple[
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_MetadataResponse_MetadataResponsePartition_26(buf, pos)
+                item_partitions, pos = _d_MetadataResponse_MetadataResponsePartition_v9(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 4
-        o.topic_authorized_operations, = _F4.unpack_from(buf, pos)
+        o.topic_authorized_operations, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 5
         if buf[pos] == 0:
@@ -2532,11 +2533,11 @@ def _d_MetadataResponse_MetadataResponseTopic_46(buf: bytes, pos: int) -> tuple[
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_46, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_v12, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_47(o: MetadataResponse, out: bytearray) -> None:
+def _e_MetadataResponse_v0(o: MetadataResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2547,22 +2548,22 @@ def _e_MetadataResponse_47(o: MetadataResponse, out: bytearray) -> None:
         v_brokers = o.brokers
         write_array_length(out, len(v_brokers), False)
         for i, item_brokers in enumerate(v_brokers):
-            _e_MetadataResponse_MetadataResponseBroker_0(item_brokers, out)
+            _e_MetadataResponse_MetadataResponseBroker_v0(item_brokers, out)
         i = -1
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_MetadataResponse_MetadataResponseTopic_27(item_topics, out)
+            _e_MetadataResponse_MetadataResponseTopic_v0(item_topics, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_47, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_v0, f, i) from None
 
 
-def _d_MetadataResponse_48(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
+def _d_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     o = new_struct(MetadataResponse)
     f = 0
     i = -1
@@ -2580,7 +2581,7 @@ def _d_MetadataResponse_48(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_brokers = []
             for i in range(n):
-                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_1(buf, pos)
+                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_v0(buf, pos)
                 items_brokers.append(item_brokers)
             o.brokers = items_brokers
             i = -1
@@ -2592,18 +2593,18 @@ def _d_MetadataResponse_48(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_28(buf, pos)
+                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_v0(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_48, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v0, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_49(o: MetadataResponse, out: bytearray) -> None:
+def _e_MetadataResponse_v1(o: MetadataResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2614,24 +2615,24 @@ def _e_MetadataResponse_49(o: MetadataResponse, out: bytearray) -> None:
         v_brokers = o.brokers
         write_array_length(out, len(v_brokers), False)
         for i, item_brokers in enumerate(v_brokers):
-            _e_MetadataResponse_MetadataResponseBroker_2(item_brokers, out)
+            _e_MetadataResponse_MetadataResponseBroker_v1(item_brokers, out)
         i = -1
         f = 2
-        out += _F4.pack(o.controller_id)
+        out += _F_i.pack(o.controller_id)
         f = 3
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_MetadataResponse_MetadataResponseTopic_29(item_topics, out)
+            _e_MetadataResponse_MetadataResponseTopic_v1(item_topics, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_49, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_v1, f, i) from None
 
 
-def _d_MetadataResponse_50(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
+def _d_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     o = new_struct(MetadataResponse)
     f = 0
     i = -1
@@ -2648,12 +2649,12 @@ def _d_MetadataResponse_50(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_brokers = []
             for i in range(n):
-                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_3(buf, pos)
+                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_v1(buf, pos)
                 items_brokers.append(item_brokers)
             o.brokers = items_brokers
             i = -1
         f = 1
-        o.controller_id, = _F4.unpack_from(buf, pos)
+        o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 2
         i = -1
@@ -2663,18 +2664,18 @@ def _d_MetadataResponse_50(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_30(buf, pos)
+                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_v1(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 3
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_50, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v1, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_51(o: MetadataResponse, out: bytearray) -> None:
+def _e_MetadataResponse_v2(o: MetadataResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2685,26 +2686,26 @@ def _e_MetadataResponse_51(o: MetadataResponse, out: bytearray) -> None:
         v_brokers = o.brokers
         write_array_length(out, len(v_brokers), False)
         for i, item_brokers in enumerate(v_brokers):
-            _e_MetadataResponse_MetadataResponseBroker_4(item_brokers, out)
+            _e_MetadataResponse_MetadataResponseBroker_v2(item_brokers, out)
         i = -1
         f = 2
         write_nullable_string(out, o.cluster_id)
         f = 3
-        out += _F4.pack(o.controller_id)
+        out += _F_i.pack(o.controller_id)
         f = 4
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_MetadataResponse_MetadataResponseTopic_31(item_topics, out)
+            _e_MetadataResponse_MetadataResponseTopic_v2(item_topics, out)
         i = -1
         f = 5
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_51, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_v2, f, i) from None
 
 
-def _d_MetadataResponse_52(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
+def _d_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     o = new_struct(MetadataResponse)
     f = 0
     i = -1
@@ -2720,14 +2721,14 @@ def _d_MetadataResponse_52(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_brokers = []
             for i in range(n):
-                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_3(buf, pos)
+                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_v1(buf, pos)
                 items_brokers.append(item_brokers)
             o.brokers = items_brokers
             i = -1
         f = 1
         o.cluster_id, pos = read_nullable_string(buf, pos)
         f = 2
-        o.controller_id, = _F4.unpack_from(buf, pos)
+        o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
         i = -1
@@ -2737,18 +2738,18 @@ def _d_MetadataResponse_52(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_30(buf, pos)
+                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_v1(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 4
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_52, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v2, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_53(o: MetadataResponse, out: bytearray) -> None:
+def _e_MetadataResponse_v3(o: MetadataResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2756,31 +2757,31 @@ def _e_MetadataResponse_53(o: MetadataResponse, out: bytearray) -> None:
         if o.cluster_authorized_operations != -2147483648:
             raise absent_field(3)
         f = 1
-        out += _F4.pack(o.throttle_time_ms)
+        out += _F_i.pack(o.throttle_time_ms)
         f = 2
         v_brokers = o.brokers
         write_array_length(out, len(v_brokers), False)
         for i, item_brokers in enumerate(v_brokers):
-            _e_MetadataResponse_MetadataResponseBroker_5(item_brokers, out)
+            _e_MetadataResponse_MetadataResponseBroker_v3(item_brokers, out)
         i = -1
         f = 3
         write_nullable_string(out, o.cluster_id)
         f = 4
-        out += _F4.pack(o.controller_id)
+        out += _F_i.pack(o.controller_id)
         f = 5
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_MetadataResponse_MetadataResponseTopic_32(item_topics, out)
+            _e_MetadataResponse_MetadataResponseTopic_v3(item_topics, out)
         i = -1
         f = 6
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 3')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_53, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_v3, f, i) from None
 
 
-def _d_MetadataResponse_54(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
+def _d_MetadataResponse_v3(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     o = new_struct(MetadataResponse)
     f = 0
     i = -1
@@ -2788,7 +2789,7 @@ def _d_MetadataResponse_54(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         o.cluster_authorized_operations = -2147483648
         o.error_code = 0
         f = 0
-        o.throttle_time_ms, = _F4.unpack_from(buf, pos)
+        o.throttle_time_ms, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         i = -1
@@ -2798,14 +2799,14 @@ def _d_MetadataResponse_54(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_brokers = []
             for i in range(n):
-                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_3(buf, pos)
+                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_v1(buf, pos)
                 items_brokers.append(item_brokers)
             o.brokers = items_brokers
             i = -1
         f = 2
         o.cluster_id, pos = read_nullable_string(buf, pos)
         f = 3
-        o.controller_id, = _F4.unpack_from(buf, pos)
+        o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 4
         i = -1
@@ -2815,18 +2816,18 @@ def _d_MetadataResponse_54(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_30(buf, pos)
+                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_v1(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 5
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_54, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v3, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_55(o: MetadataResponse, out: bytearray) -> None:
+def _e_MetadataResponse_v4(o: MetadataResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2834,31 +2835,31 @@ def _e_MetadataResponse_55(o: MetadataResponse, out: bytearray) -> None:
         if o.cluster_authorized_operations != -2147483648:
             raise absent_field(4)
         f = 1
-        out += _F4.pack(o.throttle_time_ms)
+        out += _F_i.pack(o.throttle_time_ms)
         f = 2
         v_brokers = o.brokers
         write_array_length(out, len(v_brokers), False)
         for i, item_brokers in enumerate(v_brokers):
-            _e_MetadataResponse_MetadataResponseBroker_6(item_brokers, out)
+            _e_MetadataResponse_MetadataResponseBroker_v4(item_brokers, out)
         i = -1
         f = 3
         write_nullable_string(out, o.cluster_id)
         f = 4
-        out += _F4.pack(o.controller_id)
+        out += _F_i.pack(o.controller_id)
         f = 5
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_MetadataResponse_MetadataResponseTopic_33(item_topics, out)
+            _e_MetadataResponse_MetadataResponseTopic_v4(item_topics, out)
         i = -1
         f = 6
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_55, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_v4, f, i) from None
 
 
-def _e_MetadataResponse_56(o: MetadataResponse, out: bytearray) -> None:
+def _e_MetadataResponse_v5(o: MetadataResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2866,31 +2867,31 @@ def _e_MetadataResponse_56(o: MetadataResponse, out: bytearray) -> None:
         if o.cluster_authorized_operations != -2147483648:
             raise absent_field(5)
         f = 1
-        out += _F4.pack(o.throttle_time_ms)
+        out += _F_i.pack(o.throttle_time_ms)
         f = 2
         v_brokers = o.brokers
         write_array_length(out, len(v_brokers), False)
         for i, item_brokers in enumerate(v_brokers):
-            _e_MetadataResponse_MetadataResponseBroker_7(item_brokers, out)
+            _e_MetadataResponse_MetadataResponseBroker_v5(item_brokers, out)
         i = -1
         f = 3
         write_nullable_string(out, o.cluster_id)
         f = 4
-        out += _F4.pack(o.controller_id)
+        out += _F_i.pack(o.controller_id)
         f = 5
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_MetadataResponse_MetadataResponseTopic_34(item_topics, out)
+            _e_MetadataResponse_MetadataResponseTopic_v5(item_topics, out)
         i = -1
         f = 6
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_56, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_v5, f, i) from None
 
 
-def _d_MetadataResponse_57(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
+def _d_MetadataResponse_v5(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     o = new_struct(MetadataResponse)
     f = 0
     i = -1
@@ -2898,7 +2899,7 @@ def _d_MetadataResponse_57(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         o.cluster_authorized_operations = -2147483648
         o.error_code = 0
         f = 0
-        o.throttle_time_ms, = _F4.unpack_from(buf, pos)
+        o.throttle_time_ms, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         i = -1
@@ -2908,14 +2909,14 @@ def _d_MetadataResponse_57(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_brokers = []
             for i in range(n):
-                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_3(buf, pos)
+                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_v1(buf, pos)
                 items_brokers.append(item_brokers)
             o.brokers = items_brokers
             i = -1
         f = 2
         o.cluster_id, pos = read_nullable_string(buf, pos)
         f = 3
-        o.controller_id, = _F4.unpack_from(buf, pos)
+        o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 4
         i = -1
@@ -2925,18 +2926,18 @@ def _d_MetadataResponse_57(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_35(buf, pos)
+                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_v5(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 5
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_57, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v5, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_58(o: MetadataResponse, out: bytearray) -> None:
+def _e_MetadataResponse_v6(o: MetadataResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2944,31 +2945,31 @@ def _e_MetadataResponse_58(o: MetadataResponse, out: bytearray) -> None:
         if o.cluster_authorized_operations != -2147483648:
             raise absent_field(6)
         f = 1
-        out += _F4.pack(o.throttle_time_ms)
+        out += _F_i.pack(o.throttle_time_ms)
         f = 2
         v_brokers = o.brokers
         write_array_length(out, len(v_brokers), False)
         for i, item_brokers in enumerate(v_brokers):
-            _e_MetadataResponse_MetadataResponseBroker_8(item_brokers, out)
+            _e_MetadataResponse_MetadataResponseBroker_v6(item_brokers, out)
         i = -1
         f = 3
         write_nullable_string(out, o.cluster_id)
         f = 4
-        out += _F4.pack(o.controller_id)
+        out += _F_i.pack(o.controller_id)
         f = 5
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_MetadataResponse_MetadataResponseTopic_36(item_topics, out)
+            _e_MetadataResponse_MetadataResponseTopic_v6(item_topics, out)
         i = -1
         f = 6
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_58, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_v6, f, i) from None
 
 
-def _e_MetadataResponse_59(o: MetadataResponse, out: bytearray) -> None:
+def _e_MetadataResponse_v7(o: MetadataResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -2976,31 +2977,31 @@ def _e_MetadataResponse_59(o: MetadataResponse, out: bytearray) -> None:
         if o.cluster_authorized_operations != -2147483648:
             raise absent_field(7)
         f = 1
-        out += _F4.pack(o.throttle_time_ms)
+        out += _F_i.pack(o.throttle_time_ms)
         f = 2
         v_brokers = o.brokers
         write_array_length(out, len(v_brokers), False)
         for i, item_brokers in enumerate(v_brokers):
-            _e_MetadataResponse_MetadataResponseBroker_9(item_brokers, out)
+            _e_MetadataResponse_MetadataResponseBroker_v7(item_brokers, out)
         i = -1
         f = 3
         write_nullable_string(out, o.cluster_id)
         f = 4
-        out += _F4.pack(o.controller_id)
+        out += _F_i.pack(o.controller_id)
         f = 5
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_MetadataResponse_MetadataResponseTopic_37(item_topics, out)
+            _e_MetadataResponse_MetadataResponseTopic_v7(item_topics, out)
         i = -1
         f = 6
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_59, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_v7, f, i) from None
 
 
-def _d_MetadataResponse_60(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
+def _d_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     o = new_struct(MetadataResponse)
     f = 0
     i = -1
@@ -3008,7 +3009,7 @@ def _d_MetadataResponse_60(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         o.cluster_authorized_operations = -2147483648
         o.error_code = 0
         f = 0
-        o.throttle_time_ms, = _F4.unpack_from(buf, pos)
+        o.throttle_time_ms, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         i = -1
@@ -3018,14 +3019,14 @@ def _d_MetadataResponse_60(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_brokers = []
             for i in range(n):
-                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_3(buf, pos)
+                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_v1(buf, pos)
                 items_brokers.append(item_brokers)
             o.brokers = items_brokers
             i = -1
         f = 2
         o.cluster_id, pos = read_nullable_string(buf, pos)
         f = 3
-        o.controller_id, = _F4.unpack_from(buf, pos)
+        o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 4
         i = -1
@@ -3035,56 +3036,56 @@ def _d_MetadataResponse_60(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_38(buf, pos)
+                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_v7(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 5
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_60, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v7, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_61(o: MetadataResponse, out: bytearray) -> None:
+def _e_MetadataResponse_v8(o: MetadataResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.throttle_time_ms)
+        out += _F_i.pack(o.throttle_time_ms)
         f = 1
         v_brokers = o.brokers
         write_array_length(out, len(v_brokers), False)
         for i, item_brokers in enumerate(v_brokers):
-            _e_MetadataResponse_MetadataResponseBroker_10(item_brokers, out)
+            _e_MetadataResponse_MetadataResponseBroker_v8(item_brokers, out)
         i = -1
         f = 2
         write_nullable_string(out, o.cluster_id)
         f = 3
-        out += _F4.pack(o.controller_id)
+        out += _F_i.pack(o.controller_id)
         f = 4
         v_topics = o.topics
         write_array_length(out, len(v_topics), False)
         for i, item_topics in enumerate(v_topics):
-            _e_MetadataResponse_MetadataResponseTopic_39(item_topics, out)
+            _e_MetadataResponse_MetadataResponseTopic_v8(item_topics, out)
         i = -1
         f = 5
-        out += _F4.pack(o.cluster_authorized_operations)
+        out += _F_i.pack(o.cluster_authorized_operations)
         f = 6
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_61, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_v8, f, i) from None
 
 
-def _d_MetadataResponse_62(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
+def _d_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     o = new_struct(MetadataResponse)
     f = 0
     i = -1
     try:
         o.error_code = 0
         f = 0
-        o.throttle_time_ms, = _F4.unpack_from(buf, pos)
+        o.throttle_time_ms, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         i = -1
@@ -3094,14 +3095,14 @@ def _d_MetadataResponse_62(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_brokers = []
             for i in range(n):
-                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_3(buf, pos)
+                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_v1(buf, pos)
                 items_brokers.append(item_brokers)
             o.brokers = items_brokers
             i = -1
         f = 2
         o.cluster_id, pos = read_nullable_string(buf, pos)
         f = 3
-        o.controller_id, = _F4.unpack_from(buf, pos)
+        o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 4
         i = -1
@@ -3111,61 +3112,61 @@ def _d_MetadataResponse_62(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_40(buf, pos)
+                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_v8(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 5
-        o.cluster_authorized_operations, = _F4.unpack_from(buf, pos)
+        o.cluster_authorized_operations, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 6
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_62, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v8, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_63(o: MetadataResponse, out: bytearray) -> None:
+def _e_MetadataResponse_v9(o: MetadataResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.throttle_time_ms)
+        out += _F_i.pack(o.throttle_time_ms)
         f = 1
         v_brokers = o.brokers
         write_array_length(out, len(v_brokers), True)
         for i, item_brokers in enumerate(v_brokers):
-            _e_MetadataResponse_MetadataResponseBroker_11(item_brokers, out)
+            _e_MetadataResponse_MetadataResponseBroker_v9(item_brokers, out)
         i = -1
         f = 2
         write_compact_nullable_string(out, o.cluster_id)
         f = 3
-        out += _F4.pack(o.controller_id)
+        out += _F_i.pack(o.controller_id)
         f = 4
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_MetadataResponse_MetadataResponseTopic_41(item_topics, out)
+            _e_MetadataResponse_MetadataResponseTopic_v9(item_topics, out)
         i = -1
         f = 5
-        out += _F4.pack(o.cluster_authorized_operations)
+        out += _F_i.pack(o.cluster_authorized_operations)
         f = 6
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_63, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_v9, f, i) from None
 
 
-def _d_MetadataResponse_64(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
+def _d_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     o = new_struct(MetadataResponse)
     f = 0
     i = -1
     try:
         o.error_code = 0
         f = 0
-        o.throttle_time_ms, = _F4.unpack_from(buf, pos)
+        o.throttle_time_ms, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         i = -1
@@ -3181,14 +3182,14 @@ def _d_MetadataResponse_64(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_brokers = []
             for i in range(n):
-                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_12(buf, pos)
+                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_v9(buf, pos)
                 items_brokers.append(item_brokers)
             o.brokers = items_brokers
             i = -1
         f = 2
         o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 3
-        o.controller_id, = _F4.unpack_from(buf, pos)
+        o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 4
         i = -1
@@ -3204,12 +3205,12 @@ def _d_MetadataResponse_64(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_42(buf, pos)
+                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_v9(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 5
-        o.cluster_authorized_operations, = _F4.unpack_from(buf, pos)
+        o.cluster_authorized_operations, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 6
         if buf[pos] == 0:
@@ -3218,51 +3219,51 @@ def _d_MetadataResponse_64(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_64, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v9, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_65(o: MetadataResponse, out: bytearray) -> None:
+def _e_MetadataResponse_v10(o: MetadataResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.throttle_time_ms)
+        out += _F_i.pack(o.throttle_time_ms)
         f = 1
         v_brokers = o.brokers
         write_array_length(out, len(v_brokers), True)
         for i, item_brokers in enumerate(v_brokers):
-            _e_MetadataResponse_MetadataResponseBroker_11(item_brokers, out)
+            _e_MetadataResponse_MetadataResponseBroker_v9(item_brokers, out)
         i = -1
         f = 2
         write_compact_nullable_string(out, o.cluster_id)
         f = 3
-        out += _F4.pack(o.controller_id)
+        out += _F_i.pack(o.controller_id)
         f = 4
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_MetadataResponse_MetadataResponseTopic_43(item_topics, out)
+            _e_MetadataResponse_MetadataResponseTopic_v10(item_topics, out)
         i = -1
         f = 5
-        out += _F4.pack(o.cluster_authorized_operations)
+        out += _F_i.pack(o.cluster_authorized_operations)
         f = 6
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_65, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_v10, f, i) from None
 
 
-def _d_MetadataResponse_66(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
+def _d_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     o = new_struct(MetadataResponse)
     f = 0
     i = -1
     try:
         o.error_code = 0
         f = 0
-        o.throttle_time_ms, = _F4.unpack_from(buf, pos)
+        o.throttle_time_ms, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         i = -1
@@ -3278,14 +3279,14 @@ def _d_MetadataResponse_66(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_brokers = []
             for i in range(n):
-                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_12(buf, pos)
+                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_v9(buf, pos)
                 items_brokers.append(item_brokers)
             o.brokers = items_brokers
             i = -1
         f = 2
         o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 3
-        o.controller_id, = _F4.unpack_from(buf, pos)
+        o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 4
         i = -1
@@ -3301,12 +3302,12 @@ def _d_MetadataResponse_66(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_44(buf, pos)
+                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_v10(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 5
-        o.cluster_authorized_operations, = _F4.unpack_from(buf, pos)
+        o.cluster_authorized_operations, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 6
         if buf[pos] == 0:
@@ -3315,11 +3316,11 @@ def _d_MetadataResponse_66(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_66, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v10, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_67(o: MetadataResponse, out: bytearray) -> None:
+def _e_MetadataResponse_v11(o: MetadataResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -3327,22 +3328,22 @@ def _e_MetadataResponse_67(o: MetadataResponse, out: bytearray) -> None:
         if o.cluster_authorized_operations != -2147483648:
             raise absent_field(11)
         f = 1
-        out += _F4.pack(o.throttle_time_ms)
+        out += _F_i.pack(o.throttle_time_ms)
         f = 2
         v_brokers = o.brokers
         write_array_length(out, len(v_brokers), True)
         for i, item_brokers in enumerate(v_brokers):
-            _e_MetadataResponse_MetadataResponseBroker_11(item_brokers, out)
+            _e_MetadataResponse_MetadataResponseBroker_v9(item_brokers, out)
         i = -1
         f = 3
         write_compact_nullable_string(out, o.cluster_id)
         f = 4
-        out += _F4.pack(o.controller_id)
+        out += _F_i.pack(o.controller_id)
         f = 5
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_MetadataResponse_MetadataResponseTopic_43(item_topics, out)
+            _e_MetadataResponse_MetadataResponseTopic_v10(item_topics, out)
         i = -1
         f = 6
         if o.unknown_tagged_fields:
@@ -3350,10 +3351,10 @@ def _e_MetadataResponse_67(o: MetadataResponse, out: bytearray) -> None:
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_67, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_v11, f, i) from None
 
 
-def _d_MetadataResponse_68(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
+def _d_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     o = new_struct(MetadataResponse)
     f = 0
     i = -1
@@ -3361,7 +3362,7 @@ def _d_MetadataResponse_68(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         o.cluster_authorized_operations = -2147483648
         o.error_code = 0
         f = 0
-        o.throttle_time_ms, = _F4.unpack_from(buf, pos)
+        o.throttle_time_ms, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         i = -1
@@ -3377,14 +3378,14 @@ def _d_MetadataResponse_68(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_brokers = []
             for i in range(n):
-                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_12(buf, pos)
+                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_v9(buf, pos)
                 items_brokers.append(item_brokers)
             o.brokers = items_brokers
             i = -1
         f = 2
         o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 3
-        o.controller_id, = _F4.unpack_from(buf, pos)
+        o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 4
         i = -1
@@ -3400,7 +3401,7 @@ def _d_MetadataResponse_68(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_44(buf, pos)
+                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_v10(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -3411,11 +3412,11 @@ def _d_MetadataResponse_68(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_68, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v11, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_69(o: MetadataResponse, out: bytearray) -> None:
+def _e_MetadataResponse_v12(o: MetadataResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -3423,22 +3424,22 @@ def _e_MetadataResponse_69(o: MetadataResponse, out: bytearray) -> None:
         if o.cluster_authorized_operations != -2147483648:
             raise absent_field(12)
         f = 1
-        out += _F4.pack(o.throttle_time_ms)
+        out += _F_i.pack(o.throttle_time_ms)
         f = 2
         v_brokers = o.brokers
         write_array_length(out, len(v_brokers), True)
         for i, item_brokers in enumerate(v_brokers):
-            _e_MetadataResponse_MetadataResponseBroker_11(item_brokers, out)
+            _e_MetadataResponse_MetadataResponseBroker_v9(item_brokers, out)
         i = -1
         f = 3
         write_compact_nullable_string(out, o.cluster_id)
         f = 4
-        out += _F4.pack(o.controller_id)
+        out += _F_i.pack(o.controller_id)
         f = 5
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_MetadataResponse_MetadataResponseTopic_45(item_topics, out)
+            _e_MetadataResponse_MetadataResponseTopic_v12(item_topics, out)
         i = -1
         f = 6
         if o.unknown_tagged_fields:
@@ -3446,10 +3447,10 @@ def _e_MetadataResponse_69(o: MetadataResponse, out: bytearray) -> None:
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_69, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_v12, f, i) from None
 
 
-def _d_MetadataResponse_70(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
+def _d_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     o = new_struct(MetadataResponse)
     f = 0
     i = -1
@@ -3457,7 +3458,7 @@ def _d_MetadataResponse_70(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         o.cluster_authorized_operations = -2147483648
         o.error_code = 0
         f = 0
-        o.throttle_time_ms, = _F4.unpack_from(buf, pos)
+        o.throttle_time_ms, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         i = -1
@@ -3473,14 +3474,14 @@ def _d_MetadataResponse_70(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_brokers = []
             for i in range(n):
-                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_12(buf, pos)
+                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_v9(buf, pos)
                 items_brokers.append(item_brokers)
             o.brokers = items_brokers
             i = -1
         f = 2
         o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 3
-        o.controller_id, = _F4.unpack_from(buf, pos)
+        o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 4
         i = -1
@@ -3496,7 +3497,7 @@ def _d_MetadataResponse_70(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_46(buf, pos)
+                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_v12(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -3507,11 +3508,11 @@ def _d_MetadataResponse_70(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_70, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v12, f, i) from None
     return o, pos
 
 
-def _e_MetadataResponse_71(o: MetadataResponse, out: bytearray) -> None:
+def _e_MetadataResponse_v13(o: MetadataResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -3519,42 +3520,42 @@ def _e_MetadataResponse_71(o: MetadataResponse, out: bytearray) -> None:
         if o.cluster_authorized_operations != -2147483648:
             raise absent_field(13)
         f = 1
-        out += _F4.pack(o.throttle_time_ms)
+        out += _F_i.pack(o.throttle_time_ms)
         f = 2
         v_brokers = o.brokers
         write_array_length(out, len(v_brokers), True)
         for i, item_brokers in enumerate(v_brokers):
-            _e_MetadataResponse_MetadataResponseBroker_11(item_brokers, out)
+            _e_MetadataResponse_MetadataResponseBroker_v9(item_brokers, out)
         i = -1
         f = 3
         write_compact_nullable_string(out, o.cluster_id)
         f = 4
-        out += _F4.pack(o.controller_id)
+        out += _F_i.pack(o.controller_id)
         f = 5
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_MetadataResponse_MetadataResponseTopic_45(item_topics, out)
+            _e_MetadataResponse_MetadataResponseTopic_v12(item_topics, out)
         i = -1
         f = 6
-        out += _F7.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 7
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_MetadataResponse_71, f, i) from None
+        raise encode_failure(exc, o, _T_e_MetadataResponse_v13, f, i) from None
 
 
-def _d_MetadataResponse_72(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
+def _d_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     o = new_struct(MetadataResponse)
     f = 0
     i = -1
     try:
         o.cluster_authorized_operations = -2147483648
         f = 0
-        o.throttle_time_ms, = _F4.unpack_from(buf, pos)
+        o.throttle_time_ms, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         i = -1
@@ -3570,14 +3571,14 @@ def _d_MetadataResponse_72(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_brokers = []
             for i in range(n):
-                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_12(buf, pos)
+                item_brokers, pos = _d_MetadataResponse_MetadataResponseBroker_v9(buf, pos)
                 items_brokers.append(item_brokers)
             o.brokers = items_brokers
             i = -1
         f = 2
         o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 3
-        o.controller_id, = _F4.unpack_from(buf, pos)
+        o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 4
         i = -1
@@ -3593,12 +3594,12 @@ def _d_MetadataResponse_72(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_46(buf, pos)
+                item_topics, pos = _d_MetadataResponse_MetadataResponseTopic_v12(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
         f = 5
-        o.error_code, = _F7.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 6
         if buf[pos] == 0:
@@ -3607,19 +3608,19 @@ def _d_MetadataResponse_72(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_72, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v13, f, i) from None
     return o, pos
 
 
-MetadataRequest._ENCODERS = {0: _e_MetadataRequest_14, 1: _e_MetadataRequest_16, 2: _e_MetadataRequest_18, 3: _e_MetadataRequest_19, 4: _e_MetadataRequest_20, 5: _e_MetadataRequest_22, 6: _e_MetadataRequest_23, 7: _e_MetadataRequest_24, 8: _e_MetadataRequest_25, 9: _e_MetadataRequest_27, 10: _e_MetadataRequest_29, 11: _e_MetadataRequest_31, 12: _e_MetadataRequest_33, 13: _e_MetadataRequest_34}
-MetadataRequest._DECODERS = {0: _d_MetadataRequest_15, 1: _d_MetadataRequest_17, 2: _d_MetadataRequest_17, 3: _d_MetadataRequest_17, 4: _d_MetadataRequest_21, 5: _d_MetadataRequest_21, 6: _d_MetadataRequest_21, 7: _d_MetadataRequest_21, 8: _d_MetadataRequest_26, 9: _d_MetadataRequest_28, 10: _d_MetadataRequest_30, 11: _d_MetadataRequest_32, 12: _d_MetadataRequest_32, 13: _d_MetadataRequest_32}
-MetadataRequest.MetadataRequestTopic._ENCODERS = {0: _e_MetadataRequest_MetadataRequestTopic_0, 1: _e_MetadataRequest_MetadataRequestTopic_2, 2: _e_MetadataRequest_MetadataRequestTopic_3, 3: _e_MetadataRequest_MetadataRequestTopic_4, 4: _e_MetadataRequest_MetadataRequestTopic_5, 5: _e_MetadataRequest_MetadataRequestTopic_6, 6: _e_MetadataRequest_MetadataRequestTopic_7, 7: _e_MetadataRequest_MetadataRequestTopic_8, 8: _e_MetadataRequest_MetadataRequestTopic_9, 9: _e_MetadataRequest_MetadataRequestTopic_10, 10: _e_MetadataRequest_MetadataRequestTopic_12, 11: _e_MetadataRequest_MetadataRequestTopic_12, 12: _e_MetadataRequest_MetadataRequestTopic_12, 13: _e_MetadataRequest_MetadataRequestTopic_12}
-MetadataRequest.MetadataRequestTopic._DECODERS = {0: _d_MetadataRequest_MetadataRequestTopic_1, 1: _d_MetadataRequest_MetadataRequestTopic_1, 2: _d_MetadataRequest_MetadataRequestTopic_1, 3: _d_MetadataRequest_MetadataRequestTopic_1, 4: _d_MetadataRequest_MetadataRequestTopic_1, 5: _d_MetadataRequest_MetadataRequestTopic_1, 6: _d_MetadataRequest_MetadataRequestTopic_1, 7: _d_MetadataRequest_MetadataRequestTopic_1, 8: _d_MetadataRequest_MetadataRequestTopic_1, 9: _d_MetadataRequest_MetadataRequestTopic_11, 10: _d_MetadataRequest_MetadataRequestTopic_13, 11: _d_MetadataRequest_MetadataRequestTopic_13, 12: _d_MetadataRequest_MetadataRequestTopic_13, 13: _d_MetadataRequest_MetadataRequestTopic_13}
-MetadataResponse._ENCODERS = {0: _e_MetadataResponse_47, 1: _e_MetadataResponse_49, 2: _e_MetadataResponse_51, 3: _e_MetadataResponse_53, 4: _e_MetadataResponse_55, 5: _e_MetadataResponse_56, 6: _e_MetadataResponse_58, 7: _e_MetadataResponse_59, 8: _e_MetadataResponse_61, 9: _e_MetadataResponse_63, 10: _e_MetadataResponse_65, 11: _e_MetadataResponse_67, 12: _e_MetadataResponse_69, 13: _e_MetadataResponse_71}
-MetadataResponse._DECODERS = {0: _d_MetadataResponse_48, 1: _d_MetadataResponse_50, 2: _d_MetadataResponse_52, 3: _d_MetadataResponse_54, 4: _d_MetadataResponse_54, 5: _d_MetadataResponse_57, 6: _d_MetadataResponse_57, 7: _d_MetadataResponse_60, 8: _d_MetadataResponse_62, 9: _d_MetadataResponse_64, 10: _d_MetadataResponse_66, 11: _d_MetadataResponse_68, 12: _d_MetadataResponse_70, 13: _d_MetadataResponse_72}
-MetadataResponse.MetadataResponseBroker._ENCODERS = {0: _e_MetadataResponse_MetadataResponseBroker_0, 1: _e_MetadataResponse_MetadataResponseBroker_2, 2: _e_MetadataResponse_MetadataResponseBroker_4, 3: _e_MetadataResponse_MetadataResponseBroker_5, 4: _e_MetadataResponse_MetadataResponseBroker_6, 5: _e_MetadataResponse_MetadataResponseBroker_7, 6: _e_MetadataResponse_MetadataResponseBroker_8, 7: _e_MetadataResponse_MetadataResponseBroker_9, 8: _e_MetadataResponse_MetadataResponseBroker_10, 9: _e_MetadataResponse_MetadataResponseBroker_11, 10: _e_MetadataResponse_MetadataResponseBroker_11, 11: _e_MetadataResponse_MetadataResponseBroker_11, 12: _e_MetadataResponse_MetadataResponseBroker_11, 13: _e_MetadataResponse_MetadataResponseBroker_11}
-MetadataResponse.MetadataResponseBroker._DECODERS = {0: _d_MetadataResponse_MetadataResponseBroker_1, 1: _d_MetadataResponse_MetadataResponseBroker_3, 2: _d_MetadataResponse_MetadataResponseBroker_3, 3: _d_MetadataResponse_MetadataResponseBroker_3, 4: _d_MetadataResponse_MetadataResponseBroker_3, 5: _d_MetadataResponse_MetadataResponseBroker_3, 6: _d_MetadataResponse_MetadataResponseBroker_3, 7: _d_MetadataResponse_MetadataResponseBroker_3, 8: _d_MetadataResponse_MetadataResponseBroker_3, 9: _d_MetadataResponse_MetadataResponseBroker_12, 10: _d_MetadataResponse_MetadataResponseBroker_12, 11: _d_MetadataResponse_MetadataResponseBroker_12, 12: _d_MetadataResponse_MetadataResponseBroker_12, 13: _d_MetadataResponse_MetadataResponseBroker_12}
-MetadataResponse.MetadataResponseTopic._ENCODERS = {0: _e_MetadataResponse_MetadataResponseTopic_27, 1: _e_MetadataResponse_MetadataResponseTopic_29, 2: _e_MetadataResponse_MetadataResponseTopic_31, 3: _e_MetadataResponse_MetadataResponseTopic_32, 4: _e_MetadataResponse_MetadataResponseTopic_33, 5: _e_MetadataResponse_MetadataResponseTopic_34, 6: _e_MetadataResponse_MetadataResponseTopic_36, 7: _e_MetadataResponse_MetadataResponseTopic_37, 8: _e_MetadataResponse_MetadataResponseTopic_39, 9: _e_MetadataResponse_MetadataResponseTopic_41, 10: _e_MetadataResponse_MetadataResponseTopic_43, 11: _e_MetadataResponse_MetadataResponseTopic_43, 12: _e_MetadataResponse_MetadataResponseTopic_45, 13: _e_MetadataResponse_MetadataResponseTopic_45}
-MetadataResponse.MetadataResponseTopic._DECODERS = {0: _d_MetadataResponse_MetadataResponseTopic_28, 1: _d_MetadataResponse_MetadataResponseTopic_30, 2: _d_MetadataResponse_MetadataResponseTopic_30, 3: _d_MetadataResponse_MetadataResponseTopic_30, 4: _d_MetadataResponse_MetadataResponseTopic_30, 5: _d_MetadataResponse_MetadataResponseTopic_35, 6: _d_MetadataResponse_MetadataResponseTopic_35, 7: _d_MetadataResponse_MetadataResponseTopic_38, 8: _d_MetadataResponse_MetadataResponseTopic_40, 9: _d_MetadataResponse_MetadataResponseTopic_42, 10: _d_MetadataResponse_MetadataResponseTopic_44, 11: _d_MetadataResponse_MetadataResponseTopic_44, 12: _d_MetadataResponse_MetadataResponseTopic_46, 13: _d_MetadataResponse_MetadataResponseTopic_46}
-MetadataResponse.MetadataResponsePartition._ENCODERS = {0: _e_MetadataResponse_MetadataResponsePartition_13, 1: _e_MetadataResponse_MetadataResponsePartition_15, 2: _e_MetadataResponse_MetadataResponsePartition_16, 3: _e_MetadataResponse_MetadataResponsePartition_17, 4: _e_MetadataResponse_MetadataResponsePartition_18, 5: _e_MetadataResponse_MetadataResponsePartition_19, 6: _e_MetadataResponse_MetadataResponsePartition_21, 7: _e_MetadataResponse_MetadataResponsePartition_22, 8: _e_MetadataResponse_MetadataResponsePartition_24, 9: _e_MetadataResponse_MetadataResponsePartition_25, 10: _e_MetadataResponse_MetadataResponsePartition_25, 11: _e_MetadataResponse_MetadataResponsePartition_25, 12: _e_MetadataResponse_MetadataResponsePartition_25, 13: _e_MetadataResponse_MetadataResponsePartition_25}
-MetadataResponse.MetadataResponsePartition._DECODERS = {0: _d_MetadataResponse_MetadataResponsePartition_14, 1: _d_MetadataResponse_MetadataResponsePartition_14, 2: _d_MetadataResponse_MetadataResponsePartition_14, 3: _d_MetadataResponse_MetadataResponsePartition_14, 4: _d_MetadataResponse_MetadataResponsePartition_14, 5: _d_MetadataResponse_MetadataResponsePartition_20, 6: _d_MetadataResponse_MetadataResponsePartition_20, 7: _d_MetadataResponse_MetadataResponsePartition_23, 8: _d_MetadataResponse_MetadataResponsePartition_23, 9: _d_MetadataResponse_MetadataResponsePartition_26, 10: _d_MetadataResponse_MetadataResponsePartition_26, 11: _d_MetadataResponse_MetadataResponsePartition_26, 12: _d_MetadataResponse_MetadataResponsePartition_26, 13: _d_MetadataResponse_MetadataResponsePartition_26}
+MetadataRequest._ENCODERS = {0: _e_MetadataRequest_v0, 1: _e_MetadataRequest_v1, 2: _e_MetadataRequest_v2, 3: _e_MetadataRequest_v3, 4: _e_MetadataRequest_v4, 5: _e_MetadataRequest_v5, 6: _e_MetadataRequest_v6, 7: _e_MetadataRequest_v7, 8: _e_MetadataRequest_v8, 9: _e_MetadataRequest_v9, 10: _e_MetadataRequest_v10, 11: _e_MetadataRequest_v11, 12: _e_MetadataRequest_v12, 13: _e_MetadataRequest_v13}
+MetadataRequest._DECODERS = {0: _d_MetadataRequest_v0, 1: _d_MetadataRequest_v1, 2: _d_MetadataRequest_v1, 3: _d_MetadataRequest_v1, 4: _d_MetadataRequest_v4, 5: _d_MetadataRequest_v4, 6: _d_MetadataRequest_v4, 7: _d_MetadataRequest_v4, 8: _d_MetadataRequest_v8, 9: _d_MetadataRequest_v9, 10: _d_MetadataRequest_v10, 11: _d_MetadataRequest_v11, 12: _d_MetadataRequest_v11, 13: _d_MetadataRequest_v11}
+MetadataRequest.MetadataRequestTopic._ENCODERS = {0: _e_MetadataRequest_MetadataRequestTopic_v0, 1: _e_MetadataRequest_MetadataRequestTopic_v1, 2: _e_MetadataRequest_MetadataRequestTopic_v2, 3: _e_MetadataRequest_MetadataRequestTopic_v3, 4: _e_MetadataRequest_MetadataRequestTopic_v4, 5: _e_MetadataRequest_MetadataRequestTopic_v5, 6: _e_MetadataRequest_MetadataRequestTopic_v6, 7: _e_MetadataRequest_MetadataRequestTopic_v7, 8: _e_MetadataRequest_MetadataRequestTopic_v8, 9: _e_MetadataRequest_MetadataRequestTopic_v9, 10: _e_MetadataRequest_MetadataRequestTopic_v10, 11: _e_MetadataRequest_MetadataRequestTopic_v10, 12: _e_MetadataRequest_MetadataRequestTopic_v10, 13: _e_MetadataRequest_MetadataRequestTopic_v10}
+MetadataRequest.MetadataRequestTopic._DECODERS = {0: _d_MetadataRequest_MetadataRequestTopic_v0, 1: _d_MetadataRequest_MetadataRequestTopic_v0, 2: _d_MetadataRequest_MetadataRequestTopic_v0, 3: _d_MetadataRequest_MetadataRequestTopic_v0, 4: _d_MetadataRequest_MetadataRequestTopic_v0, 5: _d_MetadataRequest_MetadataRequestTopic_v0, 6: _d_MetadataRequest_MetadataRequestTopic_v0, 7: _d_MetadataRequest_MetadataRequestTopic_v0, 8: _d_MetadataRequest_MetadataRequestTopic_v0, 9: _d_MetadataRequest_MetadataRequestTopic_v9, 10: _d_MetadataRequest_MetadataRequestTopic_v10, 11: _d_MetadataRequest_MetadataRequestTopic_v10, 12: _d_MetadataRequest_MetadataRequestTopic_v10, 13: _d_MetadataRequest_MetadataRequestTopic_v10}
+MetadataResponse._ENCODERS = {0: _e_MetadataResponse_v0, 1: _e_MetadataResponse_v1, 2: _e_MetadataResponse_v2, 3: _e_MetadataResponse_v3, 4: _e_MetadataResponse_v4, 5: _e_MetadataResponse_v5, 6: _e_MetadataResponse_v6, 7: _e_MetadataResponse_v7, 8: _e_MetadataResponse_v8, 9: _e_MetadataResponse_v9, 10: _e_MetadataResponse_v10, 11: _e_MetadataResponse_v11, 12: _e_MetadataResponse_v12, 13: _e_MetadataResponse_v13}
+MetadataResponse._DECODERS = {0: _d_MetadataResponse_v0, 1: _d_MetadataResponse_v1, 2: _d_MetadataResponse_v2, 3: _d_MetadataResponse_v3, 4: _d_MetadataResponse_v3, 5: _d_MetadataResponse_v5, 6: _d_MetadataResponse_v5, 7: _d_MetadataResponse_v7, 8: _d_MetadataResponse_v8, 9: _d_MetadataResponse_v9, 10: _d_MetadataResponse_v10, 11: _d_MetadataResponse_v11, 12: _d_MetadataResponse_v12, 13: _d_MetadataResponse_v13}
+MetadataResponse.MetadataResponseBroker._ENCODERS = {0: _e_MetadataResponse_MetadataResponseBroker_v0, 1: _e_MetadataResponse_MetadataResponseBroker_v1, 2: _e_MetadataResponse_MetadataResponseBroker_v2, 3: _e_MetadataResponse_MetadataResponseBroker_v3, 4: _e_MetadataResponse_MetadataResponseBroker_v4, 5: _e_MetadataResponse_MetadataResponseBroker_v5, 6: _e_MetadataResponse_MetadataResponseBroker_v6, 7: _e_MetadataResponse_MetadataResponseBroker_v7, 8: _e_MetadataResponse_MetadataResponseBroker_v8, 9: _e_MetadataResponse_MetadataResponseBroker_v9, 10: _e_MetadataResponse_MetadataResponseBroker_v9, 11: _e_MetadataResponse_MetadataResponseBroker_v9, 12: _e_MetadataResponse_MetadataResponseBroker_v9, 13: _e_MetadataResponse_MetadataResponseBroker_v9}
+MetadataResponse.MetadataResponseBroker._DECODERS = {0: _d_MetadataResponse_MetadataResponseBroker_v0, 1: _d_MetadataResponse_MetadataResponseBroker_v1, 2: _d_MetadataResponse_MetadataResponseBroker_v1, 3: _d_MetadataResponse_MetadataResponseBroker_v1, 4: _d_MetadataResponse_MetadataResponseBroker_v1, 5: _d_MetadataResponse_MetadataResponseBroker_v1, 6: _d_MetadataResponse_MetadataResponseBroker_v1, 7: _d_MetadataResponse_MetadataResponseBroker_v1, 8: _d_MetadataResponse_MetadataResponseBroker_v1, 9: _d_MetadataResponse_MetadataResponseBroker_v9, 10: _d_MetadataResponse_MetadataResponseBroker_v9, 11: _d_MetadataResponse_MetadataResponseBroker_v9, 12: _d_MetadataResponse_MetadataResponseBroker_v9, 13: _d_MetadataResponse_MetadataResponseBroker_v9}
+MetadataResponse.MetadataResponseTopic._ENCODERS = {0: _e_MetadataResponse_MetadataResponseTopic_v0, 1: _e_MetadataResponse_MetadataResponseTopic_v1, 2: _e_MetadataResponse_MetadataResponseTopic_v2, 3: _e_MetadataResponse_MetadataResponseTopic_v3, 4: _e_MetadataResponse_MetadataResponseTopic_v4, 5: _e_MetadataResponse_MetadataResponseTopic_v5, 6: _e_MetadataResponse_MetadataResponseTopic_v6, 7: _e_MetadataResponse_MetadataResponseTopic_v7, 8: _e_MetadataResponse_MetadataResponseTopic_v8, 9: _e_MetadataResponse_MetadataResponseTopic_v9, 10: _e_MetadataResponse_MetadataResponseTopic_v10, 11: _e_MetadataResponse_MetadataResponseTopic_v10, 12: _e_MetadataResponse_MetadataResponseTopic_v12, 13: _e_MetadataResponse_MetadataResponseTopic_v12}
+MetadataResponse.MetadataResponseTopic._DECODERS = {0: _d_MetadataResponse_MetadataResponseTopic_v0, 1: _d_MetadataResponse_MetadataResponseTopic_v1, 2: _d_MetadataResponse_MetadataResponseTopic_v1, 3: _d_MetadataResponse_MetadataResponseTopic_v1, 4: _d_MetadataResponse_MetadataResponseTopic_v1, 5: _d_MetadataResponse_MetadataResponseTopic_v5, 6: _d_MetadataResponse_MetadataResponseTopic_v5, 7: _d_MetadataResponse_MetadataResponseTopic_v7, 8: _d_MetadataResponse_MetadataResponseTopic_v8, 9: _d_MetadataResponse_MetadataResponseTopic_v9, 10: _d_MetadataResponse_MetadataResponseTopic_v10, 11: _d_MetadataResponse_MetadataResponseTopic_v10, 12: _d_MetadataResponse_MetadataResponseTopic_v12, 13: _d_MetadataResponse_MetadataResponseTopic_v12}
+MetadataResponse.MetadataResponsePartition._ENCODERS = {0: _e_MetadataResponse_MetadataResponsePartition_v0, 1: _e_MetadataResponse_MetadataResponsePartition_v1, 2: _e_MetadataResponse_MetadataResponsePartition_v2, 3: _e_MetadataResponse_MetadataResponsePartition_v3, 4: _e_MetadataResponse_MetadataResponsePartition_v4, 5: _e_MetadataResponse_MetadataResponsePartition_v5, 6: _e_MetadataResponse_MetadataResponsePartition_v6, 7: _e_MetadataResponse_MetadataResponsePartition_v7, 8: _e_MetadataResponse_MetadataResponsePartition_v8, 9: _e_MetadataResponse_MetadataResponsePartition_v9, 10: _e_MetadataResponse_MetadataResponsePartition_v9, 11: _e_MetadataResponse_MetadataResponsePartition_v9, 12: _e_MetadataResponse_MetadataResponsePartition_v9, 13: _e_MetadataResponse_MetadataResponsePartition_v9}
+MetadataResponse.MetadataResponsePartition._DECODERS = {0: _d_MetadataResponse_MetadataResponsePartition_v0, 1: _d_MetadataResponse_MetadataResponsePartition_v0, 2: _d_MetadataResponse_MetadataResponsePartition_v0, 3: _d_MetadataResponse_MetadataResponsePartition_v0, 4: _d_MetadataResponse_MetadataResponsePartition_v0, 5: _d_MetadataResponse_MetadataResponsePartition_v5, 6: _d_MetadataResponse_MetadataResponsePartition_v5, 7: _d_MetadataResponse_MetadataResponsePartition_v7, 8: _d_MetadataResponse_MetadataResponsePartition_v7, 9: _d_MetadataResponse_MetadataResponsePartition_v9, 10: _d_MetadataResponse_MetadataResponsePartition_v9, 11: _d_MetadataResponse_MetadataResponsePartition_v9, 12: _d_MetadataResponse_MetadataResponsePartition_v9, 13: _d_MetadataResponse_MetadataResponsePartition_v9}

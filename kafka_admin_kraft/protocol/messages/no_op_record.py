@@ -78,11 +78,11 @@ class NoOpRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_NoOpRecord_0: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
-_T_d_NoOpRecord_1: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
+_T_e_NoOpRecord_v0: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
+_T_d_NoOpRecord_v0: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
 
 
-def _e_NoOpRecord_0(o: NoOpRecord, out: bytearray) -> None:
+def _e_NoOpRecord_v0(o: NoOpRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -92,10 +92,10 @@ def _e_NoOpRecord_0(o: NoOpRecord, out: bytearray) -> None:
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_NoOpRecord_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_NoOpRecord_v0, f, i) from None
 
 
-def _d_NoOpRecord_1(buf: bytes, pos: int) -> tuple[NoOpRecord, int]:
+def _d_NoOpRecord_v0(buf: bytes, pos: int) -> tuple[NoOpRecord, int]:
     o = new_struct(NoOpRecord)
     f = 0
     i = -1
@@ -107,9 +107,9 @@ def _d_NoOpRecord_1(buf: bytes, pos: int) -> tuple[NoOpRecord, int]:
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_NoOpRecord_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_NoOpRecord_v0, f, i) from None
     return o, pos
 
 
-NoOpRecord._ENCODERS = {0: _e_NoOpRecord_0}
-NoOpRecord._DECODERS = {0: _d_NoOpRecord_1}
+NoOpRecord._ENCODERS = {0: _e_NoOpRecord_v0}
+NoOpRecord._DECODERS = {0: _d_NoOpRecord_v0}

@@ -53,9 +53,9 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['PartitionRecord']
 
-_F0 = _Packer('>i16s')
-_F1 = _Packer('>iii')
-_F2 = _Packer('>b')
+_F_iu = _Packer('>i16s')
+_F_iii = _Packer('>iii')
+_F_b = _Packer('>b')
 
 
 class PartitionRecord(Struct):
@@ -73,31 +73,31 @@ class PartitionRecord(Struct):
     _FIELDS = ('partition_id', 'topic_id', 'replicas', 'isr', 'removing_replicas', 'adding_replicas', 'leader', 'leader_recovery_state', 'leader_epoch', 'partition_epoch', 'directories', 'eligible_leader_replicas', 'last_known_elr', )
 
     partition_id: int
-    """int32, versions 0+; default -1."""
+    """Partition number within its topic. (int32, versions 0+; default -1)"""
     topic_id: Uuid
-    """uuid, versions 0+."""
+    """Id of the topic the partition belongs to. (uuid, versions 0+)"""
     replicas: list[int]
-    """[]int32, versions 0+."""
+    """Broker ids of all replicas, the preferred leader first. ([]int32, versions 0+)"""
     isr: list[int]
-    """[]int32, versions 0+."""
+    """Broker ids of the replicas in sync with the leader (the ISR). ([]int32, versions 0+)"""
     removing_replicas: list[int]
-    """[]int32, versions 0+."""
+    """Replicas an ongoing reassignment will take away. ([]int32, versions 0+)"""
     adding_replicas: list[int]
-    """[]int32, versions 0+."""
+    """Replicas an ongoing reassignment is bringing in. ([]int32, versions 0+)"""
     leader: int
-    """int32, versions 0+; default -1."""
+    """Broker id of the leader, -1 while the partition has none. (int32, versions 0+; default -1)"""
     leader_recovery_state: int
-    """int8, versions 0+; tag 0 in 0+; default 0."""
+    """KIP-704 state: 0 recovered, 1 the leader is still recovering after an unclean election. (int8, versions 0+; tag 0 in 0+; default 0)"""
     leader_epoch: int
-    """int32, versions 0+; default -1."""
+    """Leader epoch; it grows with every leader change. (int32, versions 0+; default -1)"""
     partition_epoch: int
-    """int32, versions 0+; default -1."""
+    """Grows with every change to the partition; AlterPartition requests must name the latest. (int32, versions 0+; default -1)"""
     directories: list[Uuid]
-    """[]uuid, versions 1+."""
+    """Log directory id of each replica, in the order of Replicas (KIP-858). ([]uuid, versions 1+)"""
     eligible_leader_replicas: list[int] | None
-    """[]int32, versions 2+; nullable 2+; tag 1 in 2+; default null."""
+    """Replicas outside the ISR that may still safely become leader (KIP-966), or null. ([]int32, versions 2+; nullable 2+; tag 1 in 2+; default null)"""
     last_known_elr: list[int] | None
-    """[]int32, versions 2+; nullable 2+; tag 2 in 2+; default null."""
+    """Last known leader candidates, tried when both ISR and ELR are empty (KIP-966), or null. ([]int32, versions 2+; nullable 2+; tag 2 in 2+; default null)"""
 
     def __init__(
         self,
@@ -133,15 +133,15 @@ class PartitionRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_PartitionRecord_0: tuple[FieldEntry, ...] = (('Directories', False, ()), ('EligibleLeaderReplicas', False, ()), ('LastKnownElr', False, ()), ('PartitionId', False, (('PartitionId', 4, 'i'), ('TopicId', 16, '16s'), )), ('Replicas', True, ()), ('Isr', True, ()), ('RemovingReplicas', True, ()), ('AddingReplicas', True, ()), ('Leader', False, (('Leader', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('PartitionEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_PartitionRecord_1: tuple[FieldEntry, ...] = (('PartitionId', False, (('PartitionId', 4, 'i'), ('TopicId', 16, '16s'), )), ('Replicas', True, ()), ('Isr', True, ()), ('RemovingReplicas', True, ()), ('AddingReplicas', True, ()), ('Leader', False, (('Leader', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('PartitionEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_PartitionRecord_2: tuple[FieldEntry, ...] = (('EligibleLeaderReplicas', False, ()), ('LastKnownElr', False, ()), ('PartitionId', False, (('PartitionId', 4, 'i'), ('TopicId', 16, '16s'), )), ('Replicas', True, ()), ('Isr', True, ()), ('RemovingReplicas', True, ()), ('AddingReplicas', True, ()), ('Leader', False, (('Leader', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('PartitionEpoch', 4, 'i'), )), ('Directories', True, ()), ('<tagged fields>', False, ()), )
-_T_d_PartitionRecord_3: tuple[FieldEntry, ...] = (('PartitionId', False, (('PartitionId', 4, 'i'), ('TopicId', 16, '16s'), )), ('Replicas', True, ()), ('Isr', True, ()), ('RemovingReplicas', True, ()), ('AddingReplicas', True, ()), ('Leader', False, (('Leader', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('PartitionEpoch', 4, 'i'), )), ('Directories', True, ()), ('<tagged fields>', False, ()), )
-_T_e_PartitionRecord_4: tuple[FieldEntry, ...] = (('PartitionId', False, (('PartitionId', 4, 'i'), ('TopicId', 16, '16s'), )), ('Replicas', True, ()), ('Isr', True, ()), ('RemovingReplicas', True, ()), ('AddingReplicas', True, ()), ('Leader', False, (('Leader', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('PartitionEpoch', 4, 'i'), )), ('Directories', True, ()), ('<tagged fields>', False, ()), )
-_T_d_PartitionRecord_5: tuple[FieldEntry, ...] = (('PartitionId', False, (('PartitionId', 4, 'i'), ('TopicId', 16, '16s'), )), ('Replicas', True, ()), ('Isr', True, ()), ('RemovingReplicas', True, ()), ('AddingReplicas', True, ()), ('Leader', False, (('Leader', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('PartitionEpoch', 4, 'i'), )), ('Directories', True, ()), ('<tagged fields>', False, ()), )
+_T_e_PartitionRecord_v0: tuple[FieldEntry, ...] = (('Directories', False, ()), ('EligibleLeaderReplicas', False, ()), ('LastKnownElr', False, ()), ('PartitionId', False, (('PartitionId', 4, 'i'), ('TopicId', 16, '16s'), )), ('Replicas', True, ()), ('Isr', True, ()), ('RemovingReplicas', True, ()), ('AddingReplicas', True, ()), ('Leader', False, (('Leader', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('PartitionEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_PartitionRecord_v0: tuple[FieldEntry, ...] = (('PartitionId', False, (('PartitionId', 4, 'i'), ('TopicId', 16, '16s'), )), ('Replicas', True, ()), ('Isr', True, ()), ('RemovingReplicas', True, ()), ('AddingReplicas', True, ()), ('Leader', False, (('Leader', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('PartitionEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_PartitionRecord_v1: tuple[FieldEntry, ...] = (('EligibleLeaderReplicas', False, ()), ('LastKnownElr', False, ()), ('PartitionId', False, (('PartitionId', 4, 'i'), ('TopicId', 16, '16s'), )), ('Replicas', True, ()), ('Isr', True, ()), ('RemovingReplicas', True, ()), ('AddingReplicas', True, ()), ('Leader', False, (('Leader', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('PartitionEpoch', 4, 'i'), )), ('Directories', True, ()), ('<tagged fields>', False, ()), )
+_T_d_PartitionRecord_v1: tuple[FieldEntry, ...] = (('PartitionId', False, (('PartitionId', 4, 'i'), ('TopicId', 16, '16s'), )), ('Replicas', True, ()), ('Isr', True, ()), ('RemovingReplicas', True, ()), ('AddingReplicas', True, ()), ('Leader', False, (('Leader', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('PartitionEpoch', 4, 'i'), )), ('Directories', True, ()), ('<tagged fields>', False, ()), )
+_T_e_PartitionRecord_v2: tuple[FieldEntry, ...] = (('PartitionId', False, (('PartitionId', 4, 'i'), ('TopicId', 16, '16s'), )), ('Replicas', True, ()), ('Isr', True, ()), ('RemovingReplicas', True, ()), ('AddingReplicas', True, ()), ('Leader', False, (('Leader', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('PartitionEpoch', 4, 'i'), )), ('Directories', True, ()), ('<tagged fields>', False, ()), )
+_T_d_PartitionRecord_v2: tuple[FieldEntry, ...] = (('PartitionId', False, (('PartitionId', 4, 'i'), ('TopicId', 16, '16s'), )), ('Replicas', True, ()), ('Isr', True, ()), ('RemovingReplicas', True, ()), ('AddingReplicas', True, ()), ('Leader', False, (('Leader', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('PartitionEpoch', 4, 'i'), )), ('Directories', True, ()), ('<tagged fields>', False, ()), )
 
 
-def _e_PartitionRecord_0(o: PartitionRecord, out: bytearray) -> None:
+def _e_PartitionRecord_v0(o: PartitionRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -155,7 +155,7 @@ def _e_PartitionRecord_0(o: PartitionRecord, out: bytearray) -> None:
         if o.last_known_elr is not None:
             raise absent_field(0)
         f = 3
-        out += _F0.pack(o.partition_id, o.topic_id.bytes)
+        out += _F_iu.pack(o.partition_id, o.topic_id.bytes)
         f = 4
         v_replicas = o.replicas
         write_array_length(out, len(v_replicas), True)
@@ -177,22 +177,22 @@ def _e_PartitionRecord_0(o: PartitionRecord, out: bytearray) -> None:
         out += pack('>%di' % len(v_adding_replicas), *v_adding_replicas)
         i = -1
         f = 8
-        out += _F1.pack(o.leader, o.leader_epoch, o.partition_epoch)
+        out += _F_iii.pack(o.leader, o.leader_epoch, o.partition_epoch)
         f = 9
         tags: list[RawTaggedField] = []
         if o.leader_recovery_state != 0:
             t = bytearray()
-            t += _F2.pack(o.leader_recovery_state)
+            t += _F_b.pack(o.leader_recovery_state)
             tags.append((0, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
             if tag in (0, 1, 2):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_PartitionRecord_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_PartitionRecord_v0, f, i) from None
 
 
-def _d_PartitionRecord_1(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
+def _d_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
     o = new_struct(PartitionRecord)
     f = 0
     i = -1
@@ -202,7 +202,7 @@ def _d_PartitionRecord_1(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
         o.eligible_leader_replicas = None
         o.last_known_elr = None
         f = 0
-        o.partition_id, u1, = _F0.unpack_from(buf, pos)
+        o.partition_id, u1, = _F_iu.unpack_from(buf, pos)
         o.topic_id = uuid_from_wire(u1)
         pos += 20
         f = 1
@@ -262,7 +262,7 @@ def _d_PartitionRecord_1(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
             o.adding_replicas = list(unpack_from('>%di' % n, buf, pos))
             pos += 4 * n
         f = 5
-        o.leader, o.leader_epoch, o.partition_epoch, = _F1.unpack_from(buf, pos)
+        o.leader, o.leader_epoch, o.partition_epoch, = _F_iii.unpack_from(buf, pos)
         pos += 12
         f = 6
         if buf[pos] == 0:
@@ -280,7 +280,7 @@ def _d_PartitionRecord_1(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.leader_recovery_state = _F2.unpack_from(buf, p)[0]
+                    o.leader_recovery_state = _F_b.unpack_from(buf, p)[0]
                     p += 1
                     if p != end:
                         raise DecodeError(f'tagged field LeaderRecoveryState used {p - pos} of its {size} bytes', offset=pos)
@@ -291,11 +291,11 @@ def _d_PartitionRecord_1(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_PartitionRecord_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_PartitionRecord_v0, f, i) from None
     return o, pos
 
 
-def _e_PartitionRecord_2(o: PartitionRecord, out: bytearray) -> None:
+def _e_PartitionRecord_v1(o: PartitionRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -306,7 +306,7 @@ def _e_PartitionRecord_2(o: PartitionRecord, out: bytearray) -> None:
         if o.last_known_elr is not None:
             raise absent_field(1)
         f = 2
-        out += _F0.pack(o.partition_id, o.topic_id.bytes)
+        out += _F_iu.pack(o.partition_id, o.topic_id.bytes)
         f = 3
         v_replicas = o.replicas
         write_array_length(out, len(v_replicas), True)
@@ -328,7 +328,7 @@ def _e_PartitionRecord_2(o: PartitionRecord, out: bytearray) -> None:
         out += pack('>%di' % len(v_adding_replicas), *v_adding_replicas)
         i = -1
         f = 7
-        out += _F1.pack(o.leader, o.leader_epoch, o.partition_epoch)
+        out += _F_iii.pack(o.leader, o.leader_epoch, o.partition_epoch)
         f = 8
         v_directories = o.directories
         write_array_length(out, len(v_directories), True)
@@ -339,17 +339,17 @@ def _e_PartitionRecord_2(o: PartitionRecord, out: bytearray) -> None:
         tags: list[RawTaggedField] = []
         if o.leader_recovery_state != 0:
             t = bytearray()
-            t += _F2.pack(o.leader_recovery_state)
+            t += _F_b.pack(o.leader_recovery_state)
             tags.append((0, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
             if tag in (0, 1, 2):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_PartitionRecord_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_PartitionRecord_v1, f, i) from None
 
 
-def _d_PartitionRecord_3(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
+def _d_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
     o = new_struct(PartitionRecord)
     f = 0
     i = -1
@@ -358,7 +358,7 @@ def _d_PartitionRecord_3(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
         o.eligible_leader_replicas = None
         o.last_known_elr = None
         f = 0
-        o.partition_id, u1, = _F0.unpack_from(buf, pos)
+        o.partition_id, u1, = _F_iu.unpack_from(buf, pos)
         o.topic_id = uuid_from_wire(u1)
         pos += 20
         f = 1
@@ -418,7 +418,7 @@ def _d_PartitionRecord_3(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
             o.adding_replicas = list(unpack_from('>%di' % n, buf, pos))
             pos += 4 * n
         f = 5
-        o.leader, o.leader_epoch, o.partition_epoch, = _F1.unpack_from(buf, pos)
+        o.leader, o.leader_epoch, o.partition_epoch, = _F_iii.unpack_from(buf, pos)
         pos += 12
         f = 6
         i = -1
@@ -454,7 +454,7 @@ def _d_PartitionRecord_3(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.leader_recovery_state = _F2.unpack_from(buf, p)[0]
+                    o.leader_recovery_state = _F_b.unpack_from(buf, p)[0]
                     p += 1
                     if p != end:
                         raise DecodeError(f'tagged field LeaderRecoveryState used {p - pos} of its {size} bytes', offset=pos)
@@ -465,16 +465,16 @@ def _d_PartitionRecord_3(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_PartitionRecord_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_PartitionRecord_v1, f, i) from None
     return o, pos
 
 
-def _e_PartitionRecord_4(o: PartitionRecord, out: bytearray) -> None:
+def _e_PartitionRecord_v2(o: PartitionRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.partition_id, o.topic_id.bytes)
+        out += _F_iu.pack(o.partition_id, o.topic_id.bytes)
         f = 1
         v_replicas = o.replicas
         write_array_length(out, len(v_replicas), True)
@@ -496,7 +496,7 @@ def _e_PartitionRecord_4(o: PartitionRecord, out: bytearray) -> None:
         out += pack('>%di' % len(v_adding_replicas), *v_adding_replicas)
         i = -1
         f = 5
-        out += _F1.pack(o.leader, o.leader_epoch, o.partition_epoch)
+        out += _F_iii.pack(o.leader, o.leader_epoch, o.partition_epoch)
         f = 6
         v_directories = o.directories
         write_array_length(out, len(v_directories), True)
@@ -507,7 +507,7 @@ def _e_PartitionRecord_4(o: PartitionRecord, out: bytearray) -> None:
         tags: list[RawTaggedField] = []
         if o.leader_recovery_state != 0:
             t = bytearray()
-            t += _F2.pack(o.leader_recovery_state)
+            t += _F_b.pack(o.leader_recovery_state)
             tags.append((0, bytes(t)))
         if o.eligible_leader_replicas is not None:
             t = bytearray()
@@ -534,10 +534,10 @@ def _e_PartitionRecord_4(o: PartitionRecord, out: bytearray) -> None:
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_PartitionRecord_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_PartitionRecord_v2, f, i) from None
 
 
-def _d_PartitionRecord_5(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
+def _d_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
     o = new_struct(PartitionRecord)
     f = 0
     i = -1
@@ -546,7 +546,7 @@ def _d_PartitionRecord_5(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
         o.eligible_leader_replicas = None
         o.last_known_elr = None
         f = 0
-        o.partition_id, u1, = _F0.unpack_from(buf, pos)
+        o.partition_id, u1, = _F_iu.unpack_from(buf, pos)
         o.topic_id = uuid_from_wire(u1)
         pos += 20
         f = 1
@@ -606,7 +606,7 @@ def _d_PartitionRecord_5(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
             o.adding_replicas = list(unpack_from('>%di' % n, buf, pos))
             pos += 4 * n
         f = 5
-        o.leader, o.leader_epoch, o.partition_epoch, = _F1.unpack_from(buf, pos)
+        o.leader, o.leader_epoch, o.partition_epoch, = _F_iii.unpack_from(buf, pos)
         pos += 12
         f = 6
         i = -1
@@ -642,7 +642,7 @@ def _d_PartitionRecord_5(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.leader_recovery_state = _F2.unpack_from(buf, p)[0]
+                    o.leader_recovery_state = _F_b.unpack_from(buf, p)[0]
                     p += 1
                     if p != end:
                         raise DecodeError(f'tagged field LeaderRecoveryState used {p - pos} of its {size} bytes', offset=pos)
@@ -685,9 +685,9 @@ def _d_PartitionRecord_5(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_PartitionRecord_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_PartitionRecord_v2, f, i) from None
     return o, pos
 
 
-PartitionRecord._ENCODERS = {0: _e_PartitionRecord_0, 1: _e_PartitionRecord_2, 2: _e_PartitionRecord_4}
-PartitionRecord._DECODERS = {0: _d_PartitionRecord_1, 1: _d_PartitionRecord_3, 2: _d_PartitionRecord_5}
+PartitionRecord._ENCODERS = {0: _e_PartitionRecord_v0, 1: _e_PartitionRecord_v1, 2: _e_PartitionRecord_v2}
+PartitionRecord._DECODERS = {0: _d_PartitionRecord_v0, 1: _d_PartitionRecord_v1, 2: _d_PartitionRecord_v2}

@@ -53,9 +53,9 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['QuorumStateData']
 
-_F0 = _Packer('>i')
-_F1 = _Packer('>iiiq')
-_F2 = _Packer('>iii16s')
+_F_i = _Packer('>i')
+_F_iiiq = _Packer('>iiiq')
+_F_iiiu = _Packer('>iii16s')
 
 
 class QuorumStateData(Struct):
@@ -72,22 +72,22 @@ class QuorumStateData(Struct):
     _FIELDS = ('cluster_id', 'leader_id', 'leader_epoch', 'voted_id', 'voted_directory_id', 'applied_offset', 'current_voters', )
 
     cluster_id: str
-    """string, versions 0."""
+    """v0 only: the cluster id; v1 files leave it out. (string, versions 0)"""
     leader_id: int
-    """int32, versions 0+; default -1."""
+    """Node id of the leader of LeaderEpoch, -1 if none is known. (int32, versions 0+; default -1)"""
     leader_epoch: int
-    """int32, versions 0+; default -1."""
+    """Latest epoch the replica knows of, -1 before any election. (int32, versions 0+; default -1)"""
     voted_id: int
-    """int32, versions 0+; default -1."""
+    """Node id this replica voted for in LeaderEpoch, -1 if it has not voted. (int32, versions 0+; default -1)"""
     voted_directory_id: Uuid
-    """uuid, versions 1+."""
+    """Log directory id of the replica voted for (KIP-853). (uuid, versions 1+)"""
     applied_offset: int
-    """int64, versions 0."""
+    """v0 only: an applied offset; v1 files leave it out. (int64, versions 0)"""
     current_voters: list[QuorumStateData.Voter] | None
-    """[]Voter, versions 0; nullable 0."""
+    """v0 only: the static voters; from v1 the voter set lives in the log (KIP-853). ([]Voter, versions 0; nullable 0)"""
 
     class Voter(Struct):
-        """The Voter struct of QuorumStateData.
+        """v0 only: the static voters; from v1 the voter set lives in the log (KIP-853).
 
         Used in versions 0; flexible versions: 0+.
         """
@@ -99,7 +99,7 @@ class QuorumStateData(Struct):
         _FIELDS = ('voter_id', )
 
         voter_id: int
-        """int32, versions 0."""
+        """Node id of a voter. (int32, versions 0)"""
 
         def __init__(
             self,
@@ -132,36 +132,36 @@ class QuorumStateData(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_QuorumStateData_Voter_0: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_QuorumStateData_Voter_1: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_QuorumStateData_2: tuple[FieldEntry, ...] = (('VotedDirectoryId', False, ()), ('ClusterId', False, ()), ('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('VotedId', 4, 'i'), ('AppliedOffset', 8, 'q'), )), ('CurrentVoters', True, ()), ('<tagged fields>', False, ()), )
-_T_d_QuorumStateData_3: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('VotedId', 4, 'i'), ('AppliedOffset', 8, 'q'), )), ('CurrentVoters', True, ()), ('<tagged fields>', False, ()), )
-_T_e_QuorumStateData_4: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('AppliedOffset', False, ()), ('CurrentVoters', False, ()), ('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('VotedId', 4, 'i'), ('VotedDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
-_T_d_QuorumStateData_5: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('VotedId', 4, 'i'), ('VotedDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
+_T_e_QuorumStateData_Voter_v0: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_QuorumStateData_Voter_v0: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_QuorumStateData_v0: tuple[FieldEntry, ...] = (('VotedDirectoryId', False, ()), ('ClusterId', False, ()), ('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('VotedId', 4, 'i'), ('AppliedOffset', 8, 'q'), )), ('CurrentVoters', True, ()), ('<tagged fields>', False, ()), )
+_T_d_QuorumStateData_v0: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('VotedId', 4, 'i'), ('AppliedOffset', 8, 'q'), )), ('CurrentVoters', True, ()), ('<tagged fields>', False, ()), )
+_T_e_QuorumStateData_v1: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('AppliedOffset', False, ()), ('CurrentVoters', False, ()), ('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('VotedId', 4, 'i'), ('VotedDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
+_T_d_QuorumStateData_v1: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('VotedId', 4, 'i'), ('VotedDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_QuorumStateData_Voter_0(o: QuorumStateData.Voter, out: bytearray) -> None:
+def _e_QuorumStateData_Voter_v0(o: QuorumStateData.Voter, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.voter_id)
+        out += _F_i.pack(o.voter_id)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_QuorumStateData_Voter_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_QuorumStateData_Voter_v0, f, i) from None
 
 
-def _d_QuorumStateData_Voter_1(buf: bytes, pos: int) -> tuple[QuorumStateData.Voter, int]:
+def _d_QuorumStateData_Voter_v0(buf: bytes, pos: int) -> tuple[QuorumStateData.Voter, int]:
     o = new_struct(QuorumStateData.Voter)
     f = 0
     i = -1
     try:
         f = 0
-        o.voter_id, = _F0.unpack_from(buf, pos)
+        o.voter_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         if buf[pos] == 0:
@@ -170,11 +170,11 @@ def _d_QuorumStateData_Voter_1(buf: bytes, pos: int) -> tuple[QuorumStateData.Vo
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_QuorumStateData_Voter_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_QuorumStateData_Voter_v0, f, i) from None
     return o, pos
 
 
-def _e_QuorumStateData_2(o: QuorumStateData, out: bytearray) -> None:
+def _e_QuorumStateData_v0(o: QuorumStateData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -184,7 +184,7 @@ def _e_QuorumStateData_2(o: QuorumStateData, out: bytearray) -> None:
         f = 1
         write_compact_string(out, o.cluster_id)
         f = 2
-        out += _F1.pack(o.leader_id, o.leader_epoch, o.voted_id, o.applied_offset)
+        out += _F_iiiq.pack(o.leader_id, o.leader_epoch, o.voted_id, o.applied_offset)
         f = 3
         v_current_voters = o.current_voters
         if v_current_voters is None:
@@ -192,7 +192,7 @@ def _e_QuorumStateData_2(o: QuorumStateData, out: bytearray) -> None:
         else:
             write_array_length(out, len(v_current_voters), True)
             for i, item_current_voters in enumerate(v_current_voters):
-                _e_QuorumStateData_Voter_0(item_current_voters, out)
+                _e_QuorumStateData_Voter_v0(item_current_voters, out)
         i = -1
         f = 4
         if o.unknown_tagged_fields:
@@ -200,10 +200,10 @@ def _e_QuorumStateData_2(o: QuorumStateData, out: bytearray) -> None:
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_QuorumStateData_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_QuorumStateData_v0, f, i) from None
 
 
-def _d_QuorumStateData_3(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
+def _d_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
     o = new_struct(QuorumStateData)
     f = 0
     i = -1
@@ -212,7 +212,7 @@ def _d_QuorumStateData_3(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
         f = 0
         o.cluster_id, pos = read_compact_string(buf, pos)
         f = 1
-        o.leader_id, o.leader_epoch, o.voted_id, o.applied_offset, = _F1.unpack_from(buf, pos)
+        o.leader_id, o.leader_epoch, o.voted_id, o.applied_offset, = _F_iiiq.unpack_from(buf, pos)
         pos += 20
         f = 2
         i = -1
@@ -228,7 +228,7 @@ def _d_QuorumStateData_3(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
         else:
             items_current_voters = []
             for i in range(n):
-                item_current_voters, pos = _d_QuorumStateData_Voter_1(buf, pos)
+                item_current_voters, pos = _d_QuorumStateData_Voter_v0(buf, pos)
                 items_current_voters.append(item_current_voters)
             o.current_voters = items_current_voters
             i = -1
@@ -239,11 +239,11 @@ def _d_QuorumStateData_3(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_QuorumStateData_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_QuorumStateData_v0, f, i) from None
     return o, pos
 
 
-def _e_QuorumStateData_4(o: QuorumStateData, out: bytearray) -> None:
+def _e_QuorumStateData_v1(o: QuorumStateData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -257,17 +257,17 @@ def _e_QuorumStateData_4(o: QuorumStateData, out: bytearray) -> None:
         if o.current_voters:
             raise absent_field(1)
         f = 3
-        out += _F2.pack(o.leader_id, o.leader_epoch, o.voted_id, o.voted_directory_id.bytes)
+        out += _F_iiiu.pack(o.leader_id, o.leader_epoch, o.voted_id, o.voted_directory_id.bytes)
         f = 4
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_QuorumStateData_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_QuorumStateData_v1, f, i) from None
 
 
-def _d_QuorumStateData_5(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
+def _d_QuorumStateData_v1(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
     o = new_struct(QuorumStateData)
     f = 0
     i = -1
@@ -276,7 +276,7 @@ def _d_QuorumStateData_5(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
         o.applied_offset = 0
         o.current_voters = []
         f = 0
-        o.leader_id, o.leader_epoch, o.voted_id, u3, = _F2.unpack_from(buf, pos)
+        o.leader_id, o.leader_epoch, o.voted_id, u3, = _F_iiiu.unpack_from(buf, pos)
         o.voted_directory_id = uuid_from_wire(u3)
         pos += 28
         f = 1
@@ -286,11 +286,11 @@ def _d_QuorumStateData_5(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_QuorumStateData_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_QuorumStateData_v1, f, i) from None
     return o, pos
 
 
-QuorumStateData._ENCODERS = {0: _e_QuorumStateData_2, 1: _e_QuorumStateData_4}
-QuorumStateData._DECODERS = {0: _d_QuorumStateData_3, 1: _d_QuorumStateData_5}
-QuorumStateData.Voter._ENCODERS = {0: _e_QuorumStateData_Voter_0}
-QuorumStateData.Voter._DECODERS = {0: _d_QuorumStateData_Voter_1}
+QuorumStateData._ENCODERS = {0: _e_QuorumStateData_v0, 1: _e_QuorumStateData_v1}
+QuorumStateData._DECODERS = {0: _d_QuorumStateData_v0, 1: _d_QuorumStateData_v1}
+QuorumStateData.Voter._ENCODERS = {0: _e_QuorumStateData_Voter_v0}
+QuorumStateData.Voter._DECODERS = {0: _d_QuorumStateData_Voter_v0}

@@ -53,12 +53,12 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['RegisterBrokerRecord']
 
-_F0 = _Packer('>Hh')
-_F1 = _Packer('>hh')
-_F2 = _Packer('>i16sq')
-_F3 = _Packer('>?')
-_F4 = _Packer('>??')
-_F5 = _Packer('>i?16sq')
+_F_Hh = _Packer('>Hh')
+_F_hh = _Packer('>hh')
+_F_iuq = _Packer('>i16sq')
+_F_o = _Packer('>?')
+_F_oo = _Packer('>??')
+_F_iouq = _Packer('>i?16sq')
 
 
 class RegisterBrokerRecord(Struct):
@@ -76,28 +76,28 @@ class RegisterBrokerRecord(Struct):
     _FIELDS = ('broker_id', 'is_migrating_zk_broker', 'incarnation_id', 'broker_epoch', 'end_points', 'features', 'rack', 'fenced', 'in_controlled_shutdown', 'log_dirs', )
 
     broker_id: int
-    """int32, versions 0+."""
+    """Node id of the registering broker. (int32, versions 0+)"""
     is_migrating_zk_broker: bool
-    """bool, versions 2+; default false."""
+    """True for a ZooKeeper-mode broker registering during a migration to KRaft (KIP-866). (bool, versions 2+; default false)"""
     incarnation_id: Uuid
-    """uuid, versions 0+."""
+    """Random id of the broker process run that registered; a restart brings a new one. (uuid, versions 0+)"""
     broker_epoch: int
-    """int64, versions 0+."""
+    """Epoch the controller gave this registration; later broker requests must carry it. (int64, versions 0+)"""
     end_points: list[RegisterBrokerRecord.BrokerEndpoint]
-    """[]BrokerEndpoint, versions 0+."""
+    """The broker's listeners. ([]BrokerEndpoint, versions 0+)"""
     features: list[RegisterBrokerRecord.BrokerFeature]
-    """[]BrokerFeature, versions 0+."""
+    """Level ranges of the features the broker can run. ([]BrokerFeature, versions 0+)"""
     rack: str | None
-    """string, versions 0+; nullable 0+."""
+    """Rack of the broker, or null if it has none. (string, versions 0+; nullable 0+)"""
     fenced: bool
-    """bool, versions 0+; default true."""
+    """True while the broker is fenced; a new registration starts fenced. (bool, versions 0+; default true)"""
     in_controlled_shutdown: bool
-    """bool, versions 1+; default false."""
+    """Set while the controller moves leadership off the broker for a controlled shutdown. (bool, versions 1+; default false)"""
     log_dirs: list[Uuid]
-    """[]uuid, versions 3+; tag 0 in 3+."""
+    """Ids of the broker's log directories that are online (KIP-858). ([]uuid, versions 3+; tag 0 in 3+)"""
 
     class BrokerEndpoint(Struct):
-        """The BrokerEndpoint struct of RegisterBrokerRecord.
+        """The broker's listeners.
 
         Used in versions 0-3; flexible versions: 0+.
         """
@@ -109,13 +109,13 @@ class RegisterBrokerRecord(Struct):
         _FIELDS = ('name', 'host', 'port', 'security_protocol', )
 
         name: str
-        """string, versions 0+."""
+        """Listener name, as in the broker's listeners setting. (string, versions 0+)"""
         host: str
-        """string, versions 0+."""
+        """Host name or IP address of the listener. (string, versions 0+)"""
         port: int
-        """uint16, versions 0+."""
+        """TCP port of the listener. (uint16, versions 0+)"""
         security_protocol: int
-        """int16, versions 0+."""
+        """Security protocol id of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL. (int16, versions 0+)"""
 
         def __init__(
             self,
@@ -133,7 +133,7 @@ class RegisterBrokerRecord(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class BrokerFeature(Struct):
-        """The BrokerFeature struct of RegisterBrokerRecord.
+        """Level ranges of the features the broker can run.
 
         Used in versions 0-3; flexible versions: 0+.
         """
@@ -145,11 +145,11 @@ class RegisterBrokerRecord(Struct):
         _FIELDS = ('name', 'min_supported_version', 'max_supported_version', )
 
         name: str
-        """string, versions 0+."""
+        """Name of a feature, e.g. metadata.version. (string, versions 0+)"""
         min_supported_version: int
-        """int16, versions 0+."""
+        """Lowest level of the feature the broker can run. (int16, versions 0+)"""
         max_supported_version: int
-        """int16, versions 0+."""
+        """Highest level of the feature the broker can run. (int16, versions 0+)"""
 
         def __init__(
             self,
@@ -192,21 +192,21 @@ class RegisterBrokerRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_RegisterBrokerRecord_BrokerEndpoint_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_RegisterBrokerRecord_BrokerEndpoint_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_e_RegisterBrokerRecord_BrokerFeature_2: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_RegisterBrokerRecord_BrokerFeature_3: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_e_RegisterBrokerRecord_4: tuple[FieldEntry, ...] = (('IsMigratingZkBroker', False, ()), ('InControlledShutdown', False, ()), ('LogDirs', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), ('IncarnationId', 16, '16s'), ('BrokerEpoch', 8, 'q'), )), ('EndPoints', True, ()), ('Features', True, ()), ('Rack', False, ()), ('Fenced', False, (('Fenced', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_RegisterBrokerRecord_5: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('IncarnationId', 16, '16s'), ('BrokerEpoch', 8, 'q'), )), ('EndPoints', True, ()), ('Features', True, ()), ('Rack', False, ()), ('Fenced', False, (('Fenced', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_RegisterBrokerRecord_6: tuple[FieldEntry, ...] = (('IsMigratingZkBroker', False, ()), ('LogDirs', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), ('IncarnationId', 16, '16s'), ('BrokerEpoch', 8, 'q'), )), ('EndPoints', True, ()), ('Features', True, ()), ('Rack', False, ()), ('Fenced', False, (('Fenced', 1, '?'), ('InControlledShutdown', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_RegisterBrokerRecord_7: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('IncarnationId', 16, '16s'), ('BrokerEpoch', 8, 'q'), )), ('EndPoints', True, ()), ('Features', True, ()), ('Rack', False, ()), ('Fenced', False, (('Fenced', 1, '?'), ('InControlledShutdown', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_RegisterBrokerRecord_8: tuple[FieldEntry, ...] = (('LogDirs', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), ('IsMigratingZkBroker', 1, '?'), ('IncarnationId', 16, '16s'), ('BrokerEpoch', 8, 'q'), )), ('EndPoints', True, ()), ('Features', True, ()), ('Rack', False, ()), ('Fenced', False, (('Fenced', 1, '?'), ('InControlledShutdown', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_RegisterBrokerRecord_9: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('IsMigratingZkBroker', 1, '?'), ('IncarnationId', 16, '16s'), ('BrokerEpoch', 8, 'q'), )), ('EndPoints', True, ()), ('Features', True, ()), ('Rack', False, ()), ('Fenced', False, (('Fenced', 1, '?'), ('InControlledShutdown', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_RegisterBrokerRecord_10: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('IsMigratingZkBroker', 1, '?'), ('IncarnationId', 16, '16s'), ('BrokerEpoch', 8, 'q'), )), ('EndPoints', True, ()), ('Features', True, ()), ('Rack', False, ()), ('Fenced', False, (('Fenced', 1, '?'), ('InControlledShutdown', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_RegisterBrokerRecord_11: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('IsMigratingZkBroker', 1, '?'), ('IncarnationId', 16, '16s'), ('BrokerEpoch', 8, 'q'), )), ('EndPoints', True, ()), ('Features', True, ()), ('Rack', False, ()), ('Fenced', False, (('Fenced', 1, '?'), ('InControlledShutdown', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_RegisterBrokerRecord_BrokerEndpoint_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_RegisterBrokerRecord_BrokerEndpoint_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_RegisterBrokerRecord_BrokerFeature_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_RegisterBrokerRecord_BrokerFeature_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_RegisterBrokerRecord_v0: tuple[FieldEntry, ...] = (('IsMigratingZkBroker', False, ()), ('InControlledShutdown', False, ()), ('LogDirs', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), ('IncarnationId', 16, '16s'), ('BrokerEpoch', 8, 'q'), )), ('EndPoints', True, ()), ('Features', True, ()), ('Rack', False, ()), ('Fenced', False, (('Fenced', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_RegisterBrokerRecord_v0: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('IncarnationId', 16, '16s'), ('BrokerEpoch', 8, 'q'), )), ('EndPoints', True, ()), ('Features', True, ()), ('Rack', False, ()), ('Fenced', False, (('Fenced', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_RegisterBrokerRecord_v1: tuple[FieldEntry, ...] = (('IsMigratingZkBroker', False, ()), ('LogDirs', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), ('IncarnationId', 16, '16s'), ('BrokerEpoch', 8, 'q'), )), ('EndPoints', True, ()), ('Features', True, ()), ('Rack', False, ()), ('Fenced', False, (('Fenced', 1, '?'), ('InControlledShutdown', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_RegisterBrokerRecord_v1: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('IncarnationId', 16, '16s'), ('BrokerEpoch', 8, 'q'), )), ('EndPoints', True, ()), ('Features', True, ()), ('Rack', False, ()), ('Fenced', False, (('Fenced', 1, '?'), ('InControlledShutdown', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_RegisterBrokerRecord_v2: tuple[FieldEntry, ...] = (('LogDirs', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), ('IsMigratingZkBroker', 1, '?'), ('IncarnationId', 16, '16s'), ('BrokerEpoch', 8, 'q'), )), ('EndPoints', True, ()), ('Features', True, ()), ('Rack', False, ()), ('Fenced', False, (('Fenced', 1, '?'), ('InControlledShutdown', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_RegisterBrokerRecord_v2: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('IsMigratingZkBroker', 1, '?'), ('IncarnationId', 16, '16s'), ('BrokerEpoch', 8, 'q'), )), ('EndPoints', True, ()), ('Features', True, ()), ('Rack', False, ()), ('Fenced', False, (('Fenced', 1, '?'), ('InControlledShutdown', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_RegisterBrokerRecord_v3: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('IsMigratingZkBroker', 1, '?'), ('IncarnationId', 16, '16s'), ('BrokerEpoch', 8, 'q'), )), ('EndPoints', True, ()), ('Features', True, ()), ('Rack', False, ()), ('Fenced', False, (('Fenced', 1, '?'), ('InControlledShutdown', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_RegisterBrokerRecord_v3: tuple[FieldEntry, ...] = (('BrokerId', False, (('BrokerId', 4, 'i'), ('IsMigratingZkBroker', 1, '?'), ('IncarnationId', 16, '16s'), ('BrokerEpoch', 8, 'q'), )), ('EndPoints', True, ()), ('Features', True, ()), ('Rack', False, ()), ('Fenced', False, (('Fenced', 1, '?'), ('InControlledShutdown', 1, '?'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_RegisterBrokerRecord_BrokerEndpoint_0(o: RegisterBrokerRecord.BrokerEndpoint, out: bytearray) -> None:
+def _e_RegisterBrokerRecord_BrokerEndpoint_v0(o: RegisterBrokerRecord.BrokerEndpoint, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -215,17 +215,17 @@ def _e_RegisterBrokerRecord_BrokerEndpoint_0(o: RegisterBrokerRecord.BrokerEndpo
         f = 1
         write_compact_string(out, o.host)
         f = 2
-        out += _F0.pack(o.port, o.security_protocol)
+        out += _F_Hh.pack(o.port, o.security_protocol)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_RegisterBrokerRecord_BrokerEndpoint_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_RegisterBrokerRecord_BrokerEndpoint_v0, f, i) from None
 
 
-def _d_RegisterBrokerRecord_BrokerEndpoint_1(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord.BrokerEndpoint, int]:
+def _d_RegisterBrokerRecord_BrokerEndpoint_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord.BrokerEndpoint, int]:
     o = new_struct(RegisterBrokerRecord.BrokerEndpoint)
     f = 0
     i = -1
@@ -235,7 +235,7 @@ def _d_RegisterBrokerRecord_BrokerEndpoint_1(buf: bytes, pos: int) -> tuple[Regi
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, o.security_protocol, = _F0.unpack_from(buf, pos)
+        o.port, o.security_protocol, = _F_Hh.unpack_from(buf, pos)
         pos += 4
         f = 3
         if buf[pos] == 0:
@@ -244,28 +244,28 @@ def _d_RegisterBrokerRecord_BrokerEndpoint_1(buf: bytes, pos: int) -> tuple[Regi
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_BrokerEndpoint_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_BrokerEndpoint_v0, f, i) from None
     return o, pos
 
 
-def _e_RegisterBrokerRecord_BrokerFeature_2(o: RegisterBrokerRecord.BrokerFeature, out: bytearray) -> None:
+def _e_RegisterBrokerRecord_BrokerFeature_v0(o: RegisterBrokerRecord.BrokerFeature, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
         write_compact_string(out, o.name)
         f = 1
-        out += _F1.pack(o.min_supported_version, o.max_supported_version)
+        out += _F_hh.pack(o.min_supported_version, o.max_supported_version)
         f = 2
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_RegisterBrokerRecord_BrokerFeature_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_RegisterBrokerRecord_BrokerFeature_v0, f, i) from None
 
 
-def _d_RegisterBrokerRecord_BrokerFeature_3(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord.BrokerFeature, int]:
+def _d_RegisterBrokerRecord_BrokerFeature_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord.BrokerFeature, int]:
     o = new_struct(RegisterBrokerRecord.BrokerFeature)
     f = 0
     i = -1
@@ -273,7 +273,7 @@ def _d_RegisterBrokerRecord_BrokerFeature_3(buf: bytes, pos: int) -> tuple[Regis
         f = 0
         o.name, pos = read_compact_string(buf, pos)
         f = 1
-        o.min_supported_version, o.max_supported_version, = _F1.unpack_from(buf, pos)
+        o.min_supported_version, o.max_supported_version, = _F_hh.unpack_from(buf, pos)
         pos += 4
         f = 2
         if buf[pos] == 0:
@@ -282,11 +282,11 @@ def _d_RegisterBrokerRecord_BrokerFeature_3(buf: bytes, pos: int) -> tuple[Regis
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_BrokerFeature_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_BrokerFeature_v0, f, i) from None
     return o, pos
 
 
-def _e_RegisterBrokerRecord_4(o: RegisterBrokerRecord, out: bytearray) -> None:
+def _e_RegisterBrokerRecord_v0(o: RegisterBrokerRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -300,23 +300,23 @@ def _e_RegisterBrokerRecord_4(o: RegisterBrokerRecord, out: bytearray) -> None:
         if o.log_dirs:
             raise absent_field(0)
         f = 3
-        out += _F2.pack(o.broker_id, o.incarnation_id.bytes, o.broker_epoch)
+        out += _F_iuq.pack(o.broker_id, o.incarnation_id.bytes, o.broker_epoch)
         f = 4
         v_end_points = o.end_points
         write_array_length(out, len(v_end_points), True)
         for i, item_end_points in enumerate(v_end_points):
-            _e_RegisterBrokerRecord_BrokerEndpoint_0(item_end_points, out)
+            _e_RegisterBrokerRecord_BrokerEndpoint_v0(item_end_points, out)
         i = -1
         f = 5
         v_features = o.features
         write_array_length(out, len(v_features), True)
         for i, item_features in enumerate(v_features):
-            _e_RegisterBrokerRecord_BrokerFeature_2(item_features, out)
+            _e_RegisterBrokerRecord_BrokerFeature_v0(item_features, out)
         i = -1
         f = 6
         write_compact_nullable_string(out, o.rack)
         f = 7
-        out += _F3.pack(o.fenced)
+        out += _F_o.pack(o.fenced)
         f = 8
         tags: list[RawTaggedField] = []
         for tag, _ in o.unknown_tagged_fields:
@@ -324,10 +324,10 @@ def _e_RegisterBrokerRecord_4(o: RegisterBrokerRecord, out: bytearray) -> None:
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_RegisterBrokerRecord_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_RegisterBrokerRecord_v0, f, i) from None
 
 
-def _d_RegisterBrokerRecord_5(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
+def _d_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
     o = new_struct(RegisterBrokerRecord)
     f = 0
     i = -1
@@ -336,7 +336,7 @@ def _d_RegisterBrokerRecord_5(buf: bytes, pos: int) -> tuple[RegisterBrokerRecor
         o.in_controlled_shutdown = False
         o.log_dirs = []
         f = 0
-        o.broker_id, u1, o.broker_epoch, = _F2.unpack_from(buf, pos)
+        o.broker_id, u1, o.broker_epoch, = _F_iuq.unpack_from(buf, pos)
         o.incarnation_id = uuid_from_wire(u1)
         pos += 28
         f = 1
@@ -353,7 +353,7 @@ def _d_RegisterBrokerRecord_5(buf: bytes, pos: int) -> tuple[RegisterBrokerRecor
         else:
             items_end_points = []
             for i in range(n):
-                item_end_points, pos = _d_RegisterBrokerRecord_BrokerEndpoint_1(buf, pos)
+                item_end_points, pos = _d_RegisterBrokerRecord_BrokerEndpoint_v0(buf, pos)
                 items_end_points.append(item_end_points)
             o.end_points = items_end_points
             i = -1
@@ -371,14 +371,14 @@ def _d_RegisterBrokerRecord_5(buf: bytes, pos: int) -> tuple[RegisterBrokerRecor
         else:
             items_features = []
             for i in range(n):
-                item_features, pos = _d_RegisterBrokerRecord_BrokerFeature_3(buf, pos)
+                item_features, pos = _d_RegisterBrokerRecord_BrokerFeature_v0(buf, pos)
                 items_features.append(item_features)
             o.features = items_features
             i = -1
         f = 3
         o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 4
-        o.fenced, = _F3.unpack_from(buf, pos)
+        o.fenced, = _F_o.unpack_from(buf, pos)
         pos += 1
         f = 5
         if buf[pos] == 0:
@@ -401,11 +401,11 @@ def _d_RegisterBrokerRecord_5(buf: bytes, pos: int) -> tuple[RegisterBrokerRecor
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_v0, f, i) from None
     return o, pos
 
 
-def _e_RegisterBrokerRecord_6(o: RegisterBrokerRecord, out: bytearray) -> None:
+def _e_RegisterBrokerRecord_v1(o: RegisterBrokerRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -416,23 +416,23 @@ def _e_RegisterBrokerRecord_6(o: RegisterBrokerRecord, out: bytearray) -> None:
         if o.log_dirs:
             raise absent_field(1)
         f = 2
-        out += _F2.pack(o.broker_id, o.incarnation_id.bytes, o.broker_epoch)
+        out += _F_iuq.pack(o.broker_id, o.incarnation_id.bytes, o.broker_epoch)
         f = 3
         v_end_points = o.end_points
         write_array_length(out, len(v_end_points), True)
         for i, item_end_points in enumerate(v_end_points):
-            _e_RegisterBrokerRecord_BrokerEndpoint_0(item_end_points, out)
+            _e_RegisterBrokerRecord_BrokerEndpoint_v0(item_end_points, out)
         i = -1
         f = 4
         v_features = o.features
         write_array_length(out, len(v_features), True)
         for i, item_features in enumerate(v_features):
-            _e_RegisterBrokerRecord_BrokerFeature_2(item_features, out)
+            _e_RegisterBrokerRecord_BrokerFeature_v0(item_features, out)
         i = -1
         f = 5
         write_compact_nullable_string(out, o.rack)
         f = 6
-        out += _F4.pack(o.fenced, o.in_controlled_shutdown)
+        out += _F_oo.pack(o.fenced, o.in_controlled_shutdown)
         f = 7
         tags: list[RawTaggedField] = []
         for tag, _ in o.unknown_tagged_fields:
@@ -440,10 +440,10 @@ def _e_RegisterBrokerRecord_6(o: RegisterBrokerRecord, out: bytearray) -> None:
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_RegisterBrokerRecord_6, f, i) from None
+        raise encode_failure(exc, o, _T_e_RegisterBrokerRecord_v1, f, i) from None
 
 
-def _d_RegisterBrokerRecord_7(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
+def _d_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
     o = new_struct(RegisterBrokerRecord)
     f = 0
     i = -1
@@ -451,7 +451,7 @@ def _d_RegisterBrokerRecord_7(buf: bytes, pos: int) -> tuple[RegisterBrokerRecor
         o.is_migrating_zk_broker = False
         o.log_dirs = []
         f = 0
-        o.broker_id, u1, o.broker_epoch, = _F2.unpack_from(buf, pos)
+        o.broker_id, u1, o.broker_epoch, = _F_iuq.unpack_from(buf, pos)
         o.incarnation_id = uuid_from_wire(u1)
         pos += 28
         f = 1
@@ -468,7 +468,7 @@ def _d_RegisterBrokerRecord_7(buf: bytes, pos: int) -> tuple[RegisterBrokerRecor
         else:
             items_end_points = []
             for i in range(n):
-                item_end_points, pos = _d_RegisterBrokerRecord_BrokerEndpoint_1(buf, pos)
+                item_end_points, pos = _d_RegisterBrokerRecord_BrokerEndpoint_v0(buf, pos)
                 items_end_points.append(item_end_points)
             o.end_points = items_end_points
             i = -1
@@ -486,14 +486,14 @@ def _d_RegisterBrokerRecord_7(buf: bytes, pos: int) -> tuple[RegisterBrokerRecor
         else:
             items_features = []
             for i in range(n):
-                item_features, pos = _d_RegisterBrokerRecord_BrokerFeature_3(buf, pos)
+                item_features, pos = _d_RegisterBrokerRecord_BrokerFeature_v0(buf, pos)
                 items_features.append(item_features)
             o.features = items_features
             i = -1
         f = 3
         o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 4
-        o.fenced, o.in_controlled_shutdown, = _F4.unpack_from(buf, pos)
+        o.fenced, o.in_controlled_shutdown, = _F_oo.unpack_from(buf, pos)
         pos += 2
         f = 5
         if buf[pos] == 0:
@@ -516,11 +516,11 @@ def _d_RegisterBrokerRecord_7(buf: bytes, pos: int) -> tuple[RegisterBrokerRecor
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_7, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_v1, f, i) from None
     return o, pos
 
 
-def _e_RegisterBrokerRecord_8(o: RegisterBrokerRecord, out: bytearray) -> None:
+def _e_RegisterBrokerRecord_v2(o: RegisterBrokerRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -528,23 +528,23 @@ def _e_RegisterBrokerRecord_8(o: RegisterBrokerRecord, out: bytearray) -> None:
         if o.log_dirs:
             raise absent_field(2)
         f = 1
-        out += _F5.pack(o.broker_id, o.is_migrating_zk_broker, o.incarnation_id.bytes, o.broker_epoch)
+        out += _F_iouq.pack(o.broker_id, o.is_migrating_zk_broker, o.incarnation_id.bytes, o.broker_epoch)
         f = 2
         v_end_points = o.end_points
         write_array_length(out, len(v_end_points), True)
         for i, item_end_points in enumerate(v_end_points):
-            _e_RegisterBrokerRecord_BrokerEndpoint_0(item_end_points, out)
+            _e_RegisterBrokerRecord_BrokerEndpoint_v0(item_end_points, out)
         i = -1
         f = 3
         v_features = o.features
         write_array_length(out, len(v_features), True)
         for i, item_features in enumerate(v_features):
-            _e_RegisterBrokerRecord_BrokerFeature_2(item_features, out)
+            _e_RegisterBrokerRecord_BrokerFeature_v0(item_features, out)
         i = -1
         f = 4
         write_compact_nullable_string(out, o.rack)
         f = 5
-        out += _F4.pack(o.fenced, o.in_controlled_shutdown)
+        out += _F_oo.pack(o.fenced, o.in_controlled_shutdown)
         f = 6
         tags: list[RawTaggedField] = []
         for tag, _ in o.unknown_tagged_fields:
@@ -552,17 +552,17 @@ def _e_RegisterBrokerRecord_8(o: RegisterBrokerRecord, out: bytearray) -> None:
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_RegisterBrokerRecord_8, f, i) from None
+        raise encode_failure(exc, o, _T_e_RegisterBrokerRecord_v2, f, i) from None
 
 
-def _d_RegisterBrokerRecord_9(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
+def _d_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
     o = new_struct(RegisterBrokerRecord)
     f = 0
     i = -1
     try:
         o.log_dirs = []
         f = 0
-        o.broker_id, o.is_migrating_zk_broker, u2, o.broker_epoch, = _F5.unpack_from(buf, pos)
+        o.broker_id, o.is_migrating_zk_broker, u2, o.broker_epoch, = _F_iouq.unpack_from(buf, pos)
         o.incarnation_id = uuid_from_wire(u2)
         pos += 29
         f = 1
@@ -579,7 +579,7 @@ def _d_RegisterBrokerRecord_9(buf: bytes, pos: int) -> tuple[RegisterBrokerRecor
         else:
             items_end_points = []
             for i in range(n):
-                item_end_points, pos = _d_RegisterBrokerRecord_BrokerEndpoint_1(buf, pos)
+                item_end_points, pos = _d_RegisterBrokerRecord_BrokerEndpoint_v0(buf, pos)
                 items_end_points.append(item_end_points)
             o.end_points = items_end_points
             i = -1
@@ -597,14 +597,14 @@ def _d_RegisterBrokerRecord_9(buf: bytes, pos: int) -> tuple[RegisterBrokerRecor
         else:
             items_features = []
             for i in range(n):
-                item_features, pos = _d_RegisterBrokerRecord_BrokerFeature_3(buf, pos)
+                item_features, pos = _d_RegisterBrokerRecord_BrokerFeature_v0(buf, pos)
                 items_features.append(item_features)
             o.features = items_features
             i = -1
         f = 3
         o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 4
-        o.fenced, o.in_controlled_shutdown, = _F4.unpack_from(buf, pos)
+        o.fenced, o.in_controlled_shutdown, = _F_oo.unpack_from(buf, pos)
         pos += 2
         f = 5
         if buf[pos] == 0:
@@ -627,32 +627,32 @@ def _d_RegisterBrokerRecord_9(buf: bytes, pos: int) -> tuple[RegisterBrokerRecor
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_9, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_v2, f, i) from None
     return o, pos
 
 
-def _e_RegisterBrokerRecord_10(o: RegisterBrokerRecord, out: bytearray) -> None:
+def _e_RegisterBrokerRecord_v3(o: RegisterBrokerRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.broker_id, o.is_migrating_zk_broker, o.incarnation_id.bytes, o.broker_epoch)
+        out += _F_iouq.pack(o.broker_id, o.is_migrating_zk_broker, o.incarnation_id.bytes, o.broker_epoch)
         f = 1
         v_end_points = o.end_points
         write_array_length(out, len(v_end_points), True)
         for i, item_end_points in enumerate(v_end_points):
-            _e_RegisterBrokerRecord_BrokerEndpoint_0(item_end_points, out)
+            _e_RegisterBrokerRecord_BrokerEndpoint_v0(item_end_points, out)
         i = -1
         f = 2
         v_features = o.features
         write_array_length(out, len(v_features), True)
         for i, item_features in enumerate(v_features):
-            _e_RegisterBrokerRecord_BrokerFeature_2(item_features, out)
+            _e_RegisterBrokerRecord_BrokerFeature_v0(item_features, out)
         i = -1
         f = 3
         write_compact_nullable_string(out, o.rack)
         f = 4
-        out += _F4.pack(o.fenced, o.in_controlled_shutdown)
+        out += _F_oo.pack(o.fenced, o.in_controlled_shutdown)
         f = 5
         tags: list[RawTaggedField] = []
         if o.log_dirs:
@@ -668,17 +668,17 @@ def _e_RegisterBrokerRecord_10(o: RegisterBrokerRecord, out: bytearray) -> None:
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_RegisterBrokerRecord_10, f, i) from None
+        raise encode_failure(exc, o, _T_e_RegisterBrokerRecord_v3, f, i) from None
 
 
-def _d_RegisterBrokerRecord_11(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
+def _d_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
     o = new_struct(RegisterBrokerRecord)
     f = 0
     i = -1
     try:
         o.log_dirs = []
         f = 0
-        o.broker_id, o.is_migrating_zk_broker, u2, o.broker_epoch, = _F5.unpack_from(buf, pos)
+        o.broker_id, o.is_migrating_zk_broker, u2, o.broker_epoch, = _F_iouq.unpack_from(buf, pos)
         o.incarnation_id = uuid_from_wire(u2)
         pos += 29
         f = 1
@@ -695,7 +695,7 @@ def _d_RegisterBrokerRecord_11(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
         else:
             items_end_points = []
             for i in range(n):
-                item_end_points, pos = _d_RegisterBrokerRecord_BrokerEndpoint_1(buf, pos)
+                item_end_points, pos = _d_RegisterBrokerRecord_BrokerEndpoint_v0(buf, pos)
                 items_end_points.append(item_end_points)
             o.end_points = items_end_points
             i = -1
@@ -713,14 +713,14 @@ def _d_RegisterBrokerRecord_11(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
         else:
             items_features = []
             for i in range(n):
-                item_features, pos = _d_RegisterBrokerRecord_BrokerFeature_3(buf, pos)
+                item_features, pos = _d_RegisterBrokerRecord_BrokerFeature_v0(buf, pos)
                 items_features.append(item_features)
             o.features = items_features
             i = -1
         f = 3
         o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 4
-        o.fenced, o.in_controlled_shutdown, = _F4.unpack_from(buf, pos)
+        o.fenced, o.in_controlled_shutdown, = _F_oo.unpack_from(buf, pos)
         pos += 2
         f = 5
         if buf[pos] == 0:
@@ -762,13 +762,13 @@ def _d_RegisterBrokerRecord_11(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_11, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_v3, f, i) from None
     return o, pos
 
 
-RegisterBrokerRecord._ENCODERS = {0: _e_RegisterBrokerRecord_4, 1: _e_RegisterBrokerRecord_6, 2: _e_RegisterBrokerRecord_8, 3: _e_RegisterBrokerRecord_10}
-RegisterBrokerRecord._DECODERS = {0: _d_RegisterBrokerRecord_5, 1: _d_RegisterBrokerRecord_7, 2: _d_RegisterBrokerRecord_9, 3: _d_RegisterBrokerRecord_11}
-RegisterBrokerRecord.BrokerEndpoint._ENCODERS = {0: _e_RegisterBrokerRecord_BrokerEndpoint_0, 1: _e_RegisterBrokerRecord_BrokerEndpoint_0, 2: _e_RegisterBrokerRecord_BrokerEndpoint_0, 3: _e_RegisterBrokerRecord_BrokerEndpoint_0}
-RegisterBrokerRecord.BrokerEndpoint._DECODERS = {0: _d_RegisterBrokerRecord_BrokerEndpoint_1, 1: _d_RegisterBrokerRecord_BrokerEndpoint_1, 2: _d_RegisterBrokerRecord_BrokerEndpoint_1, 3: _d_RegisterBrokerRecord_BrokerEndpoint_1}
-RegisterBrokerRecord.BrokerFeature._ENCODERS = {0: _e_RegisterBrokerRecord_BrokerFeature_2, 1: _e_RegisterBrokerRecord_BrokerFeature_2, 2: _e_RegisterBrokerRecord_BrokerFeature_2, 3: _e_RegisterBrokerRecord_BrokerFeature_2}
-RegisterBrokerRecord.BrokerFeature._DECODERS = {0: _d_RegisterBrokerRecord_BrokerFeature_3, 1: _d_RegisterBrokerRecord_BrokerFeature_3, 2: _d_RegisterBrokerRecord_BrokerFeature_3, 3: _d_RegisterBrokerRecord_BrokerFeature_3}
+RegisterBrokerRecord._ENCODERS = {0: _e_RegisterBrokerRecord_v0, 1: _e_RegisterBrokerRecord_v1, 2: _e_RegisterBrokerRecord_v2, 3: _e_RegisterBrokerRecord_v3}
+RegisterBrokerRecord._DECODERS = {0: _d_RegisterBrokerRecord_v0, 1: _d_RegisterBrokerRecord_v1, 2: _d_RegisterBrokerRecord_v2, 3: _d_RegisterBrokerRecord_v3}
+RegisterBrokerRecord.BrokerEndpoint._ENCODERS = {0: _e_RegisterBrokerRecord_BrokerEndpoint_v0, 1: _e_RegisterBrokerRecord_BrokerEndpoint_v0, 2: _e_RegisterBrokerRecord_BrokerEndpoint_v0, 3: _e_RegisterBrokerRecord_BrokerEndpoint_v0}
+RegisterBrokerRecord.BrokerEndpoint._DECODERS = {0: _d_RegisterBrokerRecord_BrokerEndpoint_v0, 1: _d_RegisterBrokerRecord_BrokerEndpoint_v0, 2: _d_RegisterBrokerRecord_BrokerEndpoint_v0, 3: _d_RegisterBrokerRecord_BrokerEndpoint_v0}
+RegisterBrokerRecord.BrokerFeature._ENCODERS = {0: _e_RegisterBrokerRecord_BrokerFeature_v0, 1: _e_RegisterBrokerRecord_BrokerFeature_v0, 2: _e_RegisterBrokerRecord_BrokerFeature_v0, 3: _e_RegisterBrokerRecord_BrokerFeature_v0}
+RegisterBrokerRecord.BrokerFeature._DECODERS = {0: _d_RegisterBrokerRecord_BrokerFeature_v0, 1: _d_RegisterBrokerRecord_BrokerFeature_v0, 2: _d_RegisterBrokerRecord_BrokerFeature_v0, 3: _d_RegisterBrokerRecord_BrokerFeature_v0}

@@ -53,9 +53,9 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['RegisterControllerRecord']
 
-_F0 = _Packer('>Hh')
-_F1 = _Packer('>hh')
-_F2 = _Packer('>i16s?')
+_F_Hh = _Packer('>Hh')
+_F_hh = _Packer('>hh')
+_F_iuo = _Packer('>i16s?')
 
 
 class RegisterControllerRecord(Struct):
@@ -73,18 +73,18 @@ class RegisterControllerRecord(Struct):
     _FIELDS = ('controller_id', 'incarnation_id', 'zk_migration_ready', 'end_points', 'features', )
 
     controller_id: int
-    """int32, versions 0+."""
+    """Node id of the registering controller. (int32, versions 0+)"""
     incarnation_id: Uuid
-    """uuid, versions 0+."""
+    """Random id of the controller process run that registered; a restart brings a new one. (uuid, versions 0+)"""
     zk_migration_ready: bool
-    """bool, versions 0+."""
+    """True if the controller has the settings a ZooKeeper migration needs (KIP-866). (bool, versions 0+)"""
     end_points: list[RegisterControllerRecord.ControllerEndpoint]
-    """[]ControllerEndpoint, versions 0+."""
+    """The controller's listeners. ([]ControllerEndpoint, versions 0+)"""
     features: list[RegisterControllerRecord.ControllerFeature]
-    """[]ControllerFeature, versions 0+."""
+    """Level ranges of the features the controller can run. ([]ControllerFeature, versions 0+)"""
 
     class ControllerEndpoint(Struct):
-        """The ControllerEndpoint struct of RegisterControllerRecord.
+        """The controller's listeners.
 
         Used in versions 0; flexible versions: 0+.
         """
@@ -96,13 +96,13 @@ class RegisterControllerRecord(Struct):
         _FIELDS = ('name', 'host', 'port', 'security_protocol', )
 
         name: str
-        """string, versions 0+."""
+        """Listener name, one of the controller's controller.listener.names. (string, versions 0+)"""
         host: str
-        """string, versions 0+."""
+        """Host name or IP address of the listener. (string, versions 0+)"""
         port: int
-        """uint16, versions 0+."""
+        """TCP port of the listener. (uint16, versions 0+)"""
         security_protocol: int
-        """int16, versions 0+."""
+        """Security protocol id of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL. (int16, versions 0+)"""
 
         def __init__(
             self,
@@ -120,7 +120,7 @@ class RegisterControllerRecord(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class ControllerFeature(Struct):
-        """The ControllerFeature struct of RegisterControllerRecord.
+        """Level ranges of the features the controller can run.
 
         Used in versions 0; flexible versions: 0+.
         """
@@ -132,11 +132,11 @@ class RegisterControllerRecord(Struct):
         _FIELDS = ('name', 'min_supported_version', 'max_supported_version', )
 
         name: str
-        """string, versions 0+."""
+        """Name of a feature, e.g. metadata.version or kraft.version. (string, versions 0+)"""
         min_supported_version: int
-        """int16, versions 0+."""
+        """Lowest level of the feature the controller can run. (int16, versions 0+)"""
         max_supported_version: int
-        """int16, versions 0+."""
+        """Highest level of the feature the controller can run. (int16, versions 0+)"""
 
         def __init__(
             self,
@@ -169,15 +169,15 @@ class RegisterControllerRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_RegisterControllerRecord_ControllerEndpoint_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_RegisterControllerRecord_ControllerEndpoint_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_e_RegisterControllerRecord_ControllerFeature_2: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_RegisterControllerRecord_ControllerFeature_3: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_e_RegisterControllerRecord_4: tuple[FieldEntry, ...] = (('ControllerId', False, (('ControllerId', 4, 'i'), ('IncarnationId', 16, '16s'), ('ZkMigrationReady', 1, '?'), )), ('EndPoints', True, ()), ('Features', True, ()), ('<tagged fields>', False, ()), )
-_T_d_RegisterControllerRecord_5: tuple[FieldEntry, ...] = (('ControllerId', False, (('ControllerId', 4, 'i'), ('IncarnationId', 16, '16s'), ('ZkMigrationReady', 1, '?'), )), ('EndPoints', True, ()), ('Features', True, ()), ('<tagged fields>', False, ()), )
+_T_e_RegisterControllerRecord_ControllerEndpoint_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_RegisterControllerRecord_ControllerEndpoint_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_RegisterControllerRecord_ControllerFeature_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_RegisterControllerRecord_ControllerFeature_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_RegisterControllerRecord_v0: tuple[FieldEntry, ...] = (('ControllerId', False, (('ControllerId', 4, 'i'), ('IncarnationId', 16, '16s'), ('ZkMigrationReady', 1, '?'), )), ('EndPoints', True, ()), ('Features', True, ()), ('<tagged fields>', False, ()), )
+_T_d_RegisterControllerRecord_v0: tuple[FieldEntry, ...] = (('ControllerId', False, (('ControllerId', 4, 'i'), ('IncarnationId', 16, '16s'), ('ZkMigrationReady', 1, '?'), )), ('EndPoints', True, ()), ('Features', True, ()), ('<tagged fields>', False, ()), )
 
 
-def _e_RegisterControllerRecord_ControllerEndpoint_0(o: RegisterControllerRecord.ControllerEndpoint, out: bytearray) -> None:
+def _e_RegisterControllerRecord_ControllerEndpoint_v0(o: RegisterControllerRecord.ControllerEndpoint, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -186,17 +186,17 @@ def _e_RegisterControllerRecord_ControllerEndpoint_0(o: RegisterControllerRecord
         f = 1
         write_compact_string(out, o.host)
         f = 2
-        out += _F0.pack(o.port, o.security_protocol)
+        out += _F_Hh.pack(o.port, o.security_protocol)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_RegisterControllerRecord_ControllerEndpoint_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_RegisterControllerRecord_ControllerEndpoint_v0, f, i) from None
 
 
-def _d_RegisterControllerRecord_ControllerEndpoint_1(buf: bytes, pos: int) -> tuple[RegisterControllerRecord.ControllerEndpoint, int]:
+def _d_RegisterControllerRecord_ControllerEndpoint_v0(buf: bytes, pos: int) -> tuple[RegisterControllerRecord.ControllerEndpoint, int]:
     o = new_struct(RegisterControllerRecord.ControllerEndpoint)
     f = 0
     i = -1
@@ -206,7 +206,7 @@ def _d_RegisterControllerRecord_ControllerEndpoint_1(buf: bytes, pos: int) -> tu
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, o.security_protocol, = _F0.unpack_from(buf, pos)
+        o.port, o.security_protocol, = _F_Hh.unpack_from(buf, pos)
         pos += 4
         f = 3
         if buf[pos] == 0:
@@ -215,28 +215,28 @@ def _d_RegisterControllerRecord_ControllerEndpoint_1(buf: bytes, pos: int) -> tu
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_RegisterControllerRecord_ControllerEndpoint_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_RegisterControllerRecord_ControllerEndpoint_v0, f, i) from None
     return o, pos
 
 
-def _e_RegisterControllerRecord_ControllerFeature_2(o: RegisterControllerRecord.ControllerFeature, out: bytearray) -> None:
+def _e_RegisterControllerRecord_ControllerFeature_v0(o: RegisterControllerRecord.ControllerFeature, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
         write_compact_string(out, o.name)
         f = 1
-        out += _F1.pack(o.min_supported_version, o.max_supported_version)
+        out += _F_hh.pack(o.min_supported_version, o.max_supported_version)
         f = 2
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_RegisterControllerRecord_ControllerFeature_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_RegisterControllerRecord_ControllerFeature_v0, f, i) from None
 
 
-def _d_RegisterControllerRecord_ControllerFeature_3(buf: bytes, pos: int) -> tuple[RegisterControllerRecord.ControllerFeature, int]:
+def _d_RegisterControllerRecord_ControllerFeature_v0(buf: bytes, pos: int) -> tuple[RegisterControllerRecord.ControllerFeature, int]:
     o = new_struct(RegisterControllerRecord.ControllerFeature)
     f = 0
     i = -1
@@ -244,7 +244,7 @@ def _d_RegisterControllerRecord_ControllerFeature_3(buf: bytes, pos: int) -> tup
         f = 0
         o.name, pos = read_compact_string(buf, pos)
         f = 1
-        o.min_supported_version, o.max_supported_version, = _F1.unpack_from(buf, pos)
+        o.min_supported_version, o.max_supported_version, = _F_hh.unpack_from(buf, pos)
         pos += 4
         f = 2
         if buf[pos] == 0:
@@ -253,27 +253,27 @@ def _d_RegisterControllerRecord_ControllerFeature_3(buf: bytes, pos: int) -> tup
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_RegisterControllerRecord_ControllerFeature_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_RegisterControllerRecord_ControllerFeature_v0, f, i) from None
     return o, pos
 
 
-def _e_RegisterControllerRecord_4(o: RegisterControllerRecord, out: bytearray) -> None:
+def _e_RegisterControllerRecord_v0(o: RegisterControllerRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F2.pack(o.controller_id, o.incarnation_id.bytes, o.zk_migration_ready)
+        out += _F_iuo.pack(o.controller_id, o.incarnation_id.bytes, o.zk_migration_ready)
         f = 1
         v_end_points = o.end_points
         write_array_length(out, len(v_end_points), True)
         for i, item_end_points in enumerate(v_end_points):
-            _e_RegisterControllerRecord_ControllerEndpoint_0(item_end_points, out)
+            _e_RegisterControllerRecord_ControllerEndpoint_v0(item_end_points, out)
         i = -1
         f = 2
         v_features = o.features
         write_array_length(out, len(v_features), True)
         for i, item_features in enumerate(v_features):
-            _e_RegisterControllerRecord_ControllerFeature_2(item_features, out)
+            _e_RegisterControllerRecord_ControllerFeature_v0(item_features, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
@@ -281,16 +281,16 @@ def _e_RegisterControllerRecord_4(o: RegisterControllerRecord, out: bytearray) -
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_RegisterControllerRecord_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_RegisterControllerRecord_v0, f, i) from None
 
 
-def _d_RegisterControllerRecord_5(buf: bytes, pos: int) -> tuple[RegisterControllerRecord, int]:
+def _d_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterControllerRecord, int]:
     o = new_struct(RegisterControllerRecord)
     f = 0
     i = -1
     try:
         f = 0
-        o.controller_id, u1, o.zk_migration_ready, = _F2.unpack_from(buf, pos)
+        o.controller_id, u1, o.zk_migration_ready, = _F_iuo.unpack_from(buf, pos)
         o.incarnation_id = uuid_from_wire(u1)
         pos += 21
         f = 1
@@ -307,7 +307,7 @@ def _d_RegisterControllerRecord_5(buf: bytes, pos: int) -> tuple[RegisterControl
         else:
             items_end_points = []
             for i in range(n):
-                item_end_points, pos = _d_RegisterControllerRecord_ControllerEndpoint_1(buf, pos)
+                item_end_points, pos = _d_RegisterControllerRecord_ControllerEndpoint_v0(buf, pos)
                 items_end_points.append(item_end_points)
             o.end_points = items_end_points
             i = -1
@@ -325,7 +325,7 @@ def _d_RegisterControllerRecord_5(buf: bytes, pos: int) -> tuple[RegisterControl
         else:
             items_features = []
             for i in range(n):
-                item_features, pos = _d_RegisterControllerRecord_ControllerFeature_3(buf, pos)
+                item_features, pos = _d_RegisterControllerRecord_ControllerFeature_v0(buf, pos)
                 items_features.append(item_features)
             o.features = items_features
             i = -1
@@ -336,13 +336,13 @@ def _d_RegisterControllerRecord_5(buf: bytes, pos: int) -> tuple[RegisterControl
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_RegisterControllerRecord_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_RegisterControllerRecord_v0, f, i) from None
     return o, pos
 
 
-RegisterControllerRecord._ENCODERS = {0: _e_RegisterControllerRecord_4}
-RegisterControllerRecord._DECODERS = {0: _d_RegisterControllerRecord_5}
-RegisterControllerRecord.ControllerEndpoint._ENCODERS = {0: _e_RegisterControllerRecord_ControllerEndpoint_0}
-RegisterControllerRecord.ControllerEndpoint._DECODERS = {0: _d_RegisterControllerRecord_ControllerEndpoint_1}
-RegisterControllerRecord.ControllerFeature._ENCODERS = {0: _e_RegisterControllerRecord_ControllerFeature_2}
-RegisterControllerRecord.ControllerFeature._DECODERS = {0: _d_RegisterControllerRecord_ControllerFeature_3}
+RegisterControllerRecord._ENCODERS = {0: _e_RegisterControllerRecord_v0}
+RegisterControllerRecord._DECODERS = {0: _d_RegisterControllerRecord_v0}
+RegisterControllerRecord.ControllerEndpoint._ENCODERS = {0: _e_RegisterControllerRecord_ControllerEndpoint_v0}
+RegisterControllerRecord.ControllerEndpoint._DECODERS = {0: _d_RegisterControllerRecord_ControllerEndpoint_v0}
+RegisterControllerRecord.ControllerFeature._ENCODERS = {0: _e_RegisterControllerRecord_ControllerFeature_v0}
+RegisterControllerRecord.ControllerFeature._DECODERS = {0: _d_RegisterControllerRecord_ControllerFeature_v0}

@@ -53,8 +53,8 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['RemoveRaftVoterRequest', 'RemoveRaftVoterResponse']
 
-_F0 = _Packer('>i16s')
-_F1 = _Packer('>ih')
+_F_iu = _Packer('>i16s')
+_F_ih = _Packer('>ih')
 
 
 class RemoveRaftVoterRequest(Struct):
@@ -69,15 +69,16 @@ class RemoveRaftVoterRequest(Struct):
     FLEXIBLE_FROM = 0
     KIND = 'request'
     API_KEY = 81
+    LISTENERS = ('controller', 'broker')
     HEADER_VERSIONS = {0: 2}
     _FIELDS = ('cluster_id', 'voter_id', 'voter_directory_id', )
 
     cluster_id: str | None
-    """string, versions 0+; nullable 0+."""
+    """Sender's cluster id; a mismatch gets INCONSISTENT_CLUSTER_ID, null skips the check. (string, versions 0+; nullable 0+)"""
     voter_id: int
-    """int32, versions 0+."""
+    """Node id of the voter to remove. (int32, versions 0+)"""
     voter_directory_id: Uuid
-    """uuid, versions 0+."""
+    """Log directory id of the voter to remove; id and directory id must both match a voter. (uuid, versions 0+)"""
 
     def __init__(
         self,
@@ -94,7 +95,7 @@ class RemoveRaftVoterRequest(Struct):
 
 
 class RemoveRaftVoterResponse(Struct):
-    """The RemoveRaftVoterResponse struct of RemoveRaftVoterResponse.
+    """RemoveRaftVoter (API 81, KIP-853): the leader removes a voter from the voter set.
 
     Used in versions 0; flexible versions: 0+.
     """
@@ -109,11 +110,11 @@ class RemoveRaftVoterResponse(Struct):
     _FIELDS = ('throttle_time_ms', 'error_code', 'error_message', )
 
     throttle_time_ms: int
-    """int32, versions 0+."""
+    """Time in ms the answer was held back by a quota; 0 if it was not throttled. (int32, versions 0+)"""
     error_code: int
-    """int16, versions 0+."""
+    """0 once the smaller voter set commits; otherwise why not, e.g. VOTER_NOT_FOUND. (int16, versions 0+)"""
     error_message: str | None
-    """string, versions 0+; nullable 0+; ignorable."""
+    """Text explaining ErrorCode; null when it is 0. (string, versions 0+; nullable 0+; ignorable)"""
 
     def __init__(
         self,
@@ -129,30 +130,30 @@ class RemoveRaftVoterResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_RemoveRaftVoterRequest_0: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
-_T_d_RemoveRaftVoterRequest_1: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
-_T_e_RemoveRaftVoterResponse_0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
-_T_d_RemoveRaftVoterResponse_1: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
+_T_e_RemoveRaftVoterRequest_v0: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
+_T_d_RemoveRaftVoterRequest_v0: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
+_T_e_RemoveRaftVoterResponse_v0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
+_T_d_RemoveRaftVoterResponse_v0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
 
 
-def _e_RemoveRaftVoterRequest_0(o: RemoveRaftVoterRequest, out: bytearray) -> None:
+def _e_RemoveRaftVoterRequest_v0(o: RemoveRaftVoterRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
         write_compact_nullable_string(out, o.cluster_id)
         f = 1
-        out += _F0.pack(o.voter_id, o.voter_directory_id.bytes)
+        out += _F_iu.pack(o.voter_id, o.voter_directory_id.bytes)
         f = 2
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_RemoveRaftVoterRequest_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_RemoveRaftVoterRequest_v0, f, i) from None
 
 
-def _d_RemoveRaftVoterRequest_1(buf: bytes, pos: int) -> tuple[RemoveRaftVoterRequest, int]:
+def _d_RemoveRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[RemoveRaftVoterRequest, int]:
     o = new_struct(RemoveRaftVoterRequest)
     f = 0
     i = -1
@@ -160,7 +161,7 @@ def _d_RemoveRaftVoterRequest_1(buf: bytes, pos: int) -> tuple[RemoveRaftVoterRe
         f = 0
         o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
-        o.voter_id, u1, = _F0.unpack_from(buf, pos)
+        o.voter_id, u1, = _F_iu.unpack_from(buf, pos)
         o.voter_directory_id = uuid_from_wire(u1)
         pos += 20
         f = 2
@@ -170,16 +171,16 @@ def _d_RemoveRaftVoterRequest_1(buf: bytes, pos: int) -> tuple[RemoveRaftVoterRe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_RemoveRaftVoterRequest_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_RemoveRaftVoterRequest_v0, f, i) from None
     return o, pos
 
 
-def _e_RemoveRaftVoterResponse_0(o: RemoveRaftVoterResponse, out: bytearray) -> None:
+def _e_RemoveRaftVoterResponse_v0(o: RemoveRaftVoterResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F1.pack(o.throttle_time_ms, o.error_code)
+        out += _F_ih.pack(o.throttle_time_ms, o.error_code)
         f = 1
         write_compact_nullable_string(out, o.error_message)
         f = 2
@@ -188,16 +189,16 @@ def _e_RemoveRaftVoterResponse_0(o: RemoveRaftVoterResponse, out: bytearray) -> 
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_RemoveRaftVoterResponse_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_RemoveRaftVoterResponse_v0, f, i) from None
 
 
-def _d_RemoveRaftVoterResponse_1(buf: bytes, pos: int) -> tuple[RemoveRaftVoterResponse, int]:
+def _d_RemoveRaftVoterResponse_v0(buf: bytes, pos: int) -> tuple[RemoveRaftVoterResponse, int]:
     o = new_struct(RemoveRaftVoterResponse)
     f = 0
     i = -1
     try:
         f = 0
-        o.throttle_time_ms, o.error_code, = _F1.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
         o.error_message, pos = read_compact_nullable_string(buf, pos)
@@ -208,11 +209,11 @@ def _d_RemoveRaftVoterResponse_1(buf: bytes, pos: int) -> tuple[RemoveRaftVoterR
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_RemoveRaftVoterResponse_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_RemoveRaftVoterResponse_v0, f, i) from None
     return o, pos
 
 
-RemoveRaftVoterRequest._ENCODERS = {0: _e_RemoveRaftVoterRequest_0}
-RemoveRaftVoterRequest._DECODERS = {0: _d_RemoveRaftVoterRequest_1}
-RemoveRaftVoterResponse._ENCODERS = {0: _e_RemoveRaftVoterResponse_0}
-RemoveRaftVoterResponse._DECODERS = {0: _d_RemoveRaftVoterResponse_1}
+RemoveRaftVoterRequest._ENCODERS = {0: _e_RemoveRaftVoterRequest_v0}
+RemoveRaftVoterRequest._DECODERS = {0: _d_RemoveRaftVoterRequest_v0}
+RemoveRaftVoterResponse._ENCODERS = {0: _e_RemoveRaftVoterResponse_v0}
+RemoveRaftVoterResponse._DECODERS = {0: _d_RemoveRaftVoterResponse_v0}

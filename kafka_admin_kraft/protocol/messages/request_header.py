@@ -53,7 +53,7 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['RequestHeader']
 
-_F0 = _Packer('>hhi')
+_F_hhi = _Packer('>hhi')
 
 
 class RequestHeader(Struct):
@@ -70,13 +70,13 @@ class RequestHeader(Struct):
     _FIELDS = ('request_api_key', 'request_api_version', 'correlation_id', 'client_id', )
 
     request_api_key: int
-    """int16, versions 0+."""
+    """Which API the body belongs to, e.g. 55 for DescribeQuorum. (int16, versions 0+)"""
     request_api_version: int
-    """int16, versions 0+."""
+    """Version of that API the body is encoded in. (int16, versions 0+)"""
     correlation_id: int
-    """int32, versions 0+."""
+    """Number the client picks; the server echoes it so responses can be matched to requests. (int32, versions 0+)"""
     client_id: str | None
-    """string, versions 1+; nullable 1+."""
+    """Free-form client name for server logs and quotas; never a compact string, even in v2. (string, versions 1+; nullable 1+)"""
 
     def __init__(
         self,
@@ -94,50 +94,50 @@ class RequestHeader(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_RequestHeader_0: tuple[FieldEntry, ...] = (('RequestApiKey', False, (('RequestApiKey', 2, 'h'), ('RequestApiVersion', 2, 'h'), ('CorrelationId', 4, 'i'), )), ('ClientId', False, ()), ('<tagged fields>', False, ()), )
-_T_d_RequestHeader_1: tuple[FieldEntry, ...] = (('RequestApiKey', False, (('RequestApiKey', 2, 'h'), ('RequestApiVersion', 2, 'h'), ('CorrelationId', 4, 'i'), )), ('ClientId', False, ()), ('<tagged fields>', False, ()), )
-_T_e_RequestHeader_2: tuple[FieldEntry, ...] = (('RequestApiKey', False, (('RequestApiKey', 2, 'h'), ('RequestApiVersion', 2, 'h'), ('CorrelationId', 4, 'i'), )), ('ClientId', False, ()), ('<tagged fields>', False, ()), )
-_T_d_RequestHeader_3: tuple[FieldEntry, ...] = (('RequestApiKey', False, (('RequestApiKey', 2, 'h'), ('RequestApiVersion', 2, 'h'), ('CorrelationId', 4, 'i'), )), ('ClientId', False, ()), ('<tagged fields>', False, ()), )
+_T_e_RequestHeader_v1: tuple[FieldEntry, ...] = (('RequestApiKey', False, (('RequestApiKey', 2, 'h'), ('RequestApiVersion', 2, 'h'), ('CorrelationId', 4, 'i'), )), ('ClientId', False, ()), ('<tagged fields>', False, ()), )
+_T_d_RequestHeader_v1: tuple[FieldEntry, ...] = (('RequestApiKey', False, (('RequestApiKey', 2, 'h'), ('RequestApiVersion', 2, 'h'), ('CorrelationId', 4, 'i'), )), ('ClientId', False, ()), ('<tagged fields>', False, ()), )
+_T_e_RequestHeader_v2: tuple[FieldEntry, ...] = (('RequestApiKey', False, (('RequestApiKey', 2, 'h'), ('RequestApiVersion', 2, 'h'), ('CorrelationId', 4, 'i'), )), ('ClientId', False, ()), ('<tagged fields>', False, ()), )
+_T_d_RequestHeader_v2: tuple[FieldEntry, ...] = (('RequestApiKey', False, (('RequestApiKey', 2, 'h'), ('RequestApiVersion', 2, 'h'), ('CorrelationId', 4, 'i'), )), ('ClientId', False, ()), ('<tagged fields>', False, ()), )
 
 
-def _e_RequestHeader_0(o: RequestHeader, out: bytearray) -> None:
+def _e_RequestHeader_v1(o: RequestHeader, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.request_api_key, o.request_api_version, o.correlation_id)
+        out += _F_hhi.pack(o.request_api_key, o.request_api_version, o.correlation_id)
         f = 1
         write_nullable_string(out, o.client_id)
         f = 2
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_RequestHeader_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_RequestHeader_v1, f, i) from None
 
 
-def _d_RequestHeader_1(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
+def _d_RequestHeader_v1(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
     o = new_struct(RequestHeader)
     f = 0
     i = -1
     try:
         f = 0
-        o.request_api_key, o.request_api_version, o.correlation_id, = _F0.unpack_from(buf, pos)
+        o.request_api_key, o.request_api_version, o.correlation_id, = _F_hhi.unpack_from(buf, pos)
         pos += 8
         f = 1
         o.client_id, pos = read_nullable_string(buf, pos)
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_RequestHeader_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_RequestHeader_v1, f, i) from None
     return o, pos
 
 
-def _e_RequestHeader_2(o: RequestHeader, out: bytearray) -> None:
+def _e_RequestHeader_v2(o: RequestHeader, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.request_api_key, o.request_api_version, o.correlation_id)
+        out += _F_hhi.pack(o.request_api_key, o.request_api_version, o.correlation_id)
         f = 1
         write_nullable_string(out, o.client_id)
         f = 2
@@ -146,16 +146,16 @@ def _e_RequestHeader_2(o: RequestHeader, out: bytearray) -> None:
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_RequestHeader_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_RequestHeader_v2, f, i) from None
 
 
-def _d_RequestHeader_3(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
+def _d_RequestHeader_v2(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
     o = new_struct(RequestHeader)
     f = 0
     i = -1
     try:
         f = 0
-        o.request_api_key, o.request_api_version, o.correlation_id, = _F0.unpack_from(buf, pos)
+        o.request_api_key, o.request_api_version, o.correlation_id, = _F_hhi.unpack_from(buf, pos)
         pos += 8
         f = 1
         o.client_id, pos = read_nullable_string(buf, pos)
@@ -166,9 +166,9 @@ def _d_RequestHeader_3(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_RequestHeader_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_RequestHeader_v2, f, i) from None
     return o, pos
 
 
-RequestHeader._ENCODERS = {1: _e_RequestHeader_0, 2: _e_RequestHeader_2}
-RequestHeader._DECODERS = {1: _d_RequestHeader_1, 2: _d_RequestHeader_3}
+RequestHeader._ENCODERS = {1: _e_RequestHeader_v1, 2: _e_RequestHeader_v2}
+RequestHeader._DECODERS = {1: _d_RequestHeader_v1, 2: _d_RequestHeader_v2}

@@ -53,7 +53,7 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['ResponseHeader']
 
-_F0 = _Packer('>i')
+_F_i = _Packer('>i')
 
 
 class ResponseHeader(Struct):
@@ -70,7 +70,7 @@ class ResponseHeader(Struct):
     _FIELDS = ('correlation_id', )
 
     correlation_id: int
-    """int32, versions 0+."""
+    """Echo of the request's CorrelationId, pairing this response with its request. (int32, versions 0+)"""
 
     def __init__(
         self,
@@ -82,62 +82,62 @@ class ResponseHeader(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_ResponseHeader_0: tuple[FieldEntry, ...] = (('CorrelationId', False, (('CorrelationId', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_ResponseHeader_1: tuple[FieldEntry, ...] = (('CorrelationId', False, (('CorrelationId', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_ResponseHeader_2: tuple[FieldEntry, ...] = (('CorrelationId', False, (('CorrelationId', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_ResponseHeader_3: tuple[FieldEntry, ...] = (('CorrelationId', False, (('CorrelationId', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_ResponseHeader_v0: tuple[FieldEntry, ...] = (('CorrelationId', False, (('CorrelationId', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_ResponseHeader_v0: tuple[FieldEntry, ...] = (('CorrelationId', False, (('CorrelationId', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_ResponseHeader_v1: tuple[FieldEntry, ...] = (('CorrelationId', False, (('CorrelationId', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_ResponseHeader_v1: tuple[FieldEntry, ...] = (('CorrelationId', False, (('CorrelationId', 4, 'i'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_ResponseHeader_0(o: ResponseHeader, out: bytearray) -> None:
+def _e_ResponseHeader_v0(o: ResponseHeader, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.correlation_id)
+        out += _F_i.pack(o.correlation_id)
         f = 1
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ResponseHeader_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_ResponseHeader_v0, f, i) from None
 
 
-def _d_ResponseHeader_1(buf: bytes, pos: int) -> tuple[ResponseHeader, int]:
+def _d_ResponseHeader_v0(buf: bytes, pos: int) -> tuple[ResponseHeader, int]:
     o = new_struct(ResponseHeader)
     f = 0
     i = -1
     try:
         f = 0
-        o.correlation_id, = _F0.unpack_from(buf, pos)
+        o.correlation_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_ResponseHeader_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_ResponseHeader_v0, f, i) from None
     return o, pos
 
 
-def _e_ResponseHeader_2(o: ResponseHeader, out: bytearray) -> None:
+def _e_ResponseHeader_v1(o: ResponseHeader, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.correlation_id)
+        out += _F_i.pack(o.correlation_id)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_ResponseHeader_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_ResponseHeader_v1, f, i) from None
 
 
-def _d_ResponseHeader_3(buf: bytes, pos: int) -> tuple[ResponseHeader, int]:
+def _d_ResponseHeader_v1(buf: bytes, pos: int) -> tuple[ResponseHeader, int]:
     o = new_struct(ResponseHeader)
     f = 0
     i = -1
     try:
         f = 0
-        o.correlation_id, = _F0.unpack_from(buf, pos)
+        o.correlation_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         if buf[pos] == 0:
@@ -146,9 +146,9 @@ def _d_ResponseHeader_3(buf: bytes, pos: int) -> tuple[ResponseHeader, int]:
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_ResponseHeader_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_ResponseHeader_v1, f, i) from None
     return o, pos
 
 
-ResponseHeader._ENCODERS = {0: _e_ResponseHeader_0, 1: _e_ResponseHeader_2}
-ResponseHeader._DECODERS = {0: _d_ResponseHeader_1, 1: _d_ResponseHeader_3}
+ResponseHeader._ENCODERS = {0: _e_ResponseHeader_v0, 1: _e_ResponseHeader_v1}
+ResponseHeader._DECODERS = {0: _d_ResponseHeader_v0, 1: _d_ResponseHeader_v1}

@@ -53,8 +53,8 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['SaslAuthenticateRequest', 'SaslAuthenticateResponse']
 
-_F0 = _Packer('>h')
-_F1 = _Packer('>q')
+_F_h = _Packer('>h')
+_F_q = _Packer('>q')
 
 
 class SaslAuthenticateRequest(Struct):
@@ -69,11 +69,12 @@ class SaslAuthenticateRequest(Struct):
     FLEXIBLE_FROM = 2
     KIND = 'request'
     API_KEY = 36
+    LISTENERS = ('broker', 'controller')
     HEADER_VERSIONS = {0: 1, 1: 1, 2: 2}
     _FIELDS = ('auth_bytes', )
 
     auth_bytes: bytes
-    """bytes, versions 0+."""
+    """The client's token for this step, in the format of the chosen mechanism. (bytes, versions 0+)"""
 
     def __init__(
         self,
@@ -86,7 +87,7 @@ class SaslAuthenticateRequest(Struct):
 
 
 class SaslAuthenticateResponse(Struct):
-    """The SaslAuthenticateResponse struct of SaslAuthenticateResponse.
+    """SaslAuthenticate (API 36): one SASL exchange step; v1 adds the session lifetime, v2 is flexible.
 
     Used in versions 0-2; flexible versions: 2+.
     """
@@ -101,13 +102,13 @@ class SaslAuthenticateResponse(Struct):
     _FIELDS = ('error_code', 'error_message', 'auth_bytes', 'session_lifetime_ms', )
 
     error_code: int
-    """int16, versions 0+."""
+    """0, or why authentication failed, e.g. SASL_AUTHENTICATION_FAILED. (int16, versions 0+)"""
     error_message: str | None
-    """string, versions 0+; nullable 0+."""
+    """Text explaining ErrorCode; null when it is 0. (string, versions 0+; nullable 0+)"""
     auth_bytes: bytes
-    """bytes, versions 0+."""
+    """The server's token for this step, in the format of the chosen mechanism. (bytes, versions 0+)"""
     session_lifetime_ms: int
-    """int64, versions 1+; ignorable; default 0."""
+    """ms until the client must re-authenticate on this connection (KIP-368); 0 means no limit. (int64, versions 1+; ignorable; default 0)"""
 
     def __init__(
         self,
@@ -125,20 +126,20 @@ class SaslAuthenticateResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_SaslAuthenticateRequest_0: tuple[FieldEntry, ...] = (('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
-_T_d_SaslAuthenticateRequest_1: tuple[FieldEntry, ...] = (('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
-_T_e_SaslAuthenticateRequest_2: tuple[FieldEntry, ...] = (('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
-_T_e_SaslAuthenticateRequest_3: tuple[FieldEntry, ...] = (('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
-_T_d_SaslAuthenticateRequest_4: tuple[FieldEntry, ...] = (('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
-_T_e_SaslAuthenticateResponse_0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
-_T_d_SaslAuthenticateResponse_1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
-_T_e_SaslAuthenticateResponse_2: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('SessionLifetimeMs', False, (('SessionLifetimeMs', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_SaslAuthenticateResponse_3: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('SessionLifetimeMs', False, (('SessionLifetimeMs', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_SaslAuthenticateResponse_4: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('SessionLifetimeMs', False, (('SessionLifetimeMs', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_SaslAuthenticateResponse_5: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('SessionLifetimeMs', False, (('SessionLifetimeMs', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_SaslAuthenticateRequest_v0: tuple[FieldEntry, ...] = (('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
+_T_d_SaslAuthenticateRequest_v0: tuple[FieldEntry, ...] = (('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
+_T_e_SaslAuthenticateRequest_v1: tuple[FieldEntry, ...] = (('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
+_T_e_SaslAuthenticateRequest_v2: tuple[FieldEntry, ...] = (('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
+_T_d_SaslAuthenticateRequest_v2: tuple[FieldEntry, ...] = (('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
+_T_e_SaslAuthenticateResponse_v0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
+_T_d_SaslAuthenticateResponse_v0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
+_T_e_SaslAuthenticateResponse_v1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('SessionLifetimeMs', False, (('SessionLifetimeMs', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_SaslAuthenticateResponse_v1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('SessionLifetimeMs', False, (('SessionLifetimeMs', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_SaslAuthenticateResponse_v2: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('SessionLifetimeMs', False, (('SessionLifetimeMs', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_SaslAuthenticateResponse_v2: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('AuthBytes', False, ()), ('SessionLifetimeMs', False, (('SessionLifetimeMs', 8, 'q'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_SaslAuthenticateRequest_0(o: SaslAuthenticateRequest, out: bytearray) -> None:
+def _e_SaslAuthenticateRequest_v0(o: SaslAuthenticateRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -148,10 +149,10 @@ def _e_SaslAuthenticateRequest_0(o: SaslAuthenticateRequest, out: bytearray) -> 
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_SaslAuthenticateRequest_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_SaslAuthenticateRequest_v0, f, i) from None
 
 
-def _d_SaslAuthenticateRequest_1(buf: bytes, pos: int) -> tuple[SaslAuthenticateRequest, int]:
+def _d_SaslAuthenticateRequest_v0(buf: bytes, pos: int) -> tuple[SaslAuthenticateRequest, int]:
     o = new_struct(SaslAuthenticateRequest)
     f = 0
     i = -1
@@ -161,11 +162,11 @@ def _d_SaslAuthenticateRequest_1(buf: bytes, pos: int) -> tuple[SaslAuthenticate
         f = 1
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_SaslAuthenticateRequest_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_SaslAuthenticateRequest_v0, f, i) from None
     return o, pos
 
 
-def _e_SaslAuthenticateRequest_2(o: SaslAuthenticateRequest, out: bytearray) -> None:
+def _e_SaslAuthenticateRequest_v1(o: SaslAuthenticateRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -175,10 +176,10 @@ def _e_SaslAuthenticateRequest_2(o: SaslAuthenticateRequest, out: bytearray) -> 
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_SaslAuthenticateRequest_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_SaslAuthenticateRequest_v1, f, i) from None
 
 
-def _e_SaslAuthenticateRequest_3(o: SaslAuthenticateRequest, out: bytearray) -> None:
+def _e_SaslAuthenticateRequest_v2(o: SaslAuthenticateRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -190,10 +191,10 @@ def _e_SaslAuthenticateRequest_3(o: SaslAuthenticateRequest, out: bytearray) -> 
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_SaslAuthenticateRequest_3, f, i) from None
+        raise encode_failure(exc, o, _T_e_SaslAuthenticateRequest_v2, f, i) from None
 
 
-def _d_SaslAuthenticateRequest_4(buf: bytes, pos: int) -> tuple[SaslAuthenticateRequest, int]:
+def _d_SaslAuthenticateRequest_v2(buf: bytes, pos: int) -> tuple[SaslAuthenticateRequest, int]:
     o = new_struct(SaslAuthenticateRequest)
     f = 0
     i = -1
@@ -207,16 +208,16 @@ def _d_SaslAuthenticateRequest_4(buf: bytes, pos: int) -> tuple[SaslAuthenticate
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_SaslAuthenticateRequest_4, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_SaslAuthenticateRequest_v2, f, i) from None
     return o, pos
 
 
-def _e_SaslAuthenticateResponse_0(o: SaslAuthenticateResponse, out: bytearray) -> None:
+def _e_SaslAuthenticateResponse_v0(o: SaslAuthenticateResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 1
         write_nullable_string(out, o.error_message)
         f = 2
@@ -225,17 +226,17 @@ def _e_SaslAuthenticateResponse_0(o: SaslAuthenticateResponse, out: bytearray) -
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_SaslAuthenticateResponse_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_SaslAuthenticateResponse_v0, f, i) from None
 
 
-def _d_SaslAuthenticateResponse_1(buf: bytes, pos: int) -> tuple[SaslAuthenticateResponse, int]:
+def _d_SaslAuthenticateResponse_v0(buf: bytes, pos: int) -> tuple[SaslAuthenticateResponse, int]:
     o = new_struct(SaslAuthenticateResponse)
     f = 0
     i = -1
     try:
         o.session_lifetime_ms = 0
         f = 0
-        o.error_code, = _F0.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         o.error_message, pos = read_nullable_string(buf, pos)
@@ -244,86 +245,86 @@ def _d_SaslAuthenticateResponse_1(buf: bytes, pos: int) -> tuple[SaslAuthenticat
         f = 3
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_SaslAuthenticateResponse_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_SaslAuthenticateResponse_v0, f, i) from None
     return o, pos
 
 
-def _e_SaslAuthenticateResponse_2(o: SaslAuthenticateResponse, out: bytearray) -> None:
+def _e_SaslAuthenticateResponse_v1(o: SaslAuthenticateResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 1
         write_nullable_string(out, o.error_message)
         f = 2
         write_bytes(out, o.auth_bytes)
         f = 3
-        out += _F1.pack(o.session_lifetime_ms)
+        out += _F_q.pack(o.session_lifetime_ms)
         f = 4
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_SaslAuthenticateResponse_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_SaslAuthenticateResponse_v1, f, i) from None
 
 
-def _d_SaslAuthenticateResponse_3(buf: bytes, pos: int) -> tuple[SaslAuthenticateResponse, int]:
+def _d_SaslAuthenticateResponse_v1(buf: bytes, pos: int) -> tuple[SaslAuthenticateResponse, int]:
     o = new_struct(SaslAuthenticateResponse)
     f = 0
     i = -1
     try:
         f = 0
-        o.error_code, = _F0.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         o.error_message, pos = read_nullable_string(buf, pos)
         f = 2
         o.auth_bytes, pos = read_bytes(buf, pos)
         f = 3
-        o.session_lifetime_ms, = _F1.unpack_from(buf, pos)
+        o.session_lifetime_ms, = _F_q.unpack_from(buf, pos)
         pos += 8
         f = 4
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_SaslAuthenticateResponse_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_SaslAuthenticateResponse_v1, f, i) from None
     return o, pos
 
 
-def _e_SaslAuthenticateResponse_4(o: SaslAuthenticateResponse, out: bytearray) -> None:
+def _e_SaslAuthenticateResponse_v2(o: SaslAuthenticateResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 1
         write_compact_nullable_string(out, o.error_message)
         f = 2
         write_compact_bytes(out, o.auth_bytes)
         f = 3
-        out += _F1.pack(o.session_lifetime_ms)
+        out += _F_q.pack(o.session_lifetime_ms)
         f = 4
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_SaslAuthenticateResponse_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_SaslAuthenticateResponse_v2, f, i) from None
 
 
-def _d_SaslAuthenticateResponse_5(buf: bytes, pos: int) -> tuple[SaslAuthenticateResponse, int]:
+def _d_SaslAuthenticateResponse_v2(buf: bytes, pos: int) -> tuple[SaslAuthenticateResponse, int]:
     o = new_struct(SaslAuthenticateResponse)
     f = 0
     i = -1
     try:
         f = 0
-        o.error_code, = _F0.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         o.auth_bytes, pos = read_compact_bytes(buf, pos)
         f = 3
-        o.session_lifetime_ms, = _F1.unpack_from(buf, pos)
+        o.session_lifetime_ms, = _F_q.unpack_from(buf, pos)
         pos += 8
         f = 4
         if buf[pos] == 0:
@@ -332,11 +333,11 @@ def _d_SaslAuthenticateResponse_5(buf: bytes, pos: int) -> tuple[SaslAuthenticat
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_SaslAuthenticateResponse_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_SaslAuthenticateResponse_v2, f, i) from None
     return o, pos
 
 
-SaslAuthenticateRequest._ENCODERS = {0: _e_SaslAuthenticateRequest_0, 1: _e_SaslAuthenticateRequest_2, 2: _e_SaslAuthenticateRequest_3}
-SaslAuthenticateRequest._DECODERS = {0: _d_SaslAuthenticateRequest_1, 1: _d_SaslAuthenticateRequest_1, 2: _d_SaslAuthenticateRequest_4}
-SaslAuthenticateResponse._ENCODERS = {0: _e_SaslAuthenticateResponse_0, 1: _e_SaslAuthenticateResponse_2, 2: _e_SaslAuthenticateResponse_4}
-SaslAuthenticateResponse._DECODERS = {0: _d_SaslAuthenticateResponse_1, 1: _d_SaslAuthenticateResponse_3, 2: _d_SaslAuthenticateResponse_5}
+SaslAuthenticateRequest._ENCODERS = {0: _e_SaslAuthenticateRequest_v0, 1: _e_SaslAuthenticateRequest_v1, 2: _e_SaslAuthenticateRequest_v2}
+SaslAuthenticateRequest._DECODERS = {0: _d_SaslAuthenticateRequest_v0, 1: _d_SaslAuthenticateRequest_v0, 2: _d_SaslAuthenticateRequest_v2}
+SaslAuthenticateResponse._ENCODERS = {0: _e_SaslAuthenticateResponse_v0, 1: _e_SaslAuthenticateResponse_v1, 2: _e_SaslAuthenticateResponse_v2}
+SaslAuthenticateResponse._DECODERS = {0: _d_SaslAuthenticateResponse_v0, 1: _d_SaslAuthenticateResponse_v1, 2: _d_SaslAuthenticateResponse_v2}

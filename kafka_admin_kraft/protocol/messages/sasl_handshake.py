@@ -53,7 +53,7 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['SaslHandshakeRequest', 'SaslHandshakeResponse']
 
-_F0 = _Packer('>h')
+_F_h = _Packer('>h')
 
 
 class SaslHandshakeRequest(Struct):
@@ -68,11 +68,12 @@ class SaslHandshakeRequest(Struct):
     FLEXIBLE_FROM = None
     KIND = 'request'
     API_KEY = 17
+    LISTENERS = ('broker', 'controller')
     HEADER_VERSIONS = {0: 1, 1: 1}
     _FIELDS = ('mechanism', )
 
     mechanism: str
-    """string, versions 0+."""
+    """SASL mechanism the client wants to use, e.g. PLAIN or SCRAM-SHA-256. (string, versions 0+)"""
 
     def __init__(
         self,
@@ -85,7 +86,7 @@ class SaslHandshakeRequest(Struct):
 
 
 class SaslHandshakeResponse(Struct):
-    """The SaslHandshakeResponse struct of SaslHandshakeResponse.
+    """SaslHandshake (API 17): picks the SASL mechanism; v1 moves the exchange into SaslAuthenticate.
 
     Used in versions 0-1; flexible versions: none.
     """
@@ -100,9 +101,9 @@ class SaslHandshakeResponse(Struct):
     _FIELDS = ('error_code', 'mechanisms', )
 
     error_code: int
-    """int16, versions 0+."""
+    """0, or UNSUPPORTED_SASL_MECHANISM if the listener does not offer the mechanism. (int16, versions 0+)"""
     mechanisms: list[str]
-    """[]string, versions 0+."""
+    """SASL mechanisms this listener offers. ([]string, versions 0+)"""
 
     def __init__(
         self,
@@ -116,15 +117,15 @@ class SaslHandshakeResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_SaslHandshakeRequest_0: tuple[FieldEntry, ...] = (('Mechanism', False, ()), ('<tagged fields>', False, ()), )
-_T_d_SaslHandshakeRequest_1: tuple[FieldEntry, ...] = (('Mechanism', False, ()), ('<tagged fields>', False, ()), )
-_T_e_SaslHandshakeRequest_2: tuple[FieldEntry, ...] = (('Mechanism', False, ()), ('<tagged fields>', False, ()), )
-_T_e_SaslHandshakeResponse_0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Mechanisms', True, ()), ('<tagged fields>', False, ()), )
-_T_d_SaslHandshakeResponse_1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Mechanisms', True, ()), ('<tagged fields>', False, ()), )
-_T_e_SaslHandshakeResponse_2: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Mechanisms', True, ()), ('<tagged fields>', False, ()), )
+_T_e_SaslHandshakeRequest_v0: tuple[FieldEntry, ...] = (('Mechanism', False, ()), ('<tagged fields>', False, ()), )
+_T_d_SaslHandshakeRequest_v0: tuple[FieldEntry, ...] = (('Mechanism', False, ()), ('<tagged fields>', False, ()), )
+_T_e_SaslHandshakeRequest_v1: tuple[FieldEntry, ...] = (('Mechanism', False, ()), ('<tagged fields>', False, ()), )
+_T_e_SaslHandshakeResponse_v0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Mechanisms', True, ()), ('<tagged fields>', False, ()), )
+_T_d_SaslHandshakeResponse_v0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Mechanisms', True, ()), ('<tagged fields>', False, ()), )
+_T_e_SaslHandshakeResponse_v1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Mechanisms', True, ()), ('<tagged fields>', False, ()), )
 
 
-def _e_SaslHandshakeRequest_0(o: SaslHandshakeRequest, out: bytearray) -> None:
+def _e_SaslHandshakeRequest_v0(o: SaslHandshakeRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -134,10 +135,10 @@ def _e_SaslHandshakeRequest_0(o: SaslHandshakeRequest, out: bytearray) -> None:
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_SaslHandshakeRequest_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_SaslHandshakeRequest_v0, f, i) from None
 
 
-def _d_SaslHandshakeRequest_1(buf: bytes, pos: int) -> tuple[SaslHandshakeRequest, int]:
+def _d_SaslHandshakeRequest_v0(buf: bytes, pos: int) -> tuple[SaslHandshakeRequest, int]:
     o = new_struct(SaslHandshakeRequest)
     f = 0
     i = -1
@@ -147,11 +148,11 @@ def _d_SaslHandshakeRequest_1(buf: bytes, pos: int) -> tuple[SaslHandshakeReques
         f = 1
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_SaslHandshakeRequest_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_SaslHandshakeRequest_v0, f, i) from None
     return o, pos
 
 
-def _e_SaslHandshakeRequest_2(o: SaslHandshakeRequest, out: bytearray) -> None:
+def _e_SaslHandshakeRequest_v1(o: SaslHandshakeRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -161,15 +162,15 @@ def _e_SaslHandshakeRequest_2(o: SaslHandshakeRequest, out: bytearray) -> None:
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_SaslHandshakeRequest_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_SaslHandshakeRequest_v1, f, i) from None
 
 
-def _e_SaslHandshakeResponse_0(o: SaslHandshakeResponse, out: bytearray) -> None:
+def _e_SaslHandshakeResponse_v0(o: SaslHandshakeResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 1
         v_mechanisms = o.mechanisms
         write_array_length(out, len(v_mechanisms), False)
@@ -180,16 +181,16 @@ def _e_SaslHandshakeResponse_0(o: SaslHandshakeResponse, out: bytearray) -> None
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_SaslHandshakeResponse_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_SaslHandshakeResponse_v0, f, i) from None
 
 
-def _d_SaslHandshakeResponse_1(buf: bytes, pos: int) -> tuple[SaslHandshakeResponse, int]:
+def _d_SaslHandshakeResponse_v0(buf: bytes, pos: int) -> tuple[SaslHandshakeResponse, int]:
     o = new_struct(SaslHandshakeResponse)
     f = 0
     i = -1
     try:
         f = 0
-        o.error_code, = _F0.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         i = -1
@@ -206,16 +207,16 @@ def _d_SaslHandshakeResponse_1(buf: bytes, pos: int) -> tuple[SaslHandshakeRespo
         f = 2
         o.unknown_tagged_fields = []
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_SaslHandshakeResponse_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_SaslHandshakeResponse_v0, f, i) from None
     return o, pos
 
 
-def _e_SaslHandshakeResponse_2(o: SaslHandshakeResponse, out: bytearray) -> None:
+def _e_SaslHandshakeResponse_v1(o: SaslHandshakeResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 1
         v_mechanisms = o.mechanisms
         write_array_length(out, len(v_mechanisms), False)
@@ -226,10 +227,10 @@ def _e_SaslHandshakeResponse_2(o: SaslHandshakeResponse, out: bytearray) -> None
         if o.unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_SaslHandshakeResponse_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_SaslHandshakeResponse_v1, f, i) from None
 
 
-SaslHandshakeRequest._ENCODERS = {0: _e_SaslHandshakeRequest_0, 1: _e_SaslHandshakeRequest_2}
-SaslHandshakeRequest._DECODERS = {0: _d_SaslHandshakeRequest_1, 1: _d_SaslHandshakeRequest_1}
-SaslHandshakeResponse._ENCODERS = {0: _e_SaslHandshakeResponse_0, 1: _e_SaslHandshakeResponse_2}
-SaslHandshakeResponse._DECODERS = {0: _d_SaslHandshakeResponse_1, 1: _d_SaslHandshakeResponse_1}
+SaslHandshakeRequest._ENCODERS = {0: _e_SaslHandshakeRequest_v0, 1: _e_SaslHandshakeRequest_v1}
+SaslHandshakeRequest._DECODERS = {0: _d_SaslHandshakeRequest_v0, 1: _d_SaslHandshakeRequest_v0}
+SaslHandshakeResponse._ENCODERS = {0: _e_SaslHandshakeResponse_v0, 1: _e_SaslHandshakeResponse_v1}
+SaslHandshakeResponse._DECODERS = {0: _d_SaslHandshakeResponse_v0, 1: _d_SaslHandshakeResponse_v0}

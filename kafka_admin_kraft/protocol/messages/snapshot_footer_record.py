@@ -53,7 +53,7 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['SnapshotFooterRecord']
 
-_F0 = _Packer('>h')
+_F_h = _Packer('>h')
 
 
 class SnapshotFooterRecord(Struct):
@@ -70,7 +70,7 @@ class SnapshotFooterRecord(Struct):
     _FIELDS = ('version', )
 
     version: int
-    """int16, versions 0+."""
+    """Schema version of this control record, carried inside it; Kafka writes 0. (int16, versions 0+)"""
 
     def __init__(
         self,
@@ -82,32 +82,32 @@ class SnapshotFooterRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_SnapshotFooterRecord_0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_SnapshotFooterRecord_1: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_SnapshotFooterRecord_v0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_SnapshotFooterRecord_v0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_SnapshotFooterRecord_0(o: SnapshotFooterRecord, out: bytearray) -> None:
+def _e_SnapshotFooterRecord_v0(o: SnapshotFooterRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.version)
+        out += _F_h.pack(o.version)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_SnapshotFooterRecord_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_SnapshotFooterRecord_v0, f, i) from None
 
 
-def _d_SnapshotFooterRecord_1(buf: bytes, pos: int) -> tuple[SnapshotFooterRecord, int]:
+def _d_SnapshotFooterRecord_v0(buf: bytes, pos: int) -> tuple[SnapshotFooterRecord, int]:
     o = new_struct(SnapshotFooterRecord)
     f = 0
     i = -1
     try:
         f = 0
-        o.version, = _F0.unpack_from(buf, pos)
+        o.version, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         if buf[pos] == 0:
@@ -116,9 +116,9 @@ def _d_SnapshotFooterRecord_1(buf: bytes, pos: int) -> tuple[SnapshotFooterRecor
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_SnapshotFooterRecord_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_SnapshotFooterRecord_v0, f, i) from None
     return o, pos
 
 
-SnapshotFooterRecord._ENCODERS = {0: _e_SnapshotFooterRecord_0}
-SnapshotFooterRecord._DECODERS = {0: _d_SnapshotFooterRecord_1}
+SnapshotFooterRecord._ENCODERS = {0: _e_SnapshotFooterRecord_v0}
+SnapshotFooterRecord._DECODERS = {0: _d_SnapshotFooterRecord_v0}

@@ -53,7 +53,7 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['SnapshotHeaderRecord']
 
-_F0 = _Packer('>hq')
+_F_hq = _Packer('>hq')
 
 
 class SnapshotHeaderRecord(Struct):
@@ -70,9 +70,9 @@ class SnapshotHeaderRecord(Struct):
     _FIELDS = ('version', 'last_contained_log_timestamp', )
 
     version: int
-    """int16, versions 0+."""
+    """Schema version of this control record, carried inside it; Kafka writes 0. (int16, versions 0+)"""
     last_contained_log_timestamp: int
-    """int64, versions 0+."""
+    """Append time (ms since the epoch) of the newest log record the snapshot covers. (int64, versions 0+)"""
 
     def __init__(
         self,
@@ -86,32 +86,32 @@ class SnapshotHeaderRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_SnapshotHeaderRecord_0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LastContainedLogTimestamp', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_SnapshotHeaderRecord_1: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LastContainedLogTimestamp', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_SnapshotHeaderRecord_v0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LastContainedLogTimestamp', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_SnapshotHeaderRecord_v0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LastContainedLogTimestamp', 8, 'q'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_SnapshotHeaderRecord_0(o: SnapshotHeaderRecord, out: bytearray) -> None:
+def _e_SnapshotHeaderRecord_v0(o: SnapshotHeaderRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F0.pack(o.version, o.last_contained_log_timestamp)
+        out += _F_hq.pack(o.version, o.last_contained_log_timestamp)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_SnapshotHeaderRecord_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_SnapshotHeaderRecord_v0, f, i) from None
 
 
-def _d_SnapshotHeaderRecord_1(buf: bytes, pos: int) -> tuple[SnapshotHeaderRecord, int]:
+def _d_SnapshotHeaderRecord_v0(buf: bytes, pos: int) -> tuple[SnapshotHeaderRecord, int]:
     o = new_struct(SnapshotHeaderRecord)
     f = 0
     i = -1
     try:
         f = 0
-        o.version, o.last_contained_log_timestamp, = _F0.unpack_from(buf, pos)
+        o.version, o.last_contained_log_timestamp, = _F_hq.unpack_from(buf, pos)
         pos += 10
         f = 1
         if buf[pos] == 0:
@@ -120,9 +120,9 @@ def _d_SnapshotHeaderRecord_1(buf: bytes, pos: int) -> tuple[SnapshotHeaderRecor
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_SnapshotHeaderRecord_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_SnapshotHeaderRecord_v0, f, i) from None
     return o, pos
 
 
-SnapshotHeaderRecord._ENCODERS = {0: _e_SnapshotHeaderRecord_0}
-SnapshotHeaderRecord._DECODERS = {0: _d_SnapshotHeaderRecord_1}
+SnapshotHeaderRecord._ENCODERS = {0: _e_SnapshotHeaderRecord_v0}
+SnapshotHeaderRecord._DECODERS = {0: _d_SnapshotHeaderRecord_v0}

@@ -53,7 +53,7 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['TopicRecord']
 
-_F0 = _Packer('>16s')
+_F_u = _Packer('>16s')
 
 
 class TopicRecord(Struct):
@@ -71,9 +71,9 @@ class TopicRecord(Struct):
     _FIELDS = ('name', 'topic_id', )
 
     name: str
-    """string, versions 0+."""
+    """Name of the topic being created. (string, versions 0+)"""
     topic_id: Uuid
-    """uuid, versions 0+."""
+    """Id the controller gave the topic at creation (KIP-516); it never changes. (uuid, versions 0+)"""
 
     def __init__(
         self,
@@ -87,28 +87,28 @@ class TopicRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_TopicRecord_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('TopicId', False, (('TopicId', 16, '16s'), )), ('<tagged fields>', False, ()), )
-_T_d_TopicRecord_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('TopicId', False, (('TopicId', 16, '16s'), )), ('<tagged fields>', False, ()), )
+_T_e_TopicRecord_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('TopicId', False, (('TopicId', 16, '16s'), )), ('<tagged fields>', False, ()), )
+_T_d_TopicRecord_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('TopicId', False, (('TopicId', 16, '16s'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_TopicRecord_0(o: TopicRecord, out: bytearray) -> None:
+def _e_TopicRecord_v0(o: TopicRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
         write_compact_string(out, o.name)
         f = 1
-        out += _F0.pack(o.topic_id.bytes)
+        out += _F_u.pack(o.topic_id.bytes)
         f = 2
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_TopicRecord_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_TopicRecord_v0, f, i) from None
 
 
-def _d_TopicRecord_1(buf: bytes, pos: int) -> tuple[TopicRecord, int]:
+def _d_TopicRecord_v0(buf: bytes, pos: int) -> tuple[TopicRecord, int]:
     o = new_struct(TopicRecord)
     f = 0
     i = -1
@@ -116,7 +116,7 @@ def _d_TopicRecord_1(buf: bytes, pos: int) -> tuple[TopicRecord, int]:
         f = 0
         o.name, pos = read_compact_string(buf, pos)
         f = 1
-        u0, = _F0.unpack_from(buf, pos)
+        u0, = _F_u.unpack_from(buf, pos)
         o.topic_id = uuid_from_wire(u0)
         pos += 16
         f = 2
@@ -126,9 +126,9 @@ def _d_TopicRecord_1(buf: bytes, pos: int) -> tuple[TopicRecord, int]:
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_TopicRecord_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_TopicRecord_v0, f, i) from None
     return o, pos
 
 
-TopicRecord._ENCODERS = {0: _e_TopicRecord_0}
-TopicRecord._DECODERS = {0: _d_TopicRecord_1}
+TopicRecord._ENCODERS = {0: _e_TopicRecord_v0}
+TopicRecord._DECODERS = {0: _d_TopicRecord_v0}

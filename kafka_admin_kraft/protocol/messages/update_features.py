@@ -53,12 +53,12 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['UpdateFeaturesRequest', 'UpdateFeaturesResponse']
 
-_F0 = _Packer('>h?')
-_F1 = _Packer('>hb')
-_F2 = _Packer('>i')
-_F3 = _Packer('>?')
-_F4 = _Packer('>h')
-_F5 = _Packer('>ih')
+_F_ho = _Packer('>h?')
+_F_hb = _Packer('>hb')
+_F_i = _Packer('>i')
+_F_o = _Packer('>?')
+_F_h = _Packer('>h')
+_F_ih = _Packer('>ih')
 
 
 class UpdateFeaturesRequest(Struct):
@@ -73,18 +73,19 @@ class UpdateFeaturesRequest(Struct):
     FLEXIBLE_FROM = 0
     KIND = 'request'
     API_KEY = 57
+    LISTENERS = ('broker', 'controller')
     HEADER_VERSIONS = {0: 2, 1: 2, 2: 2}
     _FIELDS = ('timeout_ms', 'feature_updates', 'validate_only', )
 
     timeout_ms: int
-    """int32, versions 0+; default 60000."""
+    """How long in ms the controller may take before the request times out. (int32, versions 0+; default 60000)"""
     feature_updates: list[UpdateFeaturesRequest.FeatureUpdateKey]
-    """[]FeatureUpdateKey, versions 0+."""
+    """The feature levels to change. ([]FeatureUpdateKey, versions 0+)"""
     validate_only: bool
-    """bool, versions 1+; default false."""
+    """True to check the update and report the outcome without applying it. (bool, versions 1+; default false)"""
 
     class FeatureUpdateKey(Struct):
-        """The FeatureUpdateKey struct of UpdateFeaturesRequest.
+        """The feature levels to change.
 
         Used in versions 0-2; flexible versions: 0+.
         """
@@ -96,13 +97,13 @@ class UpdateFeaturesRequest(Struct):
         _FIELDS = ('feature', 'max_version_level', 'allow_downgrade', 'upgrade_type', )
 
         feature: str
-        """string, versions 0+."""
+        """Name of the feature to change, e.g. metadata.version. (string, versions 0+)"""
         max_version_level: int
-        """int16, versions 0+."""
+        """Target level; 1 or more sets it, below 1 asks to remove the feature. (int16, versions 0+)"""
         allow_downgrade: bool
-        """bool, versions 0."""
+        """v0 only: true allows lowering or removing the level; v1 replaced it with UpgradeType. (bool, versions 0)"""
         upgrade_type: int
-        """int8, versions 1+; default 1."""
+        """1 upgrade only (default), 2 safe downgrade (no metadata lost), 3 unsafe lossy downgrade. (int8, versions 1+; default 1)"""
 
         def __init__(
             self,
@@ -134,7 +135,7 @@ class UpdateFeaturesRequest(Struct):
 
 
 class UpdateFeaturesResponse(Struct):
-    """The UpdateFeaturesResponse struct of UpdateFeaturesResponse.
+    """UpdateFeatures (API 57): upgrade or downgrade finalized feature levels; v1 adds validate-only and upgrade types, v2 drops the per-feature results from the response.
 
     Used in versions 0-2; flexible versions: 0+.
     """
@@ -149,16 +150,16 @@ class UpdateFeaturesResponse(Struct):
     _FIELDS = ('throttle_time_ms', 'error_code', 'error_message', 'results', )
 
     throttle_time_ms: int
-    """int32, versions 0+."""
+    """Time in ms the answer was held back by a quota; 0 if it was not throttled. (int32, versions 0+)"""
     error_code: int
-    """int16, versions 0+."""
+    """Error for the request as a whole, e.g. NOT_CONTROLLER; 0 if none. (int16, versions 0+)"""
     error_message: str | None
-    """string, versions 0+; nullable 0+."""
+    """Text explaining ErrorCode; null when it is 0. (string, versions 0+; nullable 0+)"""
     results: list[UpdateFeaturesResponse.UpdatableFeatureResult]
-    """[]UpdatableFeatureResult, versions 0-1; ignorable."""
+    """One outcome per requested feature; v2 reports only the top-level error. ([]UpdatableFeatureResult, versions 0-1; ignorable)"""
 
     class UpdatableFeatureResult(Struct):
-        """The UpdatableFeatureResult struct of UpdateFeaturesResponse.
+        """One outcome per requested feature; v2 reports only the top-level error.
 
         Used in versions 0-1; flexible versions: 0+.
         """
@@ -170,11 +171,11 @@ class UpdateFeaturesResponse(Struct):
         _FIELDS = ('feature', 'error_code', 'error_message', )
 
         feature: str
-        """string, versions 0+."""
+        """Name of the feature this outcome is for. (string, versions 0+)"""
         error_code: int
-        """int16, versions 0+."""
+        """0 if this feature's level changed as asked; otherwise why not. (int16, versions 0+)"""
         error_message: str | None
-        """string, versions 0+; nullable 0+."""
+        """Text explaining this feature's ErrorCode; null when it is 0. (string, versions 0+; nullable 0+)"""
 
         def __init__(
             self,
@@ -205,25 +206,25 @@ class UpdateFeaturesResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_UpdateFeaturesRequest_FeatureUpdateKey_0: tuple[FieldEntry, ...] = (('UpgradeType', False, ()), ('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('AllowDowngrade', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_UpdateFeaturesRequest_FeatureUpdateKey_1: tuple[FieldEntry, ...] = (('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('AllowDowngrade', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_UpdateFeaturesRequest_FeatureUpdateKey_2: tuple[FieldEntry, ...] = (('AllowDowngrade', False, ()), ('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('UpgradeType', 1, 'b'), )), ('<tagged fields>', False, ()), )
-_T_d_UpdateFeaturesRequest_FeatureUpdateKey_3: tuple[FieldEntry, ...] = (('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('UpgradeType', 1, 'b'), )), ('<tagged fields>', False, ()), )
-_T_e_UpdateFeaturesRequest_FeatureUpdateKey_4: tuple[FieldEntry, ...] = (('AllowDowngrade', False, ()), ('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('UpgradeType', 1, 'b'), )), ('<tagged fields>', False, ()), )
-_T_e_UpdateFeaturesRequest_5: tuple[FieldEntry, ...] = (('ValidateOnly', False, ()), ('timeoutMs', False, (('timeoutMs', 4, 'i'), )), ('FeatureUpdates', True, ()), ('<tagged fields>', False, ()), )
-_T_d_UpdateFeaturesRequest_6: tuple[FieldEntry, ...] = (('timeoutMs', False, (('timeoutMs', 4, 'i'), )), ('FeatureUpdates', True, ()), ('<tagged fields>', False, ()), )
-_T_e_UpdateFeaturesRequest_7: tuple[FieldEntry, ...] = (('timeoutMs', False, (('timeoutMs', 4, 'i'), )), ('FeatureUpdates', True, ()), ('ValidateOnly', False, (('ValidateOnly', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_UpdateFeaturesRequest_8: tuple[FieldEntry, ...] = (('timeoutMs', False, (('timeoutMs', 4, 'i'), )), ('FeatureUpdates', True, ()), ('ValidateOnly', False, (('ValidateOnly', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_UpdateFeaturesRequest_9: tuple[FieldEntry, ...] = (('timeoutMs', False, (('timeoutMs', 4, 'i'), )), ('FeatureUpdates', True, ()), ('ValidateOnly', False, (('ValidateOnly', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_UpdateFeaturesResponse_UpdatableFeatureResult_0: tuple[FieldEntry, ...] = (('Feature', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
-_T_d_UpdateFeaturesResponse_UpdatableFeatureResult_1: tuple[FieldEntry, ...] = (('Feature', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
-_T_e_UpdateFeaturesResponse_2: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('Results', True, ()), ('<tagged fields>', False, ()), )
-_T_d_UpdateFeaturesResponse_3: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('Results', True, ()), ('<tagged fields>', False, ()), )
-_T_e_UpdateFeaturesResponse_4: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
-_T_d_UpdateFeaturesResponse_5: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
+_T_e_UpdateFeaturesRequest_FeatureUpdateKey_v0: tuple[FieldEntry, ...] = (('UpgradeType', False, ()), ('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('AllowDowngrade', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_UpdateFeaturesRequest_FeatureUpdateKey_v0: tuple[FieldEntry, ...] = (('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('AllowDowngrade', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_UpdateFeaturesRequest_FeatureUpdateKey_v1: tuple[FieldEntry, ...] = (('AllowDowngrade', False, ()), ('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('UpgradeType', 1, 'b'), )), ('<tagged fields>', False, ()), )
+_T_d_UpdateFeaturesRequest_FeatureUpdateKey_v1: tuple[FieldEntry, ...] = (('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('UpgradeType', 1, 'b'), )), ('<tagged fields>', False, ()), )
+_T_e_UpdateFeaturesRequest_FeatureUpdateKey_v2: tuple[FieldEntry, ...] = (('AllowDowngrade', False, ()), ('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('UpgradeType', 1, 'b'), )), ('<tagged fields>', False, ()), )
+_T_e_UpdateFeaturesRequest_v0: tuple[FieldEntry, ...] = (('ValidateOnly', False, ()), ('timeoutMs', False, (('timeoutMs', 4, 'i'), )), ('FeatureUpdates', True, ()), ('<tagged fields>', False, ()), )
+_T_d_UpdateFeaturesRequest_v0: tuple[FieldEntry, ...] = (('timeoutMs', False, (('timeoutMs', 4, 'i'), )), ('FeatureUpdates', True, ()), ('<tagged fields>', False, ()), )
+_T_e_UpdateFeaturesRequest_v1: tuple[FieldEntry, ...] = (('timeoutMs', False, (('timeoutMs', 4, 'i'), )), ('FeatureUpdates', True, ()), ('ValidateOnly', False, (('ValidateOnly', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_UpdateFeaturesRequest_v1: tuple[FieldEntry, ...] = (('timeoutMs', False, (('timeoutMs', 4, 'i'), )), ('FeatureUpdates', True, ()), ('ValidateOnly', False, (('ValidateOnly', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_UpdateFeaturesRequest_v2: tuple[FieldEntry, ...] = (('timeoutMs', False, (('timeoutMs', 4, 'i'), )), ('FeatureUpdates', True, ()), ('ValidateOnly', False, (('ValidateOnly', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_UpdateFeaturesResponse_UpdatableFeatureResult_v0: tuple[FieldEntry, ...] = (('Feature', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
+_T_d_UpdateFeaturesResponse_UpdatableFeatureResult_v0: tuple[FieldEntry, ...] = (('Feature', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
+_T_e_UpdateFeaturesResponse_v0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('Results', True, ()), ('<tagged fields>', False, ()), )
+_T_d_UpdateFeaturesResponse_v0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('Results', True, ()), ('<tagged fields>', False, ()), )
+_T_e_UpdateFeaturesResponse_v2: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
+_T_d_UpdateFeaturesResponse_v2: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('ErrorMessage', False, ()), ('<tagged fields>', False, ()), )
 
 
-def _e_UpdateFeaturesRequest_FeatureUpdateKey_0(o: UpdateFeaturesRequest.FeatureUpdateKey, out: bytearray) -> None:
+def _e_UpdateFeaturesRequest_FeatureUpdateKey_v0(o: UpdateFeaturesRequest.FeatureUpdateKey, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -233,17 +234,17 @@ def _e_UpdateFeaturesRequest_FeatureUpdateKey_0(o: UpdateFeaturesRequest.Feature
         f = 1
         write_compact_string(out, o.feature)
         f = 2
-        out += _F0.pack(o.max_version_level, o.allow_downgrade)
+        out += _F_ho.pack(o.max_version_level, o.allow_downgrade)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_UpdateFeaturesRequest_FeatureUpdateKey_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_UpdateFeaturesRequest_FeatureUpdateKey_v0, f, i) from None
 
 
-def _d_UpdateFeaturesRequest_FeatureUpdateKey_1(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest.FeatureUpdateKey, int]:
+def _d_UpdateFeaturesRequest_FeatureUpdateKey_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest.FeatureUpdateKey, int]:
     o = new_struct(UpdateFeaturesRequest.FeatureUpdateKey)
     f = 0
     i = -1
@@ -252,7 +253,7 @@ def _d_UpdateFeaturesRequest_FeatureUpdateKey_1(buf: bytes, pos: int) -> tuple[U
         f = 0
         o.feature, pos = read_compact_string(buf, pos)
         f = 1
-        o.max_version_level, o.allow_downgrade, = _F0.unpack_from(buf, pos)
+        o.max_version_level, o.allow_downgrade, = _F_ho.unpack_from(buf, pos)
         pos += 3
         f = 2
         if buf[pos] == 0:
@@ -261,11 +262,11 @@ def _d_UpdateFeaturesRequest_FeatureUpdateKey_1(buf: bytes, pos: int) -> tuple[U
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesRequest_FeatureUpdateKey_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesRequest_FeatureUpdateKey_v0, f, i) from None
     return o, pos
 
 
-def _e_UpdateFeaturesRequest_FeatureUpdateKey_2(o: UpdateFeaturesRequest.FeatureUpdateKey, out: bytearray) -> None:
+def _e_UpdateFeaturesRequest_FeatureUpdateKey_v1(o: UpdateFeaturesRequest.FeatureUpdateKey, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -275,17 +276,17 @@ def _e_UpdateFeaturesRequest_FeatureUpdateKey_2(o: UpdateFeaturesRequest.Feature
         f = 1
         write_compact_string(out, o.feature)
         f = 2
-        out += _F1.pack(o.max_version_level, o.upgrade_type)
+        out += _F_hb.pack(o.max_version_level, o.upgrade_type)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_UpdateFeaturesRequest_FeatureUpdateKey_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_UpdateFeaturesRequest_FeatureUpdateKey_v1, f, i) from None
 
 
-def _d_UpdateFeaturesRequest_FeatureUpdateKey_3(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest.FeatureUpdateKey, int]:
+def _d_UpdateFeaturesRequest_FeatureUpdateKey_v1(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest.FeatureUpdateKey, int]:
     o = new_struct(UpdateFeaturesRequest.FeatureUpdateKey)
     f = 0
     i = -1
@@ -294,7 +295,7 @@ def _d_UpdateFeaturesRequest_FeatureUpdateKey_3(buf: bytes, pos: int) -> tuple[U
         f = 0
         o.feature, pos = read_compact_string(buf, pos)
         f = 1
-        o.max_version_level, o.upgrade_type, = _F1.unpack_from(buf, pos)
+        o.max_version_level, o.upgrade_type, = _F_hb.unpack_from(buf, pos)
         pos += 3
         f = 2
         if buf[pos] == 0:
@@ -303,11 +304,11 @@ def _d_UpdateFeaturesRequest_FeatureUpdateKey_3(buf: bytes, pos: int) -> tuple[U
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesRequest_FeatureUpdateKey_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesRequest_FeatureUpdateKey_v1, f, i) from None
     return o, pos
 
 
-def _e_UpdateFeaturesRequest_FeatureUpdateKey_4(o: UpdateFeaturesRequest.FeatureUpdateKey, out: bytearray) -> None:
+def _e_UpdateFeaturesRequest_FeatureUpdateKey_v2(o: UpdateFeaturesRequest.FeatureUpdateKey, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -317,17 +318,17 @@ def _e_UpdateFeaturesRequest_FeatureUpdateKey_4(o: UpdateFeaturesRequest.Feature
         f = 1
         write_compact_string(out, o.feature)
         f = 2
-        out += _F1.pack(o.max_version_level, o.upgrade_type)
+        out += _F_hb.pack(o.max_version_level, o.upgrade_type)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_UpdateFeaturesRequest_FeatureUpdateKey_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_UpdateFeaturesRequest_FeatureUpdateKey_v2, f, i) from None
 
 
-def _e_UpdateFeaturesRequest_5(o: UpdateFeaturesRequest, out: bytearray) -> None:
+def _e_UpdateFeaturesRequest_v0(o: UpdateFeaturesRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -335,12 +336,12 @@ def _e_UpdateFeaturesRequest_5(o: UpdateFeaturesRequest, out: bytearray) -> None
         if o.validate_only:
             raise absent_field(0)
         f = 1
-        out += _F2.pack(o.timeout_ms)
+        out += _F_i.pack(o.timeout_ms)
         f = 2
         v_feature_updates = o.feature_updates
         write_array_length(out, len(v_feature_updates), True)
         for i, item_feature_updates in enumerate(v_feature_updates):
-            _e_UpdateFeaturesRequest_FeatureUpdateKey_0(item_feature_updates, out)
+            _e_UpdateFeaturesRequest_FeatureUpdateKey_v0(item_feature_updates, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
@@ -348,17 +349,17 @@ def _e_UpdateFeaturesRequest_5(o: UpdateFeaturesRequest, out: bytearray) -> None
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_UpdateFeaturesRequest_5, f, i) from None
+        raise encode_failure(exc, o, _T_e_UpdateFeaturesRequest_v0, f, i) from None
 
 
-def _d_UpdateFeaturesRequest_6(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest, int]:
+def _d_UpdateFeaturesRequest_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest, int]:
     o = new_struct(UpdateFeaturesRequest)
     f = 0
     i = -1
     try:
         o.validate_only = False
         f = 0
-        o.timeout_ms, = _F2.unpack_from(buf, pos)
+        o.timeout_ms, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         i = -1
@@ -374,7 +375,7 @@ def _d_UpdateFeaturesRequest_6(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequ
         else:
             items_feature_updates = []
             for i in range(n):
-                item_feature_updates, pos = _d_UpdateFeaturesRequest_FeatureUpdateKey_1(buf, pos)
+                item_feature_updates, pos = _d_UpdateFeaturesRequest_FeatureUpdateKey_v0(buf, pos)
                 items_feature_updates.append(item_feature_updates)
             o.feature_updates = items_feature_updates
             i = -1
@@ -385,40 +386,40 @@ def _d_UpdateFeaturesRequest_6(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequ
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesRequest_6, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesRequest_v0, f, i) from None
     return o, pos
 
 
-def _e_UpdateFeaturesRequest_7(o: UpdateFeaturesRequest, out: bytearray) -> None:
+def _e_UpdateFeaturesRequest_v1(o: UpdateFeaturesRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F2.pack(o.timeout_ms)
+        out += _F_i.pack(o.timeout_ms)
         f = 1
         v_feature_updates = o.feature_updates
         write_array_length(out, len(v_feature_updates), True)
         for i, item_feature_updates in enumerate(v_feature_updates):
-            _e_UpdateFeaturesRequest_FeatureUpdateKey_2(item_feature_updates, out)
+            _e_UpdateFeaturesRequest_FeatureUpdateKey_v1(item_feature_updates, out)
         i = -1
         f = 2
-        out += _F3.pack(o.validate_only)
+        out += _F_o.pack(o.validate_only)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_UpdateFeaturesRequest_7, f, i) from None
+        raise encode_failure(exc, o, _T_e_UpdateFeaturesRequest_v1, f, i) from None
 
 
-def _d_UpdateFeaturesRequest_8(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest, int]:
+def _d_UpdateFeaturesRequest_v1(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest, int]:
     o = new_struct(UpdateFeaturesRequest)
     f = 0
     i = -1
     try:
         f = 0
-        o.timeout_ms, = _F2.unpack_from(buf, pos)
+        o.timeout_ms, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         i = -1
@@ -434,12 +435,12 @@ def _d_UpdateFeaturesRequest_8(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequ
         else:
             items_feature_updates = []
             for i in range(n):
-                item_feature_updates, pos = _d_UpdateFeaturesRequest_FeatureUpdateKey_3(buf, pos)
+                item_feature_updates, pos = _d_UpdateFeaturesRequest_FeatureUpdateKey_v1(buf, pos)
                 items_feature_updates.append(item_feature_updates)
             o.feature_updates = items_feature_updates
             i = -1
         f = 2
-        o.validate_only, = _F3.unpack_from(buf, pos)
+        o.validate_only, = _F_o.unpack_from(buf, pos)
         pos += 1
         f = 3
         if buf[pos] == 0:
@@ -448,41 +449,41 @@ def _d_UpdateFeaturesRequest_8(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequ
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesRequest_8, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesRequest_v1, f, i) from None
     return o, pos
 
 
-def _e_UpdateFeaturesRequest_9(o: UpdateFeaturesRequest, out: bytearray) -> None:
+def _e_UpdateFeaturesRequest_v2(o: UpdateFeaturesRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F2.pack(o.timeout_ms)
+        out += _F_i.pack(o.timeout_ms)
         f = 1
         v_feature_updates = o.feature_updates
         write_array_length(out, len(v_feature_updates), True)
         for i, item_feature_updates in enumerate(v_feature_updates):
-            _e_UpdateFeaturesRequest_FeatureUpdateKey_4(item_feature_updates, out)
+            _e_UpdateFeaturesRequest_FeatureUpdateKey_v2(item_feature_updates, out)
         i = -1
         f = 2
-        out += _F3.pack(o.validate_only)
+        out += _F_o.pack(o.validate_only)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_UpdateFeaturesRequest_9, f, i) from None
+        raise encode_failure(exc, o, _T_e_UpdateFeaturesRequest_v2, f, i) from None
 
 
-def _e_UpdateFeaturesResponse_UpdatableFeatureResult_0(o: UpdateFeaturesResponse.UpdatableFeatureResult, out: bytearray) -> None:
+def _e_UpdateFeaturesResponse_UpdatableFeatureResult_v0(o: UpdateFeaturesResponse.UpdatableFeatureResult, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
         write_compact_string(out, o.feature)
         f = 1
-        out += _F4.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 2
         write_compact_nullable_string(out, o.error_message)
         f = 3
@@ -491,10 +492,10 @@ def _e_UpdateFeaturesResponse_UpdatableFeatureResult_0(o: UpdateFeaturesResponse
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_UpdateFeaturesResponse_UpdatableFeatureResult_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_UpdateFeaturesResponse_UpdatableFeatureResult_v0, f, i) from None
 
 
-def _d_UpdateFeaturesResponse_UpdatableFeatureResult_1(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse.UpdatableFeatureResult, int]:
+def _d_UpdateFeaturesResponse_UpdatableFeatureResult_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse.UpdatableFeatureResult, int]:
     o = new_struct(UpdateFeaturesResponse.UpdatableFeatureResult)
     f = 0
     i = -1
@@ -502,7 +503,7 @@ def _d_UpdateFeaturesResponse_UpdatableFeatureResult_1(buf: bytes, pos: int) -> 
         f = 0
         o.feature, pos = read_compact_string(buf, pos)
         f = 1
-        o.error_code, = _F4.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 2
         o.error_message, pos = read_compact_nullable_string(buf, pos)
@@ -513,23 +514,23 @@ def _d_UpdateFeaturesResponse_UpdatableFeatureResult_1(buf: bytes, pos: int) -> 
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesResponse_UpdatableFeatureResult_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesResponse_UpdatableFeatureResult_v0, f, i) from None
     return o, pos
 
 
-def _e_UpdateFeaturesResponse_2(o: UpdateFeaturesResponse, out: bytearray) -> None:
+def _e_UpdateFeaturesResponse_v0(o: UpdateFeaturesResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.throttle_time_ms, o.error_code)
+        out += _F_ih.pack(o.throttle_time_ms, o.error_code)
         f = 1
         write_compact_nullable_string(out, o.error_message)
         f = 2
         v_results = o.results
         write_array_length(out, len(v_results), True)
         for i, item_results in enumerate(v_results):
-            _e_UpdateFeaturesResponse_UpdatableFeatureResult_0(item_results, out)
+            _e_UpdateFeaturesResponse_UpdatableFeatureResult_v0(item_results, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
@@ -537,16 +538,16 @@ def _e_UpdateFeaturesResponse_2(o: UpdateFeaturesResponse, out: bytearray) -> No
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_UpdateFeaturesResponse_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_UpdateFeaturesResponse_v0, f, i) from None
 
 
-def _d_UpdateFeaturesResponse_3(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
+def _d_UpdateFeaturesResponse_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
     o = new_struct(UpdateFeaturesResponse)
     f = 0
     i = -1
     try:
         f = 0
-        o.throttle_time_ms, o.error_code, = _F5.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
         o.error_message, pos = read_compact_nullable_string(buf, pos)
@@ -564,7 +565,7 @@ def _d_UpdateFeaturesResponse_3(buf: bytes, pos: int) -> tuple[UpdateFeaturesRes
         else:
             items_results = []
             for i in range(n):
-                item_results, pos = _d_UpdateFeaturesResponse_UpdatableFeatureResult_1(buf, pos)
+                item_results, pos = _d_UpdateFeaturesResponse_UpdatableFeatureResult_v0(buf, pos)
                 items_results.append(item_results)
             o.results = items_results
             i = -1
@@ -575,16 +576,16 @@ def _d_UpdateFeaturesResponse_3(buf: bytes, pos: int) -> tuple[UpdateFeaturesRes
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesResponse_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesResponse_v0, f, i) from None
     return o, pos
 
 
-def _e_UpdateFeaturesResponse_4(o: UpdateFeaturesResponse, out: bytearray) -> None:
+def _e_UpdateFeaturesResponse_v2(o: UpdateFeaturesResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.throttle_time_ms, o.error_code)
+        out += _F_ih.pack(o.throttle_time_ms, o.error_code)
         f = 1
         write_compact_nullable_string(out, o.error_message)
         f = 2
@@ -593,17 +594,17 @@ def _e_UpdateFeaturesResponse_4(o: UpdateFeaturesResponse, out: bytearray) -> No
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_UpdateFeaturesResponse_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_UpdateFeaturesResponse_v2, f, i) from None
 
 
-def _d_UpdateFeaturesResponse_5(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
+def _d_UpdateFeaturesResponse_v2(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
     o = new_struct(UpdateFeaturesResponse)
     f = 0
     i = -1
     try:
         o.results = []
         f = 0
-        o.throttle_time_ms, o.error_code, = _F5.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
         o.error_message, pos = read_compact_nullable_string(buf, pos)
@@ -614,15 +615,15 @@ def _d_UpdateFeaturesResponse_5(buf: bytes, pos: int) -> tuple[UpdateFeaturesRes
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesResponse_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesResponse_v2, f, i) from None
     return o, pos
 
 
-UpdateFeaturesRequest._ENCODERS = {0: _e_UpdateFeaturesRequest_5, 1: _e_UpdateFeaturesRequest_7, 2: _e_UpdateFeaturesRequest_9}
-UpdateFeaturesRequest._DECODERS = {0: _d_UpdateFeaturesRequest_6, 1: _d_UpdateFeaturesRequest_8, 2: _d_UpdateFeaturesRequest_8}
-UpdateFeaturesRequest.FeatureUpdateKey._ENCODERS = {0: _e_UpdateFeaturesRequest_FeatureUpdateKey_0, 1: _e_UpdateFeaturesRequest_FeatureUpdateKey_2, 2: _e_UpdateFeaturesRequest_FeatureUpdateKey_4}
-UpdateFeaturesRequest.FeatureUpdateKey._DECODERS = {0: _d_UpdateFeaturesRequest_FeatureUpdateKey_1, 1: _d_UpdateFeaturesRequest_FeatureUpdateKey_3, 2: _d_UpdateFeaturesRequest_FeatureUpdateKey_3}
-UpdateFeaturesResponse._ENCODERS = {0: _e_UpdateFeaturesResponse_2, 1: _e_UpdateFeaturesResponse_2, 2: _e_UpdateFeaturesResponse_4}
-UpdateFeaturesResponse._DECODERS = {0: _d_UpdateFeaturesResponse_3, 1: _d_UpdateFeaturesResponse_3, 2: _d_UpdateFeaturesResponse_5}
-UpdateFeaturesResponse.UpdatableFeatureResult._ENCODERS = {0: _e_UpdateFeaturesResponse_UpdatableFeatureResult_0, 1: _e_UpdateFeaturesResponse_UpdatableFeatureResult_0}
-UpdateFeaturesResponse.UpdatableFeatureResult._DECODERS = {0: _d_UpdateFeaturesResponse_UpdatableFeatureResult_1, 1: _d_UpdateFeaturesResponse_UpdatableFeatureResult_1}
+UpdateFeaturesRequest._ENCODERS = {0: _e_UpdateFeaturesRequest_v0, 1: _e_UpdateFeaturesRequest_v1, 2: _e_UpdateFeaturesRequest_v2}
+UpdateFeaturesRequest._DECODERS = {0: _d_UpdateFeaturesRequest_v0, 1: _d_UpdateFeaturesRequest_v1, 2: _d_UpdateFeaturesRequest_v1}
+UpdateFeaturesRequest.FeatureUpdateKey._ENCODERS = {0: _e_UpdateFeaturesRequest_FeatureUpdateKey_v0, 1: _e_UpdateFeaturesRequest_FeatureUpdateKey_v1, 2: _e_UpdateFeaturesRequest_FeatureUpdateKey_v2}
+UpdateFeaturesRequest.FeatureUpdateKey._DECODERS = {0: _d_UpdateFeaturesRequest_FeatureUpdateKey_v0, 1: _d_UpdateFeaturesRequest_FeatureUpdateKey_v1, 2: _d_UpdateFeaturesRequest_FeatureUpdateKey_v1}
+UpdateFeaturesResponse._ENCODERS = {0: _e_UpdateFeaturesResponse_v0, 1: _e_UpdateFeaturesResponse_v0, 2: _e_UpdateFeaturesResponse_v2}
+UpdateFeaturesResponse._DECODERS = {0: _d_UpdateFeaturesResponse_v0, 1: _d_UpdateFeaturesResponse_v0, 2: _d_UpdateFeaturesResponse_v2}
+UpdateFeaturesResponse.UpdatableFeatureResult._ENCODERS = {0: _e_UpdateFeaturesResponse_UpdatableFeatureResult_v0, 1: _e_UpdateFeaturesResponse_UpdatableFeatureResult_v0}
+UpdateFeaturesResponse.UpdatableFeatureResult._DECODERS = {0: _d_UpdateFeaturesResponse_UpdatableFeatureResult_v0, 1: _d_UpdateFeaturesResponse_UpdatableFeatureResult_v0}

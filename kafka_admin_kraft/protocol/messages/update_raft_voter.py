@@ -53,12 +53,12 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['UpdateRaftVoterRequest', 'UpdateRaftVoterResponse']
 
-_F0 = _Packer('>H')
-_F1 = _Packer('>hh')
-_F2 = _Packer('>ii16s')
-_F3 = _Packer('>ii')
-_F4 = _Packer('>i')
-_F5 = _Packer('>ih')
+_F_H = _Packer('>H')
+_F_hh = _Packer('>hh')
+_F_iiu = _Packer('>ii16s')
+_F_ii = _Packer('>ii')
+_F_i = _Packer('>i')
+_F_ih = _Packer('>ih')
 
 
 class UpdateRaftVoterRequest(Struct):
@@ -73,24 +73,25 @@ class UpdateRaftVoterRequest(Struct):
     FLEXIBLE_FROM = 0
     KIND = 'request'
     API_KEY = 82
+    LISTENERS = ('controller',)
     HEADER_VERSIONS = {0: 2}
     _FIELDS = ('cluster_id', 'current_leader_epoch', 'voter_id', 'voter_directory_id', 'listeners', 'k_raft_version_feature', )
 
     cluster_id: str | None
-    """string, versions 0+; nullable 0+."""
+    """Cluster id the voter belongs to; a mismatch gets INCONSISTENT_CLUSTER_ID. (string, versions 0+; nullable 0+)"""
     current_leader_epoch: int
-    """int32, versions 0+."""
+    """Leader epoch the voter believes current, -1 if unknown; stale: FENCED_LEADER_EPOCH. (int32, versions 0+)"""
     voter_id: int
-    """int32, versions 0+."""
+    """Node id of the voter reporting itself. (int32, versions 0+)"""
     voter_directory_id: Uuid
-    """uuid, versions 0+."""
+    """Log directory id of the voter reporting itself. (uuid, versions 0+)"""
     listeners: list[UpdateRaftVoterRequest.Listener]
-    """[]Listener, versions 0+."""
+    """The voter's own controller listeners for the leader to record; needs the default one. ([]Listener, versions 0+)"""
     k_raft_version_feature: UpdateRaftVoterRequest.KRaftVersionFeature
-    """KRaftVersionFeature, versions 0+."""
+    """The range of kraft.version levels the voter can run. (KRaftVersionFeature, versions 0+)"""
 
     class Listener(Struct):
-        """The Listener struct of UpdateRaftVoterRequest.
+        """The voter's own controller listeners for the leader to record; needs the default one.
 
         Used in versions 0; flexible versions: 0+.
         """
@@ -102,11 +103,11 @@ class UpdateRaftVoterRequest(Struct):
         _FIELDS = ('name', 'host', 'port', )
 
         name: str
-        """string, versions 0+."""
+        """Listener name, one of the voter's controller.listener.names. (string, versions 0+)"""
         host: str
-        """string, versions 0+."""
+        """Host name or IP address of the listener. (string, versions 0+)"""
         port: int
-        """uint16, versions 0+."""
+        """TCP port of the listener. (uint16, versions 0+)"""
 
         def __init__(
             self,
@@ -122,7 +123,7 @@ class UpdateRaftVoterRequest(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class KRaftVersionFeature(Struct):
-        """The KRaftVersionFeature struct of UpdateRaftVoterRequest.
+        """The range of kraft.version levels the voter can run.
 
         Used in versions 0; flexible versions: 0+.
         """
@@ -134,9 +135,9 @@ class UpdateRaftVoterRequest(Struct):
         _FIELDS = ('min_supported_version', 'max_supported_version', )
 
         min_supported_version: int
-        """int16, versions 0+."""
+        """Lowest kraft.version the voter can run. (int16, versions 0+)"""
         max_supported_version: int
-        """int16, versions 0+."""
+        """Highest kraft.version the voter can run. (int16, versions 0+)"""
 
         def __init__(
             self,
@@ -170,7 +171,7 @@ class UpdateRaftVoterRequest(Struct):
 
 
 class UpdateRaftVoterResponse(Struct):
-    """The UpdateRaftVoterResponse struct of UpdateRaftVoterResponse.
+    """UpdateRaftVoter (API 82, KIP-853): a voter tells a new leader its endpoints and supported kraft.version.
 
     Used in versions 0; flexible versions: 0+.
     """
@@ -185,14 +186,14 @@ class UpdateRaftVoterResponse(Struct):
     _FIELDS = ('throttle_time_ms', 'error_code', 'current_leader', )
 
     throttle_time_ms: int
-    """int32, versions 0+."""
+    """Time in ms the answer was held back by a quota; 0 if it was not throttled. (int32, versions 0+)"""
     error_code: int
-    """int16, versions 0+."""
+    """0 if the leader took the update; otherwise why not, e.g. VOTER_NOT_FOUND. (int16, versions 0+)"""
     current_leader: UpdateRaftVoterResponse.CurrentLeader
-    """CurrentLeader, versions 0+; tag 0 in 0+."""
+    """The leader as the responder knows it, addressed on the listener the request used. (CurrentLeader, versions 0+; tag 0 in 0+)"""
 
     class CurrentLeader(Struct):
-        """The CurrentLeader struct of UpdateRaftVoterResponse.
+        """The leader as the responder knows it, addressed on the listener the request used.
 
         Used in versions 0; flexible versions: 0+.
         """
@@ -204,13 +205,13 @@ class UpdateRaftVoterResponse(Struct):
         _FIELDS = ('leader_id', 'leader_epoch', 'host', 'port', )
 
         leader_id: int
-        """int32, versions 0+; default -1."""
+        """Node id of the leader, -1 if unknown. (int32, versions 0+; default -1)"""
         leader_epoch: int
-        """int32, versions 0+; default -1."""
+        """Epoch of that leader, -1 if unknown. (int32, versions 0+; default -1)"""
         host: str
-        """string, versions 0+."""
+        """Host name of the leader's listener; empty if unknown. (string, versions 0+)"""
         port: int
-        """int32, versions 0+."""
+        """Port of the leader's listener; 0 if unknown. (int32, versions 0+)"""
 
         def __init__(
             self,
@@ -241,19 +242,19 @@ class UpdateRaftVoterResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_UpdateRaftVoterRequest_Listener_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_d_UpdateRaftVoterRequest_Listener_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_e_UpdateRaftVoterRequest_KRaftVersionFeature_2: tuple[FieldEntry, ...] = (('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_UpdateRaftVoterRequest_KRaftVersionFeature_3: tuple[FieldEntry, ...] = (('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_e_UpdateRaftVoterRequest_4: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('CurrentLeaderEpoch', False, (('CurrentLeaderEpoch', 4, 'i'), ('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Listeners', True, ()), ('KRaftVersionFeature', False, ()), ('<tagged fields>', False, ()), )
-_T_d_UpdateRaftVoterRequest_5: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('CurrentLeaderEpoch', False, (('CurrentLeaderEpoch', 4, 'i'), ('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Listeners', True, ()), ('KRaftVersionFeature', False, ()), ('<tagged fields>', False, ()), )
-_T_e_UpdateRaftVoterResponse_CurrentLeader_0: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_d_UpdateRaftVoterResponse_CurrentLeader_1: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('<tagged fields>', False, ()), )
-_T_e_UpdateRaftVoterResponse_2: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_UpdateRaftVoterResponse_3: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_UpdateRaftVoterRequest_Listener_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_d_UpdateRaftVoterRequest_Listener_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_e_UpdateRaftVoterRequest_KRaftVersionFeature_v0: tuple[FieldEntry, ...] = (('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_UpdateRaftVoterRequest_KRaftVersionFeature_v0: tuple[FieldEntry, ...] = (('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_UpdateRaftVoterRequest_v0: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('CurrentLeaderEpoch', False, (('CurrentLeaderEpoch', 4, 'i'), ('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Listeners', True, ()), ('KRaftVersionFeature', False, ()), ('<tagged fields>', False, ()), )
+_T_d_UpdateRaftVoterRequest_v0: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('CurrentLeaderEpoch', False, (('CurrentLeaderEpoch', 4, 'i'), ('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Listeners', True, ()), ('KRaftVersionFeature', False, ()), ('<tagged fields>', False, ()), )
+_T_e_UpdateRaftVoterResponse_CurrentLeader_v0: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_d_UpdateRaftVoterResponse_CurrentLeader_v0: tuple[FieldEntry, ...] = (('LeaderId', False, (('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 4, 'i'), )), ('<tagged fields>', False, ()), )
+_T_e_UpdateRaftVoterResponse_v0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_UpdateRaftVoterResponse_v0: tuple[FieldEntry, ...] = (('ThrottleTimeMs', False, (('ThrottleTimeMs', 4, 'i'), ('ErrorCode', 2, 'h'), )), ('<tagged fields>', False, ()), )
 
 
-def _e_UpdateRaftVoterRequest_Listener_0(o: UpdateRaftVoterRequest.Listener, out: bytearray) -> None:
+def _e_UpdateRaftVoterRequest_Listener_v0(o: UpdateRaftVoterRequest.Listener, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -262,17 +263,17 @@ def _e_UpdateRaftVoterRequest_Listener_0(o: UpdateRaftVoterRequest.Listener, out
         f = 1
         write_compact_string(out, o.host)
         f = 2
-        out += _F0.pack(o.port)
+        out += _F_H.pack(o.port)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_UpdateRaftVoterRequest_Listener_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_UpdateRaftVoterRequest_Listener_v0, f, i) from None
 
 
-def _d_UpdateRaftVoterRequest_Listener_1(buf: bytes, pos: int) -> tuple[UpdateRaftVoterRequest.Listener, int]:
+def _d_UpdateRaftVoterRequest_Listener_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoterRequest.Listener, int]:
     o = new_struct(UpdateRaftVoterRequest.Listener)
     f = 0
     i = -1
@@ -282,7 +283,7 @@ def _d_UpdateRaftVoterRequest_Listener_1(buf: bytes, pos: int) -> tuple[UpdateRa
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, = _F0.unpack_from(buf, pos)
+        o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
         f = 3
         if buf[pos] == 0:
@@ -291,32 +292,32 @@ def _d_UpdateRaftVoterRequest_Listener_1(buf: bytes, pos: int) -> tuple[UpdateRa
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_UpdateRaftVoterRequest_Listener_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_UpdateRaftVoterRequest_Listener_v0, f, i) from None
     return o, pos
 
 
-def _e_UpdateRaftVoterRequest_KRaftVersionFeature_2(o: UpdateRaftVoterRequest.KRaftVersionFeature, out: bytearray) -> None:
+def _e_UpdateRaftVoterRequest_KRaftVersionFeature_v0(o: UpdateRaftVoterRequest.KRaftVersionFeature, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F1.pack(o.min_supported_version, o.max_supported_version)
+        out += _F_hh.pack(o.min_supported_version, o.max_supported_version)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_UpdateRaftVoterRequest_KRaftVersionFeature_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_UpdateRaftVoterRequest_KRaftVersionFeature_v0, f, i) from None
 
 
-def _d_UpdateRaftVoterRequest_KRaftVersionFeature_3(buf: bytes, pos: int) -> tuple[UpdateRaftVoterRequest.KRaftVersionFeature, int]:
+def _d_UpdateRaftVoterRequest_KRaftVersionFeature_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoterRequest.KRaftVersionFeature, int]:
     o = new_struct(UpdateRaftVoterRequest.KRaftVersionFeature)
     f = 0
     i = -1
     try:
         f = 0
-        o.min_supported_version, o.max_supported_version, = _F1.unpack_from(buf, pos)
+        o.min_supported_version, o.max_supported_version, = _F_hh.unpack_from(buf, pos)
         pos += 4
         f = 1
         if buf[pos] == 0:
@@ -325,36 +326,36 @@ def _d_UpdateRaftVoterRequest_KRaftVersionFeature_3(buf: bytes, pos: int) -> tup
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_UpdateRaftVoterRequest_KRaftVersionFeature_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_UpdateRaftVoterRequest_KRaftVersionFeature_v0, f, i) from None
     return o, pos
 
 
-def _e_UpdateRaftVoterRequest_4(o: UpdateRaftVoterRequest, out: bytearray) -> None:
+def _e_UpdateRaftVoterRequest_v0(o: UpdateRaftVoterRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
         write_compact_nullable_string(out, o.cluster_id)
         f = 1
-        out += _F2.pack(o.current_leader_epoch, o.voter_id, o.voter_directory_id.bytes)
+        out += _F_iiu.pack(o.current_leader_epoch, o.voter_id, o.voter_directory_id.bytes)
         f = 2
         v_listeners = o.listeners
         write_array_length(out, len(v_listeners), True)
         for i, item_listeners in enumerate(v_listeners):
-            _e_UpdateRaftVoterRequest_Listener_0(item_listeners, out)
+            _e_UpdateRaftVoterRequest_Listener_v0(item_listeners, out)
         i = -1
         f = 3
-        _e_UpdateRaftVoterRequest_KRaftVersionFeature_2(o.k_raft_version_feature, out)
+        _e_UpdateRaftVoterRequest_KRaftVersionFeature_v0(o.k_raft_version_feature, out)
         f = 4
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_UpdateRaftVoterRequest_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_UpdateRaftVoterRequest_v0, f, i) from None
 
 
-def _d_UpdateRaftVoterRequest_5(buf: bytes, pos: int) -> tuple[UpdateRaftVoterRequest, int]:
+def _d_UpdateRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoterRequest, int]:
     o = new_struct(UpdateRaftVoterRequest)
     f = 0
     i = -1
@@ -362,7 +363,7 @@ def _d_UpdateRaftVoterRequest_5(buf: bytes, pos: int) -> tuple[UpdateRaftVoterRe
         f = 0
         o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
-        o.current_leader_epoch, o.voter_id, u2, = _F2.unpack_from(buf, pos)
+        o.current_leader_epoch, o.voter_id, u2, = _F_iiu.unpack_from(buf, pos)
         o.voter_directory_id = uuid_from_wire(u2)
         pos += 24
         f = 2
@@ -379,12 +380,12 @@ def _d_UpdateRaftVoterRequest_5(buf: bytes, pos: int) -> tuple[UpdateRaftVoterRe
         else:
             items_listeners = []
             for i in range(n):
-                item_listeners, pos = _d_UpdateRaftVoterRequest_Listener_1(buf, pos)
+                item_listeners, pos = _d_UpdateRaftVoterRequest_Listener_v0(buf, pos)
                 items_listeners.append(item_listeners)
             o.listeners = items_listeners
             i = -1
         f = 3
-        o.k_raft_version_feature, pos = _d_UpdateRaftVoterRequest_KRaftVersionFeature_3(buf, pos)
+        o.k_raft_version_feature, pos = _d_UpdateRaftVoterRequest_KRaftVersionFeature_v0(buf, pos)
         f = 4
         if buf[pos] == 0:
             pos += 1
@@ -392,41 +393,41 @@ def _d_UpdateRaftVoterRequest_5(buf: bytes, pos: int) -> tuple[UpdateRaftVoterRe
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_UpdateRaftVoterRequest_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_UpdateRaftVoterRequest_v0, f, i) from None
     return o, pos
 
 
-def _e_UpdateRaftVoterResponse_CurrentLeader_0(o: UpdateRaftVoterResponse.CurrentLeader, out: bytearray) -> None:
+def _e_UpdateRaftVoterResponse_CurrentLeader_v0(o: UpdateRaftVoterResponse.CurrentLeader, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F3.pack(o.leader_id, o.leader_epoch)
+        out += _F_ii.pack(o.leader_id, o.leader_epoch)
         f = 1
         write_compact_string(out, o.host)
         f = 2
-        out += _F4.pack(o.port)
+        out += _F_i.pack(o.port)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_UpdateRaftVoterResponse_CurrentLeader_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_UpdateRaftVoterResponse_CurrentLeader_v0, f, i) from None
 
 
-def _d_UpdateRaftVoterResponse_CurrentLeader_1(buf: bytes, pos: int) -> tuple[UpdateRaftVoterResponse.CurrentLeader, int]:
+def _d_UpdateRaftVoterResponse_CurrentLeader_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoterResponse.CurrentLeader, int]:
     o = new_struct(UpdateRaftVoterResponse.CurrentLeader)
     f = 0
     i = -1
     try:
         f = 0
-        o.leader_id, o.leader_epoch, = _F3.unpack_from(buf, pos)
+        o.leader_id, o.leader_epoch, = _F_ii.unpack_from(buf, pos)
         pos += 8
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, = _F4.unpack_from(buf, pos)
+        o.port, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
         if buf[pos] == 0:
@@ -435,38 +436,38 @@ def _d_UpdateRaftVoterResponse_CurrentLeader_1(buf: bytes, pos: int) -> tuple[Up
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_UpdateRaftVoterResponse_CurrentLeader_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_UpdateRaftVoterResponse_CurrentLeader_v0, f, i) from None
     return o, pos
 
 
-def _e_UpdateRaftVoterResponse_2(o: UpdateRaftVoterResponse, out: bytearray) -> None:
+def _e_UpdateRaftVoterResponse_v0(o: UpdateRaftVoterResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F5.pack(o.throttle_time_ms, o.error_code)
+        out += _F_ih.pack(o.throttle_time_ms, o.error_code)
         f = 1
         tags: list[RawTaggedField] = []
         if o.current_leader != UpdateRaftVoterResponse.CurrentLeader():
             t = bytearray()
-            _e_UpdateRaftVoterResponse_CurrentLeader_0(o.current_leader, t)
+            _e_UpdateRaftVoterResponse_CurrentLeader_v0(o.current_leader, t)
             tags.append((0, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_UpdateRaftVoterResponse_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_UpdateRaftVoterResponse_v0, f, i) from None
 
 
-def _d_UpdateRaftVoterResponse_3(buf: bytes, pos: int) -> tuple[UpdateRaftVoterResponse, int]:
+def _d_UpdateRaftVoterResponse_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoterResponse, int]:
     o = new_struct(UpdateRaftVoterResponse)
     f = 0
     i = -1
     try:
         o.current_leader = UpdateRaftVoterResponse.CurrentLeader()
         f = 0
-        o.throttle_time_ms, o.error_code, = _F5.unpack_from(buf, pos)
+        o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
         if buf[pos] == 0:
@@ -484,7 +485,7 @@ def _d_UpdateRaftVoterResponse_3(buf: bytes, pos: int) -> tuple[UpdateRaftVoterR
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.current_leader, p = _d_UpdateRaftVoterResponse_CurrentLeader_1(buf, p)
+                    o.current_leader, p = _d_UpdateRaftVoterResponse_CurrentLeader_v0(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field CurrentLeader used {p - pos} of its {size} bytes', offset=pos)
                 else:
@@ -492,17 +493,17 @@ def _d_UpdateRaftVoterResponse_3(buf: bytes, pos: int) -> tuple[UpdateRaftVoterR
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_UpdateRaftVoterResponse_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_UpdateRaftVoterResponse_v0, f, i) from None
     return o, pos
 
 
-UpdateRaftVoterRequest._ENCODERS = {0: _e_UpdateRaftVoterRequest_4}
-UpdateRaftVoterRequest._DECODERS = {0: _d_UpdateRaftVoterRequest_5}
-UpdateRaftVoterRequest.Listener._ENCODERS = {0: _e_UpdateRaftVoterRequest_Listener_0}
-UpdateRaftVoterRequest.Listener._DECODERS = {0: _d_UpdateRaftVoterRequest_Listener_1}
-UpdateRaftVoterRequest.KRaftVersionFeature._ENCODERS = {0: _e_UpdateRaftVoterRequest_KRaftVersionFeature_2}
-UpdateRaftVoterRequest.KRaftVersionFeature._DECODERS = {0: _d_UpdateRaftVoterRequest_KRaftVersionFeature_3}
-UpdateRaftVoterResponse._ENCODERS = {0: _e_UpdateRaftVoterResponse_2}
-UpdateRaftVoterResponse._DECODERS = {0: _d_UpdateRaftVoterResponse_3}
-UpdateRaftVoterResponse.CurrentLeader._ENCODERS = {0: _e_UpdateRaftVoterResponse_CurrentLeader_0}
-UpdateRaftVoterResponse.CurrentLeader._DECODERS = {0: _d_UpdateRaftVoterResponse_CurrentLeader_1}
+UpdateRaftVoterRequest._ENCODERS = {0: _e_UpdateRaftVoterRequest_v0}
+UpdateRaftVoterRequest._DECODERS = {0: _d_UpdateRaftVoterRequest_v0}
+UpdateRaftVoterRequest.Listener._ENCODERS = {0: _e_UpdateRaftVoterRequest_Listener_v0}
+UpdateRaftVoterRequest.Listener._DECODERS = {0: _d_UpdateRaftVoterRequest_Listener_v0}
+UpdateRaftVoterRequest.KRaftVersionFeature._ENCODERS = {0: _e_UpdateRaftVoterRequest_KRaftVersionFeature_v0}
+UpdateRaftVoterRequest.KRaftVersionFeature._DECODERS = {0: _d_UpdateRaftVoterRequest_KRaftVersionFeature_v0}
+UpdateRaftVoterResponse._ENCODERS = {0: _e_UpdateRaftVoterResponse_v0}
+UpdateRaftVoterResponse._DECODERS = {0: _d_UpdateRaftVoterResponse_v0}
+UpdateRaftVoterResponse.CurrentLeader._ENCODERS = {0: _e_UpdateRaftVoterResponse_CurrentLeader_v0}
+UpdateRaftVoterResponse.CurrentLeader._DECODERS = {0: _d_UpdateRaftVoterResponse_CurrentLeader_v0}

@@ -53,13 +53,13 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['VoteRequest', 'VoteResponse']
 
-_F0 = _Packer('>iiiiq')
-_F1 = _Packer('>iii16s16siq')
-_F2 = _Packer('>iii16s16siq?')
-_F3 = _Packer('>i')
-_F4 = _Packer('>ihii?')
-_F5 = _Packer('>H')
-_F6 = _Packer('>h')
+_F_iiiiq = _Packer('>iiiiq')
+_F_iiiuuiq = _Packer('>iii16s16siq')
+_F_iiiuuiqo = _Packer('>iii16s16siq?')
+_F_i = _Packer('>i')
+_F_ihiio = _Packer('>ihii?')
+_F_H = _Packer('>H')
+_F_h = _Packer('>h')
 
 
 class VoteRequest(Struct):
@@ -74,18 +74,19 @@ class VoteRequest(Struct):
     FLEXIBLE_FROM = 0
     KIND = 'request'
     API_KEY = 52
+    LISTENERS = ('controller',)
     HEADER_VERSIONS = {0: 2, 1: 2, 2: 2}
     _FIELDS = ('cluster_id', 'voter_id', 'topics', )
 
     cluster_id: str | None
-    """string, versions 0+; nullable 0+; default null."""
+    """Sender's cluster id; a mismatch gets INCONSISTENT_CLUSTER_ID, null skips the check. (string, versions 0+; nullable 0+; default null)"""
     voter_id: int
-    """int32, versions 1+; ignorable; default -1."""
+    """Node id of the voter being asked (KIP-853); a wrong one gets INVALID_VOTER_KEY. (int32, versions 1+; ignorable; default -1)"""
     topics: list[VoteRequest.TopicData]
-    """[]TopicData, versions 0+."""
+    """The metadata topic the election is for; KRaft sends exactly one. ([]TopicData, versions 0+)"""
 
     class TopicData(Struct):
-        """The TopicData struct of VoteRequest.
+        """The metadata topic the election is for; KRaft sends exactly one.
 
         Used in versions 0-2; flexible versions: 0+.
         """
@@ -97,9 +98,9 @@ class VoteRequest(Struct):
         _FIELDS = ('topic_name', 'partitions', )
 
         topic_name: str
-        """string, versions 0+."""
+        """Name of the metadata topic, __cluster_metadata. (string, versions 0+)"""
         partitions: list[VoteRequest.PartitionData]
-        """[]PartitionData, versions 0+."""
+        """The partition the election is for; KRaft has only partition 0. ([]PartitionData, versions 0+)"""
 
         def __init__(
             self,
@@ -113,7 +114,7 @@ class VoteRequest(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class PartitionData(Struct):
-        """The PartitionData struct of VoteRequest.
+        """The partition the election is for; KRaft has only partition 0.
 
         Used in versions 0-2; flexible versions: 0+.
         """
@@ -125,21 +126,21 @@ class VoteRequest(Struct):
         _FIELDS = ('partition_index', 'replica_epoch', 'replica_id', 'replica_directory_id', 'voter_directory_id', 'last_offset_epoch', 'last_offset', 'pre_vote', )
 
         partition_index: int
-        """int32, versions 0+."""
+        """Partition number within the topic; 0 for the metadata log. (int32, versions 0+)"""
         replica_epoch: int
-        """int32, versions 0+."""
+        """Epoch the sender is campaigning in (for a pre-vote: would campaign in). (int32, versions 0+)"""
         replica_id: int
-        """int32, versions 0+."""
+        """Node id of the replica asking for the vote. (int32, versions 0+)"""
         replica_directory_id: Uuid
-        """uuid, versions 1+; ignorable."""
+        """Log directory id of the replica asking for the vote (KIP-853). (uuid, versions 1+; ignorable)"""
         voter_directory_id: Uuid
-        """uuid, versions 1+; ignorable."""
+        """Log directory id the sender expects the asked voter to have (KIP-853). (uuid, versions 1+; ignorable)"""
         last_offset_epoch: int
-        """int32, versions 0+."""
+        """Epoch of the sender's last log record; voters compare logs by (epoch, offset). (int32, versions 0+)"""
         last_offset: int
-        """int64, versions 0+."""
+        """Sender's log end offset; a voter refuses a sender whose log is behind its own. (int64, versions 0+)"""
         pre_vote: bool
-        """bool, versions 2+."""
+        """True for a pre-vote (KIP-996): it asks without bumping the epoch or persisting a vote. (bool, versions 2+)"""
 
         def __init__(
             self,
@@ -179,7 +180,7 @@ class VoteRequest(Struct):
 
 
 class VoteResponse(Struct):
-    """The VoteResponse struct of VoteResponse.
+    """Vote (API 52, KIP-595): a candidate asks for votes; v1 adds directory ids (KIP-853), v2 pre-vote (KIP-996).
 
     Used in versions 0-2; flexible versions: 0+.
     """
@@ -194,14 +195,14 @@ class VoteResponse(Struct):
     _FIELDS = ('error_code', 'topics', 'node_endpoints', )
 
     error_code: int
-    """int16, versions 0+."""
+    """Error for the request as a whole, e.g. INCONSISTENT_CLUSTER_ID; 0 if none. (int16, versions 0+)"""
     topics: list[VoteResponse.TopicData]
-    """[]TopicData, versions 0+."""
+    """Per-topic answers, mirroring the request. ([]TopicData, versions 0+)"""
     node_endpoints: list[VoteResponse.NodeEndpoint]
-    """[]NodeEndpoint, versions 1+; tag 0 in 1+."""
+    """Listeners of the leaders named in the answers, so the sender can reach them (KIP-853). ([]NodeEndpoint, versions 1+; tag 0 in 1+)"""
 
     class TopicData(Struct):
-        """The TopicData struct of VoteResponse.
+        """Per-topic answers, mirroring the request.
 
         Used in versions 0-2; flexible versions: 0+.
         """
@@ -213,9 +214,9 @@ class VoteResponse(Struct):
         _FIELDS = ('topic_name', 'partitions', )
 
         topic_name: str
-        """string, versions 0+."""
+        """Name of the metadata topic, __cluster_metadata. (string, versions 0+)"""
         partitions: list[VoteResponse.PartitionData]
-        """[]PartitionData, versions 0+."""
+        """Per-partition answers: the vote and the leader the voter knows. ([]PartitionData, versions 0+)"""
 
         def __init__(
             self,
@@ -229,7 +230,7 @@ class VoteResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class PartitionData(Struct):
-        """The PartitionData struct of VoteResponse.
+        """Per-partition answers: the vote and the leader the voter knows.
 
         Used in versions 0-2; flexible versions: 0+.
         """
@@ -241,15 +242,15 @@ class VoteResponse(Struct):
         _FIELDS = ('partition_index', 'error_code', 'leader_id', 'leader_epoch', 'vote_granted', )
 
         partition_index: int
-        """int32, versions 0+."""
+        """Partition number within the topic; 0 for the metadata log. (int32, versions 0+)"""
         error_code: int
-        """int16, versions 0+."""
+        """Error for this partition, e.g. FENCED_LEADER_EPOCH; 0 if none. (int16, versions 0+)"""
         leader_id: int
-        """int32, versions 0+."""
+        """Node id of the leader the voter knows of, -1 if it knows none. (int32, versions 0+)"""
         leader_epoch: int
-        """int32, versions 0+."""
+        """Highest leader epoch the voter has seen. (int32, versions 0+)"""
         vote_granted: bool
-        """bool, versions 0+."""
+        """True if the voter gave the sender its vote (or pre-vote). (bool, versions 0+)"""
 
         def __init__(
             self,
@@ -269,7 +270,7 @@ class VoteResponse(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class NodeEndpoint(Struct):
-        """The NodeEndpoint struct of VoteResponse.
+        """Listeners of the leaders named in the answers, so the sender can reach them (KIP-853).
 
         Used in versions 1-2; flexible versions: 0+.
         """
@@ -281,11 +282,11 @@ class VoteResponse(Struct):
         _FIELDS = ('node_id', 'host', 'port', )
 
         node_id: int
-        """int32, versions 1+."""
+        """Node id these listeners belong to. (int32, versions 1+)"""
         host: str
-        """string, versions 1+."""
+        """Host name or IP address of the node's listener. (string, versions 1+)"""
         port: int
-        """uint16, versions 1+."""
+        """TCP port of the node's listener. (uint16, versions 1+)"""
 
         def __init__(
             self,
@@ -314,37 +315,37 @@ class VoteResponse(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_VoteRequest_PartitionData_0: tuple[FieldEntry, ...] = (('PreVote', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ReplicaEpoch', 4, 'i'), ('ReplicaId', 4, 'i'), ('LastOffsetEpoch', 4, 'i'), ('LastOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_VoteRequest_PartitionData_1: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ReplicaEpoch', 4, 'i'), ('ReplicaId', 4, 'i'), ('LastOffsetEpoch', 4, 'i'), ('LastOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_VoteRequest_PartitionData_2: tuple[FieldEntry, ...] = (('PreVote', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ReplicaEpoch', 4, 'i'), ('ReplicaId', 4, 'i'), ('ReplicaDirectoryId', 16, '16s'), ('VoterDirectoryId', 16, '16s'), ('LastOffsetEpoch', 4, 'i'), ('LastOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_d_VoteRequest_PartitionData_3: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ReplicaEpoch', 4, 'i'), ('ReplicaId', 4, 'i'), ('ReplicaDirectoryId', 16, '16s'), ('VoterDirectoryId', 16, '16s'), ('LastOffsetEpoch', 4, 'i'), ('LastOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
-_T_e_VoteRequest_PartitionData_4: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ReplicaEpoch', 4, 'i'), ('ReplicaId', 4, 'i'), ('ReplicaDirectoryId', 16, '16s'), ('VoterDirectoryId', 16, '16s'), ('LastOffsetEpoch', 4, 'i'), ('LastOffset', 8, 'q'), ('PreVote', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_VoteRequest_PartitionData_5: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ReplicaEpoch', 4, 'i'), ('ReplicaId', 4, 'i'), ('ReplicaDirectoryId', 16, '16s'), ('VoterDirectoryId', 16, '16s'), ('LastOffsetEpoch', 4, 'i'), ('LastOffset', 8, 'q'), ('PreVote', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_VoteRequest_TopicData_6: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_VoteRequest_TopicData_7: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_VoteRequest_TopicData_8: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_VoteRequest_TopicData_9: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_VoteRequest_TopicData_10: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_VoteRequest_TopicData_11: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_VoteRequest_12: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_VoteRequest_13: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_VoteRequest_14: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_VoteRequest_15: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_VoteRequest_16: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_VoteRequest_17: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_VoteResponse_PartitionData_0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('VoteGranted', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_d_VoteResponse_PartitionData_1: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('VoteGranted', 1, '?'), )), ('<tagged fields>', False, ()), )
-_T_e_VoteResponse_TopicData_2: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_d_VoteResponse_TopicData_3: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
-_T_e_VoteResponse_NodeEndpoint_4: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_d_VoteResponse_NodeEndpoint_5: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_e_VoteResponse_6: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_VoteResponse_7: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_e_VoteResponse_8: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
-_T_d_VoteResponse_9: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_VoteRequest_PartitionData_v0: tuple[FieldEntry, ...] = (('PreVote', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ReplicaEpoch', 4, 'i'), ('ReplicaId', 4, 'i'), ('LastOffsetEpoch', 4, 'i'), ('LastOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_VoteRequest_PartitionData_v0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ReplicaEpoch', 4, 'i'), ('ReplicaId', 4, 'i'), ('LastOffsetEpoch', 4, 'i'), ('LastOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_VoteRequest_PartitionData_v1: tuple[FieldEntry, ...] = (('PreVote', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ReplicaEpoch', 4, 'i'), ('ReplicaId', 4, 'i'), ('ReplicaDirectoryId', 16, '16s'), ('VoterDirectoryId', 16, '16s'), ('LastOffsetEpoch', 4, 'i'), ('LastOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_d_VoteRequest_PartitionData_v1: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ReplicaEpoch', 4, 'i'), ('ReplicaId', 4, 'i'), ('ReplicaDirectoryId', 16, '16s'), ('VoterDirectoryId', 16, '16s'), ('LastOffsetEpoch', 4, 'i'), ('LastOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
+_T_e_VoteRequest_PartitionData_v2: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ReplicaEpoch', 4, 'i'), ('ReplicaId', 4, 'i'), ('ReplicaDirectoryId', 16, '16s'), ('VoterDirectoryId', 16, '16s'), ('LastOffsetEpoch', 4, 'i'), ('LastOffset', 8, 'q'), ('PreVote', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_VoteRequest_PartitionData_v2: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ReplicaEpoch', 4, 'i'), ('ReplicaId', 4, 'i'), ('ReplicaDirectoryId', 16, '16s'), ('VoterDirectoryId', 16, '16s'), ('LastOffsetEpoch', 4, 'i'), ('LastOffset', 8, 'q'), ('PreVote', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_VoteRequest_TopicData_v0: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_VoteRequest_TopicData_v0: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_VoteRequest_TopicData_v1: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_VoteRequest_TopicData_v1: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_VoteRequest_TopicData_v2: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_VoteRequest_TopicData_v2: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_VoteRequest_v0: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_VoteRequest_v0: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_VoteRequest_v1: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_VoteRequest_v1: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_VoteRequest_v2: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_VoteRequest_v2: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_VoteResponse_PartitionData_v0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('VoteGranted', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_d_VoteResponse_PartitionData_v0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ErrorCode', 2, 'h'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('VoteGranted', 1, '?'), )), ('<tagged fields>', False, ()), )
+_T_e_VoteResponse_TopicData_v0: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_d_VoteResponse_TopicData_v0: tuple[FieldEntry, ...] = (('TopicName', False, ()), ('Partitions', True, ()), ('<tagged fields>', False, ()), )
+_T_e_VoteResponse_NodeEndpoint_v1: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_d_VoteResponse_NodeEndpoint_v1: tuple[FieldEntry, ...] = (('NodeId', False, (('NodeId', 4, 'i'), )), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_e_VoteResponse_v0: tuple[FieldEntry, ...] = (('NodeEndpoints', False, ()), ('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_VoteResponse_v0: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_e_VoteResponse_v1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
+_T_d_VoteResponse_v1: tuple[FieldEntry, ...] = (('ErrorCode', False, (('ErrorCode', 2, 'h'), )), ('Topics', True, ()), ('<tagged fields>', False, ()), )
 
 
-def _e_VoteRequest_PartitionData_0(o: VoteRequest.PartitionData, out: bytearray) -> None:
+def _e_VoteRequest_PartitionData_v0(o: VoteRequest.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -352,17 +353,17 @@ def _e_VoteRequest_PartitionData_0(o: VoteRequest.PartitionData, out: bytearray)
         if o.pre_vote:
             raise absent_field(0)
         f = 1
-        out += _F0.pack(o.partition_index, o.replica_epoch, o.replica_id, o.last_offset_epoch, o.last_offset)
+        out += _F_iiiiq.pack(o.partition_index, o.replica_epoch, o.replica_id, o.last_offset_epoch, o.last_offset)
         f = 2
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_VoteRequest_PartitionData_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_VoteRequest_PartitionData_v0, f, i) from None
 
 
-def _d_VoteRequest_PartitionData_1(buf: bytes, pos: int) -> tuple[VoteRequest.PartitionData, int]:
+def _d_VoteRequest_PartitionData_v0(buf: bytes, pos: int) -> tuple[VoteRequest.PartitionData, int]:
     o = new_struct(VoteRequest.PartitionData)
     f = 0
     i = -1
@@ -371,7 +372,7 @@ def _d_VoteRequest_PartitionData_1(buf: bytes, pos: int) -> tuple[VoteRequest.Pa
         o.voter_directory_id = ZERO_UUID
         o.pre_vote = False
         f = 0
-        o.partition_index, o.replica_epoch, o.replica_id, o.last_offset_epoch, o.last_offset, = _F0.unpack_from(buf, pos)
+        o.partition_index, o.replica_epoch, o.replica_id, o.last_offset_epoch, o.last_offset, = _F_iiiiq.unpack_from(buf, pos)
         pos += 24
         f = 1
         if buf[pos] == 0:
@@ -380,11 +381,11 @@ def _d_VoteRequest_PartitionData_1(buf: bytes, pos: int) -> tuple[VoteRequest.Pa
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_VoteRequest_PartitionData_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_VoteRequest_PartitionData_v0, f, i) from None
     return o, pos
 
 
-def _e_VoteRequest_PartitionData_2(o: VoteRequest.PartitionData, out: bytearray) -> None:
+def _e_VoteRequest_PartitionData_v1(o: VoteRequest.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -392,24 +393,24 @@ def _e_VoteRequest_PartitionData_2(o: VoteRequest.PartitionData, out: bytearray)
         if o.pre_vote:
             raise absent_field(1)
         f = 1
-        out += _F1.pack(o.partition_index, o.replica_epoch, o.replica_id, o.replica_directory_id.bytes, o.voter_directory_id.bytes, o.last_offset_epoch, o.last_offset)
+        out += _F_iiiuuiq.pack(o.partition_index, o.replica_epoch, o.replica_id, o.replica_directory_id.bytes, o.voter_directory_id.bytes, o.last_offset_epoch, o.last_offset)
         f = 2
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_VoteRequest_PartitionData_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_VoteRequest_PartitionData_v1, f, i) from None
 
 
-def _d_VoteRequest_PartitionData_3(buf: bytes, pos: int) -> tuple[VoteRequest.PartitionData, int]:
+def _d_VoteRequest_PartitionData_v1(buf: bytes, pos: int) -> tuple[VoteRequest.PartitionData, int]:
     o = new_struct(VoteRequest.PartitionData)
     f = 0
     i = -1
     try:
         o.pre_vote = False
         f = 0
-        o.partition_index, o.replica_epoch, o.replica_id, u3, u4, o.last_offset_epoch, o.last_offset, = _F1.unpack_from(buf, pos)
+        o.partition_index, o.replica_epoch, o.replica_id, u3, u4, o.last_offset_epoch, o.last_offset, = _F_iiiuuiq.unpack_from(buf, pos)
         o.replica_directory_id = uuid_from_wire(u3)
         o.voter_directory_id = uuid_from_wire(u4)
         pos += 56
@@ -420,32 +421,32 @@ def _d_VoteRequest_PartitionData_3(buf: bytes, pos: int) -> tuple[VoteRequest.Pa
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_VoteRequest_PartitionData_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_VoteRequest_PartitionData_v1, f, i) from None
     return o, pos
 
 
-def _e_VoteRequest_PartitionData_4(o: VoteRequest.PartitionData, out: bytearray) -> None:
+def _e_VoteRequest_PartitionData_v2(o: VoteRequest.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F2.pack(o.partition_index, o.replica_epoch, o.replica_id, o.replica_directory_id.bytes, o.voter_directory_id.bytes, o.last_offset_epoch, o.last_offset, o.pre_vote)
+        out += _F_iiiuuiqo.pack(o.partition_index, o.replica_epoch, o.replica_id, o.replica_directory_id.bytes, o.voter_directory_id.bytes, o.last_offset_epoch, o.last_offset, o.pre_vote)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_VoteRequest_PartitionData_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_VoteRequest_PartitionData_v2, f, i) from None
 
 
-def _d_VoteRequest_PartitionData_5(buf: bytes, pos: int) -> tuple[VoteRequest.PartitionData, int]:
+def _d_VoteRequest_PartitionData_v2(buf: bytes, pos: int) -> tuple[VoteRequest.PartitionData, int]:
     o = new_struct(VoteRequest.PartitionData)
     f = 0
     i = -1
     try:
         f = 0
-        o.partition_index, o.replica_epoch, o.replica_id, u3, u4, o.last_offset_epoch, o.last_offset, o.pre_vote, = _F2.unpack_from(buf, pos)
+        o.partition_index, o.replica_epoch, o.replica_id, u3, u4, o.last_offset_epoch, o.last_offset, o.pre_vote, = _F_iiiuuiqo.unpack_from(buf, pos)
         o.replica_directory_id = uuid_from_wire(u3)
         o.voter_directory_id = uuid_from_wire(u4)
         pos += 57
@@ -456,11 +457,11 @@ def _d_VoteRequest_PartitionData_5(buf: bytes, pos: int) -> tuple[VoteRequest.Pa
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_VoteRequest_PartitionData_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_VoteRequest_PartitionData_v2, f, i) from None
     return o, pos
 
 
-def _e_VoteRequest_TopicData_6(o: VoteRequest.TopicData, out: bytearray) -> None:
+def _e_VoteRequest_TopicData_v0(o: VoteRequest.TopicData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -470,7 +471,7 @@ def _e_VoteRequest_TopicData_6(o: VoteRequest.TopicData, out: bytearray) -> None
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_VoteRequest_PartitionData_0(item_partitions, out)
+            _e_VoteRequest_PartitionData_v0(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -478,10 +479,10 @@ def _e_VoteRequest_TopicData_6(o: VoteRequest.TopicData, out: bytearray) -> None
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_VoteRequest_TopicData_6, f, i) from None
+        raise encode_failure(exc, o, _T_e_VoteRequest_TopicData_v0, f, i) from None
 
 
-def _d_VoteRequest_TopicData_7(buf: bytes, pos: int) -> tuple[VoteRequest.TopicData, int]:
+def _d_VoteRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[VoteRequest.TopicData, int]:
     o = new_struct(VoteRequest.TopicData)
     f = 0
     i = -1
@@ -502,7 +503,7 @@ def _d_VoteRequest_TopicData_7(buf: bytes, pos: int) -> tuple[VoteRequest.TopicD
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_VoteRequest_PartitionData_1(buf, pos)
+                item_partitions, pos = _d_VoteRequest_PartitionData_v0(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -513,11 +514,11 @@ def _d_VoteRequest_TopicData_7(buf: bytes, pos: int) -> tuple[VoteRequest.TopicD
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_VoteRequest_TopicData_7, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_VoteRequest_TopicData_v0, f, i) from None
     return o, pos
 
 
-def _e_VoteRequest_TopicData_8(o: VoteRequest.TopicData, out: bytearray) -> None:
+def _e_VoteRequest_TopicData_v1(o: VoteRequest.TopicData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -527,7 +528,7 @@ def _e_VoteRequest_TopicData_8(o: VoteRequest.TopicData, out: bytearray) -> None
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_VoteRequest_PartitionData_2(item_partitions, out)
+            _e_VoteRequest_PartitionData_v1(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -535,10 +536,10 @@ def _e_VoteRequest_TopicData_8(o: VoteRequest.TopicData, out: bytearray) -> None
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_VoteRequest_TopicData_8, f, i) from None
+        raise encode_failure(exc, o, _T_e_VoteRequest_TopicData_v1, f, i) from None
 
 
-def _d_VoteRequest_TopicData_9(buf: bytes, pos: int) -> tuple[VoteRequest.TopicData, int]:
+def _d_VoteRequest_TopicData_v1(buf: bytes, pos: int) -> tuple[VoteRequest.TopicData, int]:
     o = new_struct(VoteRequest.TopicData)
     f = 0
     i = -1
@@ -559,7 +560,7 @@ def _d_VoteRequest_TopicData_9(buf: bytes, pos: int) -> tuple[VoteRequest.TopicD
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_VoteRequest_PartitionData_3(buf, pos)
+                item_partitions, pos = _d_VoteRequest_PartitionData_v1(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -570,11 +571,11 @@ def _d_VoteRequest_TopicData_9(buf: bytes, pos: int) -> tuple[VoteRequest.TopicD
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_VoteRequest_TopicData_9, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_VoteRequest_TopicData_v1, f, i) from None
     return o, pos
 
 
-def _e_VoteRequest_TopicData_10(o: VoteRequest.TopicData, out: bytearray) -> None:
+def _e_VoteRequest_TopicData_v2(o: VoteRequest.TopicData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -584,7 +585,7 @@ def _e_VoteRequest_TopicData_10(o: VoteRequest.TopicData, out: bytearray) -> Non
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_VoteRequest_PartitionData_4(item_partitions, out)
+            _e_VoteRequest_PartitionData_v2(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -592,10 +593,10 @@ def _e_VoteRequest_TopicData_10(o: VoteRequest.TopicData, out: bytearray) -> Non
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_VoteRequest_TopicData_10, f, i) from None
+        raise encode_failure(exc, o, _T_e_VoteRequest_TopicData_v2, f, i) from None
 
 
-def _d_VoteRequest_TopicData_11(buf: bytes, pos: int) -> tuple[VoteRequest.TopicData, int]:
+def _d_VoteRequest_TopicData_v2(buf: bytes, pos: int) -> tuple[VoteRequest.TopicData, int]:
     o = new_struct(VoteRequest.TopicData)
     f = 0
     i = -1
@@ -616,7 +617,7 @@ def _d_VoteRequest_TopicData_11(buf: bytes, pos: int) -> tuple[VoteRequest.Topic
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_VoteRequest_PartitionData_5(buf, pos)
+                item_partitions, pos = _d_VoteRequest_PartitionData_v2(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -627,11 +628,11 @@ def _d_VoteRequest_TopicData_11(buf: bytes, pos: int) -> tuple[VoteRequest.Topic
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_VoteRequest_TopicData_11, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_VoteRequest_TopicData_v2, f, i) from None
     return o, pos
 
 
-def _e_VoteRequest_12(o: VoteRequest, out: bytearray) -> None:
+def _e_VoteRequest_v0(o: VoteRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -641,7 +642,7 @@ def _e_VoteRequest_12(o: VoteRequest, out: bytearray) -> None:
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_VoteRequest_TopicData_6(item_topics, out)
+            _e_VoteRequest_TopicData_v0(item_topics, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -649,10 +650,10 @@ def _e_VoteRequest_12(o: VoteRequest, out: bytearray) -> None:
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_VoteRequest_12, f, i) from None
+        raise encode_failure(exc, o, _T_e_VoteRequest_v0, f, i) from None
 
 
-def _d_VoteRequest_13(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
+def _d_VoteRequest_v0(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
     o = new_struct(VoteRequest)
     f = 0
     i = -1
@@ -674,7 +675,7 @@ def _d_VoteRequest_13(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_VoteRequest_TopicData_7(buf, pos)
+                item_topics, pos = _d_VoteRequest_TopicData_v0(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -685,23 +686,23 @@ def _d_VoteRequest_13(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_VoteRequest_13, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_VoteRequest_v0, f, i) from None
     return o, pos
 
 
-def _e_VoteRequest_14(o: VoteRequest, out: bytearray) -> None:
+def _e_VoteRequest_v1(o: VoteRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
         write_compact_nullable_string(out, o.cluster_id)
         f = 1
-        out += _F3.pack(o.voter_id)
+        out += _F_i.pack(o.voter_id)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_VoteRequest_TopicData_8(item_topics, out)
+            _e_VoteRequest_TopicData_v1(item_topics, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
@@ -709,10 +710,10 @@ def _e_VoteRequest_14(o: VoteRequest, out: bytearray) -> None:
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_VoteRequest_14, f, i) from None
+        raise encode_failure(exc, o, _T_e_VoteRequest_v1, f, i) from None
 
 
-def _d_VoteRequest_15(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
+def _d_VoteRequest_v1(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
     o = new_struct(VoteRequest)
     f = 0
     i = -1
@@ -720,7 +721,7 @@ def _d_VoteRequest_15(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
         f = 0
         o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
-        o.voter_id, = _F3.unpack_from(buf, pos)
+        o.voter_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 2
         i = -1
@@ -736,7 +737,7 @@ def _d_VoteRequest_15(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_VoteRequest_TopicData_9(buf, pos)
+                item_topics, pos = _d_VoteRequest_TopicData_v1(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -747,23 +748,23 @@ def _d_VoteRequest_15(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_VoteRequest_15, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_VoteRequest_v1, f, i) from None
     return o, pos
 
 
-def _e_VoteRequest_16(o: VoteRequest, out: bytearray) -> None:
+def _e_VoteRequest_v2(o: VoteRequest, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
         write_compact_nullable_string(out, o.cluster_id)
         f = 1
-        out += _F3.pack(o.voter_id)
+        out += _F_i.pack(o.voter_id)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_VoteRequest_TopicData_10(item_topics, out)
+            _e_VoteRequest_TopicData_v2(item_topics, out)
         i = -1
         f = 3
         if o.unknown_tagged_fields:
@@ -771,10 +772,10 @@ def _e_VoteRequest_16(o: VoteRequest, out: bytearray) -> None:
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_VoteRequest_16, f, i) from None
+        raise encode_failure(exc, o, _T_e_VoteRequest_v2, f, i) from None
 
 
-def _d_VoteRequest_17(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
+def _d_VoteRequest_v2(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
     o = new_struct(VoteRequest)
     f = 0
     i = -1
@@ -782,7 +783,7 @@ def _d_VoteRequest_17(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
         f = 0
         o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
-        o.voter_id, = _F3.unpack_from(buf, pos)
+        o.voter_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 2
         i = -1
@@ -798,7 +799,7 @@ def _d_VoteRequest_17(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_VoteRequest_TopicData_11(buf, pos)
+                item_topics, pos = _d_VoteRequest_TopicData_v2(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -809,32 +810,32 @@ def _d_VoteRequest_17(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_VoteRequest_17, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_VoteRequest_v2, f, i) from None
     return o, pos
 
 
-def _e_VoteResponse_PartitionData_0(o: VoteResponse.PartitionData, out: bytearray) -> None:
+def _e_VoteResponse_PartitionData_v0(o: VoteResponse.PartitionData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F4.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.vote_granted)
+        out += _F_ihiio.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.vote_granted)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_VoteResponse_PartitionData_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_VoteResponse_PartitionData_v0, f, i) from None
 
 
-def _d_VoteResponse_PartitionData_1(buf: bytes, pos: int) -> tuple[VoteResponse.PartitionData, int]:
+def _d_VoteResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[VoteResponse.PartitionData, int]:
     o = new_struct(VoteResponse.PartitionData)
     f = 0
     i = -1
     try:
         f = 0
-        o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.vote_granted, = _F4.unpack_from(buf, pos)
+        o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.vote_granted, = _F_ihiio.unpack_from(buf, pos)
         pos += 15
         f = 1
         if buf[pos] == 0:
@@ -843,11 +844,11 @@ def _d_VoteResponse_PartitionData_1(buf: bytes, pos: int) -> tuple[VoteResponse.
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_VoteResponse_PartitionData_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_VoteResponse_PartitionData_v0, f, i) from None
     return o, pos
 
 
-def _e_VoteResponse_TopicData_2(o: VoteResponse.TopicData, out: bytearray) -> None:
+def _e_VoteResponse_TopicData_v0(o: VoteResponse.TopicData, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -857,7 +858,7 @@ def _e_VoteResponse_TopicData_2(o: VoteResponse.TopicData, out: bytearray) -> No
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
         for i, item_partitions in enumerate(v_partitions):
-            _e_VoteResponse_PartitionData_0(item_partitions, out)
+            _e_VoteResponse_PartitionData_v0(item_partitions, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -865,10 +866,10 @@ def _e_VoteResponse_TopicData_2(o: VoteResponse.TopicData, out: bytearray) -> No
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_VoteResponse_TopicData_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_VoteResponse_TopicData_v0, f, i) from None
 
 
-def _d_VoteResponse_TopicData_3(buf: bytes, pos: int) -> tuple[VoteResponse.TopicData, int]:
+def _d_VoteResponse_TopicData_v0(buf: bytes, pos: int) -> tuple[VoteResponse.TopicData, int]:
     o = new_struct(VoteResponse.TopicData)
     f = 0
     i = -1
@@ -889,7 +890,7 @@ def _d_VoteResponse_TopicData_3(buf: bytes, pos: int) -> tuple[VoteResponse.Topi
         else:
             items_partitions = []
             for i in range(n):
-                item_partitions, pos = _d_VoteResponse_PartitionData_1(buf, pos)
+                item_partitions, pos = _d_VoteResponse_PartitionData_v0(buf, pos)
                 items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
@@ -900,41 +901,41 @@ def _d_VoteResponse_TopicData_3(buf: bytes, pos: int) -> tuple[VoteResponse.Topi
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_VoteResponse_TopicData_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_VoteResponse_TopicData_v0, f, i) from None
     return o, pos
 
 
-def _e_VoteResponse_NodeEndpoint_4(o: VoteResponse.NodeEndpoint, out: bytearray) -> None:
+def _e_VoteResponse_NodeEndpoint_v1(o: VoteResponse.NodeEndpoint, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F3.pack(o.node_id)
+        out += _F_i.pack(o.node_id)
         f = 1
         write_compact_string(out, o.host)
         f = 2
-        out += _F5.pack(o.port)
+        out += _F_H.pack(o.port)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_VoteResponse_NodeEndpoint_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_VoteResponse_NodeEndpoint_v1, f, i) from None
 
 
-def _d_VoteResponse_NodeEndpoint_5(buf: bytes, pos: int) -> tuple[VoteResponse.NodeEndpoint, int]:
+def _d_VoteResponse_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[VoteResponse.NodeEndpoint, int]:
     o = new_struct(VoteResponse.NodeEndpoint)
     f = 0
     i = -1
     try:
         f = 0
-        o.node_id, = _F3.unpack_from(buf, pos)
+        o.node_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, = _F5.unpack_from(buf, pos)
+        o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
         f = 3
         if buf[pos] == 0:
@@ -943,11 +944,11 @@ def _d_VoteResponse_NodeEndpoint_5(buf: bytes, pos: int) -> tuple[VoteResponse.N
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_VoteResponse_NodeEndpoint_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_VoteResponse_NodeEndpoint_v1, f, i) from None
     return o, pos
 
 
-def _e_VoteResponse_6(o: VoteResponse, out: bytearray) -> None:
+def _e_VoteResponse_v0(o: VoteResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -955,12 +956,12 @@ def _e_VoteResponse_6(o: VoteResponse, out: bytearray) -> None:
         if o.node_endpoints:
             raise absent_field(0)
         f = 1
-        out += _F6.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 2
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_VoteResponse_TopicData_2(item_topics, out)
+            _e_VoteResponse_TopicData_v0(item_topics, out)
         i = -1
         f = 3
         tags: list[RawTaggedField] = []
@@ -969,17 +970,17 @@ def _e_VoteResponse_6(o: VoteResponse, out: bytearray) -> None:
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_VoteResponse_6, f, i) from None
+        raise encode_failure(exc, o, _T_e_VoteResponse_v0, f, i) from None
 
 
-def _d_VoteResponse_7(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
+def _d_VoteResponse_v0(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
     o = new_struct(VoteResponse)
     f = 0
     i = -1
     try:
         o.node_endpoints = []
         f = 0
-        o.error_code, = _F6.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         i = -1
@@ -995,7 +996,7 @@ def _d_VoteResponse_7(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_VoteResponse_TopicData_3(buf, pos)
+                item_topics, pos = _d_VoteResponse_TopicData_v0(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -1020,21 +1021,21 @@ def _d_VoteResponse_7(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_VoteResponse_7, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_VoteResponse_v0, f, i) from None
     return o, pos
 
 
-def _e_VoteResponse_8(o: VoteResponse, out: bytearray) -> None:
+def _e_VoteResponse_v1(o: VoteResponse, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F6.pack(o.error_code)
+        out += _F_h.pack(o.error_code)
         f = 1
         v_topics = o.topics
         write_array_length(out, len(v_topics), True)
         for i, item_topics in enumerate(v_topics):
-            _e_VoteResponse_TopicData_2(item_topics, out)
+            _e_VoteResponse_TopicData_v0(item_topics, out)
         i = -1
         f = 2
         tags: list[RawTaggedField] = []
@@ -1043,7 +1044,7 @@ def _e_VoteResponse_8(o: VoteResponse, out: bytearray) -> None:
             v_node_endpoints = o.node_endpoints
             write_array_length(t, len(v_node_endpoints), True)
             for i, item_node_endpoints in enumerate(v_node_endpoints):
-                _e_VoteResponse_NodeEndpoint_4(item_node_endpoints, t)
+                _e_VoteResponse_NodeEndpoint_v1(item_node_endpoints, t)
             i = -1
             tags.append((0, bytes(t)))
         for tag, _ in o.unknown_tagged_fields:
@@ -1051,17 +1052,17 @@ def _e_VoteResponse_8(o: VoteResponse, out: bytearray) -> None:
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
         write_tagged_fields(out, tags + o.unknown_tagged_fields)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_VoteResponse_8, f, i) from None
+        raise encode_failure(exc, o, _T_e_VoteResponse_v1, f, i) from None
 
 
-def _d_VoteResponse_9(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
+def _d_VoteResponse_v1(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
     o = new_struct(VoteResponse)
     f = 0
     i = -1
     try:
         o.node_endpoints = []
         f = 0
-        o.error_code, = _F6.unpack_from(buf, pos)
+        o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         i = -1
@@ -1077,7 +1078,7 @@ def _d_VoteResponse_9(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
         else:
             items_topics = []
             for i in range(n):
-                item_topics, pos = _d_VoteResponse_TopicData_3(buf, pos)
+                item_topics, pos = _d_VoteResponse_TopicData_v0(buf, pos)
                 items_topics.append(item_topics)
             o.topics = items_topics
             i = -1
@@ -1110,7 +1111,7 @@ def _d_VoteResponse_9(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
                     else:
                         items_node_endpoints = []
                         for i in range(n):
-                            item_node_endpoints, p = _d_VoteResponse_NodeEndpoint_5(buf, p)
+                            item_node_endpoints, p = _d_VoteResponse_NodeEndpoint_v1(buf, p)
                             items_node_endpoints.append(item_node_endpoints)
                         o.node_endpoints = items_node_endpoints
                         i = -1
@@ -1121,21 +1122,21 @@ def _d_VoteResponse_9(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
                 pos = end
             o.unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_VoteResponse_9, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_VoteResponse_v1, f, i) from None
     return o, pos
 
 
-VoteRequest._ENCODERS = {0: _e_VoteRequest_12, 1: _e_VoteRequest_14, 2: _e_VoteRequest_16}
-VoteRequest._DECODERS = {0: _d_VoteRequest_13, 1: _d_VoteRequest_15, 2: _d_VoteRequest_17}
-VoteRequest.TopicData._ENCODERS = {0: _e_VoteRequest_TopicData_6, 1: _e_VoteRequest_TopicData_8, 2: _e_VoteRequest_TopicData_10}
-VoteRequest.TopicData._DECODERS = {0: _d_VoteRequest_TopicData_7, 1: _d_VoteRequest_TopicData_9, 2: _d_VoteRequest_TopicData_11}
-VoteRequest.PartitionData._ENCODERS = {0: _e_VoteRequest_PartitionData_0, 1: _e_VoteRequest_PartitionData_2, 2: _e_VoteRequest_PartitionData_4}
-VoteRequest.PartitionData._DECODERS = {0: _d_VoteRequest_PartitionData_1, 1: _d_VoteRequest_PartitionData_3, 2: _d_VoteRequest_PartitionData_5}
-VoteResponse._ENCODERS = {0: _e_VoteResponse_6, 1: _e_VoteResponse_8, 2: _e_VoteResponse_8}
-VoteResponse._DECODERS = {0: _d_VoteResponse_7, 1: _d_VoteResponse_9, 2: _d_VoteResponse_9}
-VoteResponse.TopicData._ENCODERS = {0: _e_VoteResponse_TopicData_2, 1: _e_VoteResponse_TopicData_2, 2: _e_VoteResponse_TopicData_2}
-VoteResponse.TopicData._DECODERS = {0: _d_VoteResponse_TopicData_3, 1: _d_VoteResponse_TopicData_3, 2: _d_VoteResponse_TopicData_3}
-VoteResponse.PartitionData._ENCODERS = {0: _e_VoteResponse_PartitionData_0, 1: _e_VoteResponse_PartitionData_0, 2: _e_VoteResponse_PartitionData_0}
-VoteResponse.PartitionData._DECODERS = {0: _d_VoteResponse_PartitionData_1, 1: _d_VoteResponse_PartitionData_1, 2: _d_VoteResponse_PartitionData_1}
-VoteResponse.NodeEndpoint._ENCODERS = {1: _e_VoteResponse_NodeEndpoint_4, 2: _e_VoteResponse_NodeEndpoint_4}
-VoteResponse.NodeEndpoint._DECODERS = {1: _d_VoteResponse_NodeEndpoint_5, 2: _d_VoteResponse_NodeEndpoint_5}
+VoteRequest._ENCODERS = {0: _e_VoteRequest_v0, 1: _e_VoteRequest_v1, 2: _e_VoteRequest_v2}
+VoteRequest._DECODERS = {0: _d_VoteRequest_v0, 1: _d_VoteRequest_v1, 2: _d_VoteRequest_v2}
+VoteRequest.TopicData._ENCODERS = {0: _e_VoteRequest_TopicData_v0, 1: _e_VoteRequest_TopicData_v1, 2: _e_VoteRequest_TopicData_v2}
+VoteRequest.TopicData._DECODERS = {0: _d_VoteRequest_TopicData_v0, 1: _d_VoteRequest_TopicData_v1, 2: _d_VoteRequest_TopicData_v2}
+VoteRequest.PartitionData._ENCODERS = {0: _e_VoteRequest_PartitionData_v0, 1: _e_VoteRequest_PartitionData_v1, 2: _e_VoteRequest_PartitionData_v2}
+VoteRequest.PartitionData._DECODERS = {0: _d_VoteRequest_PartitionData_v0, 1: _d_VoteRequest_PartitionData_v1, 2: _d_VoteRequest_PartitionData_v2}
+VoteResponse._ENCODERS = {0: _e_VoteResponse_v0, 1: _e_VoteResponse_v1, 2: _e_VoteResponse_v1}
+VoteResponse._DECODERS = {0: _d_VoteResponse_v0, 1: _d_VoteResponse_v1, 2: _d_VoteResponse_v1}
+VoteResponse.TopicData._ENCODERS = {0: _e_VoteResponse_TopicData_v0, 1: _e_VoteResponse_TopicData_v0, 2: _e_VoteResponse_TopicData_v0}
+VoteResponse.TopicData._DECODERS = {0: _d_VoteResponse_TopicData_v0, 1: _d_VoteResponse_TopicData_v0, 2: _d_VoteResponse_TopicData_v0}
+VoteResponse.PartitionData._ENCODERS = {0: _e_VoteResponse_PartitionData_v0, 1: _e_VoteResponse_PartitionData_v0, 2: _e_VoteResponse_PartitionData_v0}
+VoteResponse.PartitionData._DECODERS = {0: _d_VoteResponse_PartitionData_v0, 1: _d_VoteResponse_PartitionData_v0, 2: _d_VoteResponse_PartitionData_v0}
+VoteResponse.NodeEndpoint._ENCODERS = {1: _e_VoteResponse_NodeEndpoint_v1, 2: _e_VoteResponse_NodeEndpoint_v1}
+VoteResponse.NodeEndpoint._DECODERS = {1: _d_VoteResponse_NodeEndpoint_v1, 2: _d_VoteResponse_NodeEndpoint_v1}

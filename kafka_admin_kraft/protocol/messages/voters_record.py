@@ -53,10 +53,10 @@ _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['VotersRecord']
 
-_F0 = _Packer('>H')
-_F1 = _Packer('>hh')
-_F2 = _Packer('>i16s')
-_F3 = _Packer('>h')
+_F_H = _Packer('>H')
+_F_hh = _Packer('>hh')
+_F_iu = _Packer('>i16s')
+_F_h = _Packer('>h')
 
 
 class VotersRecord(Struct):
@@ -73,12 +73,12 @@ class VotersRecord(Struct):
     _FIELDS = ('version', 'voters', )
 
     version: int
-    """int16, versions 0+."""
+    """Schema version of this control record, carried inside it; Kafka writes 0. (int16, versions 0+)"""
     voters: list[VotersRecord.Voter]
-    """[]Voter, versions 0+."""
+    """Every voter of the voter set this record puts in force (KIP-853). ([]Voter, versions 0+)"""
 
     class Voter(Struct):
-        """The Voter struct of VotersRecord.
+        """Every voter of the voter set this record puts in force (KIP-853).
 
         Used in versions 0; flexible versions: 0+.
         """
@@ -90,13 +90,13 @@ class VotersRecord(Struct):
         _FIELDS = ('voter_id', 'voter_directory_id', 'endpoints', 'k_raft_version_feature', )
 
         voter_id: int
-        """int32, versions 0+."""
+        """Node id of the voter. (int32, versions 0+)"""
         voter_directory_id: Uuid
-        """uuid, versions 0+."""
+        """Log directory id of the voter; id and directory id together identify it. (uuid, versions 0+)"""
         endpoints: list[VotersRecord.Endpoint]
-        """[]Endpoint, versions 0+."""
+        """The voter's controller listeners. ([]Endpoint, versions 0+)"""
         k_raft_version_feature: VotersRecord.KRaftVersionFeature
-        """KRaftVersionFeature, versions 0+."""
+        """The range of kraft.version levels the voter can run. (KRaftVersionFeature, versions 0+)"""
 
         def __init__(
             self,
@@ -114,7 +114,7 @@ class VotersRecord(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class Endpoint(Struct):
-        """The Endpoint struct of VotersRecord.
+        """The voter's controller listeners.
 
         Used in versions 0; flexible versions: 0+.
         """
@@ -126,11 +126,11 @@ class VotersRecord(Struct):
         _FIELDS = ('name', 'host', 'port', )
 
         name: str
-        """string, versions 0+."""
+        """Listener name, one of the voter's controller.listener.names. (string, versions 0+)"""
         host: str
-        """string, versions 0+."""
+        """Host name or IP address of the listener. (string, versions 0+)"""
         port: int
-        """uint16, versions 0+."""
+        """TCP port of the listener. (uint16, versions 0+)"""
 
         def __init__(
             self,
@@ -146,7 +146,7 @@ class VotersRecord(Struct):
             self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
     class KRaftVersionFeature(Struct):
-        """The KRaftVersionFeature struct of VotersRecord.
+        """The range of kraft.version levels the voter can run.
 
         Used in versions 0; flexible versions: 0+.
         """
@@ -158,9 +158,9 @@ class VotersRecord(Struct):
         _FIELDS = ('min_supported_version', 'max_supported_version', )
 
         min_supported_version: int
-        """int16, versions 0+."""
+        """Lowest kraft.version the voter can run. (int16, versions 0+)"""
         max_supported_version: int
-        """int16, versions 0+."""
+        """Highest kraft.version the voter can run. (int16, versions 0+)"""
 
         def __init__(
             self,
@@ -185,17 +185,17 @@ class VotersRecord(Struct):
         self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
 
 
-_T_e_VotersRecord_Endpoint_0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_d_VotersRecord_Endpoint_1: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
-_T_e_VotersRecord_KRaftVersionFeature_2: tuple[FieldEntry, ...] = (('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_d_VotersRecord_KRaftVersionFeature_3: tuple[FieldEntry, ...] = (('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
-_T_e_VotersRecord_Voter_4: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Endpoints', True, ()), ('KRaftVersionFeature', False, ()), ('<tagged fields>', False, ()), )
-_T_d_VotersRecord_Voter_5: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Endpoints', True, ()), ('KRaftVersionFeature', False, ()), ('<tagged fields>', False, ()), )
-_T_e_VotersRecord_6: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), )), ('Voters', True, ()), ('<tagged fields>', False, ()), )
-_T_d_VotersRecord_7: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), )), ('Voters', True, ()), ('<tagged fields>', False, ()), )
+_T_e_VotersRecord_Endpoint_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_d_VotersRecord_Endpoint_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
+_T_e_VotersRecord_KRaftVersionFeature_v0: tuple[FieldEntry, ...] = (('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_d_VotersRecord_KRaftVersionFeature_v0: tuple[FieldEntry, ...] = (('MinSupportedVersion', False, (('MinSupportedVersion', 2, 'h'), ('MaxSupportedVersion', 2, 'h'), )), ('<tagged fields>', False, ()), )
+_T_e_VotersRecord_Voter_v0: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Endpoints', True, ()), ('KRaftVersionFeature', False, ()), ('<tagged fields>', False, ()), )
+_T_d_VotersRecord_Voter_v0: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('Endpoints', True, ()), ('KRaftVersionFeature', False, ()), ('<tagged fields>', False, ()), )
+_T_e_VotersRecord_v0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), )), ('Voters', True, ()), ('<tagged fields>', False, ()), )
+_T_d_VotersRecord_v0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), )), ('Voters', True, ()), ('<tagged fields>', False, ()), )
 
 
-def _e_VotersRecord_Endpoint_0(o: VotersRecord.Endpoint, out: bytearray) -> None:
+def _e_VotersRecord_Endpoint_v0(o: VotersRecord.Endpoint, out: bytearray) -> None:
     f = 0
     i = -1
     try:
@@ -204,17 +204,17 @@ def _e_VotersRecord_Endpoint_0(o: VotersRecord.Endpoint, out: bytearray) -> None
         f = 1
         write_compact_string(out, o.host)
         f = 2
-        out += _F0.pack(o.port)
+        out += _F_H.pack(o.port)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_VotersRecord_Endpoint_0, f, i) from None
+        raise encode_failure(exc, o, _T_e_VotersRecord_Endpoint_v0, f, i) from None
 
 
-def _d_VotersRecord_Endpoint_1(buf: bytes, pos: int) -> tuple[VotersRecord.Endpoint, int]:
+def _d_VotersRecord_Endpoint_v0(buf: bytes, pos: int) -> tuple[VotersRecord.Endpoint, int]:
     o = new_struct(VotersRecord.Endpoint)
     f = 0
     i = -1
@@ -224,7 +224,7 @@ def _d_VotersRecord_Endpoint_1(buf: bytes, pos: int) -> tuple[VotersRecord.Endpo
         f = 1
         o.host, pos = read_compact_string(buf, pos)
         f = 2
-        o.port, = _F0.unpack_from(buf, pos)
+        o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
         f = 3
         if buf[pos] == 0:
@@ -233,32 +233,32 @@ def _d_VotersRecord_Endpoint_1(buf: bytes, pos: int) -> tuple[VotersRecord.Endpo
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_VotersRecord_Endpoint_1, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_VotersRecord_Endpoint_v0, f, i) from None
     return o, pos
 
 
-def _e_VotersRecord_KRaftVersionFeature_2(o: VotersRecord.KRaftVersionFeature, out: bytearray) -> None:
+def _e_VotersRecord_KRaftVersionFeature_v0(o: VotersRecord.KRaftVersionFeature, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F1.pack(o.min_supported_version, o.max_supported_version)
+        out += _F_hh.pack(o.min_supported_version, o.max_supported_version)
         f = 1
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_VotersRecord_KRaftVersionFeature_2, f, i) from None
+        raise encode_failure(exc, o, _T_e_VotersRecord_KRaftVersionFeature_v0, f, i) from None
 
 
-def _d_VotersRecord_KRaftVersionFeature_3(buf: bytes, pos: int) -> tuple[VotersRecord.KRaftVersionFeature, int]:
+def _d_VotersRecord_KRaftVersionFeature_v0(buf: bytes, pos: int) -> tuple[VotersRecord.KRaftVersionFeature, int]:
     o = new_struct(VotersRecord.KRaftVersionFeature)
     f = 0
     i = -1
     try:
         f = 0
-        o.min_supported_version, o.max_supported_version, = _F1.unpack_from(buf, pos)
+        o.min_supported_version, o.max_supported_version, = _F_hh.unpack_from(buf, pos)
         pos += 4
         f = 1
         if buf[pos] == 0:
@@ -267,40 +267,40 @@ def _d_VotersRecord_KRaftVersionFeature_3(buf: bytes, pos: int) -> tuple[VotersR
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_VotersRecord_KRaftVersionFeature_3, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_VotersRecord_KRaftVersionFeature_v0, f, i) from None
     return o, pos
 
 
-def _e_VotersRecord_Voter_4(o: VotersRecord.Voter, out: bytearray) -> None:
+def _e_VotersRecord_Voter_v0(o: VotersRecord.Voter, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F2.pack(o.voter_id, o.voter_directory_id.bytes)
+        out += _F_iu.pack(o.voter_id, o.voter_directory_id.bytes)
         f = 1
         v_endpoints = o.endpoints
         write_array_length(out, len(v_endpoints), True)
         for i, item_endpoints in enumerate(v_endpoints):
-            _e_VotersRecord_Endpoint_0(item_endpoints, out)
+            _e_VotersRecord_Endpoint_v0(item_endpoints, out)
         i = -1
         f = 2
-        _e_VotersRecord_KRaftVersionFeature_2(o.k_raft_version_feature, out)
+        _e_VotersRecord_KRaftVersionFeature_v0(o.k_raft_version_feature, out)
         f = 3
         if o.unknown_tagged_fields:
             write_tagged_fields(out, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_VotersRecord_Voter_4, f, i) from None
+        raise encode_failure(exc, o, _T_e_VotersRecord_Voter_v0, f, i) from None
 
 
-def _d_VotersRecord_Voter_5(buf: bytes, pos: int) -> tuple[VotersRecord.Voter, int]:
+def _d_VotersRecord_Voter_v0(buf: bytes, pos: int) -> tuple[VotersRecord.Voter, int]:
     o = new_struct(VotersRecord.Voter)
     f = 0
     i = -1
     try:
         f = 0
-        o.voter_id, u1, = _F2.unpack_from(buf, pos)
+        o.voter_id, u1, = _F_iu.unpack_from(buf, pos)
         o.voter_directory_id = uuid_from_wire(u1)
         pos += 20
         f = 1
@@ -317,12 +317,12 @@ def _d_VotersRecord_Voter_5(buf: bytes, pos: int) -> tuple[VotersRecord.Voter, i
         else:
             items_endpoints = []
             for i in range(n):
-                item_endpoints, pos = _d_VotersRecord_Endpoint_1(buf, pos)
+                item_endpoints, pos = _d_VotersRecord_Endpoint_v0(buf, pos)
                 items_endpoints.append(item_endpoints)
             o.endpoints = items_endpoints
             i = -1
         f = 2
-        o.k_raft_version_feature, pos = _d_VotersRecord_KRaftVersionFeature_3(buf, pos)
+        o.k_raft_version_feature, pos = _d_VotersRecord_KRaftVersionFeature_v0(buf, pos)
         f = 3
         if buf[pos] == 0:
             pos += 1
@@ -330,21 +330,21 @@ def _d_VotersRecord_Voter_5(buf: bytes, pos: int) -> tuple[VotersRecord.Voter, i
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_VotersRecord_Voter_5, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_VotersRecord_Voter_v0, f, i) from None
     return o, pos
 
 
-def _e_VotersRecord_6(o: VotersRecord, out: bytearray) -> None:
+def _e_VotersRecord_v0(o: VotersRecord, out: bytearray) -> None:
     f = 0
     i = -1
     try:
         f = 0
-        out += _F3.pack(o.version)
+        out += _F_h.pack(o.version)
         f = 1
         v_voters = o.voters
         write_array_length(out, len(v_voters), True)
         for i, item_voters in enumerate(v_voters):
-            _e_VotersRecord_Voter_4(item_voters, out)
+            _e_VotersRecord_Voter_v0(item_voters, out)
         i = -1
         f = 2
         if o.unknown_tagged_fields:
@@ -352,16 +352,16 @@ def _e_VotersRecord_6(o: VotersRecord, out: bytearray) -> None:
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
-        raise encode_failure(exc, o, _T_e_VotersRecord_6, f, i) from None
+        raise encode_failure(exc, o, _T_e_VotersRecord_v0, f, i) from None
 
 
-def _d_VotersRecord_7(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
+def _d_VotersRecord_v0(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
     o = new_struct(VotersRecord)
     f = 0
     i = -1
     try:
         f = 0
-        o.version, = _F3.unpack_from(buf, pos)
+        o.version, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
         i = -1
@@ -377,7 +377,7 @@ def _d_VotersRecord_7(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
         else:
             items_voters = []
             for i in range(n):
-                item_voters, pos = _d_VotersRecord_Voter_5(buf, pos)
+                item_voters, pos = _d_VotersRecord_Voter_v0(buf, pos)
                 items_voters.append(item_voters)
             o.voters = items_voters
             i = -1
@@ -388,15 +388,15 @@ def _d_VotersRecord_7(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
         else:
             o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
-        raise decode_failure(exc, buf, pos, _T_d_VotersRecord_7, f, i) from None
+        raise decode_failure(exc, buf, pos, _T_d_VotersRecord_v0, f, i) from None
     return o, pos
 
 
-VotersRecord._ENCODERS = {0: _e_VotersRecord_6}
-VotersRecord._DECODERS = {0: _d_VotersRecord_7}
-VotersRecord.Voter._ENCODERS = {0: _e_VotersRecord_Voter_4}
-VotersRecord.Voter._DECODERS = {0: _d_VotersRecord_Voter_5}
-VotersRecord.Endpoint._ENCODERS = {0: _e_VotersRecord_Endpoint_0}
-VotersRecord.Endpoint._DECODERS = {0: _d_VotersRecord_Endpoint_1}
-VotersRecord.KRaftVersionFeature._ENCODERS = {0: _e_VotersRecord_KRaftVersionFeature_2}
-VotersRecord.KRaftVersionFeature._DECODERS = {0: _d_VotersRecord_KRaftVersionFeature_3}
+VotersRecord._ENCODERS = {0: _e_VotersRecord_v0}
+VotersRecord._DECODERS = {0: _d_VotersRecord_v0}
+VotersRecord.Voter._ENCODERS = {0: _e_VotersRecord_Voter_v0}
+VotersRecord.Voter._DECODERS = {0: _d_VotersRecord_Voter_v0}
+VotersRecord.Endpoint._ENCODERS = {0: _e_VotersRecord_Endpoint_v0}
+VotersRecord.Endpoint._DECODERS = {0: _d_VotersRecord_Endpoint_v0}
+VotersRecord.KRaftVersionFeature._ENCODERS = {0: _e_VotersRecord_KRaftVersionFeature_v0}
+VotersRecord.KRaftVersionFeature._DECODERS = {0: _d_VotersRecord_KRaftVersionFeature_v0}

@@ -19,8 +19,7 @@ from kafka_admin_kraft import Admin, AsyncAdmin, Endpoint, FeatureUpdate, Upgrad
 from kafka_admin_kraft.client.config import load_properties
 from kafka_admin_kraft.errors import ConfigError
 from kafka_admin_kraft.protocol.primitives import Uuid
-
-from .fake import AsyncFakeNetwork, FakeNetwork
+from unit.client.fake import AsyncFakeNetwork, FakeNetwork
 
 DIRECTORY = "wZoXPqWoSu6F6c8MkmdyAg"
 ENDPOINTS = {"CONTROLLER": ("127.0.0.1", 9093)}

@@ -19,8 +19,7 @@ from kafka_admin_kraft.health import (
     voter_change,
 )
 from kafka_admin_kraft.models import ZERO_UUID_TEXT, QuorumInfo, ReplicaState, SupportedVersionRange
-
-from .fake import AsyncFakeNetwork, FakeNetwork, FakeNode
+from unit.client.fake import AsyncFakeNetwork, FakeNetwork, FakeNode
 
 CONNECT = "--bootstrap-controller c1:9093"
 NOW = 1_700_000_000_000
@@ -372,7 +371,7 @@ def test_a_pending_change_is_watched_until_the_threshold_and_a_previous_result_c
 
 def test_a_pending_change_that_commits_while_the_check_waits_is_no_finding() -> None:
     net = fake(describe_quorum_max=3)
-    from .fake import describe_quorum as answer
+    from unit.client.fake import describe_quorum as answer
 
     def committing(node: FakeNode, version: int, body: Any) -> Any:
         response = answer(node, version, body)

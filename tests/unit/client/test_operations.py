@@ -24,9 +24,8 @@ from kafka_admin_kraft.errors import (
 from kafka_admin_kraft.models import ZERO_UUID_TEXT
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import Uuid
-
-from .fake import DROP, HANG, HOST, AsyncFakeNetwork, FakeNetwork, FakeNode
-from .fake import api_versions as fake_api_versions
+from unit.client.fake import DROP, HANG, HOST, AsyncFakeNetwork, FakeNetwork, FakeNode
+from unit.client.fake import api_versions as fake_api_versions
 
 FAST = {
     "retry_backoff_ms": 100,

@@ -22,9 +22,8 @@ from kafka_admin_kraft.health import HealthThresholds
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.voters import DesiredVoter, Progress, ReconcileResult, StepOutcome, VoterKey
-
-from .fake import AsyncFakeNetwork, FakeNetwork, FakeNode, leader_of
-from .fake import describe_cluster as listed_controllers
+from unit.client.fake import AsyncFakeNetwork, FakeNetwork, FakeNode, leader_of
+from unit.client.fake import describe_cluster as listed_controllers
 
 LISTENER = "CTRL_PLANE"
 """The voters' listener name: an endpoint the executor finds itself must carry it."""

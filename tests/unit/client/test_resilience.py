@@ -22,8 +22,7 @@ from kafka_admin_kraft.errors import (
 )
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import Uuid
-
-from .fake import DROP, AsyncFakeNetwork, FakeConnection, FakeNetwork, FakeNode
+from unit.client.fake import DROP, AsyncFakeNetwork, FakeConnection, FakeNetwork, FakeNode
 
 FAST = {"retry_backoff_ms": 100, "request_timeout_ms": 5000, "default_api_timeout_ms": 20000}
 ENDPOINTS = [{"listener": "CONTROLLER", "host": "ctl4", "port": 9094}]

@@ -14,8 +14,7 @@ from kafka_admin_kraft import Admin
 from kafka_admin_kraft.client.sasl import PlainMechanism, SaslFailure, ScramMechanism
 from kafka_admin_kraft.errors import AuthenticationError
 from kafka_admin_kraft.protocol import messages
-
-from .fake import FakeNetwork, FakeNode
+from unit.client.fake import FakeNetwork, FakeNode
 
 
 def test_rfc5802_scram_sha1_vector() -> None:

@@ -16,8 +16,7 @@ import pytest
 from kafka_admin_kraft import Admin, AsyncAdmin
 from kafka_admin_kraft.errors import AuthenticationError, ConfigError
 from kafka_admin_kraft.protocol import framing
-
-from .fake import FakeNetwork
+from unit.client.fake import FakeNetwork
 
 x509 = pytest.importorskip("cryptography.x509")
 from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402

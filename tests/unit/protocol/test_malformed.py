@@ -14,8 +14,7 @@ from kafka_admin_kraft.errors import DecodeError, EncodeError, ProtocolError, Un
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.spec import all_messages
-
-from .strategies import MessageStrategies
+from unit.protocol.strategies import MessageStrategies
 
 R = messages.DescribeQuorumResponse
 

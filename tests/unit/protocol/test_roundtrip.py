@@ -8,8 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kafka_admin_kraft.protocol.spec import all_messages
-
-from .strategies import MessageStrategies
+from unit.protocol.strategies import MessageStrategies
 
 CASES = [(spec.name, version) for spec in all_messages() for version in spec.version_list]
 SPECS = {spec.name: MessageStrategies(spec) for spec in all_messages()}

@@ -34,8 +34,7 @@ from kafka_admin_kraft.records import (
     encode_control_record,
     encode_metadata_record,
 )
-
-from .records_testlib import hand_batch, hx
+from unit.records.records_testlib import hand_batch, hx
 
 T = 1_700_000_000_000  # 0x0000018BCFE56800
 U1 = Uuid.from_string("3Db5QLSqSZieL3rJBUUegA")  # dc36f940b4aa49989e2f7ac905451e80

@@ -35,8 +35,7 @@ from kafka_admin_kraft.records import (
     make_attributes,
     metadata_batches,
 )
-
-from .records_testlib import fix_crc, hand_batch, hx
+from unit.records.records_testlib import fix_crc, hand_batch, hx
 
 T = 1_700_000_000_000
 

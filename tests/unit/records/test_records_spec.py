@@ -8,8 +8,7 @@ from pathlib import Path
 
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.records.control import SCHEMA_CLASSES, ControlRecordType
-
-from ..protocol.test_spec_conformance import NOT_IN_REFERENCE
+from unit.protocol.test_spec_conformance import NOT_IN_REFERENCE
 
 
 def _schema(shared_dir: Path, name: str) -> dict[str, object]:

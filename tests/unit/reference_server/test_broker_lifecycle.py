@@ -7,6 +7,7 @@ import asyncio
 
 from kafka_admin_kraft.features import SUPPORTED_FEATURES
 from kafka_admin_kraft.protocol import framing, messages
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft_server.broker import ControllerChannels
 from kafka_admin_kraft_server.handlers import broker_lifecycle as lifecycle
@@ -44,15 +45,15 @@ def registered_record(fenced: bool = True) -> messages.RegisterBrokerRecord:
 
 
 def test_registration_refusals_in_kafka_order() -> None:
-    assert register(registration_request(), active=False).response.error_code == lifecycle.NOT_CONTROLLER
+    assert register(registration_request(), active=False).response.error_code == ErrorCode.NOT_CONTROLLER
     assert register(registration_request(cluster_id="other")).response.error_code == \
-        lifecycle.INCONSISTENT_CLUSTER_ID
+        ErrorCode.INCONSISTENT_CLUSTER_ID
     other = registration_request(incarnation=Uuid(bytes(15) + b"\x02"))
     existing = {100: registered_record()}
     assert register(other, registered=existing, live=frozenset({100})).response.error_code == \
-        lifecycle.DUPLICATE_BROKER_REGISTRATION
+        ErrorCode.DUPLICATE_BROKER_REGISTRATION
     assert register(other, registered=existing).record is not None  # the old session expired
-    assert register(registration_request(mv=(7, 28))).response.error_code == lifecycle.UNSUPPORTED_VERSION
+    assert register(registration_request(mv=(7, 28))).response.error_code == ErrorCode.UNSUPPORTED_VERSION
     for refused in (register(registration_request(), active=False),
                     register(registration_request(mv=(7, 28)))):
         assert refused.record is None and refused.response.broker_epoch == -1
@@ -79,9 +80,9 @@ def beat(registration: messages.RegisterBrokerRecord | None, *, epoch: int = 42,
 
 def test_heartbeats_unfence_a_caught_up_broker_and_fence_on_request() -> None:
     fenced, unfenced = registered_record(), registered_record(fenced=False)
-    assert beat(fenced, active=False).response.error_code == lifecycle.NOT_CONTROLLER
-    assert beat(None).response.error_code == lifecycle.BROKER_ID_NOT_REGISTERED
-    assert beat(fenced, epoch=7).response.error_code == lifecycle.STALE_BROKER_EPOCH
+    assert beat(fenced, active=False).response.error_code == ErrorCode.NOT_CONTROLLER
+    assert beat(None).response.error_code == ErrorCode.BROKER_ID_NOT_REGISTERED
+    assert beat(fenced, epoch=7).response.error_code == ErrorCode.STALE_BROKER_EPOCH
     lagging = beat(fenced, offset=41)
     assert lagging.record is None
     assert (lagging.response.is_fenced, lagging.response.is_caught_up) == (True, False)

@@ -11,6 +11,7 @@ from simulation.memory import MemoryLog as SnapshotLog
 
 from kafka_admin_kraft.features import SUPPORTED_FEATURES
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.records import (
     ApiMessageAndVersion,
@@ -19,16 +20,20 @@ from kafka_admin_kraft.records import (
     metadata_batches,
 )
 from kafka_admin_kraft.storage import BootstrapMetadata
-from kafka_admin_kraft_server.handlers import api_versions, controller_registration, describe_cluster
-from kafka_admin_kraft_server.handlers.metadata import BROKER_APIS
+from kafka_admin_kraft_server.handlers import (
+    BROKER_APIS,
+    CONTROLLER_APIS,
+    api_versions,
+    controller_registration,
+    describe_cluster,
+)
 from kafka_admin_kraft_server.raft.api import Endpoint, NodeIdentity, RaftConfig
 from kafka_admin_kraft_server.raft.image import SnapshotImage
 from kafka_admin_kraft_server.registration import log as registration_log
 from kafka_admin_kraft_server.runtime import ControllerRuntime, ListenerSpec, RuntimeOptions
-
-from .fakes import FakeCore, MemoryLog
-from .test_handlers import view
-from .test_runtime import raw_request, running, wait_for
+from unit.reference_server.fakes import FakeCore, MemoryLog
+from unit.reference_server.test_handlers import view
+from unit.reference_server.test_runtime import raw_request, running, wait_for
 
 REQ = messages.ControllerRegistrationRequest
 RECORD = messages.RegisterControllerRecord
@@ -106,8 +111,8 @@ def test_malformed_registrations_get_invalid_request(request_: messages.Controll
 
 
 def test_controllers_advertise_controller_registration_and_brokers_do_not() -> None:
-    assert controller_registration.API_KEY in api_versions.CONTROLLER_APIS
-    assert controller_registration.API_KEY not in BROKER_APIS
+    assert ApiKey.CONTROLLER_REGISTRATION in CONTROLLER_APIS
+    assert ApiKey.CONTROLLER_REGISTRATION not in BROKER_APIS
     response, _ = api_versions.handle(messages.ApiVersionsRequest(), 0, view())
     assert [(k.min_version, k.max_version) for k in response.api_keys if k.api_key == 70] == [(0, 0)]
 

@@ -10,12 +10,11 @@ import logging
 import pytest
 
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.message import Struct
-from kafka_admin_kraft_server.handlers import broker_lifecycle as lifecycle
 from kafka_admin_kraft_server.peers import PeerClient
 from kafka_admin_kraft_server.raft.api import Address, OutboundRequest
-
-from .test_broker_lifecycle import register, registration_request
+from unit.reference_server.test_broker_lifecycle import register, registration_request
 
 BAD_HOSTS = ["12..0.0.1", "a" * 300, "n4\x00evil"]
 
@@ -47,4 +46,4 @@ def test_a_broker_registration_with_a_malformed_listener_host_is_an_invalid_requ
     request = registration_request()
     request.listeners[0].host = host
     decision = register(request)
-    assert decision.response.error_code == lifecycle.INVALID_REQUEST and decision.record is None
+    assert decision.response.error_code == ErrorCode.INVALID_REQUEST and decision.record is None

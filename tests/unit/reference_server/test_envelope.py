@@ -5,13 +5,11 @@ from __future__ import annotations
 import pytest
 
 from kafka_admin_kraft.protocol import framing, messages
+from kafka_admin_kraft.protocol.api_keys import ApiKey
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft_server.handlers import envelope
-from kafka_admin_kraft_server.handlers.metadata import (
-    BrokerNode,
-    BrokerView,
-    handle_describe_cluster,
-    handle_metadata,
-)
+from kafka_admin_kraft_server.handlers.describe_cluster import handle_broker as handle_describe_cluster
+from kafka_admin_kraft_server.handlers.metadata import BrokerNode, BrokerView, handle_metadata
 
 
 def _request_frame(body: messages.DescribeQuorumRequest, version: int, correlation_id: int) -> bytes:
@@ -52,14 +50,14 @@ def test_wrap_and_unwrap_a_response_round_trip() -> None:
     wrapped = envelope.wrap_response(inner, 0, 77)
     assert framing.peek_correlation_id(wrapped.response_data) == 77
     on_the_wire = framing.encode_response(wrapped, 0, 5)
-    correlation_id, decoded = framing.decode_response(on_the_wire[4:], envelope.API_KEY, 0)
+    correlation_id, decoded = framing.decode_response(on_the_wire[4:], ApiKey.ENVELOPE, 0)
     assert correlation_id == 5 and isinstance(decoded, messages.EnvelopeResponse)
     assert envelope.unwrap_response(decoded, 80, 0) == inner
 
 
 def test_an_envelope_error_has_no_inner_response() -> None:
-    answer = envelope.error_response(envelope.INVALID_REQUEST)
-    back = framing.decode_response(framing.encode_response(answer, 0, 1)[4:], envelope.API_KEY, 0)[1]
+    answer = envelope.error_response(ErrorCode.INVALID_REQUEST)
+    back = framing.decode_response(framing.encode_response(answer, 0, 1)[4:], ApiKey.ENVELOPE, 0)[1]
     with pytest.raises(ValueError, match="error 42"):
         envelope.unwrap_response(back, 55, 2)
 

@@ -6,8 +6,7 @@ import pytest
 
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft_server.handlers import ServerView, api_versions, describe_cluster
-
-from .fakes import voter_set
+from unit.reference_server.fakes import voter_set
 
 
 def view(**overrides: object) -> ServerView:

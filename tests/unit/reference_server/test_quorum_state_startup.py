@@ -10,8 +10,7 @@ import pytest
 
 from kafka_admin_kraft.config.server import ServerConfig, parse_config
 from kafka_admin_kraft_server.startup import DirectoryLock, StartupError, start_storage
-
-from .server_testlib import DIR_IDS, format_directory
+from unit.reference_server.server_testlib import DIR_IDS, format_directory
 
 PARTITION = "__cluster_metadata-0"
 CORRUPT = {

@@ -18,8 +18,7 @@ from kafka_admin_kraft.records import ApiMessageAndVersion
 from kafka_admin_kraft.storage import BootstrapMetadata
 from kafka_admin_kraft_server.raft.api import Address, OutboundRequest, RaftConfig
 from kafka_admin_kraft_server.runtime import ControllerRuntime, ListenerSpec, RuntimeOptions, WallClock
-
-from .fakes import FakeCore, MemoryLog, identity
+from unit.reference_server.fakes import FakeCore, MemoryLog, identity
 
 
 class Running:

@@ -33,8 +33,7 @@ from kafka_admin_kraft_server.startup import (
     read_bootstrap_metadata,
     start_storage,
 )
-
-from .server_testlib import CLUSTER_ID, DIR_IDS, T0, format_directory, noop_batch
+from unit.reference_server.server_testlib import CLUSTER_ID, DIR_IDS, T0, format_directory, noop_batch
 
 PARTITION = "__cluster_metadata-0"
 

@@ -42,8 +42,7 @@ from kafka_admin_kraft_server.storage import (
     StorageError,
     scan_batch_headers,
 )
-
-from .server_testlib import (
+from unit.reference_server.server_testlib import (
     DIR_IDS,
     leader_change_batch,
     noop_batch,

@@ -36,8 +36,7 @@ from kafka_admin_kraft.storage import (
     write_bootstrap_snapshot,
 )
 from kafka_admin_kraft_server.storage import FileReplicatedLog
-
-from .server_testlib import DIR_IDS, leader_change_batch, snapshot_bytes, value_batch
+from unit.reference_server.server_testlib import DIR_IDS, leader_change_batch, snapshot_bytes, value_batch
 
 PARTITION = "__cluster_metadata-0"
 SEGMENT_BYTES = 700

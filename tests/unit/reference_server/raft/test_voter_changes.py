@@ -13,8 +13,7 @@ from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
 from kafka_admin_kraft_server.raft.api import Address, Endpoint, RaftConfig, ReplicaKey, VoterInfo, VoterSet
 from kafka_admin_kraft_server.raft.core import KRaftUpgradeError, NotLeaderError
 from kafka_admin_kraft_server.raft.leader import LeaderState
-
-from .raft_testlib import (
+from unit.reference_server.raft.raft_testlib import (
     CLUSTER,
     LISTENER,
     Network,

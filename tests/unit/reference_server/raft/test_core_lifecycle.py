@@ -8,8 +8,7 @@ from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.records import RecordBatch
 from kafka_admin_kraft.storage import QuorumState
 from kafka_admin_kraft_server.raft.api import RaftConfig
-
-from .raft_testlib import Network, Replica, make_replica, voter_set
+from unit.reference_server.raft.raft_testlib import Network, Replica, make_replica, voter_set
 
 VOTERS = voter_set([1, 2, 3])
 

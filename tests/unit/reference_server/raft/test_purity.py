@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-RAFT = Path(__file__).resolve().parents[3] / "reference_server" / "raft"
+RAFT = Path(__file__).resolve().parents[4] / "reference_server" / "raft"
 FORBIDDEN_MODULES = {
     "asyncio",
     "socket",

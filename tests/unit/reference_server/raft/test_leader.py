@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from kafka_admin_kraft_server.raft.api import ReplicaKey
 from kafka_admin_kraft_server.raft.leader import LeaderState, ReplicaProgress, majority_end_offset
-
-from .raft_testlib import uuid, voter_set
+from unit.reference_server.raft.raft_testlib import uuid, voter_set
 
 
 def leader(voters: list[int], epoch_start: int = 5, local: int = 1) -> LeaderState:

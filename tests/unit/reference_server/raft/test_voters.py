@@ -15,8 +15,7 @@ from kafka_admin_kraft_server.raft.voters import (
     voters_record,
     with_local_endpoints,
 )
-
-from .raft_testlib import endpoint, uuid, voter_set
+from unit.reference_server.raft.raft_testlib import endpoint, uuid, voter_set
 
 
 def test_log_history_values_by_offset() -> None:

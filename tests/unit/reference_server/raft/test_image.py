@@ -19,8 +19,7 @@ from kafka_admin_kraft.records import (
 )
 from kafka_admin_kraft_server.raft.api import RaftConfig
 from kafka_admin_kraft_server.raft.image import SnapshotImage
-
-from .raft_testlib import make_replica, voter_set
+from unit.reference_server.raft.raft_testlib import make_replica, voter_set
 
 
 def record(message: Struct) -> ApiMessageAndVersion:

@@ -10,8 +10,15 @@ from kafka_admin_kraft.protocol.primitives import ZERO_UUID
 from kafka_admin_kraft_server.raft import describe
 from kafka_admin_kraft_server.raft.api import Address, ReplicaKey
 from kafka_admin_kraft_server.raft.leader import LeaderState
-
-from .raft_testlib import Network, describe_request, make_replica, request, single_reply, uuid, voter_set
+from unit.reference_server.raft.raft_testlib import (
+    Network,
+    describe_request,
+    make_replica,
+    request,
+    single_reply,
+    uuid,
+    voter_set,
+)
 
 DQ = messages.DescribeQuorumResponse
 VOTERS = voter_set([1, 2, 3])

@@ -1,9 +1,10 @@
-"""Helpers for the consensus core's unit tests: replicas over in-memory logs, hand-built requests, and a
-lossless network that delivers everything at once."""
+"""Helpers for the consensus core's unit and trace tests: replicas over in-memory logs, hand-built
+requests, and a network that delivers everything at once and tells an observer what crossed it."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from simulation.memory import MemoryLog, MemoryStore
@@ -94,14 +95,19 @@ def make_replica(
     config: RaftConfig | None = None,
     seed: int = 0,
     bootstrap_servers: tuple = (),
+    directory: Uuid | None = None,
+    listeners: tuple[Endpoint, ...] | None = None,
 ) -> Replica:  # type: ignore[type-arg]
+    """A replica over a bootstrapped log (or ``log``), with ``uuid(node_id)`` as its directory id and
+    ``endpoint(node_id)`` as its listener unless told otherwise."""
     if log is None:
         log = MemoryLog()
         if kraft_version >= 1:
             bootstrap_snapshot(log, voters)
     store = store if store is not None else MemoryStore()
-    directory = uuid(node_id)
-    identity = NodeIdentity(node_id, directory, CLUSTER, (endpoint(node_id),))
+    directory = uuid(node_id) if directory is None else directory
+    listeners = (endpoint(node_id),) if listeners is None else listeners
+    identity = NodeIdentity(node_id, directory, CLUSTER, listeners)
     bootstrap = Bootstrap(voters if kraft_version == 0 else None, bootstrap_servers)
     core = RaftCore(identity, config or RaftConfig(), bootstrap, log, store, random.Random(seed), now)
     return Replica(node_id, core, log, store)
@@ -199,11 +205,38 @@ def single_reply(replica: Replica, now: int) -> Struct:
     return result.replies[0].body
 
 
-class Network:
-    """Delivers every request and response at once (no loss) through the wire codec, on a clock that
-    only moves when asked."""
+@dataclass(frozen=True)
+class Message:
+    """A request or response as it crossed the network, decoded at its wire version; ``None`` as
+    source or target is the test itself acting as a client."""
 
-    VERSIONS = {1: 17, 18: 4, 52: 2, 53: 1, 54: 1, 55: 2, 59: 1, 80: 1, 81: 0, 82: 0}
+    source: int | None
+    target: int | None
+    body: Struct
+    exchange: int
+    """The network's id of the request and its response (a test's own request id for its requests)."""
+    fate: str
+    """``delivered``, ``lost`` (a cut link: the sender's request times out) or ``refused`` (the
+    target is down, or restarted since it sent the request: the send fails at once)."""
+
+
+class Network:
+    """Delivers every request and response at once through the wire codec, on a clock that only moves
+    when asked; nothing is lost but what goes to a dropped node or across a cut link."""
+
+    VERSIONS = {
+        messages.FetchRequest.API_KEY: 17,
+        messages.ApiVersionsRequest.API_KEY: 4,
+        messages.VoteRequest.API_KEY: 2,
+        messages.BeginQuorumEpochRequest.API_KEY: 1,
+        messages.EndQuorumEpochRequest.API_KEY: 1,
+        messages.DescribeQuorumRequest.API_KEY: 2,
+        messages.FetchSnapshotRequest.API_KEY: 1,
+        messages.AddRaftVoterRequest.API_KEY: 1,
+        messages.RemoveRaftVoterRequest.API_KEY: 0,
+        messages.UpdateRaftVoterRequest.API_KEY: 0,
+    }
+    """The version each API crosses the wire at."""
 
     def __init__(self, replicas: list[Replica]) -> None:
         self.replicas = {replica.node_id: replica for replica in replicas}
@@ -216,6 +249,24 @@ class Network:
         """Replies to requests a test handed to a core itself (request ids below 1000)."""
         self.kraft_ranges: dict[int, tuple[int, int]] = {}
         """The kraft.version range a node's ApiVersions answer advertises (default 0-1)."""
+        self.cut: set[tuple[int, int]] = set()
+        """(source, target) links whose messages vanish while both nodes keep running (a partition)."""
+        self.on_message: Callable[[Message], None] | None = None
+        """Told of every message between replicas and every reply to a request a test handed in."""
+
+    def _tell(self, source: int | None, target: int | None, body: Struct, exchange: int,
+              fate: str = "delivered") -> None:
+        if self.on_message is not None:
+            self.on_message(Message(source, target, body, exchange, fate))
+
+    def client_request(self, node_id: int, body: Struct, version: int, request_id: int) -> None:
+        """Hand ``body`` to a node as a client sends it (through the wire codec, ``request_id`` below
+        1000) and deliver everything that follows; the reply lands in ``client_replies``."""
+        body = type(body).decode(body.encode(version), version)
+        self._tell(None, node_id, body, request_id)
+        self.replicas[node_id].core.handle_request(
+            InboundRequest(request_id, type(body).API_KEY, version, body, LISTENER), self.now)
+        self.pump()
 
     def _target(self, host: str, port: int, node_id: int | None) -> Replica | None:
         if node_id is not None:
@@ -241,35 +292,53 @@ class Network:
                 route = self.routes.pop(reply.request_id, None)
                 if route is None:
                     self.client_replies[reply.request_id] = reply.body
+                    self._tell(node_id, None, reply.body, reply.request_id)
                     continue
                 source, source_request_id, version = route
                 body = type(reply.body).decode(reply.body.encode(version), version)
-                if source.node_id not in self.dropped:
+                if (node_id, source.node_id) in self.cut:
+                    self._tell(node_id, source.node_id, body, reply.request_id, "lost")
+                # A restarted replica is a new object: answers to the old one's requests go nowhere.
+                elif source.node_id not in self.dropped and self.replicas.get(source.node_id) is source:
+                    self._tell(node_id, source.node_id, body, reply.request_id)
                     source.core.handle_response(source_request_id, body, self.now)
                     dirty.add(source.node_id)
+                else:
+                    self._tell(node_id, source.node_id, body, reply.request_id, "refused")
             for send in result.sends:
+                exchange = self.next_id
+                self.next_id += 1
                 destination = send.destination
                 target = self._target(destination.host, destination.port, destination.node_id)
                 if target is None or target.node_id in self.dropped:
+                    down = target.node_id if target is not None else destination.node_id
+                    self._tell(node_id, down, send.body, exchange, "refused")
                     replica.core.handle_response(send.request_id, None, self.now)
                     dirty.add(node_id)
                     continue
                 version = self.VERSIONS[send.api_key]
                 body = type(send.body).decode(send.body.encode(version), version)
-                if send.api_key == 18:  # answered by the server around the core, as the runtime does
+                if (node_id, target.node_id) in self.cut:
+                    self._tell(node_id, target.node_id, body, exchange, "lost")
+                    continue
+                self._tell(node_id, target.node_id, body, exchange)
+                if send.api_key == messages.ApiVersionsRequest.API_KEY:  # the server around the core answers
                     low, high = self.kraft_ranges.get(target.node_id, (0, 1))
                     answer = messages.ApiVersionsResponse(error_code=0, supported_features=[
                         messages.ApiVersionsResponse.SupportedFeatureKey(
                             name="kraft.version", min_version=low, max_version=high)])
                     answer = type(answer).decode(answer.encode(version), version)
+                    if (target.node_id, node_id) in self.cut:
+                        self._tell(target.node_id, node_id, answer, exchange, "lost")
+                        continue
+                    self._tell(target.node_id, node_id, answer, exchange)
                     replica.core.handle_response(send.request_id, answer, self.now)
                     dirty.add(node_id)
                     continue
-                self.routes[self.next_id] = (replica, send.request_id, version)
+                self.routes[exchange] = (replica, send.request_id, version)
                 target.core.handle_request(
-                    InboundRequest(self.next_id, send.api_key, version, body, LISTENER), self.now
+                    InboundRequest(exchange, send.api_key, version, body, LISTENER), self.now
                 )
-                self.next_id += 1
                 dirty.add(target.node_id)
 
     def run(self, until: int, step_ms: int = 5) -> None:

@@ -6,8 +6,7 @@ from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID
 from kafka_admin_kraft.records import decode_control_batch
 from kafka_admin_kraft_server.raft.api import RaftConfig
-
-from .raft_testlib import (
+from unit.reference_server.raft.raft_testlib import (
     Network,
     Replica,
     make_replica,

@@ -18,8 +18,7 @@ from kafka_admin_kraft.records import (
 from kafka_admin_kraft.storage import QuorumState
 from kafka_admin_kraft_server.raft.api import Address, RaftConfig
 from kafka_admin_kraft_server.raft.core import NotLeaderError, RaftInvariantError
-
-from .raft_testlib import (
+from unit.reference_server.raft.raft_testlib import (
     LISTENER,
     Network,
     Replica,
