@@ -107,6 +107,7 @@ def main(
     """Audit the __cluster_metadata logs, snapshots and bootstrap files under PATHS."""
     from kafka_admin_kraft.pipeline.audit import local_path, run_audit
     from kafka_admin_kraft.pipeline.report import write_report
+    from kafka_admin_kraft.pipeline.schema import DIVERGENCE, ERRORS
     from kafka_admin_kraft.pipeline.session import SparkSetupError, spark_session
     from kafka_admin_kraft.pipeline.storage import StorageError, is_uri
 
@@ -148,7 +149,7 @@ def main(
     finally:
         spark.stop()
     report = write_report(result, report_target, report_format)
-    tables = ", ".join(sorted([*result.tables, "divergence", "errors"]))
+    tables = ", ".join(sorted([*result.tables, DIVERGENCE.name, ERRORS.name]))
     click.echo(
         f"Audited {result.batch_count} batches in {time.monotonic() - started:.1f}s: "
         f"{result.divergence_count} diverging batches, {result.error_count} errors."

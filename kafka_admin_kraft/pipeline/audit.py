@@ -1,32 +1,42 @@
-"""The audit jobs: from the ``kraft-metadata`` rows to Parquet tables and the report's data.
+"""The audit: from the ``kraft-metadata`` rows to Parquet tables and the report's data.
 
 One pass over the data source, which hands over only what the audit needs (``rows=batches`` and a
 few columns): one row per batch (offsets, epoch, CRC, replica), the records of the audited types
 (LeaderChangeMessage, VotersRecord, KRaftVersionRecord, FeatureLevelRecord), the only values it
-decodes, and the error rows. The batch rows stay
-distributed: holders of every distinct batch, majority checks against the voter sets, commit
-status of every batch and divergence are Spark joins and aggregations. Only per-cluster summaries,
-the audited records and the errors reach the driver. The commit rule is in
-:mod:`~kafka_admin_kraft.pipeline.rules`.
+decodes, and the error rows. The batch rows stay distributed: holders of every distinct batch,
+majority checks against the voter sets, commit status of every batch and divergence are Spark
+aggregations. Only per-directory and per-cluster summaries, the audited records, their batches'
+statuses and the errors reach the driver. The commit rule is in
+:mod:`~kafka_admin_kraft.pipeline.rules`; :func:`_audit` runs the steps in order:
 
-Tables written under the output directory (Parquet, one directory each):
+1. :func:`_scan_log_dirs`: each log directory's segment range and error count, then the audited
+   records and the errors in one collect;
+2. :func:`_choose_references`: each cluster's reference log (rules step 1);
+3. :func:`_judge_snapshots`: what the driver can tell of each snapshot, and which ones the
+   reference must confirm;
+4. :func:`_distinct_batches`: every distinct batch with its holders, whether the reference holds
+   it and whether a majority of the voters in effect does (rules step 2);
+5. :func:`_committed_ends`: each cluster's committed end offset (rules step 3);
+6. :func:`_batch_statuses`: the status of every distinct batch (rules step 4);
+   :func:`_tally_replicas` counts them per replica and brings back those of the batches holding
+   audited records, in one aggregation;
+7. :func:`_write_tables`: the tables, one function each (:data:`DRIVER_TABLES`,
+   :func:`divergence_table`, :func:`errors_table`), written under the output directory as
+   Parquet, one directory each.
 
-* ``voter_sets``: every VotersRecord version of each cluster with its status;
-* ``leader_epochs``: each epoch's leader, start, end and duration;
-* ``feature_changes``: feature levels from ``bootstrap.checkpoint`` and every level change appended;
-* ``divergence``: batches of a replica that differ from the reference below the committed offset;
-* ``duplicate_voter_ids`` and ``voters_without_directory_id``: voter-set anomalies;
-* ``replicas``: every log directory, its range, election state and agreement with the reference;
-* ``errors``: corrupt batches, torn tails, undecodable records and missing or damaged node files
-  (``meta.properties``, ``quorum-state``);
-* ``records`` (only when asked): every row of the data source.
+The tables and their columns are declared in :data:`~kafka_admin_kraft.pipeline.schema.OUTPUT_TABLES`.
+Each Spark job has a fixed cost (a tenth of a second to a second), so the per-cluster facts the
+driver decides reach Spark as one small broadcast table per step, joined into a cached result that
+the later queries read, and the small results come back in as few collects as the steps allow.
 """
 
 from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -47,48 +57,45 @@ from kafka_admin_kraft.pipeline.rules import (
 from kafka_admin_kraft.pipeline.schema import (
     AUDITED_TYPES,
     BOOTSTRAP,
+    CLUSTERS,
+    DIVERGENCE,
+    DUPLICATE_VOTER_IDS,
+    ERRORS,
+    FEATURE_CHANGES,
     FEATURE_LEVEL,
     KRAFT_VERSION,
     LEADER_CHANGE,
+    LEADER_EPOCHS,
+    REPLICAS,
     SEGMENT,
     SNAPSHOT,
     TYPED_COLUMNS,
     UNDECODABLE,
+    VOTER_SETS,
     VOTERS,
+    VOTERS_WITHOUT_DIRECTORY_ID,
+    Column,
+    Table,
+    ddl,
 )
 from kafka_admin_kraft.pipeline.storage import storage_options
 
 if TYPE_CHECKING:
+    from pyspark.sql import Column as SparkColumn
     from pyspark.sql import DataFrame, SparkSession
 
 Row = dict[str, Any]
+BatchKey = tuple[str, int, int, int]
+"""(cluster, base offset, leader epoch, CRC): a batch, the same in every replica holding it."""
+SnapshotKey = tuple[str, str, int]
+"""(cluster, log directory, end offset) of a snapshot."""
 ERRORS_COLLECTED: Final = 10_000
-
-TABLE_SCHEMAS: Final[dict[str, str]] = {
-    "voter_sets": "cluster_id string, offset bigint, leader_epoch int, timestamp bigint, "
-    "voter_ids array<int>, "
-    "voter_directory_ids array<string>, added_ids array<int>, removed_ids array<int>, "
-    "status string, source string, held_by array<int>, files array<string>",
-    "leader_epochs": "cluster_id string, leader_epoch int, leader_id int, offset bigint, "
-    "start_timestamp bigint, "
-    "end_timestamp bigint, duration_ms bigint, voter_ids array<int>, "
-    "granting_voter_ids array<int>, status string, held_by array<int>, source string",
-    "feature_changes": "cluster_id string, feature string, level int, previous_level int, offset bigint, "
-    "leader_epoch int, timestamp bigint, status string, source string, "
-    "held_by array<int>",
-    "duplicate_voter_ids": "cluster_id string, file string, offset bigint, leader_epoch int, voter_id int, "
-    "occurrences int, directory_ids array<string>, status string",
-    "voters_without_directory_id": "cluster_id string, file string, offset bigint, leader_epoch int, "
-    "voter_id int, status string",
-    "replicas": "cluster_id string, node_id int, directory_id string, log_dir string, log_start bigint, "
-    "log_end bigint, last_epoch int, batches bigint, quorum_leader_id int, "
-    "quorum_leader_epoch int, is_reference boolean, committed_batches bigint, "
-    "uncommitted_batches bigint, truncated_batches bigint, diverging_batches bigint, "
-    "first_divergent_offset bigint, agrees boolean, torn_tail boolean, errors bigint",
-    "clusters": "cluster_id string, reference_log_dir string, reference_node_id int, highest_epoch int, "
-    "leader_id int, reference_is_leader boolean, committed_end bigint, majority_end bigint, "
-    "snapshot_end bigint",
-}
+DIVERGENCE_COLLECTED: Final = 1000
+"""Rows of the errors and of the divergence that reach the driver (for the report); the tables hold all."""
+WRITERS: Final = 4
+"""Tables written at the same time."""
+REFERENCE_HELD: Final = (COMMITTED, UNCOMMITTED)
+"""The statuses of the batches the reference log holds."""
 
 
 @dataclass
@@ -132,6 +139,24 @@ AUDIT_COLUMNS: Final = (
 )
 """What the audit reads of every row: values are decoded only for the typed columns of its record types."""
 
+EVENT_COLUMNS: Final = (
+    "cluster",
+    "node_id",
+    "log_dir",
+    "file",
+    "file_kind",
+    "snapshot_end_offset",
+    "snapshot_epoch",
+    "batch_base_offset",
+    "batch_crc",
+    "offset",
+    "leader_epoch",
+    "timestamp",
+    "record_type",
+    *TYPED_COLUMNS,
+)
+"""What the driver keeps of each audited record (an event): ``cluster`` is ``cluster_id`` or ''."""
+
 
 def load_records(
     spark: SparkSession,
@@ -166,10 +191,8 @@ def run_audit(
 ) -> AuditResult:
     """Run every audit job over ``paths``; write the tables under ``output``. ``storage``: the storage
     options of URI paths (see :data:`~kafka_admin_kraft.pipeline.storage.OPTION_NAMES`)."""
-    from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    result = AuditResult(paths=list(paths), output=output)
     dirs = [info for info, _ in discover(paths, storage_options(storage or {}))]
     if write_records:
         load_records(spark, paths, split_bytes=split_bytes, storage=storage).write.mode("overwrite").parquet(
@@ -183,22 +206,42 @@ def run_audit(
         batches_with=AUDITED_TYPES,
         storage=storage,
     )
-    audited = F.col("record_type").isin(*AUDITED_TYPES)
-    slim = (
-        records.where(
-            (F.col("record_index") == 0)
-            | audited
-            | F.col("error_kind").isNotNull()
-            | F.col("record_index").isNull()
-        )
-        .withColumn("cluster", F.coalesce(F.col("cluster_id"), F.lit("")))
-        .persist(StorageLevel.MEMORY_AND_DISK)
-    )
-    try:
-        _audit(spark, slim, dirs, output, result)
-    finally:
-        slim.unpersist()
+    slim = records.where(
+        (F.col("record_index") == 0)
+        | F.col("record_type").isin(*AUDITED_TYPES)
+        | F.col("error_kind").isNotNull()
+        | F.col("record_index").isNull()
+    ).withColumn("cluster", F.coalesce(F.col("cluster_id"), F.lit("")))
+    with _cached(slim) as rows:
+        result = _audit(spark, rows, dirs, output)
+    result.paths = list(paths)
     return result
+
+
+def _audit(spark: SparkSession, slim: DataFrame, dirs: list[LogDirInfo], output: str) -> AuditResult:
+    """The steps of the audit, in order (numbered in the module docstring)."""
+    scan = _scan_log_dirs(slim)
+    references = _choose_references(dirs, scan)
+    snapshots = _judge_snapshots(scan.events, references)
+    facts = _cluster_facts(spark, scan.events, references, snapshots)
+    with _cached(_distinct_batches(slim, facts)) as batches:
+        ends = _committed_ends(batches, references, snapshots)
+        with _cached(_batch_statuses(spark, batches, ends)) as statuses:
+            replica_counts, record_statuses = _tally_replicas(statuses, snapshots)
+            found = Findings(dirs, scan, references, ends, record_statuses, replica_counts)
+            return _write_tables(spark, slim, statuses, found, output)
+
+
+@contextmanager
+def _cached(frame: DataFrame) -> Iterator[DataFrame]:
+    """``frame`` kept (in memory, spilling to disk) while the block's queries read it more than once."""
+    from pyspark import StorageLevel
+
+    frame.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        yield frame
+    finally:
+        frame.unpersist()
 
 
 def _join(base: str, name: str) -> str:
@@ -209,127 +252,263 @@ def _rows(frame: DataFrame) -> list[Row]:
     return [row.asDict(recursive=True) for row in frame.collect()]
 
 
-def _audit(
-    spark: SparkSession, slim: DataFrame, dirs: list[LogDirInfo], output: str, result: AuditResult
-) -> None:
+# ---- step 1: what reaches the driver of the rows
+
+
+@dataclass(frozen=True)
+class LogDirScan:
+    """What reaches the driver of the rows themselves."""
+
+    summaries: list[Row]
+    """Per log directory holding segment batches: cluster, log_dir, node_id, start, end, batches,
+    last_epoch, max_ts (its latest batch timestamp) and error_rows."""
+    events: list[Row]
+    """The audited records (:data:`EVENT_COLUMNS`), in the data source's order."""
+    errors: list[Row]
+    """The first :data:`ERRORS_COLLECTED` error rows (the columns of the errors table)."""
+    error_count: int
+
+
+def _is_segment_batch() -> SparkColumn:
+    """The row standing for a segment batch: its first record, or its undecodable record."""
     from pyspark.sql import functions as F
 
     col = F.col
-    events = _rows(
-        slim.where(col("record_type").isin(*AUDITED_TYPES) & col("error_kind").isNull()).select(
-            "cluster",
-            "node_id",
-            "log_dir",
-            "file",
-            "file_kind",
-            "snapshot_end_offset",
-            "snapshot_epoch",
-            "batch_base_offset",
-            "batch_crc",
-            "offset",
-            "leader_epoch",
-            "timestamp",
-            "record_type",
-            *TYPED_COLUMNS,
-        )
-    )
-    errors_frame = slim.where(col("error_kind").isNotNull()).select(
-        "cluster_id",
-        "node_id",
-        "log_dir",
-        "file",
-        "file_kind",
-        "batch_position",
-        "batch_base_offset",
-        "offset",
-        "leader_epoch",
-        "error_kind",
-        "error",
-    )
-    result.errors = _rows(errors_frame.limit(ERRORS_COLLECTED))
-    result.error_count = len(result.errors) if len(result.errors) < ERRORS_COLLECTED else errors_frame.count()
-    batches = slim.where(
+    return (
         (col("file_kind") == SEGMENT)
         & col("batch_last_offset").isNotNull()
         & ((col("record_index") == 0) | col("record_index").isNull())
         & (col("error_kind").isNull() | (col("error_kind") == UNDECODABLE))
-    ).select(
-        "cluster",
-        "node_id",
-        "log_dir",
-        col("batch_base_offset").alias("base"),
-        col("batch_last_offset").alias("last"),
-        col("leader_epoch").alias("epoch"),
-        col("batch_crc").alias("crc"),
-        "timestamp",
-        "file",
     )
-    summary = _rows(
-        batches.groupBy("cluster", "log_dir", "node_id").agg(
-            F.min("base").alias("start"),
-            (F.max("last") + 1).alias("end"),
-            F.count(F.lit(1)).alias("batches"),
-            F.max_by("epoch", "base").alias("last_epoch"),
-            F.max("timestamp").alias("max_ts"),
+
+
+def _is_event() -> SparkColumn:
+    from pyspark.sql import functions as F
+
+    return F.col("record_type").isin(*AUDITED_TYPES) & F.col("error_kind").isNull()
+
+
+def _scan_log_dirs(slim: DataFrame) -> LogDirScan:
+    """Step 1. The per-directory aggregation counts the errors too: when they are fewer than
+    :data:`ERRORS_COLLECTED` (nearly always) they come back with the audited records in one collect."""
+    from pyspark.sql import functions as F
+
+    col = F.col
+    batch = _is_segment_batch()
+
+    def of_batches(column: SparkColumn) -> SparkColumn:
+        return F.when(batch, column)
+
+    per_dir = _rows(
+        slim.groupBy("cluster", "log_dir", "node_id").agg(
+            F.min(of_batches(col("batch_base_offset"))).alias("start"),
+            (F.max(of_batches(col("batch_last_offset"))) + 1).alias("end"),
+            F.count(of_batches(F.lit(1))).alias("batches"),
+            F.max_by(of_batches(col("leader_epoch")), of_batches(col("batch_base_offset"))).alias(
+                "last_epoch"
+            ),
+            F.max(of_batches(col("timestamp"))).alias("max_ts"),
+            F.count("error_kind").alias("error_rows"),
         )
     )
-    result.batch_count = sum(int(row["batches"]) for row in summary)
+    error_count = sum(int(row["error_rows"]) for row in per_dir)
+    is_error = col("error_kind").isNotNull()
+    if error_count < ERRORS_COLLECTED:
+        wanted = dict.fromkeys([*EVENT_COLUMNS, *ERRORS.column_names])
+        rows = _rows(slim.where(_is_event() | is_error).select(*wanted))
+        events = [_pick(row, EVENT_COLUMNS) for row in rows if row["error_kind"] is None]
+        errors = [_pick(row, ERRORS.column_names) for row in rows if row["error_kind"] is not None]
+    else:
+        events = _rows(slim.where(_is_event()).select(*EVENT_COLUMNS))
+        errors = _rows(slim.where(is_error).select(*ERRORS.column_names).limit(ERRORS_COLLECTED))
+    return LogDirScan([row for row in per_dir if row["batches"]], events, errors, error_count)
 
-    # ---- step 1: the reference of each cluster (driver, small)
-    clusters = sorted({_cluster_key(d.cluster_id) for d in dirs} | {row["cluster"] for row in summary})
+
+def _pick(row: Row, names: Sequence[str]) -> Row:
+    return {name: row[name] for name in names}
+
+
+# ---- step 2: the reference log of each cluster
+
+
+def _choose_references(dirs: list[LogDirInfo], scan: LogDirScan) -> dict[str, Reference]:
+    """Step 2: by cluster (sorted), from the segment ranges and every epoch evidenced by a
+    LeaderChangeMessage of a segment or by quorum-state."""
+    clusters = sorted({_cluster_key(d.cluster_id) for d in dirs} | {row["cluster"] for row in scan.summaries})
     replicas_by_cluster: dict[str, list[ReplicaLog]] = defaultdict(list)
-    for row in summary:
+    for row in scan.summaries:
         replicas_by_cluster[row["cluster"]].append(
             ReplicaLog(
                 row["cluster"], row["log_dir"], row["node_id"], row["start"], row["end"], row["last_epoch"]
             )
         )
     epoch_evidence: dict[str, list[tuple[int, int | None]]] = defaultdict(list)
-    for event in events:
+    for event in scan.events:
         if event["record_type"] == LEADER_CHANGE and event["file_kind"] == SEGMENT:
             epoch_evidence[event["cluster"]].append((event["leader_epoch"], event["leader_id"]))
     for info in dirs:
         if info.quorum_leader_epoch is not None and info.quorum_leader_epoch >= 0:
             leader = info.quorum_leader_id if (info.quorum_leader_id or -1) >= 0 else None
             epoch_evidence[_cluster_key(info.cluster_id)].append((info.quorum_leader_epoch, leader))
-    references = {c: choose_reference(c, replicas_by_cluster[c], epoch_evidence[c]) for c in clusters}
+    return {c: choose_reference(c, replicas_by_cluster[c], epoch_evidence[c]) for c in clusters}
 
-    # ---- step 2: voter sets of the reference
-    interval_rows: list[tuple[str, int, int, list[int]]] = []
-    for cluster, ref in references.items():
-        points = _voter_points(events, ref)
-        for interval in voter_intervals(points):
-            interval_rows.append((cluster, interval.start, interval.end, list(interval.voter_ids)))
-    intervals_df = spark.createDataFrame(
-        interval_rows or [("", -1, -1, [])],
-        "cluster string, v_start bigint, v_end bigint, voter_ids array<int>",
-    )
-    ref_df = spark.createDataFrame(
-        [(c, r.log_dir or "", r.start, r.end, r.is_leader_log) for c, r in references.items()]
-        or [("", "", 0, 0, False)],
-        "cluster string, ref_log_dir string, ref_start bigint, ref_end bigint, ref_is_leader boolean",
-    )
 
-    # ---- step 3: holders of every distinct batch, majority, committed end (one shuffle: the
-    # distinct batches, each with the replicas holding it and whether the reference is one of them)
-    ref_dirs = F.broadcast(ref_df.select("cluster", "ref_log_dir"))
-    holders = batches.join(ref_dirs, "cluster", "left").withColumn(
-        "is_ref", F.coalesce(col("log_dir") == col("ref_log_dir"), F.lit(False))
-    )
-    keyed = holders.groupBy("cluster", "base", "last", "epoch", "crc").agg(
-        F.array_sort(F.collect_set("node_id")).alias("holders"),
-        F.max("is_ref").alias("in_ref"),
-        F.collect_list(F.struct("log_dir", "node_id", "file")).alias("copies"),
-    )
-    keyed = (
-        keyed.join(
-            F.broadcast(intervals_df),
-            (keyed["cluster"] == intervals_df["cluster"])
-            & (keyed["base"] >= intervals_df["v_start"])
-            & (keyed["base"] < intervals_df["v_end"]),
-            "left",
+# ---- step 3: the snapshots
+
+
+@dataclass
+class SnapshotVerdicts:
+    """Rules step 3 for snapshots: committed when one agrees with the reference (or is the
+    reference's own), truncated when the reference holds something else at its last offset,
+    unverified when the reference cannot tell."""
+
+    statuses: dict[SnapshotKey, str] = field(default_factory=dict)
+    agreeing_end: dict[str, int] = field(default_factory=dict)
+    """By cluster: the largest end offset of an agreeing snapshot."""
+    unconfirmed: dict[tuple[str, int, int], list[str]] = field(default_factory=lambda: defaultdict(list))
+    """(cluster, end offset, epoch) -> log directories of the snapshots that are truncated unless the
+    reference's batch holding their last offset has their epoch."""
+
+    def to_confirm(self, cluster: str) -> list[tuple[int, int]]:
+        """(end offset, epoch) of the snapshots of ``cluster`` the reference must confirm."""
+        return [(end, epoch) for c, end, epoch in self.unconfirmed if c == cluster]
+
+    def confirm(self, cluster: str, end: int, epoch: int) -> None:
+        """The reference holds the last offset of the snapshots ending at ``end`` in ``epoch``."""
+        self.agreeing_end[cluster] = max(self.agreeing_end.get(cluster, 0), end)
+        for log_dir in self.unconfirmed[(cluster, end, epoch)]:
+            self.statuses[(cluster, log_dir, end)] = COMMITTED
+
+
+def _judge_snapshots(events: list[Row], references: dict[str, Reference]) -> SnapshotVerdicts:
+    """Step 3, as far as the driver can go: the reference's own snapshots (and empty ones) are
+    committed, those without a reference or ending before the reference log starts unverified; the
+    others truncated until :func:`_committed_ends` finds the reference agreeing."""
+    verdicts = SnapshotVerdicts()
+    snapshots = {
+        (e["cluster"], e["log_dir"], e["snapshot_end_offset"], e["snapshot_epoch"])
+        for e in events
+        if e["file_kind"] == SNAPSHOT
+    }
+    for cluster, log_dir, end, epoch in snapshots:
+        ref = references.get(cluster)
+        key = (cluster, log_dir, end)
+        if ref is None or not end:
+            verdicts.statuses[key] = COMMITTED if end == 0 else UNVERIFIED
+        elif log_dir == ref.log_dir:
+            verdicts.statuses[key] = COMMITTED
+            verdicts.agreeing_end[cluster] = max(verdicts.agreeing_end.get(cluster, 0), end)
+        elif end - 1 < ref.start:
+            verdicts.statuses[key] = UNVERIFIED
+        else:
+            verdicts.statuses[key] = TRUNCATED
+            verdicts.unconfirmed[(cluster, end, epoch)].append(log_dir)
+    return verdicts
+
+
+# ---- step 4: the distinct batches
+
+CLUSTER_FACTS: Final = (
+    Column("cluster", "string", "cluster.id or ''"),
+    Column("ref_log_dir", "string", "the reference log directory"),
+    Column("ref_start", "bigint", "first offset of the reference log's segments"),
+    Column("ref_end", "bigint", "end offset of the reference log's segments"),
+    Column("ref_is_leader", "boolean", "the reference is the highest epoch leader's log"),
+    Column(
+        "voter_sets",
+        "array<struct<start_offset: bigint, end_offset: bigint, voter_ids: array<int>>>",
+        "the voter set in effect for offsets [start_offset, end_offset) (rules step 2)",
+    ),
+    Column(
+        "snapshot_probes",
+        "array<struct<end_offset: bigint, epoch: int>>",
+        "snapshots the reference must confirm (SnapshotVerdicts.to_confirm)",
+    ),
+)
+"""What the driver decided of each cluster that the distinct batches are checked against."""
+
+
+def _in_reference_log(copy: SparkColumn) -> SparkColumn:
+    """A copy (an element of ``copies``) is in its cluster's reference log directory."""
+    from pyspark.sql import functions as F
+
+    return copy["log_dir"] == F.col("ref_log_dir")
+
+
+def _cluster_facts(
+    spark: SparkSession, events: list[Row], references: dict[str, Reference], snapshots: SnapshotVerdicts
+) -> DataFrame:
+    """One row of :data:`CLUSTER_FACTS` per cluster."""
+    rows = [
+        (
+            cluster,
+            ref.log_dir,
+            ref.start,
+            ref.end,
+            ref.is_leader_log,
+            [(i.start, i.end, list(i.voter_ids)) for i in voter_intervals(_voter_points(events, ref))],
+            snapshots.to_confirm(cluster),
         )
-        .drop(intervals_df["cluster"])
+        for cluster, ref in references.items()
+    ]
+    return spark.createDataFrame(rows, ddl(CLUSTER_FACTS))
+
+
+def _distinct_batches(slim: DataFrame, facts: DataFrame) -> DataFrame:
+    """Step 4: every distinct segment batch (cluster, base, last, epoch, crc), one shuffle of the
+    batch rows: ``holders`` (node ids holding it), ``copies`` (log directory, node id and file of
+    each copy), ``audited`` (it holds an audited record, whose status a table shows), ``in_ref``
+    (the reference holds it), ``voter_ids`` (the voter set in effect at its base offset),
+    ``majority`` (a majority of those voters holds it) and ``confirms`` (the snapshots to confirm
+    whose last offset it holds in their epoch); with its cluster's reference log and range."""
+    from pyspark.sql import functions as F
+
+    col = F.col
+    rows = slim.where(
+        (col("file_kind") == SEGMENT)
+        & col("batch_last_offset").isNotNull()
+        & (col("error_kind").isNull() | (col("error_kind") == UNDECODABLE))
+    ).select(
+        "cluster",
+        col("batch_base_offset").alias("base"),
+        col("batch_last_offset").alias("last"),
+        col("leader_epoch").alias("epoch"),
+        col("batch_crc").alias("crc"),
+        "node_id",
+        "log_dir",
+        "file",
+        _is_segment_batch().alias("is_batch"),
+        _is_event().alias("is_event"),
+    )
+    copy = col("is_batch")
+    grouped = (
+        rows.where(copy | col("is_event"))
+        .groupBy("cluster", "base", "last", "epoch", "crc")
+        .agg(
+            F.array_sort(F.collect_set(F.when(copy, col("node_id")))).alias("holders"),
+            F.collect_list(F.when(copy, F.struct("log_dir", "node_id", "file"))).alias("copies"),
+            F.max("is_event").alias("audited"),
+        )
+        .where(F.size("copies") > 0)
+    )
+    in_effect = F.filter(
+        "voter_sets", lambda v: (col("base") >= v["start_offset"]) & (col("base") < v["end_offset"])
+    )
+    confirms = F.filter(
+        "snapshot_probes",
+        lambda p: (
+            (col("base") <= p["end_offset"] - 1)
+            & (col("last") >= p["end_offset"] - 1)
+            & (col("epoch") == p["epoch"])
+        ),
+    )
+    return (
+        grouped.join(F.broadcast(facts), "cluster", "left")
+        .withColumn(
+            "in_ref",
+            F.coalesce(F.exists("copies", _in_reference_log), F.lit(False)),
+        )
+        .withColumn("voter_ids", F.get(in_effect, 0)["voter_ids"])
         .withColumn(
             "majority",
             F.coalesce(
@@ -337,270 +516,265 @@ def _audit(
                 F.lit(False),
             ),
         )
-        .persist()
+        .withColumn("confirms", confirms)
+        .drop("voter_sets", "snapshot_probes")
     )
-    try:
-        majority_end = {
-            row["cluster"]: int(row["end"])
-            for row in keyed.where(col("in_ref") & col("majority"))
-            .groupBy("cluster")
-            .agg((F.max("last") + 1).alias("end"))
-            .collect()
-        }
-        snapshot_end, snapshot_status = _agreeing_snapshots(events, references, keyed)
-        committed_end = {c: max(majority_end.get(c, 0), snapshot_end.get(c, 0)) for c in clusters}
-        cluster_df = spark.createDataFrame(
-            [(c, committed_end[c], r.start, r.end, r.is_leader_log) for c, r in references.items()]
-            or [("", 0, 0, 0, False)],
-            "cluster string, committed_end bigint, ref_start bigint, ref_end bigint, ref_is_leader boolean",
-        )
-        # ---- step 4: status of every batch
-        status = (
-            F.when(col("in_ref") & (col("base") < col("committed_end")), COMMITTED)
-            .when(col("in_ref"), UNCOMMITTED)
-            .when((col("base") < col("ref_start")) & col("majority"), COMMITTED)
-            .when(col("base") < col("ref_start"), UNVERIFIED)
-            .when((col("base") >= col("ref_end")) & ~col("ref_is_leader"), UNCOMMITTED)
-            .otherwise(TRUNCATED)
-        )
-        key_status = (
-            keyed.join(F.broadcast(cluster_df), "cluster")
-            .withColumn("status", status)
-            .withColumn("diverges", (col("status") == TRUNCATED) & (col("base") < col("committed_end")))
-        )
-        per_copy = key_status.select(
-            "cluster", "base", "last", "epoch", "crc", "status", "diverges", "committed_end",
-            F.explode("copies").alias("copy"),
-        ).select("*", "copy.log_dir", "copy.node_id", "copy.file")
-        replica_counts = _rows(
-            per_copy.groupBy("cluster", "log_dir").agg(
-                F.sum(F.when(col("status") == COMMITTED, 1).otherwise(0)).alias("committed"),
-                F.sum(F.when(col("status") == UNCOMMITTED, 1).otherwise(0)).alias("uncommitted"),
-                F.sum(F.when(col("status") == TRUNCATED, 1).otherwise(0)).alias("truncated"),
-                F.sum(F.when(col("diverges"), 1).otherwise(0)).alias("diverging"),
-                F.min(F.when(col("diverges"), col("base"))).alias("first_divergent"),
-            )
-        )
-        # The reference's own batch at each diverging offset, for the divergence table.
-        ref_batches = holders.where(col("is_ref")).select(
-            "cluster", "base", col("epoch").alias("reference_epoch"), col("crc").alias("reference_crc")
-        )
-        divergence = (
-            per_copy.where(col("diverges"))
-            .join(ref_batches, ["cluster", "base"], "left")
-            .select(
-                col("cluster").alias("cluster_id"),
-                "node_id",
-                "log_dir",
-                "file",
-                col("base").alias("base_offset"),
-                col("last").alias("last_offset"),
-                col("epoch").alias("leader_epoch"),
-                "crc",
-                "reference_epoch",
-                "reference_crc",
-                "committed_end",
-            )
-        )
-        divergence.write.mode("overwrite").parquet(_join(output, "divergence"))
-        result.divergence = _rows(divergence.orderBy("cluster_id", "base_offset", "log_dir").limit(1000))
-        result.divergence_count = sum(int(row["diverging"] or 0) for row in replica_counts)
-        event_keys = {
-            (e["cluster"], e["batch_base_offset"], e["leader_epoch"], e["batch_crc"])
-            for e in events
-            if e["file_kind"] == SEGMENT
-        }
-        status_of: dict[tuple[str, int, int, int], Row] = {}
-        if event_keys:
-            wanted = spark.createDataFrame(
-                list(event_keys), "cluster string, base bigint, epoch int, crc bigint"
-            )
-            statuses = key_status.select("cluster", "base", "epoch", "crc", "holders", "status")
-            for row in _rows(statuses.join(F.broadcast(wanted), ["cluster", "base", "epoch", "crc"])):
-                status_of[(row["cluster"], row["base"], row["epoch"], row["crc"])] = row
-    finally:
-        keyed.unpersist()
-
-    tables = _driver_tables(events, references, status_of, snapshot_status, summary)
-    tables["replicas"] = _replicas_table(dirs, summary, replica_counts, references, result.errors)
-    tables["clusters"] = [
-        {
-            "cluster_id": c,
-            "reference_log_dir": r.log_dir,
-            "reference_node_id": r.node_id,
-            "highest_epoch": r.highest_epoch,
-            "leader_id": r.leader_id,
-            "reference_is_leader": r.is_leader_log,
-            "committed_end": committed_end[c],
-            "majority_end": majority_end.get(c),
-            "snapshot_end": snapshot_end.get(c),
-        }
-        for c, r in sorted(references.items())
-    ]
-    result.tables = tables
-    errors_frame.write.mode("overwrite").parquet(_join(output, "errors"))
-    for name, rows in tables.items():
-        frame = spark.createDataFrame(
-            [tuple(row[f] for f in _fields(name)) for row in rows], TABLE_SCHEMAS[name]
-        )
-        frame.coalesce(1).write.mode("overwrite").parquet(_join(output, name))
 
 
-def _fields(name: str) -> list[str]:
-    return [part.strip().split(" ")[0] for part in _split_ddl(TABLE_SCHEMAS[name])]
+# ---- step 5: the committed end of each cluster
 
 
-def _split_ddl(ddl: str) -> list[str]:
-    parts: list[str] = []
-    depth = 0
-    current = ""
-    for char in ddl:
-        if char == "<":
-            depth += 1
-        elif char == ">":
-            depth -= 1
-        if char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    parts.append(current)
-    return parts
+@dataclass(frozen=True)
+class CommittedEnds:
+    """Rules step 3's answer for every cluster."""
+
+    committed_end: dict[str, int]
+    """By cluster (every one): the larger of the two below, 0 without either."""
+    majority_end: dict[str, int]
+    """By cluster: the end of the last reference batch held by a majority of its voters."""
+    snapshot_end: dict[str, int]
+    """By cluster: the end offset of the furthest snapshot agreeing with the reference."""
 
 
-def _effective_offset(event: Row) -> int:
-    """Where a record takes effect in the log: its offset, or a snapshot's last offset."""
-    if event["file_kind"] == SNAPSHOT:
-        return int(event["snapshot_end_offset"]) - 1
-    return int(event["offset"])
-
-
-def _voter_points(events: Iterable[Row], ref: Reference) -> list[tuple[int, Sequence[int]]]:
-    mine = [
-        e
-        for e in events
-        if e["cluster"] == ref.cluster
-        and e["log_dir"] == ref.log_dir
-        and e["file_kind"] in (SEGMENT, SNAPSHOT)
-    ]
-    points = [(_effective_offset(e), e["voter_ids"]) for e in mine if e["record_type"] == VOTERS]
-    if not points:
-        points = [
-            (_effective_offset(e), e["voter_ids"])
-            for e in mine
-            if e["record_type"] == LEADER_CHANGE and e["voter_ids"]
-        ]
-    return points
-
-
-SnapshotKey = tuple[str, str, int]
-
-
-def _agreeing_snapshots(
-    events: list[Row], references: dict[str, Reference], keyed: DataFrame
-) -> tuple[dict[str, int], dict[SnapshotKey, str]]:
-    """The largest end offset of a snapshot that agrees with its cluster's reference, and the status
-    of every snapshot's records: committed when it agrees (or is the reference's own), truncated when
-    the reference holds something else at its last offset, unverified when the reference cannot tell."""
+def _committed_ends(
+    batches: DataFrame, references: dict[str, Reference], snapshots: SnapshotVerdicts
+) -> CommittedEnds:
+    """Step 5, one aggregation of the reference's batches per cluster: the majority end, and the
+    snapshots the reference confirms (its batch holding a snapshot's last offset has its epoch)."""
     from pyspark.sql import functions as F
 
-    snapshots = {
-        (e["cluster"], e["log_dir"], e["snapshot_end_offset"], e["snapshot_epoch"])
-        for e in events
-        if e["file_kind"] == SNAPSHOT
-    }
-    best: dict[str, int] = {}
-    statuses: dict[SnapshotKey, str] = {}
-    probe: list[tuple[str, int, int]] = []
-    owners: dict[tuple[str, int, int], list[str]] = defaultdict(list)
-    for cluster, log_dir, end, epoch in snapshots:
-        ref = references.get(cluster)
-        key = (cluster, log_dir, end)
-        if ref is None or not end:
-            statuses[key] = COMMITTED if end == 0 else UNVERIFIED
-            continue
-        if log_dir == ref.log_dir:
-            statuses[key] = COMMITTED
-            best[cluster] = max(best.get(cluster, 0), end)
-            continue
-        if end - 1 < ref.start:
-            statuses[key] = UNVERIFIED
-            continue
-        statuses[key] = TRUNCATED
-        probe.append((cluster, end, epoch))
-        owners[(cluster, end, epoch)].append(log_dir)
-    if probe:
-        spark = keyed.sparkSession
-        wanted = spark.createDataFrame(probe, "cluster string, s_end bigint, s_epoch int")
-        hits = (
-            keyed.where(F.col("in_ref"))
-            .join(
-                F.broadcast(wanted),
-                (keyed["cluster"] == wanted["cluster"])
-                & (keyed["base"] <= wanted["s_end"] - 1)
-                & (keyed["last"] >= wanted["s_end"] - 1)
-                & (keyed["epoch"] == wanted["s_epoch"]),
-            )
-            .select(wanted["cluster"], "s_end", "s_epoch")
-            .collect()
+    col = F.col
+    per_cluster = _rows(
+        batches.where(col("in_ref"))
+        .groupBy("cluster")
+        .agg(
+            (F.max(F.when(col("majority"), col("last"))) + 1).alias("majority_end"),
+            F.array_distinct(F.flatten(F.collect_list("confirms"))).alias("confirmed"),
         )
-        for row in hits:
-            best[row["cluster"]] = max(best.get(row["cluster"], 0), int(row["s_end"]))
-            for log_dir in owners[(row["cluster"], int(row["s_end"]), int(row["s_epoch"]))]:
-                statuses[(row["cluster"], log_dir, int(row["s_end"]))] = COMMITTED
-    return best, statuses
-
-
-def _status_for(
-    event: Row, status_of: dict[tuple[str, int, int, int], Row], snapshot_status: dict[SnapshotKey, str]
-) -> tuple[str, list[int]]:
-    if event["file_kind"] == BOOTSTRAP:
-        return BOOTSTRAP_STATUS, []
-    if event["file_kind"] == SNAPSHOT:
-        key = (event["cluster"], event["log_dir"], int(event["snapshot_end_offset"]))
-        return snapshot_status.get(key, UNVERIFIED), []
-    row = status_of.get(
-        (event["cluster"], event["batch_base_offset"], event["leader_epoch"], event["batch_crc"])
     )
-    if row is None:
-        return UNVERIFIED, []
-    return str(row["status"]), list(row["holders"] or [])
+    majority_end: dict[str, int] = {}
+    for row in per_cluster:
+        if row["majority_end"] is not None:
+            majority_end[row["cluster"]] = int(row["majority_end"])
+        for probe in row["confirmed"]:
+            snapshots.confirm(row["cluster"], int(probe["end_offset"]), int(probe["epoch"]))
+    snapshot_end = snapshots.agreeing_end
+    return CommittedEnds(
+        {c: max(majority_end.get(c, 0), snapshot_end.get(c, 0)) for c in references},
+        majority_end,
+        snapshot_end,
+    )
 
 
-def _distinct_log_events(events: Iterable[Row], record_type: str) -> dict[tuple[Any, ...], list[Row]]:
-    """Segment records of one type, grouped by (cluster, offset, epoch, batch CRC)."""
-    grouped: dict[tuple[Any, ...], list[Row]] = defaultdict(list)
-    for e in events:
-        if e["record_type"] == record_type and e["file_kind"] == SEGMENT:
-            grouped[(e["cluster"], e["offset"], e["leader_epoch"], e["batch_crc"])].append(e)
-    return grouped
+# ---- step 6: the status of every distinct batch
 
 
-def _driver_tables(
-    events: list[Row],
-    references: dict[str, Reference],
-    status_of: dict[tuple[str, int, int, int], Row],
-    snapshot_status: dict[SnapshotKey, str],
-    summary: list[Row],
-) -> dict[str, list[Row]]:
-    tables: dict[str, list[Row]] = {
-        "voter_sets": [],
-        "leader_epochs": [],
-        "feature_changes": [],
-        "duplicate_voter_ids": [],
-        "voters_without_directory_id": [],
+def _batch_statuses(spark: SparkSession, batches: DataFrame, ends: CommittedEnds) -> DataFrame:
+    """Step 6: ``status`` (rules step 4, as :func:`~kafka_admin_kraft.pipeline.rules.batch_status`)
+    and ``diverges`` (truncated below the committed end) of every distinct batch."""
+    from pyspark.sql import functions as F
+
+    col = F.col
+    committed = spark.createDataFrame(
+        list(ends.committed_end.items()), "cluster string, committed_end bigint"
+    )
+    status = (
+        F.when(col("in_ref") & (col("base") < col("committed_end")), COMMITTED)
+        .when(col("in_ref"), UNCOMMITTED)
+        .when((col("base") < col("ref_start")) & col("majority"), COMMITTED)
+        .when(col("base") < col("ref_start"), UNVERIFIED)
+        .when((col("base") >= col("ref_end")) & ~col("ref_is_leader"), UNCOMMITTED)
+        .otherwise(TRUNCATED)
+    )
+    return (
+        batches.join(F.broadcast(committed), "cluster")
+        .withColumn("status", status)
+        .withColumn("diverges", (col("status") == TRUNCATED) & (col("base") < col("committed_end")))
+    )
+
+
+def _copies(statuses: DataFrame) -> DataFrame:
+    """One row per copy of every distinct batch: its status in that replica."""
+    from pyspark.sql import functions as F
+
+    return statuses.select(
+        "cluster",
+        "base",
+        "last",
+        "epoch",
+        "crc",
+        "status",
+        "diverges",
+        "committed_end",
+        "audited",
+        "holders",
+        F.explode("copies").alias("copy"),
+    ).select("*", "copy.log_dir", "copy.node_id", "copy.file")
+
+
+@dataclass(frozen=True)
+class RecordStatuses:
+    """The status of each audited record: a segment record has its batch's, a snapshot's record its
+    snapshot's, a record of ``bootstrap.checkpoint`` is ``bootstrap``."""
+
+    batches: dict[BatchKey, tuple[str, list[int]]]
+    """(status, holders) of the batches holding audited records."""
+    snapshots: dict[SnapshotKey, str]
+
+    def of(self, event: Row) -> tuple[str, list[int]]:
+        """(status, node ids holding the record's batch identically; none for snapshots)."""
+        if event["file_kind"] == BOOTSTRAP:
+            return BOOTSTRAP_STATUS, []
+        if event["file_kind"] == SNAPSHOT:
+            key = (event["cluster"], event["log_dir"], int(event["snapshot_end_offset"]))
+            return self.snapshots.get(key, UNVERIFIED), []
+        status, holders = self.batches.get(
+            (event["cluster"], event["batch_base_offset"], event["leader_epoch"], event["batch_crc"]),
+            (UNVERIFIED, []),
+        )
+        return status, list(holders)
+
+
+def _tally_replicas(statuses: DataFrame, snapshots: SnapshotVerdicts) -> tuple[list[Row], RecordStatuses]:
+    """One aggregation per log directory: its batches by status, the diverging ones and the first
+    of those; and the statuses of the batches holding audited records, which each holder reports."""
+    from pyspark.sql import functions as F
+
+    col = F.col
+    per_replica = _rows(
+        _copies(statuses)
+        .groupBy("cluster", "log_dir")
+        .agg(
+            F.sum(F.when(col("status") == COMMITTED, 1).otherwise(0)).alias("committed"),
+            F.sum(F.when(col("status") == UNCOMMITTED, 1).otherwise(0)).alias("uncommitted"),
+            F.sum(F.when(col("status") == TRUNCATED, 1).otherwise(0)).alias("truncated"),
+            F.sum(F.when(col("diverges"), 1).otherwise(0)).alias("diverging"),
+            F.min(F.when(col("diverges"), col("base"))).alias("first_divergent"),
+            F.collect_list(
+                F.when(col("audited"), F.struct("cluster", "base", "epoch", "crc", "status", "holders"))
+            ).alias("audited_batches"),
+        )
+    )
+    by_batch: dict[BatchKey, tuple[str, list[int]]] = {}
+    for row in per_replica:
+        for batch in row.pop("audited_batches"):
+            key = (batch["cluster"], batch["base"], batch["epoch"], batch["crc"])
+            by_batch[key] = (str(batch["status"]), batch["holders"] or [])
+    return per_replica, RecordStatuses(by_batch, snapshots.statuses)
+
+
+# ---- step 7: the tables
+
+
+@dataclass(frozen=True)
+class Findings:
+    """What the steps found, from which the tables built on the driver come."""
+
+    dirs: list[LogDirInfo]
+    scan: LogDirScan
+    references: dict[str, Reference]
+    ends: CommittedEnds
+    statuses: RecordStatuses
+    replica_counts: list[Row]
+
+
+def _write_tables(
+    spark: SparkSession, slim: DataFrame, statuses: DataFrame, found: Findings, output: str
+) -> AuditResult:
+    """Step 7: every table built and written under ``output``; the small ones, the first rows of
+    the others and their counts returned for the report. The divergence is rebalanced before it is
+    written: adaptive execution then cuts it into files of its advisory size (one for a few rows)."""
+    tables = {table.name: build(found) for table, build in DRIVER_TABLES}
+    divergence_count = sum(int(row["diverging"] or 0) for row in found.replica_counts)
+    divergence = divergence_table(statuses)
+    if not divergence_count:
+        divergence = divergence.limit(0)  # written empty, with its schema, without running its join
+    frames = [
+        (divergence.hint("rebalance"), DIVERGENCE),
+        (errors_table(slim), ERRORS),
+        *((_driver_frame(spark, table, tables[table.name]), table) for table, _ in DRIVER_TABLES),
+    ]
+    _write(spark, frames, output)
+    return AuditResult(
+        tables=tables,
+        errors=found.scan.errors,
+        error_count=found.scan.error_count,
+        divergence=_rows(
+            divergence.orderBy("cluster_id", "base_offset", "log_dir").limit(DIVERGENCE_COLLECTED)
+        )
+        if divergence_count
+        else [],
+        divergence_count=divergence_count,
+        batch_count=sum(int(row["batches"]) for row in found.scan.summaries),
+        output=output,
+    )
+
+
+def _write(spark: SparkSession, frames: Sequence[tuple[DataFrame, Table]], output: str) -> None:
+    """Each table under ``output``, several at once: a small table's write is a Spark job whose
+    time goes mostly to fixed costs (planning, committing the files), which overlap. The writing
+    threads carry the caller's job group and tags."""
+    from pyspark import inheritable_thread_target
+
+    @inheritable_thread_target(spark)
+    def write(frame: DataFrame, table: Table) -> None:
+        frame.write.mode("overwrite").parquet(_join(output, table.name))
+
+    with ThreadPoolExecutor(max_workers=WRITERS) as pool:
+        for done in [pool.submit(write, frame, table) for frame, table in frames]:
+            done.result()
+
+
+def _driver_frame(spark: SparkSession, table: Table, rows: list[Row]) -> DataFrame:
+    """A table built on the driver as a DataFrame of its declared schema, in one Parquet file."""
+    return spark.createDataFrame(
+        [tuple(row[name] for name in table.column_names) for row in rows], ddl(table.columns)
+    ).coalesce(1)
+
+
+def divergence_table(statuses: DataFrame) -> DataFrame:
+    """Every copy of a batch diverging below the committed end, beside the reference's batch at the
+    same base offset (one row per copy the reference log holds there, or nulls)."""
+    from pyspark.sql import functions as F
+
+    col = F.col
+    reference_batches = (
+        statuses.where(col("in_ref"))
+        .select(
+            "cluster",
+            "base",
+            col("epoch").alias("reference_epoch"),
+            col("crc").alias("reference_crc"),
+            F.explode(F.filter("copies", _in_reference_log)).alias("reference_copy"),
+        )
+        .drop("reference_copy")
+    )
+    diverging = _copies(statuses).where(col("diverges")).join(reference_batches, ["cluster", "base"], "left")
+    source = {
+        "cluster_id": col("cluster"),
+        "base_offset": col("base"),
+        "last_offset": col("last"),
+        "leader_epoch": col("epoch"),
     }
-    in_ref = {COMMITTED, UNCOMMITTED}
-    last_ts: dict[str, int] = defaultdict(int)
-    for row in summary:
-        last_ts[row["cluster"]] = max(last_ts[row["cluster"]], int(row["max_ts"] or 0))
+    return diverging.select(*(source.get(name, col(name)).alias(name) for name in DIVERGENCE.column_names))
 
-    # voter sets: every distinct VotersRecord of the logs, plus the snapshot/bootstrap set that the
-    # log does not repeat (the initial voters, or those of a log whose head was deleted)
+
+def errors_table(slim: DataFrame) -> DataFrame:
+    """Every error row, in the data source's order."""
+    from pyspark.sql import functions as F
+
+    return slim.where(F.col("error_kind").isNotNull()).select(*ERRORS.column_names)
+
+
+def voter_sets_table(found: Findings) -> list[Row]:
+    """Every distinct VotersRecord of the logs, plus the snapshot or bootstrap set that the logs do
+    not repeat (the initial voters, or those of a log whose head was deleted); each with the voters
+    added and removed since the set before it that the reference holds."""
+    events, statuses = found.scan.events, found.statuses
     voter_rows: list[Row] = []
     for (cluster, offset, epoch, _crc), group in _distinct_log_events(events, VOTERS).items():
         first = group[0]
-        status, holders = _status_for(first, status_of, snapshot_status)
+        status, holders = statuses.of(first)
         voter_rows.append(
             {
                 "cluster_id": cluster,
@@ -634,7 +808,7 @@ def _driver_tables(
                 "timestamp": None,
                 "voter_ids": first["voter_ids"],
                 "voter_directory_ids": first["voter_directory_ids"],
-                "status": _status_for(first, status_of, snapshot_status)[0],
+                "status": statuses.of(first)[0],
                 "source": "snapshot",
                 "held_by": sorted({e["node_id"] for e in group if e["node_id"] is not None}),
                 "files": sorted({e["file"] for e in group}),
@@ -647,15 +821,23 @@ def _driver_tables(
         ids = set(row["voter_ids"] or [])
         row["added_ids"] = sorted(ids - before) if row["cluster_id"] in current else sorted(ids)
         row["removed_ids"] = sorted(before - ids)
-        if row["status"] in in_ref:
+        if row["status"] in REFERENCE_HELD:
             current[row["cluster_id"]] = ids
-    tables["voter_sets"] = voter_rows
+    return voter_rows
 
-    # leader epochs
+
+def leader_epochs_table(found: Findings) -> list[Row]:
+    """Each epoch's LeaderChangeMessage, plus the highest epoch from quorum-state when no log holds
+    its record; an epoch lasts until the next one the reference holds starts (the last one until
+    the cluster's latest batch)."""
+    events, statuses = found.scan.events, found.statuses
+    last_ts: dict[str, int] = defaultdict(int)
+    for summary in found.scan.summaries:
+        last_ts[summary["cluster"]] = max(last_ts[summary["cluster"]], int(summary["max_ts"] or 0))
     epoch_rows: list[Row] = []
     for (cluster, offset, epoch, _crc), group in _distinct_log_events(events, LEADER_CHANGE).items():
         first = group[0]
-        status, holders = _status_for(first, status_of, snapshot_status)
+        status, holders = statuses.of(first)
         epoch_rows.append(
             {
                 "cluster_id": cluster,
@@ -670,7 +852,7 @@ def _driver_tables(
                 "source": "log",
             }
         )
-    for cluster, ref in references.items():
+    for cluster, ref in found.references.items():
         seen = {r["leader_epoch"] for r in epoch_rows if r["cluster_id"] == cluster}
         if ref.highest_epoch >= 0 and ref.highest_epoch not in seen and ref.leader_id is not None:
             epoch_rows.append(
@@ -698,7 +880,7 @@ def _driver_tables(
     for row in epoch_rows:
         by_cluster[row["cluster_id"]].append(row)
     for cluster, rows in by_cluster.items():
-        kept = [r for r in rows if r["status"] in in_ref and r["start_timestamp"] is not None]
+        kept = [r for r in rows if r["status"] in REFERENCE_HELD and r["start_timestamp"] is not None]
         for row in rows:
             later = [r["start_timestamp"] for r in kept if r["leader_epoch"] > row["leader_epoch"]]
             if row["start_timestamp"] is None:
@@ -707,9 +889,13 @@ def _driver_tables(
             end = min(later) if later else (last_ts.get(cluster) or None)
             row["end_timestamp"] = end
             row["duration_ms"] = None if end is None else max(0, end - row["start_timestamp"])
-    tables["leader_epochs"] = epoch_rows
+    return epoch_rows
 
-    # feature levels: bootstrap, then every change appended to the logs
+
+def feature_changes_table(found: Findings) -> list[Row]:
+    """The feature levels of ``bootstrap.checkpoint``, then every change appended to the logs: a
+    record that repeats the level in force is left out unless the reference lost it."""
+    events, statuses = found.scan.events, found.statuses
     feature_rows: list[Row] = []
     bootstrap_seen: set[tuple[str, str, int]] = set()
     for e in events:
@@ -742,7 +928,7 @@ def _driver_tables(
     for record_type in (FEATURE_LEVEL, KRAFT_VERSION):
         for (cluster, offset, epoch, _crc), group in _distinct_log_events(events, record_type).items():
             first = group[0]
-            status, holders = _status_for(first, status_of, snapshot_status)
+            status, holders = statuses.of(first)
             log_features.append(
                 {
                     "cluster_id": cluster,
@@ -765,36 +951,26 @@ def _driver_tables(
         feature_key = (row["cluster_id"], row["feature"])
         previous = level_now.get(feature_key)
         row["previous_level"] = previous
-        if row["status"] in in_ref or row["status"] == UNVERIFIED:
+        if row["status"] in (*REFERENCE_HELD, UNVERIFIED):
             if previous == row["level"]:
                 continue
             level_now[feature_key] = row["level"]
         feature_rows.append(row)
-    tables["feature_changes"] = feature_rows
+    return feature_rows
 
-    # voter-set anomalies, in every VotersRecord version (logs, snapshots, bootstrap snapshots)
-    seen_records: set[tuple[Any, ...]] = set()
-    for e in events:
-        if e["record_type"] != VOTERS:
-            continue
-        record_key: tuple[Any, ...] = (
-            (e["cluster"], "log", e["offset"], e["leader_epoch"], e["batch_crc"])
-            if e["file_kind"] == SEGMENT
-            else (e["cluster"], e["file"], e["offset"])
-        )
-        if record_key in seen_records:
-            continue
-        seen_records.add(record_key)
-        status = _status_for(e, status_of, snapshot_status)[0]
+
+def duplicate_voter_ids_table(found: Findings) -> list[Row]:
+    """Voter ids a VotersRecord lists more than once."""
+    rows: list[Row] = []
+    for e, status in _voters_record_versions(found):
         listed: list[int] = list(e["voter_ids"] or [])
         dir_ids = list(e["voter_directory_ids"] or [None] * len(listed))
-        offset = _effective_offset(e)
         for voter_id in sorted({v for v in listed if listed.count(v) > 1}):
-            tables["duplicate_voter_ids"].append(
+            rows.append(
                 {
                     "cluster_id": e["cluster"],
                     "file": e["file"],
-                    "offset": offset,
+                    "offset": _effective_offset(e),
                     "leader_epoch": e["leader_epoch"],
                     "voter_id": voter_id,
                     "occurrences": listed.count(voter_id),
@@ -802,37 +978,58 @@ def _driver_tables(
                     "status": status,
                 }
             )
+    return rows
+
+
+def voters_without_directory_id_table(found: Findings) -> list[Row]:
+    """Voters of a VotersRecord with no directory id, or the zero one."""
+    rows: list[Row] = []
+    for e, status in _voters_record_versions(found):
+        listed: list[int] = list(e["voter_ids"] or [])
+        dir_ids = list(e["voter_directory_ids"] or [None] * len(listed))
         for voter_id, dir_id in zip(listed, dir_ids, strict=False):
             if dir_id is None or dir_id == ZERO_UUID_TEXT:
-                tables["voters_without_directory_id"].append(
+                rows.append(
                     {
                         "cluster_id": e["cluster"],
                         "file": e["file"],
-                        "offset": offset,
+                        "offset": _effective_offset(e),
                         "leader_epoch": e["leader_epoch"],
                         "voter_id": voter_id,
                         "status": status,
                     }
                 )
-    return tables
+    return rows
 
 
-def _replicas_table(
-    dirs: list[LogDirInfo],
-    summary: list[Row],
-    counts: list[Row],
-    references: dict[str, Reference],
-    errors: list[Row],
-) -> list[Row]:
-    by_dir = {row["log_dir"]: row for row in summary}
-    count_by_dir = {row["log_dir"]: row for row in counts}
+def _voters_record_versions(found: Findings) -> Iterator[tuple[Row, str]]:
+    """Every VotersRecord version once (a log's record once however many replicas hold it; each
+    snapshot's and bootstrap snapshot's own), with its status."""
+    seen: set[tuple[Any, ...]] = set()
+    for e in found.scan.events:
+        if e["record_type"] != VOTERS:
+            continue
+        key: tuple[Any, ...] = (
+            (e["cluster"], "log", e["offset"], e["leader_epoch"], e["batch_crc"])
+            if e["file_kind"] == SEGMENT
+            else (e["cluster"], e["file"], e["offset"])
+        )
+        if key not in seen:
+            seen.add(key)
+            yield e, found.statuses.of(e)[0]
+
+
+def replicas_table(found: Findings) -> list[Row]:
+    """Every log directory given, by cluster and node id."""
+    by_dir = {row["log_dir"]: row for row in found.scan.summaries}
+    count_by_dir = {row["log_dir"]: row for row in found.replica_counts}
     rows: list[Row] = []
-    for info in dirs:
+    for info in found.dirs:
         cluster = _cluster_key(info.cluster_id)
         s = by_dir.get(info.path, {})
         c = count_by_dir.get(info.path, {})
-        mine = [e for e in errors if e["log_dir"] == info.path]
-        ref = references.get(cluster)
+        mine = [e for e in found.scan.errors if e["log_dir"] == info.path]
+        ref = found.references.get(cluster)
         diverging = int(c.get("diverging") or 0)
         rows.append(
             {
@@ -859,6 +1056,76 @@ def _replicas_table(
         )
     rows.sort(key=lambda r: (r["cluster_id"], r["node_id"] if r["node_id"] is not None else -1, r["log_dir"]))
     return rows
+
+
+def clusters_table(found: Findings) -> list[Row]:
+    """Each cluster's reference log and committed end, by cluster."""
+    ends = found.ends
+    return [
+        {
+            "cluster_id": c,
+            "reference_log_dir": r.log_dir,
+            "reference_node_id": r.node_id,
+            "highest_epoch": r.highest_epoch,
+            "leader_id": r.leader_id,
+            "reference_is_leader": r.is_leader_log,
+            "committed_end": ends.committed_end[c],
+            "majority_end": ends.majority_end.get(c),
+            "snapshot_end": ends.snapshot_end.get(c),
+        }
+        for c, r in sorted(found.references.items())
+    ]
+
+
+DRIVER_TABLES: Final[tuple[tuple[Table, Callable[[Findings], list[Row]]], ...]] = (
+    (VOTER_SETS, voter_sets_table),
+    (LEADER_EPOCHS, leader_epochs_table),
+    (FEATURE_CHANGES, feature_changes_table),
+    (DUPLICATE_VOTER_IDS, duplicate_voter_ids_table),
+    (VOTERS_WITHOUT_DIRECTORY_ID, voters_without_directory_id_table),
+    (REPLICAS, replicas_table),
+    (CLUSTERS, clusters_table),
+)
+"""The tables built on the driver from the findings, each by its function, in this order."""
+
+
+# ---- reading the audited records
+
+
+def _effective_offset(event: Row) -> int:
+    """Where a record takes effect in the log: its offset, or a snapshot's last offset."""
+    if event["file_kind"] == SNAPSHOT:
+        return int(event["snapshot_end_offset"]) - 1
+    return int(event["offset"])
+
+
+def _voter_points(events: Iterable[Row], ref: Reference) -> list[tuple[int, Sequence[int]]]:
+    """(effective offset, voter ids) of the reference's VotersRecords, or with none (kraft.version 0)
+    of its LeaderChangeMessages."""
+    mine = [
+        e
+        for e in events
+        if e["cluster"] == ref.cluster
+        and e["log_dir"] == ref.log_dir
+        and e["file_kind"] in (SEGMENT, SNAPSHOT)
+    ]
+    points = [(_effective_offset(e), e["voter_ids"]) for e in mine if e["record_type"] == VOTERS]
+    if not points:
+        points = [
+            (_effective_offset(e), e["voter_ids"])
+            for e in mine
+            if e["record_type"] == LEADER_CHANGE and e["voter_ids"]
+        ]
+    return points
+
+
+def _distinct_log_events(events: Iterable[Row], record_type: str) -> dict[tuple[Any, ...], list[Row]]:
+    """Segment records of one type, grouped by (cluster, offset, epoch, batch CRC)."""
+    grouped: dict[tuple[Any, ...], list[Row]] = defaultdict(list)
+    for e in events:
+        if e["record_type"] == record_type and e["file_kind"] == SEGMENT:
+            grouped[(e["cluster"], e["offset"], e["leader_epoch"], e["batch_crc"])].append(e)
+    return grouped
 
 
 def local_path(output: str) -> str | None:

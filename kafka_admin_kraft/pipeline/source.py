@@ -177,7 +177,8 @@ class KRaftMetadataReader(DataSourceReader):
         return split.error_kind is None or self.projection.with_errors
 
     def read(self, partition: InputPartition) -> Iterator[pyarrow.RecordBatch]:
-        for split in partition.value:
+        # With no partitions at all (nothing to read), PySpark still reads one, holding None.
+        for split in partition.value or ():
             yield from read_arrow(split, self.projection, self.storage)
 
 

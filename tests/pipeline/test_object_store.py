@@ -319,7 +319,10 @@ def test_data_source_over_s3_gives_the_rows_of_the_local_copy(spark: Any, s3: S3
         .load(fleet.remote)
     )
     expected = sorted((_mapped_row(row, fleet) for row in _table(local)), key=repr)
-    assert remote.rdd.getNumPartitions() == local.rdd.getNumPartitions() > len(fleet.remote)
+    # Both are cut into more tasks than inputs. The counts may differ by one: small splits are
+    # packed in planning order, which sorts local paths and S3 keys of the same files differently.
+    assert remote.rdd.getNumPartitions() > len(fleet.remote)
+    assert local.rdd.getNumPartitions() > len(fleet.local)
     assert _table(remote) == expected
 
 

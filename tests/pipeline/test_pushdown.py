@@ -100,6 +100,11 @@ def test_an_unknown_column_is_a_clear_error(spark: Any, scenario: Truth) -> None
         _frame(spark, [str(scenario.root / "cluster")], columns="offset,nonsense").count()
 
 
+def test_a_directory_without_metadata_logs_has_no_rows(spark: Any, tmp_path: Any) -> None:
+    (tmp_path / "not-a-log-dir").mkdir()
+    assert _frame(spark, [str(tmp_path)]).count() == 0
+
+
 def test_small_splits_share_a_partition_and_keep_their_order(tmp_path: Any) -> None:
     from kafka_admin_kraft.pipeline.planning import FileSplit
     from kafka_admin_kraft.pipeline.source import pack
