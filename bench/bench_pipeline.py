@@ -12,7 +12,8 @@ The fleet is written with the project's record writers: per cluster one metadata
 changes with their VotersRecords every few thousand batches, feature upgrades, topic and partition
 records, no-ops) rolled into segments of ``--segment-mb``, copied to every controller's directory
 with its own meta.properties and bootstrap.checkpoint.
-Prints one line per figure. Spark start-up is not timed.
+Prints one line per figure, with how many of the machine's cores were busy meanwhile (from
+``/proc/stat``, Linux only: Spark's JVM and its Python workers together). Spark start-up is not timed.
 """
 
 from __future__ import annotations
@@ -169,8 +170,30 @@ def single_process(root: Path, split_bytes: int, columns: frozenset[str]) -> tup
     return count, time.perf_counter() - started
 
 
-def spark_figures(root: Path, cores: int, split_bytes: int, output: Path) -> list[tuple[str, int, float]]:
-    """(what, rows, seconds) of the data source without and with JSON and of the whole audit."""
+def busy_cores() -> tuple[int, int] | None:
+    """(busy, total) CPU time of the whole machine so far, in ticks; None where /proc/stat is absent."""
+    try:
+        with open("/proc/stat") as stat:
+            ticks = [int(field) for field in stat.readline().split()[1:]]
+    except OSError:
+        return None
+    idle = ticks[3] + ticks[4]  # idle and iowait
+    return sum(ticks) - idle, sum(ticks)
+
+
+def busy_between(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
+    """Cores kept busy between two readings of :func:`busy_cores`."""
+    if before is None or after is None or after[1] == before[1]:
+        return None
+    return (os.cpu_count() or 1) * (after[0] - before[0]) / (after[1] - before[1])
+
+
+Figure = tuple[str, int, float, float | None]
+"""(what, rows, seconds, cores busy meanwhile)."""
+
+
+def spark_figures(root: Path, cores: int, split_bytes: int, output: Path) -> list[Figure]:
+    """The data source without and with JSON and the whole audit."""
     from pyspark.sql import functions as F
 
     from kafka_admin_kraft.pipeline.audit import run_audit
@@ -185,7 +208,7 @@ def spark_figures(root: Path, cores: int, split_bytes: int, output: Path) -> lis
         },
     )
     spark.sparkContext.setLogLevel("ERROR")
-    figures: list[tuple[str, int, float]] = []
+    figures: list[Figure] = []
     try:
         reader = spark.read.format("kraft-metadata").option("splitBytes", str(split_bytes))
         reader.option("json", "false").load(str(root)).limit(1).collect()  # start the Python workers
@@ -194,13 +217,15 @@ def spark_figures(root: Path, cores: int, split_bytes: int, output: Path) -> lis
             ("data source with JSON", "true", F.sum(F.length("record_json"))),
         ):
             frame = reader.option("json", json_option).load(str(root))
-            started = time.perf_counter()
+            ticks, started = busy_cores(), time.perf_counter()
             row = frame.agg(F.count(F.lit(1)).alias("n"), measure.alias("m")).collect()[0]
-            figures.append((what, int(row["n"]), time.perf_counter() - started))
+            seconds = time.perf_counter() - started
+            figures.append((what, int(row["n"]), seconds, busy_between(ticks, busy_cores())))
         rows = figures[0][1]
-        started = time.perf_counter()
+        ticks, started = busy_cores(), time.perf_counter()
         run_audit(spark, [str(root)], str(output / f"audit-{cores}"), split_bytes=split_bytes)
-        figures.append(("whole audit", rows, time.perf_counter() - started))
+        seconds = time.perf_counter() - started
+        figures.append(("whole audit", rows, seconds, busy_between(ticks, busy_cores())))
     finally:
         spark.stop()
     return figures
@@ -250,10 +275,11 @@ def main() -> None:
                 )
         with tempfile.TemporaryDirectory(prefix="kraft-audit-") as out:
             for cores in (int(c) for c in args.cores.split(",")):
-                for what, rows, seconds in spark_figures(root, cores, split_bytes, Path(out)):
+                for what, rows, seconds, busy in spark_figures(root, cores, split_bytes, Path(out)):
+                    meanwhile = "" if busy is None else f", {busy:.2f} cores busy"
                     print(
                         f"{what}, local[{cores}]: {rows} records in {seconds:.1f}s = "
-                        f"{rows / seconds:,.0f} records/s ({rows / seconds / cores:,.0f} per core)"
+                        f"{rows / seconds:,.0f} records/s ({rows / seconds / cores:,.0f} per core{meanwhile})"
                     )
     finally:
         if not keep:
