@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.primitives import Uuid
 
 R = messages.DescribeQuorumResponse
@@ -55,7 +56,7 @@ def peer_quorum_response(peer: Any, message: Any) -> Any:
         for p in t.partitions]) for t in message.topics]
     nodes = [peer.Node(node_id=n.node_id, listeners=[peer.Node.Listener(name=x.name, host=x.host, port=x.port)
                                                      for x in n.listeners]) for n in message.nodes]
-    return peer(version=2, error_code=0, error_message=None, topics=topics, nodes=nodes)
+    return peer(version=2, error_code=ErrorCode.NONE, error_message=None, topics=topics, nodes=nodes)
 
 
 def rate(operation: Callable[[], object], seconds: float) -> float:

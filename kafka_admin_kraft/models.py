@@ -220,11 +220,14 @@ class FeatureUpdateResult(_Frozen):
     @property
     def ok(self) -> bool:
         """Whether the update (or its validation) succeeded."""
-        return self.error_code == 0
+        # Imported here: the tools load this module at start-up, the error table only when needed.
+        from kafka_admin_kraft.protocol.error_codes import ErrorCode
+
+        return self.error_code == ErrorCode.NONE
 
     def exception(self) -> Exception | None:
         """The error as a :class:`~kafka_admin_kraft.errors.KafkaApiError`, or None on success."""
-        if self.error_code == 0:
+        if self.ok:
             return None
         from kafka_admin_kraft.errors import error_for_code
 
