@@ -962,20 +962,14 @@ def feature_changes_table(found: Findings) -> list[Row]:
 def duplicate_voter_ids_table(found: Findings) -> list[Row]:
     """Voter ids a VotersRecord lists more than once."""
     rows: list[Row] = []
-    for e, status in _voters_record_versions(found):
-        listed: list[int] = list(e["voter_ids"] or [])
-        dir_ids = list(e["voter_directory_ids"] or [None] * len(listed))
+    for e, status, voters in _voters_record_versions(found):
+        listed = [voter_id for voter_id, _ in voters]
         for voter_id in sorted({v for v in listed if listed.count(v) > 1}):
             rows.append(
-                {
-                    "cluster_id": e["cluster"],
-                    "file": e["file"],
-                    "offset": _effective_offset(e),
-                    "leader_epoch": e["leader_epoch"],
-                    "voter_id": voter_id,
+                _voter_row(e, status, voter_id)
+                | {
                     "occurrences": listed.count(voter_id),
-                    "directory_ids": [d for v, d in zip(listed, dir_ids, strict=False) if v == voter_id],
-                    "status": status,
+                    "directory_ids": [d for v, d in voters if v == voter_id],
                 }
             )
     return rows
@@ -983,28 +977,30 @@ def duplicate_voter_ids_table(found: Findings) -> list[Row]:
 
 def voters_without_directory_id_table(found: Findings) -> list[Row]:
     """Voters of a VotersRecord with no directory id, or the zero one."""
-    rows: list[Row] = []
-    for e, status in _voters_record_versions(found):
-        listed: list[int] = list(e["voter_ids"] or [])
-        dir_ids = list(e["voter_directory_ids"] or [None] * len(listed))
-        for voter_id, dir_id in zip(listed, dir_ids, strict=False):
-            if dir_id is None or dir_id == ZERO_UUID_TEXT:
-                rows.append(
-                    {
-                        "cluster_id": e["cluster"],
-                        "file": e["file"],
-                        "offset": _effective_offset(e),
-                        "leader_epoch": e["leader_epoch"],
-                        "voter_id": voter_id,
-                        "status": status,
-                    }
-                )
-    return rows
+    return [
+        _voter_row(e, status, voter_id)
+        for e, status, voters in _voters_record_versions(found)
+        for voter_id, dir_id in voters
+        if dir_id is None or dir_id == ZERO_UUID_TEXT
+    ]
 
 
-def _voters_record_versions(found: Findings) -> Iterator[tuple[Row, str]]:
+def _voter_row(e: Row, status: str, voter_id: int) -> Row:
+    """The columns the voter tables share: where the VotersRecord stands, the voter, its status."""
+    return {
+        "cluster_id": e["cluster"],
+        "file": e["file"],
+        "offset": _effective_offset(e),
+        "leader_epoch": e["leader_epoch"],
+        "voter_id": voter_id,
+        "status": status,
+    }
+
+
+def _voters_record_versions(found: Findings) -> Iterator[tuple[Row, str, list[tuple[int, str | None]]]]:
     """Every VotersRecord version once (a log's record once however many replicas hold it; each
-    snapshot's and bootstrap snapshot's own), with its status."""
+    snapshot's and bootstrap snapshot's own), with its status and its (voter id, directory id)
+    pairs."""
     seen: set[tuple[Any, ...]] = set()
     for e in found.scan.events:
         if e["record_type"] != VOTERS:
@@ -1016,7 +1012,9 @@ def _voters_record_versions(found: Findings) -> Iterator[tuple[Row, str]]:
         )
         if key not in seen:
             seen.add(key)
-            yield e, found.statuses.of(e)[0]
+            listed: list[int] = list(e["voter_ids"] or [])
+            dir_ids = list(e["voter_directory_ids"] or [None] * len(listed))
+            yield e, found.statuses.of(e)[0], list(zip(listed, dir_ids, strict=False))
 
 
 def replicas_table(found: Findings) -> list[Row]:
