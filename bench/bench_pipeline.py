@@ -1,5 +1,5 @@
 """Records per second through the ``kraft-metadata`` data source and the whole audit, on a generated
-fleet, with 1 and 2 executor cores, next to a single-process loop over the same files.
+fleet, on 1 and 2 CPUs, next to a single-process loop over the same files.
 
     python bench/bench_pipeline.py --clusters 20 --controllers 3 --mb-per-log 8
 
@@ -8,12 +8,19 @@ every column, each as one aggregation over all rows. ``--spark-only`` skips the 
 loop, whose reader API is this version's, so that the Spark figures of an older installation can
 be taken with the same script.
 
+"N cores" is ``local[N]`` in a process of its own whose threads (the driver, Spark's JVM and its
+Python workers) may run on N CPUs only (``sched_setaffinity``; where that is missing, on all of
+them, which the output says): ``local[1]`` alone keeps a JVM thread and a Python worker busy side by
+side, so without the limit it uses more than one CPU. Each query runs ``--runs`` times in its
+session; the first run pays for warming the JVM (JIT compilation of Spark's planner, of Janino and
+of the generated code), which a long job over a large fleet does once.
+
 The fleet is written with the project's record writers: per cluster one metadata log (leader
 changes with their VotersRecords every few thousand batches, feature upgrades, topic and partition
 records, no-ops) rolled into segments of ``--segment-mb``, copied to every controller's directory
 with its own meta.properties and bootstrap.checkpoint.
-Prints one line per figure, with how many of the machine's cores were busy meanwhile (from
-``/proc/stat``, Linux only: Spark's JVM and its Python workers together). Spark start-up is not timed.
+Prints one line per figure, with how many of the machine's CPUs were busy meanwhile (from
+``/proc/stat``, Linux only). Spark start-up is not timed.
 """
 
 from __future__ import annotations
@@ -21,10 +28,14 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from kafka_admin_kraft.features import DEFAULT_FEATURE_LEVELS
 from kafka_admin_kraft.pipeline.planning import plan
@@ -190,10 +201,18 @@ def busy_between(before: tuple[int, int] | None, after: tuple[int, int] | None) 
 
 Figure = tuple[str, int, float, float | None]
 """(what, rows, seconds, cores busy meanwhile)."""
+T = TypeVar("T")
 
 
-def spark_figures(root: Path, cores: int, split_bytes: int, output: Path) -> list[Figure]:
-    """The data source without and with JSON and the whole audit."""
+def timed(work: Callable[[], T]) -> tuple[T, float, float | None]:
+    """What ``work`` returns, its seconds and the cores busy meanwhile."""
+    ticks, started = busy_cores(), time.perf_counter()
+    result = work()
+    return result, time.perf_counter() - started, busy_between(ticks, busy_cores())
+
+
+def spark_figures(root: Path, cores: int, split_bytes: int, output: Path, runs: int) -> Iterator[Figure]:
+    """The data source without and with JSON and the whole audit, each ``runs`` times."""
     from pyspark.sql import functions as F
 
     from kafka_admin_kraft.pipeline.audit import run_audit
@@ -208,27 +227,52 @@ def spark_figures(root: Path, cores: int, split_bytes: int, output: Path) -> lis
         },
     )
     spark.sparkContext.setLogLevel("ERROR")
-    figures: list[Figure] = []
     try:
         reader = spark.read.format("kraft-metadata").option("splitBytes", str(split_bytes))
         reader.option("json", "false").load(str(root)).limit(1).collect()  # start the Python workers
+        rows = 0
         for what, json_option, measure in (
             ("data source without JSON", "false", F.sum("offset")),
             ("data source with JSON", "true", F.sum(F.length("record_json"))),
         ):
-            frame = reader.option("json", json_option).load(str(root))
-            ticks, started = busy_cores(), time.perf_counter()
-            row = frame.agg(F.count(F.lit(1)).alias("n"), measure.alias("m")).collect()[0]
-            seconds = time.perf_counter() - started
-            figures.append((what, int(row["n"]), seconds, busy_between(ticks, busy_cores())))
-        rows = figures[0][1]
-        ticks, started = busy_cores(), time.perf_counter()
-        run_audit(spark, [str(root)], str(output / f"audit-{cores}"), split_bytes=split_bytes)
-        seconds = time.perf_counter() - started
-        figures.append(("whole audit", rows, seconds, busy_between(ticks, busy_cores())))
+            for _ in range(runs):  # a new DataFrame each time: Spark keeps a DataFrame's result
+                query = reader.option("json", json_option).load(str(root)).agg(F.count(F.lit(1)), measure)
+                result, seconds, busy = timed(query.collect)
+                rows = int(result[0][0])
+                yield what, rows, seconds, busy
+        for run in range(runs):
+            target = str(output / f"audit-{cores}-{run}")
+            _, seconds, busy = timed(partial(run_audit, spark, [str(root)], target, split_bytes=split_bytes))
+            yield "whole audit", rows, seconds, busy
     finally:
         spark.stop()
-    return figures
+
+
+def confine(cores: int) -> bool:
+    """Let this process and its children run on ``cores`` CPUs only; False where that is not possible."""
+    if not hasattr(os, "sched_setaffinity"):
+        return False
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < cores:
+        sys.exit(f"{cores} cores asked for, {len(allowed)} available")
+    os.sched_setaffinity(0, allowed[:cores])
+    return True
+
+
+def measure_cores(root: Path, cores: int, split_bytes: int, runs: int) -> None:
+    """The Spark figures on ``cores`` CPUs (this process is the child :func:`main` starts for them)."""
+    confined = confine(cores)
+    cpus = f"{cores} CPU{'s' if cores > 1 else ''}" if confined else "every CPU: no sched_setaffinity"
+    seen: dict[str, int] = {}
+    with tempfile.TemporaryDirectory(prefix="kraft-audit-") as out:
+        for what, rows, seconds, busy in spark_figures(root, cores, split_bytes, Path(out), runs):
+            seen[what] = seen.get(what, 0) + 1
+            meanwhile = "" if busy is None else f", {busy:.2f} CPUs busy"
+            print(
+                f"{what}, local[{cores}] on {cpus}, run {seen[what]}: {rows} records in {seconds:.1f}s = "
+                f"{rows / seconds:,.0f} records/s ({rows / seconds / cores:,.0f} per core{meanwhile})",
+                flush=True,
+            )
 
 
 def main() -> None:
@@ -240,12 +284,17 @@ def main() -> None:
     parser.add_argument("--split-mb", type=float, default=16.0)
     parser.add_argument("--cores", default="1,2")
     parser.add_argument("--dir", default=None, help="reuse or keep the fleet here")
+    parser.add_argument("--runs", type=int, default=2, help="runs of each query in its session")
     parser.add_argument("--spark-only", action="store_true", help="skip the single-process loop")
+    parser.add_argument("--measure-cores", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    split_bytes = int(args.split_mb * 2**20)
+    if args.measure_cores is not None:
+        measure_cores(Path(args.dir), args.measure_cores, split_bytes, args.runs)
+        return
     keep = args.dir is not None
     root = Path(args.dir) if keep else Path(tempfile.mkdtemp(prefix="kraft-fleet-"))
-    split_bytes = int(args.split_mb * 2**20)
     try:
         if not (root / "cluster-00").exists():
             started = time.perf_counter()
@@ -273,14 +322,10 @@ def main() -> None:
                     f"single process, read_arrow {what}: {count} rows in {seconds:.1f}s = "
                     f"{count / seconds:,.0f} rows/s"
                 )
-        with tempfile.TemporaryDirectory(prefix="kraft-audit-") as out:
-            for cores in (int(c) for c in args.cores.split(",")):
-                for what, rows, seconds, busy in spark_figures(root, cores, split_bytes, Path(out)):
-                    meanwhile = "" if busy is None else f", {busy:.2f} cores busy"
-                    print(
-                        f"{what}, local[{cores}]: {rows} records in {seconds:.1f}s = "
-                        f"{rows / seconds:,.0f} records/s ({rows / seconds / cores:,.0f} per core{meanwhile})"
-                    )
+        for cores in args.cores.split(","):
+            child = [sys.executable, __file__, "--dir", str(root), "--split-mb", str(args.split_mb)]
+            child += ["--runs", str(args.runs), "--measure-cores", cores]
+            subprocess.run(child, check=True)
     finally:
         if not keep:
             shutil.rmtree(root, ignore_errors=True)
