@@ -18,15 +18,14 @@ which record types it keeps; the rest costs nothing:
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import functools
-import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from kafka_admin_kraft.pipeline.planning import FileSplit
+from kafka_admin_kraft.pipeline.record_json import json_text, record_json
 from kafka_admin_kraft.pipeline.runs import BatchRun
 from kafka_admin_kraft.pipeline.schema import (
     COLUMN_NAMES,
@@ -42,7 +41,6 @@ from kafka_admin_kraft.pipeline.storage import NO_OPTIONS, StorageOptions
 from kafka_admin_kraft.pipeline.walk import SplitError, walk_split
 from kafka_admin_kraft.protocol.exceptions import DecodeError
 from kafka_admin_kraft.protocol.message import Struct
-from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.records.batch import CONTROL_FLAG, RecordBatch, decode_batch_at
 from kafka_admin_kraft.records.control import CONTROL_VALUE_VERSION, ControlRecordType, decode_control_record
 from kafka_admin_kraft.records.metadata import (
@@ -150,21 +148,6 @@ class Projection:
     @property
     def with_typed(self) -> bool:
         return not self.columns.isdisjoint(TYPED_COLUMNS)
-
-
-def _json_default(value: object) -> object:
-    """What the JSON encoder writes for the codec's own types: the same data ``Struct.to_dict`` gives,
-    without building the intermediate dicts of lists and scalars first."""
-    if isinstance(value, Struct):
-        return {name: getattr(value, name) for name in value._FIELDS}
-    if isinstance(value, Uuid):
-        return str(value)
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode()
-    return str(value)
-
-
-_json = json.JSONEncoder(separators=(",", ":"), default=_json_default).encode
 
 
 def _plain(value: object) -> Any:
@@ -463,11 +446,11 @@ class ArrowBuilder:
                     continue
                 if not isinstance(meta, ApiMessageAndVersion):
                     if texts is not None:
-                        texts[i] = _json({"api_key": meta.api_key, "body_hex": meta.body.hex()})
+                        texts[i] = json_text({"api_key": meta.api_key, "body_hex": meta.body.hex()})
                     continue
                 message = meta.message
             if texts is not None:
-                texts[i] = _json(message)
+                texts[i] = record_json(message)
             fields = _typed(frame[0], message)
             if fields is not None:
                 typed[i] = fields
@@ -512,9 +495,9 @@ class ArrowBuilder:
                     if typed is not None:
                         self.typed[row] = typed
                     if self.with_json:
-                        text = _json(message)
+                        text = record_json(message)
                 elif self.with_json:
-                    text = _json(_plain(message))
+                    text = json_text(_plain(message))
             indexes.append(index)
             types.append(name)
             versions.append(CONTROL_VALUE_VERSION if name is not None else None)

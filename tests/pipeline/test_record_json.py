@@ -1,0 +1,103 @@
+"""``record_json`` writes what the standard library's encoder writes for a message's fields, for
+every message spec at every version, decoded or built, and for values a spec does not describe."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from unit.protocol.strategies import MessageStrategies
+
+from kafka_admin_kraft.pipeline.record_json import json_text, record_json
+from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.message import Struct
+from kafka_admin_kraft.protocol.primitives import Uuid
+from kafka_admin_kraft.protocol.spec import all_messages
+
+
+def _fields(value: object) -> object:
+    """The documented form: a struct is the object of its fields, an id its text, bytes base64."""
+    if isinstance(value, Struct):
+        return {name: getattr(value, name) for name in value._FIELDS}
+    if isinstance(value, Uuid):
+        return str(value)
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    return str(value)
+
+
+expected = json.JSONEncoder(separators=(",", ":"), default=_fields).encode
+SPECS = [MessageStrategies(spec) for spec in all_messages()]
+
+
+@pytest.mark.parametrize("strategies", SPECS, ids=[s.spec.name for s in SPECS])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_every_message_as_the_standard_encoder_writes_it(
+    strategies: MessageStrategies, data: st.DataObject
+) -> None:
+    version = data.draw(st.sampled_from(strategies.spec.version_list))
+    message = data.draw(strategies.message(version))
+    decoded = strategies.cls.decode(message.encode(version), version)
+    assert record_json(message) == expected(message)
+    assert record_json(decoded) == expected(decoded)
+
+
+def test_the_written_text_is_json_of_the_fields() -> None:
+    voter = messages.VotersRecord.Voter(
+        voter_id=1,
+        voter_directory_id=Uuid(bytes(range(16))),
+        endpoints=[messages.VotersRecord.Endpoint(name="CONTROLLER", host="h\u00e9\"st", port=9093)],
+    )
+    text = record_json(messages.VotersRecord(voters=[voter]))
+    assert json.loads(text) == {
+        "version": 0,
+        "voters": [
+            {
+                "voter_id": 1,
+                "voter_directory_id": "AAECAwQFBgcICQoLDA0ODw",
+                "endpoints": [{"name": "CONTROLLER", "host": "h\u00e9\"st", "port": 9093}],
+                "k_raft_version_feature": {"min_supported_version": 0, "max_supported_version": 0},
+            }
+        ],
+    }
+    assert "\\u00e9" in text  # ASCII only, as the standard encoder writes by default
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        {"partition_id": True},  # a bool where the spec says int32
+        {"replicas": (1, 2)},  # a tuple where it says a list
+        {"isr": [True, 2]},
+        {"eligible_leader_replicas": None, "last_known_elr": [3]},
+        {"topic_id": "not-an-id"},
+        {"directories": [Uuid(bytes(16)), "text"]},
+    ],
+)
+def test_values_the_spec_does_not_describe_go_through_the_standard_encoder(odd: dict[str, object]) -> None:
+    message = messages.PartitionRecord(partition_id=0, topic_id=Uuid(bytes(16)), replicas=[1], isr=[1])
+    for name, value in odd.items():
+        setattr(message, name, value)
+    assert record_json(message) == expected(message)
+
+
+def test_floats_and_bytes() -> None:
+    for value in (1.5, -0.0, math.inf, math.nan, 1e300):
+        assert json_text(value) == json.dumps(value)
+    assert json_text(b"\x00\xff") == '"AP8="'
+    assert json_text(bytearray(b"ab")) == json.dumps(str(bytearray(b"ab")))
+
+
+def test_values_without_a_spec() -> None:
+    @dataclasses.dataclass
+    class Marker:
+        version: int
+
+    for value in ({"api_key": 7, "body_hex": "00"}, [1, "a", None], Marker(1), "text"):
+        assert record_json(value) == expected(value)
