@@ -113,15 +113,7 @@ class _Builder:
     def __init__(self, spec: MessageSpec, cls: type[Struct]) -> None:
         self.spec = spec
         self.classes: dict[str, type[Struct]] = {spec.name: cls}
-        self.fields: dict[str, list[FieldSpec]] = {spec.name: spec.fields}
-        self.fields.update({common.name: common.fields for common in spec.common_structs})
-        self._collect(spec.fields)
-
-    def _collect(self, fields: list[FieldSpec]) -> None:
-        for field in fields:
-            if field.fields:
-                self.fields[field.element_type] = field.fields
-                self._collect(field.fields)
+        self.fields = spec.struct_fields()
 
     def _class(self, name: str) -> type[Struct]:
         return self.classes.get(name) or getattr(self.classes[self.spec.name], name)

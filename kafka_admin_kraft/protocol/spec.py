@@ -151,6 +151,19 @@ class MessageSpec:
         assert self.versions.high is not None, f"{self.name} has an open-ended version range"
         return list(range(self.versions.low, self.versions.high + 1))
 
+    def struct_fields(self) -> dict[str, list[FieldSpec]]:
+        """The fields of every struct the message holds, by struct name: the message itself first,
+        then its common structs, then the structs declared inside fields, depth first."""
+        structs = {self.name: self.fields}
+        structs.update({common.name: common.fields for common in self.common_structs})
+        pending = list(reversed(self.fields))
+        while pending:
+            spec = pending.pop()
+            if spec.fields:
+                structs[spec.element_type] = spec.fields
+                pending.extend(reversed(spec.fields))
+        return structs
+
 
 def _parse_field(tokens: list[str], where: str) -> FieldSpec:
     if len(tokens) < 2:

@@ -3,7 +3,6 @@ every message spec at every version, decoded or built, and for values a spec doe
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import json
 import math
@@ -20,18 +19,12 @@ from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.protocol.spec import all_messages
 
 
-def _fields(value: object) -> object:
-    """The documented form: a struct is the object of its fields, an id its text, bytes base64."""
-    if isinstance(value, Struct):
-        return {name: getattr(value, name) for name in value._FIELDS}
-    if isinstance(value, Uuid):
-        return str(value)
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode()
-    return str(value)
+def expected(value: object) -> str:
+    """The documented form, from ``Struct.to_dict`` and the standard library's encoder."""
+    plain = value.to_dict() if isinstance(value, Struct) else value
+    return json.dumps(plain, separators=(",", ":"), default=str)
 
 
-expected = json.JSONEncoder(separators=(",", ":"), default=_fields).encode
 SPECS = [MessageStrategies(spec) for spec in all_messages()]
 
 

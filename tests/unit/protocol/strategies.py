@@ -32,15 +32,7 @@ class MessageStrategies:
     def __init__(self, spec: MessageSpec) -> None:
         self.spec = spec
         self.cls: type[Struct] = getattr(messages, spec.name)
-        self.fields: dict[str, list[FieldSpec]] = {spec.name: spec.fields}
-        self.fields.update({s.name: s.fields for s in spec.common_structs})
-        self._collect(spec.fields)
-
-    def _collect(self, fields: list[FieldSpec]) -> None:
-        for field in fields:
-            if field.fields:
-                self.fields[field.element_type] = field.fields
-                self._collect(field.fields)
+        self.fields = spec.struct_fields()
 
     def _class(self, name: str) -> type[Struct]:
         return self.cls if name == self.spec.name else getattr(self.cls, name)  # type: ignore[no-any-return]
