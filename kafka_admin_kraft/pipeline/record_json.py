@@ -90,6 +90,7 @@ _SCALAR_TEXT: Final = {
 """Per field type: an expression writing the value ``{v}`` when the condition after ``if`` holds;
 the general encoder writes it otherwise (``None``, a float, a value of another type)."""
 
+
 def _uuid(value: Uuid) -> str:
     return '"' + str(value) + '"'
 
