@@ -113,11 +113,11 @@ class _Builder:
 
     def __init__(self, spec: MessageSpec, cls: type[Struct]) -> None:
         self.spec = spec
-        self.classes: dict[str, type[Struct]] = {spec.name: cls}
+        self.cls = cls
         self.fields = spec.struct_fields()
 
     def _class(self, name: str) -> type[Struct]:
-        return self.classes.get(name) or getattr(self.classes[self.spec.name], name)
+        return self.cls if name == self.spec.name else getattr(self.cls, name)
 
     def build(self) -> None:
         """Compile the writers; a class whose fields the spec does not name keeps the general encoder."""

@@ -9,7 +9,6 @@ from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.message import Struct
-from kafka_admin_kraft.protocol.primitives import ZERO_UUID
 
 from . import changes, rpc
 from .api import Address, Endpoint, InboundRequest, RaftConfig, ReplicaKey, VoterInfo, VoterSet
@@ -65,22 +64,11 @@ class AddVoterHandler:
         def answer(error: int, message: str | None = None) -> None:
             context.reply(request, changes.add_response(error, message))
 
-        # 1. The cluster id.
-        if not context.valid_cluster_id(body.cluster_id):
-            answer(ErrorCode.INCONSISTENT_CLUSTER_ID,
-                   changes.cluster_id_mismatch(body.cluster_id, self._cluster_id))
-            return
-        # 2. Only a leader that is not resigning.
-        state = context.leader_state()
-        if state is None:
-            answer(ErrorCode.NOT_LEADER_OR_FOLLOWER)
-            return
-        if context.shutting_down:
-            answer(ErrorCode.BROKER_NOT_AVAILABLE)
-            return
-        # 3. The voter key.
-        if body.voter_id < 0 or body.voter_directory_id == ZERO_UUID:
-            answer(ErrorCode.INVALID_REQUEST, changes.invalid_voter("Add"))
+        # 1.-3. The cluster id, a leader that is not resigning, the voter key.
+        state = changes.refuse_request(context, self._cluster_id, body.cluster_id, body.voter_id,
+                                       body.voter_directory_id, "Add")
+        if isinstance(state, changes.Refusal):
+            answer(state.error, state.message)
             return
         key = ReplicaKey(body.voter_id, body.voter_directory_id)
         endpoints = tuple(Endpoint(item.name, item.host, item.port) for item in body.listeners)
@@ -95,23 +83,11 @@ class AddVoterHandler:
         if default is None:
             answer(ErrorCode.INVALID_REQUEST, changes.missing_default_endpoint(endpoints, listener))
             return
-        # 6. One change at a time.
-        if self._pending.is_pending(now_ms):
-            answer(ErrorCode.REQUEST_TIMED_OUT, changes.PENDING_CHANGE)
-            return
-        # 7. Previous leaders fenced.
-        high_watermark = state.high_watermark
-        if high_watermark is None:
-            answer(ErrorCode.REQUEST_TIMED_OUT, changes.NO_HIGH_WATERMARK)
-            return
-        # 8. A dynamic quorum.
-        if self._history.kraft_version() == 0:
-            answer(ErrorCode.UNSUPPORTED_VERSION, changes.unsupported_kraft_version("adding"))
-            return
-        # 9. The last voter change committed.
-        last = self._history.last_voters_offset()
-        if last is None or last >= high_watermark:
-            answer(ErrorCode.REQUEST_TIMED_OUT, changes.uncommitted_voters(last, high_watermark))
+        # 6.-9. One change at a time, previous leaders fenced, a dynamic quorum, the last voter
+        # change committed.
+        refusal = changes.refuse_change(self._pending, self._history, state, now_ms, "adding")
+        if refusal is not None:
+            answer(refusal.error, refusal.message)
             return
         # 10. A new voter id.
         voters = context.voters

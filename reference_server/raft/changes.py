@@ -2,9 +2,9 @@
 AddRaftVoter (API 80), RemoveRaftVoter (API 81) and UpdateRaftVoter (API 82).
 
 The order of the checks lives in the handlers (``add_voter``, ``remove_voter``, ``update_voter``,
-after Kafka's AddVoterHandler, RemoveVoterHandler and UpdateVoterHandler); this module holds what the
-leader keeps between their steps (``PendingChange``) and what the answers say, so that the texts match
-Kafka's byte for byte:
+after Kafka's AddVoterHandler, RemoveVoterHandler and UpdateVoterHandler); this module holds the checks
+adding and removing share (``refuse_request``, ``refuse_change``), what the leader keeps between their
+steps (``PendingChange``) and what the answers say, so that the texts match Kafka's byte for byte:
 
 - ``<key>`` is ``ReplicaKey(id=<id>, directoryId=<uuid or <undefined>>)``;
 - ``<voters>`` is a Java set of such keys (by ascending id here);
@@ -20,9 +20,12 @@ from kafka_admin_kraft.features import KRAFT_VERSION, SUPPORTED_FEATURES
 from kafka_admin_kraft.hosts import host_problem, printable_host
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.error_codes import ErrorCode
+from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
 
 from .api import Endpoint, InboundRequest, ReplicaKey, VoterSet
 from .context import RaftContext
+from .leader import LeaderState
+from .voters import VoterSetHistory
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +181,48 @@ def kraft_version_range(key: ReplicaKey, minimum: int, maximum: int, finalized: 
 
 def lagging(key: ReplicaKey) -> str:
     return f"Aborted add voter operation for {key} since it is lagging behind"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A request answered at once with this error."""
+
+    error: ErrorCode
+    message: str | None = None
+
+
+def refuse_request(context: RaftContext, cluster_id: str, request_cluster_id: str | None, voter_id: int,
+                   voter_directory_id: Uuid, verb: str) -> LeaderState | Refusal:
+    """Checks 1 to 3 of adding and removing a voter (``verb``: ``Add``, ``Remove``): the cluster id,
+    a leader that is not resigning, a voter key; the leader's state when they pass."""
+    if not context.valid_cluster_id(request_cluster_id):
+        return Refusal(ErrorCode.INCONSISTENT_CLUSTER_ID, cluster_id_mismatch(request_cluster_id, cluster_id))
+    state = context.leader_state()
+    if state is None:
+        return Refusal(ErrorCode.NOT_LEADER_OR_FOLLOWER)
+    if context.shutting_down:
+        return Refusal(ErrorCode.BROKER_NOT_AVAILABLE)
+    if voter_id < 0 or voter_directory_id == ZERO_UUID:
+        return Refusal(ErrorCode.INVALID_REQUEST, invalid_voter(verb))
+    return state
+
+
+def refuse_change(pending: PendingChange, history: VoterSetHistory, state: LeaderState, now_ms: int,
+                  action: str) -> Refusal | None:
+    """The checks adding and removing a voter make before reading the voter set (``action``:
+    ``adding``, ``removing``): one change at a time, previous leaders fenced (a high watermark in this
+    epoch), a dynamic quorum, the last voter change committed."""
+    if pending.is_pending(now_ms):
+        return Refusal(ErrorCode.REQUEST_TIMED_OUT, PENDING_CHANGE)
+    high_watermark = state.high_watermark
+    if high_watermark is None:
+        return Refusal(ErrorCode.REQUEST_TIMED_OUT, NO_HIGH_WATERMARK)
+    if history.kraft_version() == 0:
+        return Refusal(ErrorCode.UNSUPPORTED_VERSION, unsupported_kraft_version(action))
+    last = history.last_voters_offset()
+    if last is None or last >= high_watermark:
+        return Refusal(ErrorCode.REQUEST_TIMED_OUT, uncommitted_voters(last, high_watermark))
+    return None
 
 
 def add_response(error: int, message: str | None = None) -> messages.AddRaftVoterResponse:

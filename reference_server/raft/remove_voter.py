@@ -6,7 +6,6 @@ import logging
 
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.error_codes import ErrorCode
-from kafka_admin_kraft.protocol.primitives import ZERO_UUID
 
 from . import changes
 from .api import InboundRequest, RaftConfig, ReplicaKey, VoterSet
@@ -49,41 +48,18 @@ class RemoveVoterHandler:
         def answer(error: int, message: str | None = None) -> None:
             context.reply(request, changes.remove_response(error, message))
 
-        # 1. The cluster id.
-        if not context.valid_cluster_id(body.cluster_id):
-            answer(ErrorCode.INCONSISTENT_CLUSTER_ID,
-                   changes.cluster_id_mismatch(body.cluster_id, self._cluster_id))
-            return
-        # 2. Only a leader that is not resigning.
-        state = context.leader_state()
-        if state is None:
-            answer(ErrorCode.NOT_LEADER_OR_FOLLOWER)
-            return
-        if context.shutting_down:
-            answer(ErrorCode.BROKER_NOT_AVAILABLE)
-            return
-        # 3. The voter key.
-        if body.voter_id < 0 or body.voter_directory_id == ZERO_UUID:
-            answer(ErrorCode.INVALID_REQUEST, changes.invalid_voter("Remove"))
+        # 1.-3. The cluster id, a leader that is not resigning, the voter key.
+        state = changes.refuse_request(context, self._cluster_id, body.cluster_id, body.voter_id,
+                                       body.voter_directory_id, "Remove")
+        if isinstance(state, changes.Refusal):
+            answer(state.error, state.message)
             return
         key = ReplicaKey(body.voter_id, body.voter_directory_id)
-        # 4. One change at a time.
-        if self._pending.is_pending(now_ms):
-            answer(ErrorCode.REQUEST_TIMED_OUT, changes.PENDING_CHANGE)
-            return
-        # 5. Previous leaders fenced.
-        high_watermark = state.high_watermark
-        if high_watermark is None:
-            answer(ErrorCode.REQUEST_TIMED_OUT, changes.NO_HIGH_WATERMARK)
-            return
-        # 6. A dynamic quorum.
-        if self._history.kraft_version() == 0:
-            answer(ErrorCode.UNSUPPORTED_VERSION, changes.unsupported_kraft_version("removing"))
-            return
-        # 7. The last voter change committed.
-        last = self._history.last_voters_offset()
-        if last is None or last >= high_watermark:
-            answer(ErrorCode.REQUEST_TIMED_OUT, changes.uncommitted_voters(last, high_watermark))
+        # 4.-7. One change at a time, previous leaders fenced, a dynamic quorum, the last voter
+        # change committed.
+        refusal = changes.refuse_change(self._pending, self._history, state, now_ms, "removing")
+        if refusal is not None:
+            answer(refusal.error, refusal.message)
             return
         # 8. A voter with this exact key, and not the last one.
         voters = context.voters
