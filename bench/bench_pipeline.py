@@ -15,6 +15,11 @@ side, so without the limit it uses more than one CPU. Each query runs ``--runs``
 session; the first run pays for warming the JVM (JIT compilation of Spark's planner, of Janino and
 of the generated code), which a long job over a large fleet does once.
 
+Splits are the audit's own size (``--split-mb``, 64 MiB) unless told otherwise. A Spark task of a
+Python data source costs about 70 ms on one CPU whatever it reads, and the audit reads its cached
+rows in as many tasks again in each later stage, so smaller splits over the default fleet's 8 MiB
+logs mostly time Spark's scheduling.
+
 The fleet is written with the project's record writers: per cluster one metadata log (leader
 changes with their VotersRecords every few thousand batches, feature upgrades, topic and partition
 records, no-ops) rolled into segments of ``--segment-mb``, copied to every controller's directory
@@ -38,7 +43,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from kafka_admin_kraft.features import DEFAULT_FEATURE_LEVELS
-from kafka_admin_kraft.pipeline.planning import plan
+from kafka_admin_kraft.pipeline.planning import DEFAULT_SPLIT_BYTES, plan
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.records import SegmentWriter, control_batch, metadata_batches
@@ -281,7 +286,9 @@ def main() -> None:
     parser.add_argument("--controllers", type=int, default=3)
     parser.add_argument("--mb-per-log", type=float, default=8.0)
     parser.add_argument("--segment-mb", type=float, default=16.0)
-    parser.add_argument("--split-mb", type=float, default=16.0)
+    parser.add_argument(
+        "--split-mb", type=float, default=DEFAULT_SPLIT_BYTES / 2**20, help="default: the audit's own"
+    )
     parser.add_argument("--cores", default="1,2")
     parser.add_argument("--dir", default=None, help="reuse or keep the fleet here")
     parser.add_argument("--runs", type=int, default=2, help="runs of each query in its session")

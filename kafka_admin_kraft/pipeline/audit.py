@@ -137,7 +137,8 @@ AUDIT_COLUMNS: Final = (
     "error_kind",
     "error",
 )
-"""What the audit reads of every row: values are decoded only for the typed columns of its record types."""
+"""What the audit reads of every row, and all it caches: values are decoded only for the typed columns
+of its record types."""
 
 EVENT_COLUMNS: Final = (
     "cluster",
@@ -211,7 +212,7 @@ def run_audit(
         | F.col("record_type").isin(*AUDITED_TYPES)
         | F.col("error_kind").isNotNull()
         | F.col("record_index").isNull()
-    ).withColumn("cluster", F.coalesce(F.col("cluster_id"), F.lit("")))
+    ).select(*AUDIT_COLUMNS, F.coalesce(F.col("cluster_id"), F.lit("")).alias("cluster"))
     with _cached(slim) as rows:
         result = _audit(spark, rows, dirs, output)
     result.paths = list(paths)
