@@ -16,7 +16,7 @@ session; the first run pays for warming the JVM (JIT compilation of Spark's plan
 of the generated code), which a long job over a large fleet does once.
 
 Splits are the audit's own size (``--split-mb``, 64 MiB) unless told otherwise. A Spark task of a
-Python data source costs about 70 ms on one CPU whatever it reads, and the audit reads its cached
+Python data source costs 65 to 80 ms on one CPU whatever it reads, and the audit reads its cached
 rows in as many tasks again in each later stage, so smaller splits over the default fleet's 8 MiB
 logs mostly time Spark's scheduling.
 
