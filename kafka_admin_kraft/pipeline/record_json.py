@@ -21,7 +21,7 @@ from typing import Any, Final
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.message import Struct, snake_case
 from kafka_admin_kraft.protocol.primitives import Uuid
-from kafka_admin_kraft.protocol.spec import FieldSpec, MessageSpec, all_messages
+from kafka_admin_kraft.protocol.spec import PY_TYPES, FieldSpec, MessageSpec, all_messages
 
 Writer = Callable[[Any], str]
 
@@ -78,17 +78,16 @@ def _writer_of(cls: type) -> Writer:
     return _WRITERS[cls]
 
 
-_INTEGERS: Final = ("int8", "int16", "int32", "int64", "uint16", "uint32")
-_SCALAR_TEXT: Final = {
-    **dict.fromkeys(_INTEGERS, "str({v}) if {v}.__class__ is int"),
-    "bool": "('true' if {v} else 'false') if {v}.__class__ is bool",
-    "string": "_string({v}) if {v}.__class__ is str",
-    "uuid": "_uuid({v}) if {v}.__class__ is _Uuid",
-    "bytes": "_bytes({v}) if {v}.__class__ is bytes",
-    "records": "_bytes({v}) if {v}.__class__ is bytes",
+_TEXT: Final = {
+    "int": "str({v})",
+    "bool": "('true' if {v} else 'false')",
+    "str": "_string({v})",
+    "Uuid": "_uuid({v})",
+    "bytes": "_bytes({v})",
 }
-"""Per field type: an expression writing the value ``{v}`` when the condition after ``if`` holds;
-the general encoder writes it otherwise (``None``, a float, a value of another type)."""
+"""By the Python type of a field (:data:`~kafka_admin_kraft.protocol.spec.PY_TYPES`): an expression
+writing its value ``{v}`` when the value is of exactly that type; the general encoder writes any
+other (``None``, a float, a value of another type)."""
 
 
 def _uuid(value: Uuid) -> str:
@@ -104,7 +103,7 @@ _NAMESPACE: Final = {
     "_string": json.encoder.encode_basestring_ascii,
     "_uuid": _uuid,
     "_bytes": _bytes,
-    "_Uuid": Uuid,
+    "Uuid": Uuid,
 }
 
 
@@ -160,12 +159,15 @@ class _Builder:
             if field.is_struct:
                 each = f"map(_w{order[element]}, {value})"
             elif element == "uuid":
-                each = f"[_uuid(u) if u.__class__ is _Uuid else _any(u) for u in {value}]"
+                each = f"[_uuid(u) if u.__class__ is Uuid else _any(u) for u in {value}]"
             else:  # numbers and strings: many lists are empty, the general encoder writes the others
                 empty = f"{value}.__class__ is list and not {value}"
                 return f"('null' if {value} is None else '[]' if {empty} else _any({value}))"
             return f"('[' + ','.join({each}) + ']' if {value}.__class__ is list else _any({value}))"
         if field.is_struct:
             return f"_w{order[element]}({value})"
-        text = _SCALAR_TEXT.get(element)
-        return f"_any({value})" if text is None else f"({text.format(v=value)} else _any({value}))"
+        python_type = PY_TYPES.get(element, "")
+        text = _TEXT.get(python_type)
+        if text is None:
+            return f"_any({value})"
+        return f"({text.format(v=value)} if {value}.__class__ is {python_type} else _any({value}))"

@@ -36,18 +36,20 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 from kafka_admin_kraft.protocol.message import snake_case
 
-__all__ = ["FieldSpec", "MessageSpec", "SpecError", "StructSpec", "Versions", "all_messages", "load_specs",
-           "parse_spec", "snake_case"]
+__all__ = ["PY_TYPES", "FieldSpec", "MessageSpec", "SpecError", "StructSpec", "Versions", "all_messages",
+           "load_specs", "parse_spec", "snake_case"]
 
 SPEC_DIR = Path(__file__).parent / "specs"
 
-PRIMITIVES = frozenset(
-    {"bool", "int8", "int16", "int32", "int64", "uint16", "uint32", "float64", "uuid", "string",
-     "bytes", "records"}
-)
+PY_TYPES: Final = {"bool": "bool", "int8": "int", "int16": "int", "int32": "int", "int64": "int",
+                   "uint16": "int", "uint32": "int", "float64": "float", "uuid": "Uuid", "string": "str",
+                   "bytes": "bytes", "records": "bytes"}
+"""The Python type the generated codecs give each primitive type of the spec language."""
+PRIMITIVES = frozenset(PY_TYPES)
 MESSAGE_KINDS = frozenset({"request", "response", "header", "data", "metadata"})
 
 
