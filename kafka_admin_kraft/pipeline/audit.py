@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from kafka_admin_kraft.pipeline.planning import DEFAULT_SPLIT_BYTES, LogDirInfo, discover
 from kafka_admin_kraft.pipeline.rules import (
@@ -243,6 +243,21 @@ def _cached(frame: DataFrame) -> Iterator[DataFrame]:
         yield frame
     finally:
         frame.unpersist()
+
+
+def _local_frame(spark: SparkSession, schema: str, rows: Sequence[Sequence[Any]]) -> DataFrame:
+    """``rows`` (tuples in the order of the DDL ``schema``) as a DataFrame, handed over as Arrow:
+    Spark keeps it on the driver as a local relation, where a list of rows would be read back
+    through a Python worker by a Spark job of its own (with a worker to start the first time)."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import StructType
+
+    struct = cast(StructType, StructType.fromDDL(schema))
+    arrow = to_arrow_schema(struct)
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in arrow]
+    arrays = [pa.array(values, field.type) for values, field in zip(columns, arrow, strict=True)]
+    return spark.createDataFrame(pa.Table.from_arrays(arrays, schema=arrow), struct)
 
 
 def _join(base: str, name: str) -> str:
@@ -452,7 +467,7 @@ def _cluster_facts(
         )
         for cluster, ref in references.items()
     ]
-    return spark.createDataFrame(rows, ddl(CLUSTER_FACTS))
+    return _local_frame(spark, ddl(CLUSTER_FACTS), rows)
 
 
 def _distinct_batches(slim: DataFrame, facts: DataFrame) -> DataFrame:
@@ -576,9 +591,7 @@ def _batch_statuses(spark: SparkSession, batches: DataFrame, ends: CommittedEnds
     from pyspark.sql import functions as F
 
     col = F.col
-    committed = spark.createDataFrame(
-        list(ends.committed_end.items()), "cluster string, committed_end bigint"
-    )
+    committed = _local_frame(spark, "cluster string, committed_end bigint", list(ends.committed_end.items()))
     status = (
         F.when(col("in_ref") & (col("base") < col("committed_end")), COMMITTED)
         .when(col("in_ref"), UNCOMMITTED)
@@ -728,8 +741,8 @@ def _write(spark: SparkSession, frames: Sequence[tuple[DataFrame, Table]], outpu
 
 def _driver_frame(spark: SparkSession, table: Table, rows: list[Row]) -> DataFrame:
     """A table built on the driver as a DataFrame of its declared schema, in one Parquet file."""
-    return spark.createDataFrame(
-        [tuple(row[name] for name in table.column_names) for row in rows], ddl(table.columns)
+    return _local_frame(
+        spark, ddl(table.columns), [tuple(row[name] for name in table.column_names) for row in rows]
     ).coalesce(1)
 
 
