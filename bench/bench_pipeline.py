@@ -13,7 +13,9 @@ Python workers) may run on N CPUs only (``sched_setaffinity``; where that is mis
 them, which the output says): ``local[1]`` alone keeps a JVM thread and a Python worker busy side by
 side, so without the limit it uses more than one CPU. Each query runs ``--runs`` times in its
 session; the first run pays for warming the JVM (JIT compilation of Spark's planner, of Janino and
-of the generated code), which a long job over a large fleet does once.
+of the generated code), which a long job over a large fleet does once. Both JVMs run the G1
+collector: on one CPU the JVM would otherwise pick the serial one, whose cheaper write barriers
+no multi-core executor gets, and the figures would compare collectors as much as core counts.
 
 Splits are the audit's own size (``--split-mb``, 64 MiB) unless told otherwise. A Spark task of a
 Python data source costs 65 to 80 ms on one CPU whatever it reads, and the audit reads its cached
@@ -229,6 +231,7 @@ def spark_figures(root: Path, cores: int, split_bytes: int, output: Path, runs: 
             "spark.ui.enabled": "false",
             "spark.sql.shuffle.partitions": str(4 * cores),
             "spark.driver.memory": "3g",
+            "spark.driver.extraJavaOptions": "-XX:+UseG1GC",  # on one CPU the JVM would pick the serial GC
         },
     )
     spark.sparkContext.setLogLevel("ERROR")
