@@ -60,6 +60,9 @@ SETTINGS = {
 PYTHON_TASK = "Starting Python task execution"
 """What Spark's Python runners log on an executor for each task they hand to Python."""
 RUN_TIMEOUT = 300.0
+AUDIT_OPTIONS = ("--write-records", "--split-bytes", str(16 * 1024))
+"""Every run's options: the logs here hold a few hundred KB, which the default split size reads in
+one Spark task; small splits give every executor reads of its own, the Python tasks looked for."""
 
 
 def _conf_options() -> list[str]:
@@ -114,7 +117,7 @@ def local_output(
     work = tmp_path_factory.mktemp("local-run")
     output = work / "audit"
     result = _run([console_script("kafka-metadata-audit"), "--master", "local[*]", *_conf_options(),
-                   "--write-records", "-o", str(output), *inputs], _driver_environment(), work)
+                   *AUDIT_OPTIONS, "-o", str(output), *inputs], _driver_environment(), work)
     assert result.returncode == 0, result.stderr[-4000:]
     cluster.wait_for_workers()
     return output
@@ -230,7 +233,7 @@ def test_a_wheel_shipped_with_py_files(
     before = _completed_apps(cluster)
     output = tmp_path / "audit"
     result = _run([console_script("kafka-metadata-audit"), "--master", cluster.url, *_conf_options(),
-                   "--py-files", str(wheel), "--write-records", "-o", str(output), *inputs],
+                   "--py-files", str(wheel), *AUDIT_OPTIONS, "-o", str(output), *inputs],
                   _driver_environment(PYSPARK_PYTHON=str(worker_python)), tmp_path)
     _check(result, cluster)
     _assert_same_audit(local_output, output)
@@ -259,7 +262,7 @@ def test_spark_submit_with_a_packed_environment(
     output = tmp_path / "audit"
     result = _run([console_script("spark-submit"), "--master", cluster.url, *_conf_options(),
                    "--archives", "audit-env.tar.gz#audit-env", module.stdout.strip(),
-                   "--write-records", "-o", str(output), *inputs], environ, tmp_path)
+                   *AUDIT_OPTIONS, "-o", str(output), *inputs], environ, tmp_path)
     _check(result, cluster)
     _assert_same_audit(local_output, output)
     for directory in _assert_ran_on_both_workers(cluster, before):
