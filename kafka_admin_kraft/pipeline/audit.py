@@ -255,8 +255,7 @@ def _local_frame(spark: SparkSession, schema: str, rows: Sequence[Sequence[Any]]
 
     struct = cast(StructType, StructType.fromDDL(schema))
     arrow = to_arrow_schema(struct)
-    columns = list(zip(*rows, strict=True)) if rows else [() for _ in arrow]
-    arrays = [pa.array(values, field.type) for values, field in zip(columns, arrow, strict=True)]
+    arrays = [pa.array([row[i] for row in rows], field.type) for i, field in enumerate(arrow)]
     return spark.createDataFrame(pa.Table.from_arrays(arrays, schema=arrow), struct)
 
 
