@@ -1,4 +1,4 @@
-"""Log segments with their indexes, crash recovery, snapshot files and whole metadata directories."""
+"""Log segments with their indexes, and crash recovery."""
 
 from __future__ import annotations
 
@@ -7,29 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.exceptions import CorruptRecordError
 from kafka_admin_kraft.records import (
-    ApiMessageAndVersion,
-    MetadataLogDir,
     SegmentWriter,
-    SnapshotId,
-    SnapshotWriter,
-    control_batch,
     data_batch,
     encode_batch,
-    list_segments,
-    list_snapshots,
-    metadata_batches,
-    parse_snapshot_file_name,
     read_offset_index,
-    read_snapshot,
     read_time_index,
     recover_segment,
 )
 from kafka_admin_kraft.records.segment import log_file_name, parse_log_file_name
-
-T = 1_700_000_000_000
+from unit.records.records_testlib import T
 
 
 def _batch(offset: int, size: int, timestamp: int) -> bytes:
@@ -128,104 +116,3 @@ def test_recovery_refuses_offsets_that_go_backwards(tmp_path: Path) -> None:
     with pytest.raises(CorruptRecordError, match="below the previous batch"):
         recover_segment(log)
     assert log.stat().st_size == 2000
-
-
-def test_snapshot_names() -> None:
-    snapshot = SnapshotId(1234, 5)
-    assert snapshot.file_name == "00000000000000001234-0000000005.checkpoint"
-    assert parse_snapshot_file_name("00000000000000001234-0000000005.checkpoint") == snapshot
-    for name in ("00000000000000001234-0000000005.checkpoint.part",
-                 "00000000000000001234-0000000005-123.checkpoint.part",
-                 "00000000000000001234-0000000005.checkpoint.deleted", "1234-5.checkpoint"):
-        assert parse_snapshot_file_name(name) is None
-    assert SnapshotId(10, 1) < SnapshotId(10, 2) < SnapshotId(11, 0)
-
-
-def _snapshot_batches(end_offset: int, epoch: int) -> list[bytes]:
-    level = ApiMessageAndVersion(messages.FeatureLevelRecord(name="metadata.version", feature_level=21), 0)
-    return [encode_batch(control_batch(0, epoch, T, [messages.SnapshotHeaderRecord(
-                version=0, last_contained_log_timestamp=T)])),
-            encode_batch(metadata_batches(1, epoch, T, [level] * 2)[0]),
-            encode_batch(control_batch(3, epoch, T, [messages.SnapshotFooterRecord(version=0)]))]
-
-
-def test_snapshot_writer_uses_a_part_file_then_renames(tmp_path: Path) -> None:
-    snapshot = SnapshotId(40, 3)
-    writer = SnapshotWriter(tmp_path, snapshot)
-    part = writer.partial_path.name
-    assert part.startswith("00000000000000000040-0000000003-") and part.endswith(".checkpoint.part")
-    assert part[len("00000000000000000040-0000000003-"):-len(".checkpoint.part")].isdigit()
-    for batch in _snapshot_batches(40, 3):
-        writer.append(batch)
-    assert list_snapshots(tmp_path) == []
-    path = writer.freeze()
-    assert path == tmp_path / "00000000000000000040-0000000003.checkpoint"
-    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
-    assert list_snapshots(tmp_path) == [snapshot]
-    assert [batch.base_offset for batch in read_snapshot(path)] == [0, 1, 3]
-
-
-def test_aborted_snapshot_leaves_nothing(tmp_path: Path) -> None:
-    with pytest.raises(RuntimeError), SnapshotWriter(tmp_path, SnapshotId(1, 1)) as writer:
-        writer.append(_snapshot_batches(1, 1)[0])
-        raise RuntimeError("stop")
-    assert list(tmp_path.iterdir()) == []
-
-
-def test_snapshot_structure_is_checked(tmp_path: Path) -> None:
-    header, data, footer = _snapshot_batches(4, 1)
-    path = tmp_path / "00000000000000000004-0000000001.checkpoint"
-    for content, text in ((data + footer, "first record is not a SnapshotHeaderRecord"),
-                          (header + data, "last record is not a SnapshotFooterRecord"),
-                          (b"", "holds no batches"),
-                          (header + data + footer[:-3], "file ends inside a batch")):
-        path.write_bytes(content)
-        with pytest.raises(CorruptRecordError, match=text) as info:
-            list(read_snapshot(path))
-        assert info.value.what == str(path)
-
-
-def _write_segment(directory: Path, base: int, count: int, epoch: int = 1) -> None:
-    with SegmentWriter(directory, base) as writer:
-        for offset in range(base, base + count):
-            writer.append(data_batch(offset, epoch, T + offset, [b"\x01\x14\x00\x00"]))
-
-
-def test_metadata_directory_reads_in_offset_order(tmp_path: Path) -> None:
-    _write_segment(tmp_path, 10, 5)
-    _write_segment(tmp_path, 0, 10)
-    _write_segment(tmp_path, 15, 3)
-    (tmp_path / "00000000000000000005.log.deleted").write_bytes(b"junk")
-    directory = MetadataLogDir(tmp_path)
-    assert [segment.base_offset for segment in list_segments(tmp_path)] == [0, 10, 15]
-    assert [batch.base_offset for batch in directory.read_log()] == list(range(18))
-    assert [batch.base_offset for batch in directory.read_log(12)] == list(range(12, 18))
-    snapshot = tmp_path / SnapshotId(4, 1).file_name
-    snapshot.write_bytes(b"".join(_snapshot_batches(4, 1)))
-    assert directory.latest_snapshot() == SnapshotId(4, 1)
-    assert [batch.base_offset for batch in directory.read_all()] == [0, 1, 3, *range(4, 18)]
-    assert directory.torn_tail is None
-
-
-def test_only_the_newest_segment_may_be_torn(tmp_path: Path) -> None:
-    _write_segment(tmp_path, 0, 3)
-    _write_segment(tmp_path, 3, 3)
-    newest = tmp_path / "00000000000000000003.log"
-    newest.write_bytes(newest.read_bytes() + b"\x00" * 5)
-    directory = MetadataLogDir(tmp_path)
-    assert len(list(directory.read_log())) == 6
-    assert directory.torn_tail is not None and directory.torn_segment == newest
-    oldest = tmp_path / "00000000000000000000.log"
-    oldest.write_bytes(oldest.read_bytes()[:-1])
-    with pytest.raises(CorruptRecordError, match="file ends inside a batch") as info:
-        list(MetadataLogDir(tmp_path).read_log())
-    assert info.value.what == str(oldest)
-
-
-def test_offsets_must_grow_across_segments(tmp_path: Path) -> None:
-    _write_segment(tmp_path, 0, 5)
-    with SegmentWriter(tmp_path, 3) as writer:
-        writer.append(data_batch(3, 1, T, [b"\x01\x14\x00\x00"]))
-    with pytest.raises(CorruptRecordError, match="below the previous batch") as info:
-        list(MetadataLogDir(tmp_path).read_log())
-    assert info.value.what.endswith("00000000000000000003.log") and info.value.offset == 0
