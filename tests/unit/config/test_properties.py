@@ -3,6 +3,7 @@ settings, server settings, meta.properties), and the two writers."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,8 @@ from kafka_admin_kraft.config.server import ConfigError as ServerConfigError
 from kafka_admin_kraft.config.server import load_properties as load_server_properties
 from kafka_admin_kraft.errors import ConfigError as ClientConfigError
 from kafka_admin_kraft.storage import MetaProperties, StorageFormatError, read_meta_properties
+
+MOMENT = datetime(2024, 3, 7, 10, 22, 17, tzinfo=timezone.utc)
 
 # Each case: the bytes of a file and what java.util.Properties.load(InputStream) makes of them.
 SYNTAX = {
@@ -137,3 +140,15 @@ def test_meta_properties_keep_the_escapes_of_javas_store() -> None:
     """``Properties.store`` escapes more than a configuration file needs; ``meta.properties`` keeps that."""
     assert format_properties({"k": "a:b=c"}).splitlines()[2] == "k=a\\:b\\=c"
     assert format_config_file({"k": "a:b=c"}) == "k=a:b=c\n"
+
+
+def test_date_line_uses_the_local_zone_name() -> None:
+    zone = timezone(timedelta(hours=1), "CET")
+    text = format_properties({}, moment=datetime(2025, 12, 31, 23, 5, 0, tzinfo=zone))
+    assert text == "#\n#Wed Dec 31 23:05:00 CET 2025\n"
+
+
+def test_properties_escapes_are_written_like_java() -> None:
+    text = format_properties({"a key": " lead = a:b#c!d\\e\tf"}, moment=MOMENT)
+    assert text.splitlines()[2] == "a\\ key=\\ lead \\= a\\:b\\#c\\!d\\\\e\\tf"
+    assert parse_properties(text) == {"a key": " lead = a:b#c!d\\e\tf"}

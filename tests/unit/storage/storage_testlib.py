@@ -1,0 +1,7 @@
+"""A directory id for the tests of the storage files (any valid, non-reserved uuid)."""
+
+from __future__ import annotations
+
+from kafka_admin_kraft.protocol.primitives import Uuid
+
+DIR_ID = Uuid.from_string("3Db5QLSqSZieL3rJBUUegA")
