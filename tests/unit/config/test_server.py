@@ -3,52 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-import logging
 from pathlib import Path
 
 import pytest
 
-from kafka_admin_kraft.config.server import (
-    ConfigError,
-    Listener,
-    ServerConfig,
-    StaticVoter,
-    load_config,
-    load_properties,
-    parse_config,
-)
-from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
+from kafka_admin_kraft.config.server import ConfigError, Listener, StaticVoter, load_config, load_properties
 from kafka_admin_kraft_server import settings
-from kafka_admin_kraft_server.raft.api import Address, Endpoint, RaftConfig, ReplicaKey, VoterInfo
-
-BASE = {
-    "process.roles": "controller",
-    "node.id": "1",
-    "listeners": "CONTROLLER://127.0.0.1:9093",
-    "controller.listener.names": "CONTROLLER",
-    "controller.quorum.voters": "1@127.0.0.1:9093,2@127.0.0.1:9094,3@127.0.0.1:9095",
-    "log.dirs": "/data/kraft",
-}
-
-
-def config(**overrides: str | None) -> ServerConfig:
-    props = dict(BASE)
-    for key, value in overrides.items():
-        name = key.replace("__", ".")
-        if value is None:
-            props.pop(name, None)
-        else:
-            props[name] = value
-    return parse_config(props)
-
-
-def refused(**overrides: str | None) -> str:
-    with pytest.raises(ConfigError) as info:
-        config(**overrides)
-    return str(info.value)
-
-
-# ----------------------------------------------------------------------------- properties syntax
+from kafka_admin_kraft_server.raft.api import RaftConfig
+from unit.config.config_testlib import config, refused
 
 
 def test_java_properties_syntax(tmp_path: Path) -> None:
@@ -99,15 +61,6 @@ def test_unreadable_files(tmp_path: Path) -> None:
     bad.write_text("key=\\u12\n")
     with pytest.raises(ConfigError, match="Malformed"):
         load_config(bad)
-
-
-def test_unknown_keys_are_kept_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
-    loaded = config(num__network__threads="3", log__retention__hours="1")
-    with caplog.at_level(logging.WARNING):
-        settings.warn_unknown_keys(loaded)
-    assert loaded.unknown_keys == ("log.retention.hours", "num.network.threads")
-    assert loaded.originals["num.network.threads"] == "3"
-    assert "The configuration 'num.network.threads' was supplied but isn't a known config." in caplog.text
 
 
 # ----------------------------------------------------------------------------- every key
@@ -201,45 +154,7 @@ def test_broker_role_is_parsed() -> None:
     assert combined.controller_listeners == (Listener("CONTROLLER", "127.0.0.1", 9093),)
 
 
-# ----------------------------------------------------------------------------- derived values
-
-
-def test_identity_voters_and_bootstrap() -> None:
-    loaded = config(controller__quorum__bootstrap__servers="127.0.0.1:9093")
-    directory = Uuid.from_string("3Db5QLSqSZieL3rJBUUegA")
-    identity = settings.node_identity(loaded, "XcZZOzUqS4yHOjhMQB6JLQ", directory)
-    assert identity.node_id == 1 and identity.cluster_id == "XcZZOzUqS4yHOjhMQB6JLQ"
-    assert identity.directory_id == directory and identity.is_controller
-    assert identity.listeners == (Endpoint("CONTROLLER", "127.0.0.1", 9093),)
-    voters = settings.static_voter_set(loaded)
-    assert voters is not None and voters.ids() == frozenset({1, 2, 3})
-    assert voters.voters[2] == VoterInfo(ReplicaKey(2, ZERO_UUID),
-                                         (Endpoint("CONTROLLER", "127.0.0.1", 9094),), 0, 0)
-    assert settings.bootstrap_servers(loaded) == (Address("127.0.0.1", 9093),)
-
-
-def test_wildcard_listener_with_advertised_host(monkeypatch: pytest.MonkeyPatch) -> None:
-    loaded = config(listeners="CONTROLLER://0.0.0.0:9093", advertised__listeners="CONTROLLER://ctl-1:9093")
-    assert loaded.listeners[0].bind_host == "0.0.0.0" and loaded.listeners[0].is_wildcard
-    assert settings.controller_endpoints(loaded) == (Endpoint("CONTROLLER", "ctl-1", 9093),)
-    empty = config(listeners="CONTROLLER://:9093")
-    assert empty.listeners[0].host == "" and empty.listeners[0].bind_host is None
-    monkeypatch.setattr("socket.getfqdn", lambda *args: "canonical.example")
-    assert settings.controller_endpoints(empty) == (Endpoint("CONTROLLER", "canonical.example", 9093),)
-    # Without advertised.listeners a 0.0.0.0 controller listener would be advertised: Kafka refuses.
-    assert refused(listeners="CONTROLLER://0.0.0.0:9093") == (
-        "advertised.listeners cannot use the nonroutable meta-address 0.0.0.0. Use a routable IP address.")
-    assert refused(advertised__listeners="CONTROLLER://0.0.0.0:9093") == (
-        "advertised.listeners cannot use the nonroutable meta-address 0.0.0.0. Use a routable IP address.")
-
-
-def test_default_listener_is_the_first_controller_listener_name() -> None:
-    loaded = config(listeners="B://127.0.0.1:2,A://127.0.0.1:1", controller__listener__names="A,B",
-                    listener__security__protocol__map="A:PLAINTEXT,B:PLAINTEXT")
-    assert loaded.default_listener_name == "A"
-    assert [endpoint.name for endpoint in settings.controller_endpoints(loaded)] == ["A", "B"]
-    voters = settings.static_voter_set(loaded)
-    assert voters is not None and voters.voters[1].endpoints[0].name == "A"
+# ----------------------------------------------------------------------------- listeners
 
 
 def test_ipv6_listener() -> None:

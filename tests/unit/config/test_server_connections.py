@@ -1,30 +1,16 @@
 """max.connections, max.connections.per.ip(.overrides) and connections.max.idle.ms: Kafka's defaults
-and refusals, and what the runtime is given."""
+and refusals."""
 
 from __future__ import annotations
 
 import pytest
 
-from kafka_admin_kraft.config.server import ConfigError, ServerConfig, parse_config
-from kafka_admin_kraft_server import settings
-
-BASE = {
-    "process.roles": "controller",
-    "node.id": "1",
-    "listeners": "CONTROLLER://127.0.0.1:9093",
-    "controller.listener.names": "CONTROLLER",
-    "controller.quorum.voters": "1@127.0.0.1:9093",
-    "log.dirs": "/data/kraft",
-}
-INT_MAX = 2147483647
-
-
-def config(**props: str) -> ServerConfig:
-    return parse_config({**BASE, **props})
+from kafka_admin_kraft.config.server import ConfigError
+from unit.config.config_testlib import INT_MAX, lone_voter_config
 
 
 def test_defaults_are_kafkas() -> None:
-    parsed = config()
+    parsed = lone_voter_config()
     assert (parsed.max_connections, parsed.max_connections_per_ip) == (INT_MAX, INT_MAX)
     assert parsed.max_connections_per_ip_overrides == {}
     assert parsed.connections_max_idle_ms == 600_000
@@ -32,7 +18,7 @@ def test_defaults_are_kafkas() -> None:
 
 
 def test_values_are_parsed() -> None:
-    parsed = config(**{"max.connections": "10", "max.connections.per.ip": "0",
+    parsed = lone_voter_config(**{"max.connections": "10", "max.connections.per.ip": "0",
                        "max.connections.per.ip.overrides": " 127.0.0.1:5 , localhost:7,127.0.0.1:6",
                        "connections.max.idle.ms": "-1"})
     assert (parsed.max_connections, parsed.max_connections_per_ip) == (10, 0)
@@ -62,20 +48,5 @@ def test_values_are_parsed() -> None:
 ])
 def test_refusals(props: dict[str, str], message: str) -> None:
     with pytest.raises(ConfigError) as caught:
-        config(**props)
+        lone_voter_config(**props)
     assert str(caught.value) == message
-
-
-def test_the_runtime_gets_overrides_by_address() -> None:
-    limits = settings.connection_limits(config(**{"max.connections": "10",
-                                                  "max.connections.per.ip.overrides": "127.0.0.1:3,::1:4",
-                                                  "connections.max.idle.ms": "250"}))
-    assert limits.max_connections == 10 and limits.max_idle_ms == 250
-    assert limits.cap_for("127.0.0.1") == 3 and limits.cap_for("::1") == 4
-    assert limits.cap_for("10.1.1.1") == INT_MAX
-
-
-def test_an_override_host_that_does_not_resolve_refuses_the_start() -> None:
-    with pytest.raises(ConfigError, match="^max.connections.per.ip.overrides: unable to resolve "
-                                          "'no-such-host.invalid'"):
-        settings.connection_limits(config(**{"max.connections.per.ip.overrides": "no-such-host.invalid:3"}))
