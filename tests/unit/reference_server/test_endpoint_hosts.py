@@ -14,7 +14,7 @@ from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft_server.peers import PeerClient
 from kafka_admin_kraft_server.raft.api import Address, OutboundRequest
-from unit.reference_server.test_broker_lifecycle import register, registration_request
+from unit.reference_server.handlers.test_broker_lifecycle import register, registration_request
 
 BAD_HOSTS = ["12..0.0.1", "a" * 300, "n4\x00evil"]
 

@@ -8,7 +8,7 @@ import pytest
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft_server.raft.api import Endpoint
 from unit.reference_server.raft.raft_testlib import LISTENER
-from unit.reference_server.raft.test_voter_changes import add_body, answer, ask, cluster, leader, update_body
+from unit.reference_server.raft.test_add_voter import add_body, answer, ask, cluster, leader, update_body
 
 BAD_HOSTS = {
     "12..0.0.1": "'12..0.0.1' has an empty label",

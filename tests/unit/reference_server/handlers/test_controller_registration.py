@@ -32,7 +32,7 @@ from kafka_admin_kraft_server.raft.image import SnapshotImage
 from kafka_admin_kraft_server.registration import log as registration_log
 from kafka_admin_kraft_server.runtime import ControllerRuntime, ListenerSpec, RuntimeOptions
 from unit.reference_server.fakes import FakeCore, MemoryLog
-from unit.reference_server.test_handlers import view
+from unit.reference_server.handlers.test_api_versions import view
 from unit.reference_server.test_runtime import raw_request, running, wait_for
 
 REQ = messages.ControllerRegistrationRequest
