@@ -1,5 +1,6 @@
 """Helpers for the storage and start-up tests: batches as KRaft writes them, snapshot files, and a
-directory laid out as ``kafka-storage format`` leaves it."""
+directory laid out as ``kafka-storage format`` leaves it; and the malformed hosts that the peer client
+and the broker registration refuse."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ T0 = 1_700_000_000_000
 CLUSTER_ID = "XcZZOzUqS4yHOjhMQB6JLQ"
 DIR_IDS = [Uuid.from_string(text) for text in ("3Db5QLSqSZieL3rJBUUegA", "b8tRS7h4TJ2Vt43Dp85v2A",
                                                 "J8aAPcfLQt2bqs1JT_rMgQ")]
+BAD_HOSTS = ["12..0.0.1", "a" * 300, "n4\x00evil"]
+"""Hosts from outside the node that are no valid host name or IP address."""
 
 
 def noop_batch(base_offset: int, epoch: int, count: int = 1, *, timestamp: int = T0) -> RecordBatch:

@@ -1,16 +1,24 @@
-"""The peer client against a scripted server: ApiVersions fallback and per-API version choice."""
+"""The peer client: against a scripted server (ApiVersions fallback and per-API version choice),
+between two runtimes (negotiation, matching responses, failures reported as None) and with hosts
+that are no valid host name or IP address (an unreachable peer, one line in the log)."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 import struct
 import threading
+import time
+
+import pytest
 
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft_server.peers import CLIENT_SOFTWARE_NAME, PeerClient
 from kafka_admin_kraft_server.raft.api import Address, OutboundRequest
+from unit.reference_server.runtime_testlib import make_runtime, running, wait_for
+from unit.reference_server.server_testlib import BAD_HOSTS
 
 
 def entry(api_key: int, max_version: int) -> messages.ApiVersionsResponse.ApiVersion:
@@ -80,3 +88,76 @@ def test_api_versions_fallback_and_version_choice() -> None:
     assert {client_id for _, _, client_id in peer.seen} == {"raft-client-7"}
     assert peer.software == [CLIENT_SOFTWARE_NAME]
     peer.sock.close()
+
+
+def vote_request() -> messages.VoteRequest:
+    return messages.VoteRequest(cluster_id="c", voter_id=2)
+
+
+def test_peer_requests_negotiate_and_match_responses() -> None:
+    with running(make_runtime(node_id=2, lead=False)) as peer, running(make_runtime(node_id=1)) as server:
+        destination = Address(peer.host, peer.port, 2)
+
+        def send() -> None:
+            server.core.outbox.extend(OutboundRequest(100 + i, destination, 52, vote_request())
+                                      for i in range(3))
+            server.runtime._wake.set()
+
+        server.call(send)
+        wait_for(lambda: len(server.core.responses) == 3)
+        assert sorted(rid for rid, _ in server.core.responses) == [100, 101, 102]
+        assert all(isinstance(body, messages.VoteResponse) for _, body in server.core.responses)
+        assert [r.api_version for r in peer.core.requests] == [2, 2, 2]  # min(ours, theirs)
+
+
+def test_peer_failures_are_reported_as_none() -> None:
+    refused = socket.socket()
+    refused.bind(("127.0.0.1", 0))
+    dead_port = refused.getsockname()[1]
+    refused.close()
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    try:
+        with running(make_runtime(request_timeout_ms=300)) as server:
+            def send() -> None:
+                outbox = server.core.outbox
+                outbox.append(OutboundRequest(1, Address("127.0.0.1", dead_port, 5), 52, vote_request()))
+                outbox.append(OutboundRequest(2, Address(*silent.getsockname(), 6), 52, vote_request()))
+                server.runtime._wake.set()
+
+            started = time.monotonic()
+            server.call(send)
+            wait_for(lambda: len(server.core.responses) == 2)
+            elapsed = time.monotonic() - started
+            assert dict(server.core.responses) == {1: None, 2: None}
+            assert 0.25 < elapsed < 2
+            # Within the reconnect backoff a new request to the dead address fails at once.
+            server.call(lambda: server.core.outbox.append(
+                OutboundRequest(3, Address("127.0.0.1", dead_port, 5), 52, vote_request())))
+            server.call(server.runtime._wake.set)
+            wait_for(lambda: len(server.core.responses) == 3)
+    finally:
+        silent.close()
+
+
+@pytest.mark.parametrize("host", BAD_HOSTS)
+def test_the_peer_client_fails_a_malformed_host_like_an_unreachable_peer(
+        host: str, caplog: pytest.LogCaptureFixture) -> None:
+    outcomes: list[tuple[int, Struct | None]] = []
+
+    async def main() -> None:
+        client = PeerClient(1, lambda rid, body: outcomes.append((rid, body)), request_timeout_ms=2000)
+        client.send(OutboundRequest(1, Address(host, 9093, 4), 18, messages.ApiVersionsRequest()))
+        for _ in range(200):
+            if outcomes:
+                break
+            await asyncio.sleep(0.01)
+        await client.close()
+
+    with caplog.at_level(logging.DEBUG):
+        asyncio.run(main())
+    assert outcomes == [(1, None)]
+    assert not any(record.exc_info for record in caplog.records)
+    warnings = [record.getMessage() for record in caplog.records if record.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "could not be established" in warnings[0] and "\x00" not in warnings[0]

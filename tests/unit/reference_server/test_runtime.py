@@ -1,97 +1,18 @@
-"""The asyncio runtime around a fake core: routing, ordering, bad input, peers, controller duties."""
+"""The asyncio runtime around a fake core: routing, ordering, bad input, controller duties."""
 
 from __future__ import annotations
 
-import asyncio
-import socket
 import struct
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 
 import pytest
-from integration.client import KafkaClient
 
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.records import ApiMessageAndVersion
 from kafka_admin_kraft.storage import BootstrapMetadata
-from kafka_admin_kraft_server.raft.api import Address, OutboundRequest, RaftConfig
-from kafka_admin_kraft_server.runtime import ControllerRuntime, ListenerSpec, RuntimeOptions, WallClock
-from unit.reference_server.fakes import FakeCore, MemoryLog, identity
-
-
-class Running:
-    def __init__(self, runtime: ControllerRuntime, loop: asyncio.AbstractEventLoop, thread: threading.Thread,
-                 result: list[int]) -> None:
-        self.runtime = runtime
-        self.loop = loop
-        self.thread = thread
-        self.result = result
-        self.host, self.port = runtime.bound["CONTROLLER"]
-
-    @property
-    def core(self) -> FakeCore:
-        core = self.runtime.core
-        assert isinstance(core, FakeCore)
-        return core
-
-    def call(self, fn: Callable[[], None]) -> None:
-        self.loop.call_soon_threadsafe(fn)
-
-    def client(self) -> KafkaClient:
-        return KafkaClient(self.host, self.port, timeout=5)
-
-
-def make_runtime(*, node_id: int = 1, lead: bool = True, idle_ms: int = 500, max_bytes: int = 1 << 20,
-                 request_timeout_ms: int = 2000,
-                 bootstrap: BootstrapMetadata | None = None) -> ControllerRuntime:
-    log = MemoryLog()
-    core = FakeCore(node_id, log, lead=lead)
-    options = RuntimeOptions(listeners=(ListenerSpec("CONTROLLER", "127.0.0.1", 0),),
-                             socket_request_max_bytes=max_bytes, metadata_max_idle_interval_ms=idle_ms,
-                             bootstrap_metadata=bootstrap, bootstrap_source="test")
-    return ControllerRuntime(identity(node_id), RaftConfig(request_timeout_ms=request_timeout_ms), core, log,
-                             options)
-
-
-@contextmanager
-def running(runtime: ControllerRuntime) -> Iterator[Running]:
-    loop = asyncio.new_event_loop()
-    started = threading.Event()
-    result: list[int] = []
-
-    async def main() -> int:
-        await runtime.start()
-        started.set()
-        return await runtime.run()
-
-    def target() -> None:
-        asyncio.set_event_loop(loop)
-        try:
-            result.append(loop.run_until_complete(main()))
-        finally:
-            started.set()
-            loop.close()
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    assert started.wait(5)
-    handle = Running(runtime, loop, thread, result)
-    try:
-        yield handle
-    finally:
-        if thread.is_alive():
-            loop.call_soon_threadsafe(runtime.stop)
-            thread.join(10)
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.01)
+from kafka_admin_kraft_server.runtime import WallClock
+from unit.reference_server.fakes import MemoryLog
+from unit.reference_server.runtime_testlib import make_runtime, raw_request, running, wait_for
 
 
 def describe_quorum_body() -> messages.DescribeQuorumRequest:
@@ -111,15 +32,6 @@ def test_api_versions_and_describe_quorum_over_the_wire() -> None:
             assert answer.topics[0].partitions[0].leader_id == 1
         assert [r.api_version for r in server.core.requests if r.api_key == 55] == [0, 1, 2, 3]
         assert all(r.listener == "CONTROLLER" for r in server.core.requests)
-
-
-def raw_request(api_key: int, version: int, correlation_id: int, body: bytes, flexible: bool = True) -> bytes:
-    client_id = b"raw"
-    header = struct.pack(">hhih", api_key, version, correlation_id, len(client_id)) + client_id
-    if flexible:
-        header += b"\x00"
-    payload = header + body
-    return struct.pack(">i", len(payload)) + payload
 
 
 def test_unknown_api_versions_version_gets_v0_unsupported_version() -> None:
@@ -222,57 +134,6 @@ def test_shutdown_resigns_and_flushes() -> None:
     assert server.core.resigned
     log = runtime.log
     assert isinstance(log, MemoryLog) and log.flushes >= 1
-
-
-def vote_request() -> messages.VoteRequest:
-    return messages.VoteRequest(cluster_id="c", voter_id=2)
-
-
-def test_peer_requests_negotiate_and_match_responses() -> None:
-    with running(make_runtime(node_id=2, lead=False)) as peer, running(make_runtime(node_id=1)) as server:
-        destination = Address(peer.host, peer.port, 2)
-
-        def send() -> None:
-            server.core.outbox.extend(OutboundRequest(100 + i, destination, 52, vote_request())
-                                      for i in range(3))
-            server.runtime._wake.set()
-
-        server.call(send)
-        wait_for(lambda: len(server.core.responses) == 3)
-        assert sorted(rid for rid, _ in server.core.responses) == [100, 101, 102]
-        assert all(isinstance(body, messages.VoteResponse) for _, body in server.core.responses)
-        assert [r.api_version for r in peer.core.requests] == [2, 2, 2]  # min(ours, theirs)
-
-
-def test_peer_failures_are_reported_as_none() -> None:
-    refused = socket.socket()
-    refused.bind(("127.0.0.1", 0))
-    dead_port = refused.getsockname()[1]
-    refused.close()
-    silent = socket.socket()
-    silent.bind(("127.0.0.1", 0))
-    silent.listen()
-    try:
-        with running(make_runtime(request_timeout_ms=300)) as server:
-            def send() -> None:
-                outbox = server.core.outbox
-                outbox.append(OutboundRequest(1, Address("127.0.0.1", dead_port, 5), 52, vote_request()))
-                outbox.append(OutboundRequest(2, Address(*silent.getsockname(), 6), 52, vote_request()))
-                server.runtime._wake.set()
-
-            started = time.monotonic()
-            server.call(send)
-            wait_for(lambda: len(server.core.responses) == 2)
-            elapsed = time.monotonic() - started
-            assert dict(server.core.responses) == {1: None, 2: None}
-            assert 0.25 < elapsed < 2
-            # Within the reconnect backoff a new request to the dead address fails at once.
-            server.call(lambda: server.core.outbox.append(
-                OutboundRequest(3, Address("127.0.0.1", dead_port, 5), 52, vote_request())))
-            server.call(server.runtime._wake.set)
-            wait_for(lambda: len(server.core.responses) == 3)
-    finally:
-        silent.close()
 
 
 def test_the_clock_never_goes_backwards() -> None:

@@ -1,22 +1,12 @@
-"""ApiVersions and DescribeCluster as a Kafka 4.2 controller answers them."""
+"""ApiVersions as a Kafka 4.2 controller answers it."""
 
 from __future__ import annotations
 
 import pytest
 
 from kafka_admin_kraft.protocol import framing, messages
-from kafka_admin_kraft_server.handlers import ServerView, api_versions, describe_cluster
-from unit.reference_server.fakes import voter_set
-
-
-def view(**overrides: object) -> ServerView:
-    fields: dict[str, object] = dict(cluster_id="MkU3OEVBNTcwNTJENDM2Qk", node_id=1, leader_id=2,
-                                     voters=voter_set(1, 2, 3), listener="CONTROLLER",
-                                     finalized_features={"metadata.version": 29, "group.version": 1,
-                                                         "kraft.version": 1},
-                                     finalized_features_epoch=42, metadata_version=29)
-    fields.update(overrides)
-    return ServerView(**fields)  # type: ignore[arg-type]
+from kafka_admin_kraft_server.handlers import api_versions
+from unit.reference_server.handlers.handlers_testlib import view
 
 
 def request(version: int, name: str = "kafka-admin-kraft",
@@ -75,50 +65,3 @@ def test_bad_software_name_or_version_is_invalid_request(name: str, software: st
     # Below v3 the fields do not exist, so nothing is checked.
     response, _ = api_versions.handle(request(2, name, software), 2, view())
     assert response.error_code == 0
-
-
-def describe(version: int, endpoint_type: int = 2,
-             operations: bool = False) -> messages.DescribeClusterRequest:
-    return messages.DescribeClusterRequest(endpoint_type=endpoint_type,
-                                           include_cluster_authorized_operations=operations)
-
-
-@pytest.mark.parametrize("version", [1, 2])
-def test_describe_cluster_lists_the_voters_and_the_leader(version: int) -> None:
-    response = describe_cluster.handle(describe(version), version, view())
-    assert response.error_code == 0 and response.endpoint_type == 2
-    assert response.cluster_id == "MkU3OEVBNTcwNTJENDM2Qk"
-    assert response.controller_id == 2
-    assert [(b.broker_id, b.host, b.port, b.rack) for b in response.brokers] == [
-        (1, "127.0.0.1", 9094, None), (2, "127.0.0.1", 9095, None), (3, "127.0.0.1", 9096, None)]
-    assert response.cluster_authorized_operations == -2147483648
-    framing.encode_response(response, version, 1)
-
-
-def test_describe_cluster_authorized_operations_and_unknown_leader() -> None:
-    response = describe_cluster.handle(describe(2, operations=True), 2, view(leader_id=-1))
-    assert response.cluster_authorized_operations == 8096
-    assert response.controller_id == -1
-    response = describe_cluster.handle(describe(2), 2, view(leader_id=7))  # not among the nodes
-    assert response.controller_id == -1
-
-
-MISMATCH = "The request was sent to an endpoint of type CONTROLLER, but we wanted an endpoint of type BROKER"
-
-
-@pytest.mark.parametrize(("version", "endpoint_type", "code", "message"), [
-    (0, 1, 42, MISMATCH),
-    (1, 1, 114, MISMATCH),
-    (2, 3, 115, "Unsupported endpoint type 3"),
-    (1, 0, 115, "Unsupported endpoint type 0"),
-])
-def test_describe_cluster_endpoint_type_errors(version: int, endpoint_type: int, code: int,
-                                               message: str) -> None:
-    response = describe_cluster.handle(describe(version, endpoint_type), version, view())
-    assert (response.error_code, response.error_message) == (code, message)
-    assert response.brokers == [] and response.cluster_id == ""
-
-
-def test_describe_cluster_before_controller_registration_is_unsupported() -> None:
-    response = describe_cluster.handle(describe(2), 2, view(metadata_version=14))
-    assert response.error_code == 35

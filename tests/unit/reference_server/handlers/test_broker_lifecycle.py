@@ -1,18 +1,16 @@
-"""BrokerRegistration and BrokerHeartbeat decisions on the active controller, and the broker's pool of
-connections to the controller (one request per connection at a time, idle ones reused)."""
+"""BrokerRegistration and BrokerHeartbeat decisions on the active controller, and the refusal of a
+registration whose listener host is no valid host name or IP address."""
 
 from __future__ import annotations
 
-import asyncio
+import pytest
 
 from kafka_admin_kraft.features import SUPPORTED_FEATURES
-from kafka_admin_kraft.protocol import framing, messages
+from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.primitives import Uuid
-from kafka_admin_kraft_server.broker import ControllerChannels
 from kafka_admin_kraft_server.handlers import broker_lifecycle as lifecycle
-from kafka_admin_kraft_server.raft.api import Endpoint
-from kafka_admin_kraft_server.security import ClientSecurity
+from unit.reference_server.server_testlib import BAD_HOSTS
 
 CLUSTER = "Q0RHZ3pHbmZTc3FyN2NQTg"
 INCARNATION = Uuid(bytes(15) + b"\x01")
@@ -98,51 +96,9 @@ def test_heartbeats_unfence_a_caught_up_broker_and_fence_on_request() -> None:
     assert beat(unfenced, fence=True).response.is_fenced is True
 
 
-class ScriptedController:
-    """Answers ApiVersions and BrokerHeartbeat, counting the connections it accepted."""
-
-    def __init__(self) -> None:
-        self.connections = 0
-
-    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.connections += 1
-        splitter = framing.FrameSplitter()
-        while data := await reader.read(65536):
-            for frame in splitter.feed(data):
-                request = framing.decode_request(frame)
-                header = request.header
-                reply: messages.ApiVersionsResponse | messages.BrokerHeartbeatResponse
-                if header.request_api_key == 18:
-                    A = messages.ApiVersionsResponse
-                    reply = A(api_keys=[A.ApiVersion(api_key=18, min_version=0, max_version=4),
-                                        A.ApiVersion(api_key=63, min_version=0, max_version=1)])
-                else:
-                    await asyncio.sleep(0.05)
-                    reply = messages.BrokerHeartbeatResponse(is_fenced=False)
-                version = header.request_api_version
-                writer.write(framing.encode_response(reply, version, header.correlation_id))
-        writer.close()
-
-
-def test_requests_share_idle_connections_and_concurrent_ones_open_more() -> None:
-    async def scenario() -> tuple[int, int, int]:
-        controller = ScriptedController()
-        server = await asyncio.start_server(controller.serve, "127.0.0.1", 0)
-        endpoint = Endpoint("CONTROLLER", "127.0.0.1", server.sockets[0].getsockname()[1])
-        channels = ControllerChannels(100, ClientSecurity(), 1 << 20)
-        body = messages.BrokerHeartbeatRequest(broker_id=100)
-        try:
-            for _ in range(3):
-                answer = await channels.request(endpoint, body, 5)
-                assert isinstance(answer, messages.BrokerHeartbeatResponse) and answer.is_fenced is False
-            sequential = controller.connections
-            await asyncio.gather(*(channels.request(endpoint, body, 5) for _ in range(3)))
-            return sequential, controller.connections, channels.idle(endpoint)
-        finally:
-            channels.close()
-            server.close()
-            await server.wait_closed()
-
-    sequential, total, idle = asyncio.run(scenario())
-    assert sequential == 1  # one connection carried the three requests in turn
-    assert total == 3 and idle == 3  # three at once: two more connections, all kept afterwards
+@pytest.mark.parametrize("host", [*BAD_HOSTS, ""])
+def test_a_broker_registration_with_a_malformed_listener_host_is_an_invalid_request(host: str) -> None:
+    request = registration_request()
+    request.listeners[0].host = host
+    decision = register(request)
+    assert decision.response.error_code == ErrorCode.INVALID_REQUEST and decision.record is None

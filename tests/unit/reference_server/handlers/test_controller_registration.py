@@ -1,62 +1,24 @@
-"""Controller registration (KIP-919): the ControllerRegistration handler's decisions, the image keeping
-the latest RegisterControllerRecord per controller (and snapshots carrying them), DescribeCluster
-listing them, and a runtime whose registration manager registers it with itself over the wire."""
+"""ControllerRegistration (KIP-919) on the controller: the handler's decisions, and what a running
+controller, active or not, answers to good, bad and unreadable registrations."""
 
 from __future__ import annotations
 
-import logging
-
 import pytest
-from simulation.memory import MemoryLog as SnapshotLog
 
-from kafka_admin_kraft.features import SUPPORTED_FEATURES
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.primitives import Uuid
-from kafka_admin_kraft.records import (
-    ApiMessageAndVersion,
-    SnapshotId,
-    decode_metadata_record,
-    metadata_batches,
-)
-from kafka_admin_kraft.storage import BootstrapMetadata
 from kafka_admin_kraft_server.handlers import (
     BROKER_APIS,
     CONTROLLER_APIS,
     api_versions,
     controller_registration,
-    describe_cluster,
 )
 from kafka_admin_kraft_server.raft.api import Endpoint, NodeIdentity, RaftConfig
-from kafka_admin_kraft_server.raft.image import SnapshotImage
-from kafka_admin_kraft_server.registration import log as registration_log
 from kafka_admin_kraft_server.runtime import ControllerRuntime, ListenerSpec, RuntimeOptions
 from unit.reference_server.fakes import FakeCore, MemoryLog
-from unit.reference_server.handlers.test_api_versions import view
-from unit.reference_server.test_runtime import raw_request, running, wait_for
-
-REQ = messages.ControllerRegistrationRequest
-RECORD = messages.RegisterControllerRecord
-INCARNATION_A = Uuid(b"\x01" * 16)
-INCARNATION_B = Uuid(b"\x02" * 16)
-
-
-def registration(controller_id: int = 4, incarnation: Uuid = INCARNATION_A, host: str = "ctl4",
-                 port: int = 9093, **overrides: object) -> messages.ControllerRegistrationRequest:
-    fields: dict[str, object] = dict(
-        controller_id=controller_id, incarnation_id=incarnation, zk_migration_ready=False,
-        listeners=[REQ.Listener(name="CONTROLLER", host=host, port=port, security_protocol=0)],
-        features=[REQ.Feature(name="metadata.version", min_supported_version=7, max_supported_version=29)])
-    fields.update(overrides)
-    return REQ(**fields)  # type: ignore[arg-type]
-
-
-def record(controller_id: int, incarnation: Uuid, host: str = "h", port: int = 9093) -> ApiMessageAndVersion:
-    return ApiMessageAndVersion(RECORD(controller_id=controller_id, incarnation_id=incarnation, end_points=[
-        RECORD.ControllerEndpoint(name="CONTROLLER", host=host, port=port, security_protocol=0)]), 0)
-
-
-# ------------------------------------------------------------------------------------------- handler
+from unit.reference_server.handlers.handlers_testlib import INCARNATION_A, RECORD, REQ, registration, view
+from unit.reference_server.runtime_testlib import lone_runtime, raw_request, running, wait_for
 
 
 def test_the_active_controller_writes_the_registration_as_requested() -> None:
@@ -120,117 +82,10 @@ def test_controllers_advertise_controller_registration_and_brokers_do_not() -> N
 # ------------------------------------------------------------------------------------------- image
 
 
-def append(log: SnapshotLog, *records: ApiMessageAndVersion) -> None:
-    for batch in metadata_batches(log.end_offset(), 1, 0, list(records)):
-        log.append(batch)
-
-
-def test_the_image_keeps_the_latest_registration_per_controller_and_snapshots_carry_them() -> None:
-    log = SnapshotLog()
-    append(log, record(2, INCARNATION_A), record(1, INCARNATION_A, port=1))
-    append(log, record(1, INCARNATION_B, port=2),
-           ApiMessageAndVersion(messages.BeginTransactionRecord(name="t"), 0), record(3, INCARNATION_A),
-           ApiMessageAndVersion(messages.AbortTransactionRecord(reason="Controller failover"), 0))
-    image = SnapshotImage()
-    for batch in log.batches(0):
-        image.apply_batch(batch)
-    latest = [(r.controller_id, r.incarnation_id, r.end_points[0].port)
-              for r in image.controller_registrations()]
-    assert latest == [(1, INCARNATION_B, 2), (2, INCARNATION_A, 9093)]  # 3 was in an aborted transaction
-    assert image.broker_registrations() == []
-
-    values = list(image.values(lambda source, first: log.batches(first)))
-    assert [decode_metadata_record(v) for v in values] == [record(2, INCARNATION_A),
-                                                           record(1, INCARNATION_B, port=2)]
-    snapshot = SnapshotId(image.next_offset, 1)
-    loaded = SnapshotImage()
-    loaded.load_snapshot(snapshot, metadata_batches(0, 1, 0, [decode_metadata_record(v) for v in values]))
-    assert loaded.controller_registrations() == image.controller_registrations()
-
-
 # ------------------------------------------------------------------------------------------- DescribeCluster
 
 
-def describe() -> messages.DescribeClusterRequest:
-    return messages.DescribeClusterRequest(endpoint_type=2)
-
-
-def test_describe_cluster_lists_registered_controllers_and_voters_not_registered_yet() -> None:
-    controllers = [
-        RECORD(controller_id=2, incarnation_id=INCARNATION_A, end_points=[  # a voter: its registration wins
-            RECORD.ControllerEndpoint(name="CONTROLLER", host="ctl2", port=7002)]),
-        RECORD(controller_id=9, incarnation_id=INCARNATION_A, end_points=[  # an observer, maybe stopped
-            RECORD.ControllerEndpoint(name="CONTROLLER", host="ctl9", port=7009)]),
-        RECORD(controller_id=8, incarnation_id=INCARNATION_A)]  # no endpoint on this listener
-    response = describe_cluster.handle(describe(), 2, view(leader_id=2), controllers)
-    # Voter 1 and 3 have not registered: listed from the voter set (see the handler's docstring).
-    assert [(b.broker_id, b.host, b.port) for b in response.brokers] == [
-        (1, "127.0.0.1", 9094), (2, "ctl2", 7002), (3, "127.0.0.1", 9096), (9, "ctl9", 7009)]
-    assert response.controller_id == 2
-    other = describe_cluster.handle(describe(), 2, view(listener="OTHER", leader_id=2), controllers)
-    assert (other.brokers, other.controller_id) == ([], -1)
-
-
 # ------------------------------------------------------------------------------------------- runtime
-
-
-def lone_runtime(bootstrap: BootstrapMetadata | None = None) -> ControllerRuntime:
-    """A lone leader, which registers itself in process (its voter set names another port)."""
-    log = MemoryLog()
-    # Advertised port 0 stands for the port bound.
-    identity = NodeIdentity(node_id=1, directory_id=Uuid(b"\x09" * 16), cluster_id="test-cluster-id-000000",
-                            listeners=(Endpoint("CONTROLLER", "127.0.0.1", 0),))
-    options = RuntimeOptions(listeners=(ListenerSpec("CONTROLLER", "127.0.0.1", 0),),
-                             bootstrap_metadata=bootstrap, bootstrap_source="test")
-    return ControllerRuntime(identity, RaftConfig(), FakeCore(1, log), log, options)
-
-
-def test_a_controller_registers_with_the_active_controller_and_describe_cluster_lists_it() -> None:
-    runtime = lone_runtime()
-    with running(runtime) as server:
-        core = server.core
-        assert runtime.registration is not None
-        wait_for(lambda: runtime.registration is not None and runtime.registration.registered)
-        [registered] = core.registered_controllers()
-        assert registered.incarnation_id == runtime.registration.incarnation_id
-        assert registered.end_points == [RECORD.ControllerEndpoint(name="CONTROLLER", host="127.0.0.1",
-                                                                   port=server.port, security_protocol=0)]
-        assert [(f.name, f.min_supported_version, f.max_supported_version) for f in registered.features] == [
-            *SUPPORTED_FEATURES]
-        with server.client() as client:
-            assert {(k.api_key, k.min_version, k.max_version) for k in client.api_versions().api_keys} >= {
-                (70, 0, 0)}
-            answer = client.request(messages.DescribeClusterRequest(endpoint_type=2), 2)
-            assert [(b.broker_id, b.port) for b in answer.brokers] == [(1, server.port)]
-            assert answer.controller_id == 1
-            # An observer registers through the same API; another incarnation of node 1 replaces ours,
-            # and the manager registers again, as Kafka's does.
-            observer = registration(controller_id=7, host="127.0.0.1", port=7007)
-            assert client.request(observer, 0).error_code == 0
-            assert client.request(registration(controller_id=1, incarnation=INCARNATION_B), 0).error_code == 0
-            mine = runtime.registration.incarnation_id
-            wait_for(lambda: [r.incarnation_id for r in core.registered_controllers()] == [mine,
-                                                                                           INCARNATION_A])
-            answer = client.request(messages.DescribeClusterRequest(endpoint_type=2), 2)
-            assert [(b.broker_id, b.port) for b in answer.brokers] == [(1, server.port), (7, 7007)]
-        appended = [type(r).__name__ for batch in core.appended for r in batch]
-        assert appended.count("RegisterControllerRecord") == 4
-
-
-def test_nothing_registers_before_metadata_version_3_7(caplog: pytest.LogCaptureFixture) -> None:
-    bootstrap = BootstrapMetadata([ApiMessageAndVersion(messages.FeatureLevelRecord(
-        name="metadata.version", feature_level=14), 0)], 14)
-    caplog.set_level(logging.INFO, logger=registration_log.name)
-    runtime = lone_runtime(bootstrap)
-    with running(runtime) as server:
-        core = server.core
-        wait_for(lambda: any("predates controller registration" in r.getMessage() for r in caplog.records))
-        with server.client() as client:
-            refused = client.request(registration(), 0)
-            assert (refused.error_code, refused.error_message) == (35, "The version of API is not supported.")
-            assert client.request(messages.DescribeClusterRequest(endpoint_type=2), 2).error_code == 35
-        assert core.registered_controllers() == []
-        assert runtime.registration is not None and not runtime.registration.registered
 
 
 def test_bad_registrations_get_answers_and_an_unreadable_one_closes_only_its_connection() -> None:

@@ -8,8 +8,6 @@ from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft_server.handlers import envelope
-from kafka_admin_kraft_server.handlers.describe_cluster import handle_broker as handle_describe_cluster
-from kafka_admin_kraft_server.handlers.metadata import BrokerNode, BrokerView, handle_metadata
 
 
 def _request_frame(body: messages.DescribeQuorumRequest, version: int, correlation_id: int) -> bytes:
@@ -72,19 +70,3 @@ def test_unreachable_controller_answers_are_retriable_and_encodable(api_key: int
         assert body.error_code == (41 if api_key == 57 else 6)
     with pytest.raises(ValueError):
         envelope.unreachable(3, 12, 100)
-
-
-def test_broker_metadata_and_describe_cluster() -> None:
-    view = BrokerView("abc", 100, (BrokerNode(100, "127.0.0.1", 9092),))
-    request = messages.MetadataRequest(topics=[messages.MetadataRequest.MetadataRequestTopic(name="t")])
-    response = handle_metadata(request, 12, view)
-    assert response.controller_id == 100 and response.cluster_id == "abc"
-    assert [(t.name, t.error_code) for t in response.topics] == [("t", 3)]
-    framing.encode_response(response, 12, 1)
-    described = handle_describe_cluster(messages.DescribeClusterRequest(endpoint_type=1), 1, view)
-    assert (described.error_code, described.endpoint_type, described.controller_id) == (0, 1, 100)
-    def code(endpoint_type: int, version: int) -> int:
-        request = messages.DescribeClusterRequest(endpoint_type=endpoint_type)
-        return handle_describe_cluster(request, version, view).error_code
-
-    assert (code(2, 1), code(2, 0), code(3, 1)) == (114, 0, 115)

@@ -13,8 +13,8 @@ from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.spec import all_messages
 from kafka_admin_kraft_server.handlers import BROKER_APIS, CONTROLLER_APIS, api_versions, envelope, registry
 from kafka_admin_kraft_server.handlers.registry import BROKER, CONTROLLER, Answer, Call, ControllerRole
-from unit.reference_server.handlers.test_api_versions import view
-from unit.reference_server.test_runtime import make_runtime, running
+from unit.reference_server.handlers.handlers_testlib import view
+from unit.reference_server.runtime_testlib import make_runtime, running
 
 SPEC_LISTENERS = {m.api_key: set(m.listeners) for m in all_messages() if m.kind == "request"}
 SASL = {ApiKey.SASL_HANDSHAKE, ApiKey.SASL_AUTHENTICATE}

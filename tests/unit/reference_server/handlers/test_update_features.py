@@ -13,7 +13,7 @@ from kafka_admin_kraft_server.handlers import ServerView, update_features
 from kafka_admin_kraft_server.raft.api import ReplicaKey, VoterInfo, VoterSet
 from kafka_admin_kraft_server.raft.core import KRaftUpgradeError
 from unit.reference_server.fakes import FakeCore, voter_set
-from unit.reference_server.test_runtime import make_runtime, running, wait_for
+from unit.reference_server.runtime_testlib import make_runtime, running, wait_for
 
 R = messages.UpdateFeaturesRequest
 PREFIX = "The update failed for all features since the following feature had an error: "

@@ -19,6 +19,7 @@ from kafka_admin_kraft.records import (
 )
 from kafka_admin_kraft_server.raft.api import RaftConfig
 from kafka_admin_kraft_server.raft.image import SnapshotImage
+from unit.reference_server.handlers.handlers_testlib import INCARNATION_A, INCARNATION_B, RECORD
 from unit.reference_server.raft.raft_testlib import make_replica, voter_set
 
 
@@ -188,3 +189,33 @@ def test_fencing_records_change_the_registration_and_vanish() -> None:
     apply_all(image, log)
     assert [(b.broker_id, b.broker_epoch, b.fenced) for b in image.broker_registrations()] == [
         (1, 20, True), (2, 11, True)]
+
+
+def controller_record(controller_id: int, incarnation: Uuid, host: str = "h",
+                      port: int = 9093) -> ApiMessageAndVersion:
+    return ApiMessageAndVersion(RECORD(controller_id=controller_id, incarnation_id=incarnation, end_points=[
+        RECORD.ControllerEndpoint(name="CONTROLLER", host=host, port=port, security_protocol=0)]), 0)
+
+
+def test_the_image_keeps_the_latest_registration_per_controller_and_snapshots_carry_them() -> None:
+    log = MemoryLog()
+    append(log, 1, controller_record(2, INCARNATION_A), controller_record(1, INCARNATION_A, port=1))
+    append(log, 1, controller_record(1, INCARNATION_B, port=2),
+           ApiMessageAndVersion(messages.BeginTransactionRecord(name="t"), 0),
+           controller_record(3, INCARNATION_A),
+           ApiMessageAndVersion(messages.AbortTransactionRecord(reason="Controller failover"), 0))
+    image = SnapshotImage()
+    for batch in log.batches(0):
+        image.apply_batch(batch)
+    latest = [(r.controller_id, r.incarnation_id, r.end_points[0].port)
+              for r in image.controller_registrations()]
+    assert latest == [(1, INCARNATION_B, 2), (2, INCARNATION_A, 9093)]  # 3 was in an aborted transaction
+    assert image.broker_registrations() == []
+
+    values = list(image.values(lambda source, first: log.batches(first)))
+    assert [decode_metadata_record(v) for v in values] == [controller_record(2, INCARNATION_A),
+                                                           controller_record(1, INCARNATION_B, port=2)]
+    snapshot = SnapshotId(image.next_offset, 1)
+    loaded = SnapshotImage()
+    loaded.load_snapshot(snapshot, metadata_batches(0, 1, 0, [decode_metadata_record(v) for v in values]))
+    assert loaded.controller_registrations() == image.controller_registrations()
