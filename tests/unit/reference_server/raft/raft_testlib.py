@@ -113,6 +113,22 @@ def make_replica(
     return Replica(node_id, core, log, store)
 
 
+STATIC_ONE = voter_set([1], directories=False)
+"""A static quorum of voter 1 alone (no directory ids)."""
+
+
+def leader_with_log(epochs: list[int]) -> Replica:
+    """Single static voter 1 whose log holds one batch per epoch listed; it elects itself at once."""
+    log = MemoryLog()
+    for offset, epoch in enumerate(epochs):
+        log.append(noop_batch(offset, epoch))
+    log.flush()
+    replica = make_replica(1, STATIC_ONE, kraft_version=0, log=log)
+    replica.core.poll(0)
+    assert replica.core.is_leader
+    return replica
+
+
 def request(api_key: int, body: Struct, version: int, request_id: int = 1) -> InboundRequest:
     return InboundRequest(request_id, api_key, version, body, LISTENER)
 

@@ -148,18 +148,3 @@ def test_committed_voters_copy_states_and_use_sentinels() -> None:
     [partition] = response.topics[0].partitions
     assert partition.high_watermark == -1 and partition.committed_voters == []
     assert [v.log_end_offset for v in partition.current_voters] == [-1, -1]
-
-
-def test_idle_observers_are_dropped_after_the_session_timeout() -> None:
-    state = LeaderState(
-        epoch=5,
-        local_key=ReplicaKey(1, uuid(1)),
-        epoch_start_offset=0,
-        voters=voter_set([1]),
-        granting_voters=frozenset({1}),
-        check_quorum_timeout_ms=3000,
-        now_ms=0,
-    )
-    state.update_replica_state(ReplicaKey(7, uuid(7)), 1000, 0, 5)
-    assert [o.key.id for o in state.observers(1000 + 299_999, 300_000)] == [7]
-    assert state.observers(1000 + 300_000, 300_000) == []

@@ -1,5 +1,5 @@
-"""The core's committed metadata image: compaction, transactions, records kept by reference, bounded
-replay, snapshot loads and writes spread over polls, and what it tells the runtime (features)."""
+"""The committed metadata image: compaction, transactions, records kept by reference, broker and
+controller registrations."""
 
 from __future__ import annotations
 
@@ -11,28 +11,17 @@ from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.records import (
     ApiMessageAndVersion,
     MetadataRecord,
-    RawMetadataRecord,
     SnapshotId,
     decode_metadata_record,
-    iter_metadata_records,
     metadata_batches,
 )
-from kafka_admin_kraft_server.raft.api import RaftConfig
 from kafka_admin_kraft_server.raft.image import SnapshotImage
 from unit.reference_server.handlers.handlers_testlib import INCARNATION_A, INCARNATION_B, RECORD
-from unit.reference_server.raft.raft_testlib import make_replica, voter_set
+from unit.reference_server.raft.image_testlib import config, feature
 
 
 def record(message: Struct) -> ApiMessageAndVersion:
     return ApiMessageAndVersion(message, 0)
-
-
-def config(index: int) -> RawMetadataRecord:
-    return RawMetadataRecord(4, 0, f"config-{index}".encode())
-
-
-def feature(name: str, level: int) -> messages.FeatureLevelRecord:
-    return messages.FeatureLevelRecord(name=name, feature_level=level)
 
 
 def append(log: MemoryLog, epoch: int, *records: MetadataRecord) -> None:
@@ -84,80 +73,6 @@ def test_transactions_apply_at_end_and_vanish_at_abort() -> None:
     assert image.feature_levels() == {"metadata.version": 28, "share.version": 1}
     assert image.transaction_start_offset == -1 and not image.in_transaction
     assert [decode_metadata_record(v) for v in image.values(read(log))][-1:] == [config(2)]
-
-
-def leader(config_: RaftConfig | None = None):  # type: ignore[no-untyped-def]
-    replica = make_replica(1, voter_set([1]), config=config_)
-    now = 0
-    while not replica.core.is_leader:
-        now += 100
-        replica.core.poll(now)
-    return replica, now
-
-
-def test_committed_features_come_from_the_core_image() -> None:
-    replica, now = leader()
-    core = replica.core
-    features = core.committed_features()
-    assert features.metadata_version is None and features.levels == {"kraft.version": 1}
-    core.append([feature("metadata.version", 21), messages.NoOpRecord()], now)
-    core.poll(now + 1)
-    features = core.committed_features()
-    assert features.levels == {"metadata.version": 21, "kraft.version": 1}
-    assert features.highest_offset == core.applied_offset - 1 == core.high_watermark - 1
-
-
-def test_replay_snapshot_writes_and_loads_are_bounded_per_poll() -> None:
-    """A budget of one byte: every poll reads one batch; polls ask to be called again at once."""
-    replica, now = leader(RaftConfig(apply_budget_bytes=1, snapshot_interval_bytes=1 << 30))
-    core, log = replica.core, replica.log
-    for index in range(10):
-        core.append([config(index), feature("group.version", index + 1)], now)
-    result = core.poll(now)
-    assert result.next_poll_ms == now  # more to apply
-    polls = 1
-    while core.applied_offset < core.high_watermark:
-        core.poll(now)
-        polls += 1
-    assert polls >= 10
-    assert core.committed_features().levels["group.version"] == 10
-    # A snapshot written by hand (synchronous) holds the records kept by reference.
-    snapshot_id = core.snapshot(now)
-    assert snapshot_id is not None and snapshot_id.end_offset == core.high_watermark
-    records = list(iter_metadata_records(log.snapshot_batches(snapshot_id)))
-    assert [r for r in records if isinstance(r, RawMetadataRecord)] == [config(i) for i in range(10)]
-    # The image now points into the snapshot (the log below it is gone).
-    assert [run.source for run in core.image.other_runs()] == [snapshot_id]
-    assert log.start_offset() == snapshot_id.end_offset
-    # A new core on the same log loads the snapshot a batch per poll, then serves the same features.
-    restarted = make_replica(1, voter_set([1]), log=log, store=replica.store,
-                             config=RaftConfig(apply_budget_bytes=1))
-    assert restarted.core.applied_offset == 0
-    for _ in range(100):
-        restarted.core.poll(now)
-        if restarted.core.applied_offset >= snapshot_id.end_offset:
-            break
-    assert restarted.core.committed_features().levels["group.version"] == 10
-    second = restarted.core.image
-    assert second.other_count() == 10 and second.source == snapshot_id
-
-
-def test_periodic_snapshot_is_written_over_several_polls() -> None:
-    replica, now = leader(RaftConfig(apply_budget_bytes=1, snapshot_interval_bytes=1))
-    core, log = replica.core, replica.log
-    for index in range(5):
-        core.append([config(index)], now)
-    before = log.writers_opened
-    polls = 0
-    while log.latest_snapshot() is None or log.latest_snapshot().end_offset < core.high_watermark:
-        core.poll(now)
-        polls += 1
-        assert polls < 100
-    assert log.writers_opened > before and log.writers_opened == log.writers_closed
-    snapshot_id = log.latest_snapshot()
-    assert snapshot_id is not None
-    records = list(iter_metadata_records(log.snapshot_batches(snapshot_id)))
-    assert [r for r in records if isinstance(r, RawMetadataRecord)] == [config(i) for i in range(5)]
 
 
 def broker(broker_id: int, epoch: int) -> ApiMessageAndVersion:

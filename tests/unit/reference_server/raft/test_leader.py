@@ -1,4 +1,5 @@
-"""The leader's high watermark, fetch bookkeeping and check-quorum (Kafka's ``LeaderState``)."""
+"""The leader's high watermark (also across voter changes), fetch bookkeeping, observers and check-quorum
+(Kafka's ``LeaderState``)."""
 
 from __future__ import annotations
 
@@ -135,3 +136,52 @@ def test_acknowledgements_and_preferred_candidates() -> None:
     state.update_replica_state(key(2), 1, 4, 10)
     assert state.unacknowledged_voters() == []
     assert state.voters_by_descending_end_offset() == [key(3), key(2)]
+
+
+def _leader_state(ids: list[int]) -> LeaderState:
+    state = LeaderState(1, ReplicaKey(1, uuid(1)), 10, voter_set(ids), frozenset(ids), 3000, 0)
+    return state
+
+
+def test_hwm_adding_a_lagging_voter_raises_the_threshold_but_never_goes_back() -> None:
+    state = _leader_state([1, 2, 3])
+    state.update_local_state(100, 0)
+    state.update_replica_state(ReplicaKey(2, uuid(2)), 0, 100, 100)
+    assert state.high_watermark == 100
+    state.update_replica_state(ReplicaKey(4, uuid(4)), 0, 20, 100)  # observer: never moves the HWM
+    state.update_voter_set(voter_set([1, 2, 3, 4, 5]))  # 4 at 20, 3 and 5 unknown
+    state.update_local_state(120, 1)
+    state.update_replica_state(ReplicaKey(2, uuid(2)), 1, 120, 120)
+    assert state.high_watermark == 100  # candidate = 20 (index 2): kept, never decreases
+    state.update_replica_state(ReplicaKey(4, uuid(4)), 2, 120, 120)
+    assert state.high_watermark == 120
+
+
+def test_hwm_removing_a_voter_lowers_the_threshold_and_a_non_voter_leader_is_not_counted() -> None:
+    state = _leader_state([1, 2, 3, 4])
+    state.update_local_state(50, 0)
+    state.update_replica_state(ReplicaKey(2, uuid(2)), 0, 50, 50)
+    assert state.high_watermark is None  # 2 of 4
+    state.update_voter_set(voter_set([1, 2, 3]))
+    assert state.maybe_update_high_watermark() and state.high_watermark == 50
+    state.update_voter_set(voter_set([2, 3, 4]))  # the leader removed itself
+    state.update_local_state(80, 1)
+    state.update_replica_state(ReplicaKey(2, uuid(2)), 1, 80, 80)
+    assert state.high_watermark == 50  # only 2 of {2, 3, 4} at 80
+    state.update_replica_state(ReplicaKey(3, uuid(3)), 1, 70, 80)
+    assert state.high_watermark == 70
+
+
+def test_idle_observers_are_dropped_after_the_session_timeout() -> None:
+    state = LeaderState(
+        epoch=5,
+        local_key=ReplicaKey(1, uuid(1)),
+        epoch_start_offset=0,
+        voters=voter_set([1]),
+        granting_voters=frozenset({1}),
+        check_quorum_timeout_ms=3000,
+        now_ms=0,
+    )
+    state.update_replica_state(ReplicaKey(7, uuid(7)), 1000, 0, 5)
+    assert [o.key.id for o in state.observers(1000 + 299_999, 300_000)] == [7]
+    assert state.observers(1000 + 300_000, 300_000) == []
