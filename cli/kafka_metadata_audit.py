@@ -105,11 +105,11 @@ def main(
     write_records: bool,
 ) -> None:
     """Audit the __cluster_metadata logs, snapshots and bootstrap files under PATHS."""
-    from kafka_admin_kraft.pipeline.audit import local_path, run_audit
+    from kafka_admin_kraft.pipeline.audit import run_audit
     from kafka_admin_kraft.pipeline.report import write_report
     from kafka_admin_kraft.pipeline.schema import DIVERGENCE, ERRORS
     from kafka_admin_kraft.pipeline.session import SparkSetupError, spark_session
-    from kafka_admin_kraft.pipeline.storage import StorageError, is_uri
+    from kafka_admin_kraft.pipeline.storage import StorageError, is_uri, local_path
 
     settings: dict[str, str] = {}
     for item in confs:

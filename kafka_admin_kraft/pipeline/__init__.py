@@ -10,6 +10,8 @@
   (``spark.read.format("kraft-metadata")``),
 * :mod:`~kafka_admin_kraft.pipeline.rules` is how committed and truncated records are told apart,
 * :mod:`~kafka_admin_kraft.pipeline.audit` runs the jobs and writes the Parquet tables,
+  :mod:`~kafka_admin_kraft.pipeline.tables` building those it makes on the driver from the
+  steps' findings (:mod:`~kafka_admin_kraft.pipeline.findings`),
 * :mod:`~kafka_admin_kraft.pipeline.report` writes the Markdown or HTML report and its SVG timeline,
 * :mod:`~kafka_admin_kraft.pipeline.session` starts Spark (Java check, worker Python, master).
 

@@ -249,6 +249,17 @@ def identity(path: str) -> str:
     return path if is_uri(path) else str(Path(path).resolve())
 
 
+def local_path(output: str) -> str | None:
+    """The local directory of ``output`` (a path or ``file:`` URI), None for other file systems."""
+    if output.startswith("file://"):
+        return output[len("file://") :]
+    if output.startswith("file:"):
+        return output[len("file:") :]
+    if "://" in output:
+        return None
+    return os.path.abspath(output)
+
+
 # ---------------------------------------------------------------------------------------------------
 # File systems
 
