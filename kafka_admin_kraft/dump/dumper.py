@@ -1,14 +1,17 @@
 """``kafka-dump-log`` on log segments, snapshots and indexes: Kafka 4.2's ``DumpLogSegments`` output,
 byte for byte, or one JSON object per line with the same information.
 
-The walk over a file follows ``FileRecords.batches()`` (``FileLogInputStream``): a batch is read once
-17 bytes (up to its magic byte) and its whole declared length are present; fewer bytes at the end are
-left over and reported as ``Found N invalid bytes at the end of <file>``; a length below 14 stops
-the dump with Kafka's ``CorruptRecordException``. A batch whose CRC does not match is printed with
+The walk over a file (:mod:`~kafka_admin_kraft.dump.walk`) follows ``FileRecords.batches()``
+(``FileLogInputStream``): a batch is read once 17 bytes (up to its magic byte) and its whole
+declared length are present; fewer bytes at the end are left over and reported as ``Found N invalid
+bytes at the end of <file>``; a length below 14 stops the dump with Kafka's
+``CorruptRecordException``. A batch whose CRC does not match is printed with
 ``isvalid: false`` and read as usual, as Kafka does. Damage inside a batch's records stops the dump
-after the records before it, where Kafka's record iterator throws.
+after the records before it, where Kafka's record iterator throws. Deep dumps of large files are
+formatted in worker processes (:mod:`~kafka_admin_kraft.dump.parallel`).
 
-Each failure Kafka's tool dies on raises :class:`DumpError` after the output up to that point.
+Each failure Kafka's tool dies on raises :class:`~kafka_admin_kraft.dump.walk.DumpError` after the output
+up to that point.
 """
 
 from __future__ import annotations
@@ -37,12 +40,19 @@ from kafka_admin_kraft.dump.records import (
     increment_sequence,
     kafka_records,
 )
+from kafka_admin_kraft.dump.walk import (
+    BatchWalk,
+    DumpError,
+    ReadAt,
+    absolute_path,
+    file_reader,
+    java_path,
+)
 from kafka_admin_kraft.protocol.exceptions import DecodeError
 from kafka_admin_kraft.records.batch import (
     BATCH_HEADER_SIZE,
     CRC_START,
     HEADER,
-    LOG_OVERHEAD,
     PREFIX,
     Header,
     Record,
@@ -58,16 +68,11 @@ from kafka_admin_kraft.records.control import (
 from kafka_admin_kraft.records.segment import OFFSET_ENTRY, TIME_ENTRY
 
 INT32_MAX: Final = 0x7FFFFFFF
-HEADER_SIZE_UP_TO_MAGIC: Final = 17
-"""``FileLogInputStream`` needs these bytes (offset, length, leader epoch, magic) to read a batch."""
-MIN_RECORD_OVERHEAD: Final = 14
-"""``LegacyRecord.RECORD_OVERHEAD_V0``: the smallest length field ``FileLogInputStream`` accepts."""
 DEFAULT_MAX_MESSAGE_SIZE: Final = 5 * 1024 * 1024
 BOOTSTRAP_FILE: Final = "bootstrap.checkpoint"
 PRODUCER_SNAPSHOT: Final = struct.Struct(">hIi")
 PRODUCER_ENTRY: Final = struct.Struct(">qhiqiqiq")
 ABORTED_TXN: Final = struct.Struct(">hqqqq")
-READ_WINDOW: Final = 8 << 20
 FLUSH_AT: Final = 1 << 20
 CODECS: Final = ("none", "gzip", "snappy", "lz4", "zstd")
 CONTROL_LABELS: Final = {
@@ -78,10 +83,6 @@ CONTROL_LABELS: Final = {
     ControlRecordType.KRAFT_VOTERS: " KRaftVoters ",
 }
 """How ``printControlRecord`` introduces each schema-valued control record."""
-
-
-class DumpError(Exception):
-    """Where Kafka's tool dies with an exception: the dump stops, the message goes to stderr."""
 
 
 class Decoder(NamedTuple):
@@ -207,17 +208,6 @@ class Output:
 
 
 # --------------------------------------------------------------------------- file names
-
-def java_path(arg: str) -> str:
-    """``new File(arg).toString()``: repeated slashes collapsed, a trailing one dropped."""
-    path = re.sub("/+", "/", arg)
-    return path[:-1] if len(path) > 1 and path.endswith("/") else path
-
-
-def absolute_path(path: str) -> str:
-    """``File.getAbsolutePath``: relative paths joined to the working directory, nothing resolved."""
-    return path if path.startswith("/") else java_path(os.getcwd() + "/" + path)
-
 
 _JAVA_LONG: Final = re.compile(r"[+-]?[0-9]+", re.ASCII)
 
@@ -345,15 +335,13 @@ class Dumper:
             end = min(options.max_bytes, size)
             read_at = file_reader(stream)
             pairs: list[tuple[int, int]] = []
-            deep = options.deep_iteration and self.output.fd is not None
-            workers = parallel.worker_count(end) if deep else 1
-            if workers > 1:
-                stopped = parallel.dump_in_workers(self, read_at, path, end, workers, pairs)
+            out_fd = self.output.fd if options.deep_iteration else None
+            workers = 1 if out_fd is None else parallel.worker_count(end)
+            if out_fd is not None and workers > 1:
+                stopped = parallel.dump_in_workers(self, out_fd, read_at, path, end, workers, pairs)
             else:
                 walk = BatchWalk(read_at, path, end)
-                last = -1
-                for view, at, total in walk:
-                    last = self.dump_batch(view, at, total, walk.position, read_at, path, last, pairs)
+                self.dump_batches(walk, -1, pairs)
                 stopped = walk.position
             if pairs:
                 self.findings.non_consecutive.setdefault(absolute_path(path), []).extend(pairs)
@@ -363,6 +351,23 @@ class Dumper:
                     self._json(f'{{"type":"invalidBytes","bytes":{trailing},"file":{json_string(name)}}}')
                 else:
                     self.output.add(f"Found {trailing} invalid bytes at the end of {name}\n")
+
+    def dump_batches(self, walk: BatchWalk, last: int, pairs: list[tuple[int, int]]) -> int:
+        """Print the batches of ``walk``, which follow the record at offset ``last``; returns the offset
+        of the last record printed (``last`` when none is)."""
+        read_at, path = walk.read_at, walk.path
+        for view, at, total in walk:
+            last = self.dump_batch(view, at, total, walk.position, read_at, path, last, pairs)
+        return last
+
+    def printing_into(self, stream: BinaryIO) -> Dumper:
+        """A dumper of the same options printing into ``stream``: a worker process formats each of its
+        chunks with one."""
+        return Dumper(self.options, stream, self.err)
+
+    def flush(self) -> None:
+        """Write out the text printed so far."""
+        self.output.flush()
 
     def dump_batch(self, buf: bytes, at: int, total: int, position: int, read_at: ReadAt, path: str,
                    last: int, pairs: list[tuple[int, int]]) -> int:
@@ -825,63 +830,6 @@ def _open(path: str) -> BinaryIO:
 def _read(path: str) -> bytes:
     with _open(path) as stream:
         return stream.read()
-
-
-ReadAt = Callable[[int, int], bytes]
-"""Reads up to ``size`` bytes at a position of a file."""
-
-
-def file_reader(stream: BinaryIO, start: int = 0) -> ReadAt:
-    """Positioned reads (``pread``, so that forked workers can share the file), positions counted
-    from ``start``."""
-    fd = stream.fileno()
-
-    def read_at(position: int, size: int) -> bytes:
-        return os.pread(fd, size, start + position)
-
-    return read_at
-
-
-class BatchWalk:
-    """The batches up to ``end`` as ``FileLogInputStream.nextBatch`` finds them; yields (buffer, start
-    of the batch in it, batch size) with the batch whole in the buffer. ``position`` is the file
-    position of the batch yielded last (after the loop: where the walk stopped)."""
-
-    def __init__(self, read_at: ReadAt, path: str, end: int, start: int = 0) -> None:
-        self.read_at = read_at
-        self.path = path
-        self.end = end
-        self.start = start
-        self.position = start
-
-    def __iter__(self) -> Iterator[tuple[bytes, int, int]]:
-        end = self.end
-        buf = b""
-        buf_start = 0
-        unpack_prefix = PREFIX.unpack_from
-        position = self.start
-        while position < end - HEADER_SIZE_UP_TO_MAGIC:
-            at = position - buf_start
-            if at + HEADER_SIZE_UP_TO_MAGIC > len(buf):
-                buf, buf_start, at = self._refill(buf, buf_start, position, HEADER_SIZE_UP_TO_MAGIC)
-            length = unpack_prefix(buf, at)[1]
-            if length < MIN_RECORD_OVERHEAD:
-                self.position = position
-                raise DumpError(f"org.apache.kafka.common.errors.CorruptRecordException: Found record size "
-                                f"{length} smaller than minimum record overhead ({MIN_RECORD_OVERHEAD}) in "
-                                f"file {absolute_path(self.path)}.")
-            total = LOG_OVERHEAD + length
-            if position > end - total:
-                break
-            if at + total > len(buf):
-                buf, buf_start, at = self._refill(buf, buf_start, position, total)
-            self.position = position
-            yield buf, at, total
-            position += total
-        self.position = position
-
-    def _refill(self, buf: bytes, buf_start: int, position: int, need: int) -> tuple[bytes, int, int]:
-        return self.read_at(position, max(READ_WINDOW, need)), position, 0
 
 
 def _from_decoded(records: list[Record], log_append: int | None, base_offset: int,

@@ -20,10 +20,9 @@ import struct
 import sys
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from typing import BinaryIO, Final, Protocol
 
-if TYPE_CHECKING:
-    from kafka_admin_kraft.dump.dumper import Dumper, ReadAt
+from kafka_admin_kraft.dump.walk import BatchWalk, DumpError, ReadAt
 
 PARALLEL_MIN_BYTES: Final = 16 << 20
 """Files smaller than this are dumped in one process: forking would cost more than it saves."""
@@ -45,6 +44,24 @@ def worker_count(size: int) -> int:
     return min(cores, MAX_WORKERS, max(1, size // CHUNK_BYTES))
 
 
+class BatchPrinter(Protocol):
+    """What prints the batches, as :class:`~kafka_admin_kraft.dump.dumper.Dumper` does: the parent's
+    when the chunks are printed in one process, else one per chunk, printing into the chunk's text."""
+
+    def dump_batches(self, walk: BatchWalk, last: int, pairs: list[tuple[int, int]]) -> int:
+        """Print the batches of ``walk`` after the record at offset ``last``, adding the
+        non-consecutive offsets to ``pairs``; returns the offset of the last record printed."""
+        ...
+
+    def printing_into(self, stream: BinaryIO) -> BatchPrinter:
+        """A printer of the same options printing into ``stream``."""
+        ...
+
+    def flush(self) -> None:
+        """Write out the text printed so far."""
+        ...
+
+
 @dataclass
 class ChunkResult:
     """What a chunk leaves for the parent: its non-consecutive pairs and, if it hit damage, why."""
@@ -56,8 +73,6 @@ class ChunkResult:
 def _chunks(read_at: ReadAt, path: str, end: int) -> tuple[list[tuple[int, int]], int, Exception | None]:
     """Batch-aligned (start, end) ranges of about CHUNK_BYTES, where the walk stopped, and the error
     that stopped it (raised once the chunks before it are out)."""
-    from kafka_admin_kraft.dump.dumper import BatchWalk, DumpError
-
     chunks: list[tuple[int, int]] = []
     walk = BatchWalk(read_at, path, end)
     start = 0
@@ -75,19 +90,18 @@ def _chunks(read_at: ReadAt, path: str, end: int) -> tuple[list[tuple[int, int]]
     return chunks, stopped, error
 
 
-def dump_in_workers(dumper: Dumper, read_at: ReadAt, path: str, end: int, workers: int,
+def dump_in_workers(printer: BatchPrinter, out_fd: int, read_at: ReadAt, path: str, end: int, workers: int,
                     pairs: list[tuple[int, int]]) -> int:
-    """Dump the batches of ``path`` up to ``end`` with ``workers`` processes; returns where the batch
-    walk stopped. Raises the first error a chunk or the walk ran into, after the output before it."""
-    from kafka_admin_kraft.dump.dumper import DumpError
-
+    """Dump the batches of ``path`` up to ``end`` with ``workers`` processes writing to ``out_fd``, the
+    file descriptor behind ``printer``'s output; returns where the batch walk stopped. Raises the first
+    error a chunk or the walk ran into, after the output before it."""
     chunks, stopped, walk_error = _chunks(read_at, path, end)
-    dumper.output.flush()
+    printer.flush()
     workers = min(workers, len(chunks))
     if workers <= 1:
-        _run_inline(dumper, read_at, path, chunks, pairs)
+        _run_inline(printer, read_at, path, chunks, pairs)
     else:
-        results = _run_forked(dumper, read_at, path, chunks, workers)
+        results = _run_forked(printer, out_fd, read_at, path, chunks, workers)
         for result in results:
             pairs += result.pairs
             if result.error is not None:
@@ -97,18 +111,14 @@ def dump_in_workers(dumper: Dumper, read_at: ReadAt, path: str, end: int, worker
     return stopped
 
 
-def _run_inline(dumper: Dumper, read_at: ReadAt, path: str, chunks: list[tuple[int, int]],
+def _run_inline(printer: BatchPrinter, read_at: ReadAt, path: str, chunks: list[tuple[int, int]],
                 pairs: list[tuple[int, int]]) -> None:
-    from kafka_admin_kraft.dump.dumper import BatchWalk
-
     last = -1
     for start, end in chunks:
-        walk = BatchWalk(read_at, path, end, start)
-        for view, at, total in walk:
-            last = dumper.dump_batch(view, at, total, walk.position, read_at, path, last, pairs)
+        last = printer.dump_batches(BatchWalk(read_at, path, end, start), last, pairs)
 
 
-def _run_forked(dumper: Dumper, read_at: ReadAt, path: str, chunks: list[tuple[int, int]],
+def _run_forked(printer: BatchPrinter, out_fd: int, read_at: ReadAt, path: str, chunks: list[tuple[int, int]],
                 workers: int) -> list[ChunkResult]:
     """Fork the workers, wait for the token after the last chunk, collect every chunk's result."""
     turns = [os.pipe() for _ in range(workers + 1)]  # worker w reads turns[w]; the parent turns[-1]
@@ -132,7 +142,8 @@ def _run_forked(dumper: Dumper, read_at: ReadAt, path: str, chunks: list[tuple[i
                     os.close(read_end)
                     if index != worker:
                         os.close(write_end)
-                code = _work(dumper, read_at, path, chunks, worker, workers, turns, outcomes[worker][1])
+                code = _work(printer, out_fd, read_at, path, chunks, worker, workers, turns,
+                             outcomes[worker][1])
             finally:
                 os._exit(code)
         pids.append(pid)
@@ -188,18 +199,14 @@ class _Formatted:
     result: ChunkResult
 
 
-def _work(dumper: Dumper, read_at: ReadAt, path: str, chunks: list[tuple[int, int]], worker: int,
-          workers: int, turns: list[tuple[int, int]], outcome: int) -> int:
+def _work(printer: BatchPrinter, out_fd: int, read_at: ReadAt, path: str, chunks: list[tuple[int, int]],
+          worker: int, workers: int, turns: list[tuple[int, int]], outcome: int) -> int:
     """One worker: format its chunks, up to AHEAD of them before their turn comes (so that a worker
     held up elsewhere does not stall the others), and write each in turn. Returns the exit code."""
-    from kafka_admin_kraft.dump.dumper import BatchWalk, Dumper, DumpError
-
     results: dict[int, ChunkResult] = {}
     pending: deque[_Formatted] = deque()
     state = {"stopping": False}
     turn = turns[worker][0]
-    out_fd = dumper.output.fd
-    assert out_fd is not None
 
     def write_in_turn(block: bool) -> None:
         while pending and (block or select.select([turn], [], [], 0)[0]):
@@ -231,20 +238,17 @@ def _work(dumper: Dumper, read_at: ReadAt, path: str, chunks: list[tuple[int, in
     for index in range(worker, len(chunks), workers):
         start, end = chunks[index]
         buffer = io.BytesIO()
-        chunk_dumper = Dumper(dumper.options, buffer, dumper.err)
+        chunk_printer = printer.printing_into(buffer)
         result = results[index] = ChunkResult()
         last = UNSET
         if not state["stopping"]:
             try:
-                walk = BatchWalk(read_at, path, end, start)
-                for view, at, total in walk:
-                    last = chunk_dumper.dump_batch(view, at, total, walk.position, read_at, path, last,
-                                                   result.pairs)
+                last = chunk_printer.dump_batches(BatchWalk(read_at, path, end, start), UNSET, result.pairs)
             except DumpError as exc:
                 result.error = str(exc)
             except Exception as exc:  # a worker must pass the token on whatever happens
                 result.error = f"{type(exc).__name__}: {exc}"
-            chunk_dumper.output.flush()
+            chunk_printer.flush()
         pending.append(_Formatted(index, buffer.getvalue(), last, result))
         write_in_turn(block=len(pending) >= AHEAD)
     write_in_turn(block=True)
