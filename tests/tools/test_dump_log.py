@@ -13,37 +13,23 @@ from pathlib import Path
 import crc32c
 import pytest
 from console_scripts import console_script
+from unit.dump.dump_testlib import SEGMENT, T0, batches, record_start, write_segment
 
-from kafka_admin_kraft.dump import parallel
-from kafka_admin_kraft.dump.dumper import Dumper, DumpOptions
 from kafka_admin_kraft.protocol import messages
-from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.records import (
     ApiMessageAndVersion,
     Compression,
-    ControlRecord,
-    EndTxnMarker,
-    Header,
-    RawMetadataRecord,
     Record,
     RecordBatch,
-    SegmentWriter,
     SnapshotId,
     SnapshotWriter,
-    UnknownControlValue,
     control_batch,
     encode_batch,
-    encode_control_record,
     encode_metadata_record,
     make_attributes,
     metadata_batches,
 )
-from kafka_admin_kraft.records.batch import TimestampType
 
-T0 = 1_747_299_887_693
-TOPIC = Uuid.from_string("tpx8pd1IQDqJwMfGzXj6GA")
-DIRECTORY = Uuid.from_string("AAAAAAAAAAAAAAAAAAAAAQ")
-SEGMENT = "00000000000000000000.log"
 TOOL = "kafka-dump-log"
 
 
@@ -55,77 +41,6 @@ def dump(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str
 def out_lines(result: subprocess.CompletedProcess[str]) -> list[str]:
     """The output's lines (split at newlines only: payloads may hold other line-breaking bytes)."""
     return result.stdout.removesuffix("\n").split("\n")
-
-
-def config_record(name: str, value: str | None) -> RawMetadataRecord:
-    """ConfigRecord v0 of topic ``foo`` (the project's codec does not model it)."""
-    body = bytearray(b"\x02\x04foo")
-    body += bytes([len(name) + 1]) + name.encode()
-    body += b"\x00" if value is None else bytes([len(value) + 1]) + value.encode()
-    return RawMetadataRecord(4, 0, bytes(body + b"\x00"))
-
-
-def batches() -> list[bytes]:
-    """One of each kind of batch a metadata log holds, and the odd ones Kafka's tool also prints."""
-    leader_change = messages.LeaderChangeMessage
-    voters = messages.VotersRecord
-    no_op = encode_metadata_record(ApiMessageAndVersion(messages.NoOpRecord(), 0))
-    return [encode_batch(batch) for batch in [
-        control_batch(0, 1, T0, [
-            leader_change(leader_id=1, voters=[leader_change.Voter(voter_id=1)],
-                          granting_voters=[leader_change.Voter(voter_id=1)]),
-            messages.KRaftVersionRecord(k_raft_version=1),
-            voters(voters=[voters.Voter(voter_id=1, voter_directory_id=TOPIC,
-                                        endpoints=[voters.Endpoint(name="CONTROLLER", host="localhost",
-                                                                   port=9093)],
-                                        k_raft_version_feature=voters.KRaftVersionFeature(
-                                            min_supported_version=0, max_supported_version=1))])]),
-        *metadata_batches(3, 1, T0 + 107, [
-            ApiMessageAndVersion(messages.FeatureLevelRecord(name="metadata.version", feature_level=21), 0),
-            ApiMessageAndVersion(messages.TopicRecord(name="foo", topic_id=TOPIC), 0),
-            ApiMessageAndVersion(messages.PartitionRecord(
-                partition_id=0, topic_id=TOPIC, replicas=[1, 2], isr=[1], leader=1, leader_epoch=0,
-                partition_epoch=0, directories=[DIRECTORY, DIRECTORY]), 1),
-            config_record("cleanup.policy", "compact")]),
-        # A record with a key and headers, as a non-KRaft producer would write it.
-        RecordBatch(base_offset=7, partition_leader_epoch=1, base_timestamp=T0 + 200, max_timestamp=T0 + 200,
-                    records=[Record(7, T0 + 200, b"key", no_op, (Header("h1", b"v"), Header("h2", None)))]),
-        # A transaction commit marker and a control type Kafka's tool does not know.
-        RecordBatch(base_offset=8, partition_leader_epoch=1, base_timestamp=T0 + 300, max_timestamp=T0 + 300,
-                    attributes=make_attributes(control=True, transactional=True), producer_id=77,
-                    producer_epoch=3,
-                    records=[Record(8, T0 + 300, *encode_control_record(ControlRecord(1, EndTxnMarker(5))))]),
-        control_batch(9, 1, T0 + 400, [ControlRecord(9, UnknownControlValue(9, b"\x00"))]),
-        # An idempotent producer's batch with LogAppendTime: every record shows the batch's max timestamp.
-        RecordBatch(base_offset=10, partition_leader_epoch=2, base_timestamp=T0 + 500, max_timestamp=T0 + 999,
-                    attributes=make_attributes(timestamp_type=TimestampType.LOG_APPEND_TIME), producer_id=42,
-                    producer_epoch=0, base_sequence=2147483647, last_offset_delta=1,
-                    records=[Record(10, T0 + 500, None, no_op), Record(11, T0 + 501, None, no_op)]),
-    ]]
-
-
-def write_segment(directory: Path, data: list[bytes] | None = None) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    with SegmentWriter(directory, 0, index_interval_bytes=100) as writer:
-        for batch in batches() if data is None else data:
-            writer.append(batch)
-    return directory / SEGMENT
-
-
-def record_start(batch: bytes, index: int) -> int:
-    """Where record ``index`` of a batch starts (its length, a zig-zag varint)."""
-    position = 61
-    for _ in range(index):
-        raw = shift = 0
-        while True:
-            byte = batch[position]
-            position += 1
-            raw |= (byte & 0x7F) << shift
-            shift += 7
-            if byte < 0x80:
-                break
-        position += raw >> 1
-    return position
 
 
 def batch_line(data: bytes, position: int, *, valid: bool = True) -> str:
@@ -529,41 +444,6 @@ def test_decoder_classes_are_loaded_when_a_log_is_dumped(segment: Path) -> None:
     # the metadata decoder takes precedence and never loads the class
     assert dump("--cluster-metadata-decoder", "--value-decoder-class", "com.example.Nope", "--files",
                 str(segment)).returncode == 0
-
-
-def _in_process(path: Path, out: Path, options: DumpOptions) -> tuple[int, bytes, str]:
-    errors: list[str] = []
-    with open(out, "wb") as stream:
-        code = Dumper(options, stream, errors.append).run([str(path)])
-    return code, out.read_bytes(), "".join(errors)
-
-
-@pytest.mark.parametrize("json_output", [False, True])
-def test_worker_processes_write_what_one_process_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                        json_output: bool) -> None:
-    """Large files are dumped by worker processes in chunks; with tiny chunks every boundary case
-    (the non-consecutive check, the trailing bytes, damage in a later chunk) meets a chunk edge."""
-    data = batches() * 4
-    data = [bytes(batch[:8]) + batch[8:] for batch in data]
-    path = write_segment(tmp_path / "c", [data[0]])
-    with open(path, "ab") as stream:
-        for batch in data[1:]:
-            stream.write(batch)
-        stream.write(b"\x00" * 10)
-    options = DumpOptions(print_contents=True, deep_iteration=True, metadata_decoder=True, json=json_output)
-    single = _in_process(path, tmp_path / "single", options)
-    monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(parallel, "CHUNK_BYTES", 300)
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
-    assert parallel.worker_count(path.stat().st_size) == 3
-    assert _in_process(path, tmp_path / "workers", options) == single
-    assert single[0] == 0 and "Non-consecutive offsets" in single[2]
-    damaged = bytearray(path.read_bytes())
-    damaged[sum(len(batch) for batch in data[:13]) + record_start(data[13], 2)] = 0x7E
-    path.write_bytes(bytes(damaged))
-    single = _in_process(path, tmp_path / "single", options)
-    assert single[0] == 1
-    assert _in_process(path, tmp_path / "workers", options) == single
 
 
 def test_output_to_a_closed_pipe_ends_quietly(segment: Path) -> None:

@@ -1,0 +1,48 @@
+"""Deep dumps of large files in worker processes write what one process writes, byte for byte,
+whatever falls on a chunk edge."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from kafka_admin_kraft.dump import parallel
+from kafka_admin_kraft.dump.dumper import Dumper, DumpOptions
+from unit.dump.dump_testlib import batches, record_start, write_segment
+
+
+def _in_process(path: Path, out: Path, options: DumpOptions) -> tuple[int, bytes, str]:
+    errors: list[str] = []
+    with open(out, "wb") as stream:
+        code = Dumper(options, stream, errors.append).run([str(path)])
+    return code, out.read_bytes(), "".join(errors)
+
+
+@pytest.mark.parametrize("json_output", [False, True])
+def test_worker_processes_write_what_one_process_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        json_output: bool) -> None:
+    """Large files are dumped by worker processes in chunks; with tiny chunks every boundary case
+    (the non-consecutive check, the trailing bytes, damage in a later chunk) meets a chunk edge."""
+    data = batches() * 4
+    data = [bytes(batch[:8]) + batch[8:] for batch in data]
+    path = write_segment(tmp_path / "c", [data[0]])
+    with open(path, "ab") as stream:
+        for batch in data[1:]:
+            stream.write(batch)
+        stream.write(b"\x00" * 10)
+    options = DumpOptions(print_contents=True, deep_iteration=True, metadata_decoder=True, json=json_output)
+    single = _in_process(path, tmp_path / "single", options)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(parallel, "CHUNK_BYTES", 300)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    assert parallel.worker_count(path.stat().st_size) == 3
+    assert _in_process(path, tmp_path / "workers", options) == single
+    assert single[0] == 0 and "Non-consecutive offsets" in single[2]
+    damaged = bytearray(path.read_bytes())
+    damaged[sum(len(batch) for batch in data[:13]) + record_start(data[13], 2)] = 0x7E
+    path.write_bytes(bytes(damaged))
+    single = _in_process(path, tmp_path / "single", options)
+    assert single[0] == 1
+    assert _in_process(path, tmp_path / "workers", options) == single
