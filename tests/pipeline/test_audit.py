@@ -1,15 +1,26 @@
-"""The audit tables and report against what the scenario driver did on a real quorum."""
+"""The audit tables and report against what the scenario driver did on a real quorum, and the
+audit's ways of bringing rows back: the errors beyond what it collects, and how many Spark jobs it
+runs."""
 
 from __future__ import annotations
 
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from kafka_admin_kraft.pipeline import audit as audit_module
+from kafka_admin_kraft.pipeline.audit import run_audit
 from kafka_admin_kraft.records import MetadataLogDir, decode_control_batch
 from kafka_admin_kraft.records.control import ControlRecordType
-from pipeline.conftest import DAMAGED_CLUSTER, Audit
+from pipeline.conftest import DAMAGED_CLUSTER, Audit, Damaged
+
+MOST_JOBS = 26
+"""Spark jobs of an audit of the damaged directory: 22 with PySpark 4.3, whose adaptive execution
+runs every shuffle, broadcast and cached result as a job of its own. More means that a step that
+needs one collect came back as several jobs (each costs 0.1 s to 1 s however small)."""
 
 
 def _captured_voters_record(captured: Path) -> tuple[int, int, list[int]]:
@@ -154,3 +165,23 @@ def test_reports(audit: Audit, tmp_path: Path) -> None:
     assert sum("(truncated)" in t and "{1,2,3,4}" in t for t in titles) == 1
     page = write_report(audit.result, tmp_path / "html", "html").read_text()
     assert page.count("<svg") == 1 and "Voter-set history" in page
+
+
+def test_errors_beyond_those_collected_are_counted_and_the_tables_unchanged(
+    spark: Any, damaged: Damaged, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tracker = spark.sparkContext.statusTracker()
+    before = set(tracker.getJobIdsForGroup(None))
+    whole = run_audit(spark, [str(damaged.log_dir)], os.fspath(tmp_path / "whole"))
+    jobs = len(set(tracker.getJobIdsForGroup(None)) - before)
+    assert jobs <= MOST_JOBS
+    assert whole.error_count == len(whole.errors) == 2
+
+    monkeypatch.setattr(audit_module, "ERRORS_COLLECTED", 1)
+    capped = run_audit(spark, [str(damaged.log_dir)], os.fspath(tmp_path / "capped"))
+    assert capped.error_count == 2 and capped.errors == whole.errors[:1]
+    for name, rows in whole.tables.items():
+        if name != "replicas":
+            assert capped.tables[name] == rows, name
+    replica = next(r for r in capped.tables["replicas"] if r["log_dir"] == str(damaged.log_dir))
+    assert replica["errors"] == 1  # a directory's errors are counted among those collected
