@@ -1,5 +1,6 @@
 """Session fixtures: the real quorum history (built once), a damaged log directory, a local Spark
-session (``local[2]``, two shuffle partitions) and one audit run over all of it."""
+session (``local[2]``, two shuffle partitions) and one audit run over all of it; and a plain segment
+of many small batches for the tests of splitting and reading."""
 
 from __future__ import annotations
 
@@ -109,6 +110,21 @@ def write_damaged(root: Path) -> Damaged:
     with open(segment, "ab") as stream:
         stream.write(b"\x00" * 8 + b"\x00\x00\x01\x00" + b"\x00" * 10)  # a batch that ends after 22 bytes
     return Damaged(log_dir, segment, corrupt_position, after.base_offset, torn_position, 7, 8, count)
+
+
+def write_topic_segment(directory: Path, batches: int = 600) -> Path:
+    """A segment of ``batches`` metadata batches of five TopicRecords each, the epoch rising every 100."""
+    directory.mkdir(parents=True)
+    offset = 0
+    with SegmentWriter(directory, 0) as writer:
+        for index in range(batches):
+            records = [
+                ApiMessageAndVersion(messages.TopicRecord(name=f"topic-{index}-{n}"), 0) for n in range(5)
+            ]
+            for batch in metadata_batches(offset, 1 + index // 100, 1_700_000_000_000 + index, records):
+                writer.append(batch)
+                offset = batch.next_offset
+        return writer.files.log
 
 
 @pytest.fixture(scope="session")

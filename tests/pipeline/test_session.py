@@ -1,7 +1,10 @@
-"""Which Python the workers run, and files to ship that are not there: refused before Spark starts."""
+"""Which Python the workers run; files to ship that are not there, and a missing Java runtime (with
+what to install): refused before Spark starts."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -41,3 +44,26 @@ def test_a_missing_file_to_ship_is_an_error_before_spark_starts(
     assert result.returncode == 2, result.stderr
     assert f"Error: {value}: no such file to ship to the workers" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_missing_java_is_reported_with_what_to_install(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    os.symlink(sys.executable, bin_dir / "python")
+    if shutil.which("java", path=str(bin_dir)):
+        pytest.skip("java next to python")
+    env = {k: v for k, v in os.environ.items() if k not in ("JAVA_HOME", "PYSPARK_PYTHON")}
+    env["PATH"] = str(bin_dir)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    result = subprocess.run(
+        [sys.executable, "-m", "kafka_admin_kraft_cli.kafka_metadata_audit", "-o", str(tmp_path / "out"),
+         str(logs)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert result.returncode == 2, result.stderr
+    assert "openjdk-17-jre-headless" in result.stderr and "JAVA_HOME" in result.stderr
