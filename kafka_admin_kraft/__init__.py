@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from kafka_admin_kraft.models import RaftVoterEndpoint as RaftVoterEndpoint
     from kafka_admin_kraft.models import ReplicaState as ReplicaState
     from kafka_admin_kraft.models import SupportedVersionRange as SupportedVersionRange
-    from kafka_admin_kraft.models import UpgradeType as UpgradeType
+    from kafka_admin_kraft.values import UpgradeType as UpgradeType
 
 _LAZY = {
     "Admin": "kafka_admin_kraft.admin",
@@ -41,7 +41,8 @@ _LAZY = {
     **{name: "kafka_admin_kraft.models" for name in (
         "ClusterDescription", "ClusterNode", "Endpoint", "FeatureMetadata", "FeatureUpdate",
         "FeatureUpdateResult", "FinalizedVersionRange", "Node", "QuorumInfo", "RaftVoterEndpoint",
-        "ReplicaState", "SupportedVersionRange", "UpgradeType")},
+        "ReplicaState", "SupportedVersionRange")},
+    "UpgradeType": "kafka_admin_kraft.values",
 }
 
 __all__ = ["__version__", *_LAZY]

@@ -16,9 +16,9 @@ a ``.properties`` file (``from_properties``). Timeouts of operations are in seco
 on its first call, so that creating a client costs no more than a tool's start-up can spare.
 
 Arguments are checked when a call is made, by the same code for both clients
-(``kafka_admin_kraft.client.arguments``): a wrong type raises ``TypeError``, a wrong value
-``ValueError`` (``ConfigError`` for client properties), each naming the argument and the accepted
-forms, before anything is sent.
+(``kafka_admin_kraft.client.arguments``, and ``kafka_admin_kraft.values`` for ids): a wrong type
+raises ``TypeError``, a wrong value ``ValueError`` (``ConfigError`` for client properties), each
+naming the argument and the accepted forms, before anything is sent.
 
 An ``Admin`` serialises its operations (a lock); an ``AsyncAdmin`` runs one operation at a time too
 (an ``asyncio.Lock``), since both share one connection per node.
@@ -31,6 +31,7 @@ import threading
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kafka_admin_kraft import values
 from kafka_admin_kraft.client import arguments as check
 from kafka_admin_kraft.client.config import ClientConfig, load_properties, options_to_properties
 from kafka_admin_kraft.client.core import AdminCore, Op
@@ -97,7 +98,7 @@ def _describe_cluster(core: AdminCore, timeout: float | None) -> Op[ClusterDescr
 def _describe_features(core: AdminCore, node_id: int | None, timeout: float | None) -> Op[FeatureMetadata]:
     from kafka_admin_kraft.client.operations.describe_features import describe_features
 
-    return describe_features(core, check.timeout(timeout), check.optional_node_id(node_id, "node_id"))
+    return describe_features(core, check.timeout(timeout), values.optional_node_id(node_id, "node_id"))
 
 
 def _add_raft_voter(
@@ -113,11 +114,11 @@ def _add_raft_voter(
 
     return add_raft_voter(
         core,
-        check.node_id(voter_id, "voter_id"),
-        check.directory_id(voter_directory_id, "voter_directory_id"),
+        values.node_id(voter_id, "voter_id"),
+        values.directory_id(voter_directory_id, "voter_directory_id"),
         check.endpoints(endpoints),
         ack_when_committed=check.flag(ack_when_committed, "ack_when_committed"),
-        cluster_id=check.cluster_id(cluster_id),
+        cluster_id=values.cluster_id(cluster_id),
         timeout=check.timeout(timeout),
     )
 
@@ -133,9 +134,9 @@ def _remove_raft_voter(
 
     return remove_raft_voter(
         core,
-        check.node_id(voter_id, "voter_id"),
-        check.directory_id(voter_directory_id, "voter_directory_id"),
-        cluster_id=check.cluster_id(cluster_id),
+        values.node_id(voter_id, "voter_id"),
+        values.directory_id(voter_directory_id, "voter_directory_id"),
+        cluster_id=values.cluster_id(cluster_id),
         timeout=check.timeout(timeout),
     )
 
@@ -202,11 +203,11 @@ def _desired(desired: Iterable[int | DesiredVoter]) -> list[DesiredVoter]:
         if isinstance(item, DesiredVoter):
             directory = item.directory_id
             if directory is not None:
-                directory = str(check.directory_id(directory, "directory_id"))
-            voters.append(DesiredVoter(check.node_id(item.node_id, "node_id"), directory,
+                directory = str(values.directory_id(directory, "directory_id"))
+            voters.append(DesiredVoter(values.node_id(item.node_id, "node_id"), directory,
                                        tuple(check.endpoints(item.endpoints)) if item.endpoints else ()))
         else:
-            voters.append(DesiredVoter(check.node_id(item, "desired voter")))
+            voters.append(DesiredVoter(values.node_id(item, "desired voter")))
     return voters
 
 
@@ -249,8 +250,8 @@ def _replace_controller(
 
     return replace_controller(
         core,
-        check.node_id(node_id, "node_id"),
-        str(check.directory_id(directory_id, "directory_id")),
+        values.node_id(node_id, "node_id"),
+        str(values.directory_id(directory_id, "directory_id")),
         tuple(check.endpoints(endpoints)) if endpoints is not None else (),
         thresholds=_thresholds(thresholds),
         dry_run=check.flag(dry_run, "dry_run"),

@@ -8,11 +8,9 @@ Optional values that Kafka encodes as -1 on the wire are ``None`` here.
 
 from __future__ import annotations
 
-import enum
-
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from kafka_admin_kraft.client.arguments import endpoint_fields, feature_update_fields
+from kafka_admin_kraft.values import UpgradeType, endpoint_fields, feature_update_fields
 
 ZERO_UUID_TEXT = "AAAAAAAAAAAAAAAAAAAAAA"
 """Kafka's ``Uuid.ZERO_UUID`` in text form: "no directory id"."""
@@ -183,15 +181,6 @@ class FeatureMetadata(_Frozen):
     """The metadata offset the finalized levels come from; None when unknown."""
     supported_features: dict[str, SupportedVersionRange]
     """Levels the node supports, by feature name."""
-
-
-class UpgradeType(enum.IntEnum):
-    """How UpdateFeatures may move a level (the wire codes of UpdateFeatures v1+)."""
-
-    UNKNOWN = 0
-    UPGRADE = 1
-    SAFE_DOWNGRADE = 2
-    UNSAFE_DOWNGRADE = 3
 
 
 class FeatureUpdate(_Frozen):

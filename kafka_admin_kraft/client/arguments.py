@@ -1,10 +1,13 @@
-"""Checks of what callers hand the SDK: ``Admin`` / ``AsyncAdmin`` arguments and the models users build.
+"""Checks of ``Admin`` / ``AsyncAdmin`` arguments: timeouts, bootstrap lists, client properties, paths,
+and the endpoints and feature updates an operation takes, as the models it sends.
 
 One place for both clients, run when a call is made, before anything is encoded or sent: a bad argument
 fails at once with ``TypeError`` (wrong type) or ``ValueError`` (wrong value), naming the argument and
 the forms it accepts, instead of surfacing later from the encoder, the server or a retry loop that waits
 out the timeout. ``bool`` is refused where an int is meant. Each check returns the value in the form the
-operations use. Pydantic and the models are imported on call, off the client's import path.
+operations use. Single values (ids, an endpoint's fields, a feature level) are checked by
+``kafka_admin_kraft.values``; the models, and with them pydantic, are imported on call, off the
+client's import path.
 """
 
 from __future__ import annotations
@@ -13,59 +16,23 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from kafka_admin_kraft.protocol.primitives import Uuid
+from kafka_admin_kraft.values import INT32_MAX, UpgradeType, endpoint_fields, feature_update_fields, shown
 
 if TYPE_CHECKING:
-    from kafka_admin_kraft.models import Endpoint, FeatureUpdate, UpgradeType
+    from kafka_admin_kraft.models import Endpoint, FeatureUpdate
 
-INT16_MAX: Final = 2**15 - 1
-INT32_MAX: Final = 2**31 - 1
 MAX_TIMEOUT: Final = INT32_MAX / 1000
 """Kafka's timeouts are int milliseconds."""
 BOOTSTRAP_PROPERTIES: Final = ("bootstrap.servers", "bootstrap.controllers")
 ENDPOINT_FIELDS: Final = frozenset({"listener", "host", "port"})
 
-NODE_ID: Final = "a node id: an int from 0 to 2147483647"
-DIRECTORY_ID: Final = (
-    "a directory id: a Uuid or its text form, 22 characters of URL-safe base64 "
-    "(the directoryId that describe --status shows)"
-)
 TIMEOUT: Final = f"a number of seconds (int or float) above 0 and at most {MAX_TIMEOUT}, or None"
 BOOTSTRAP: Final = "'host:port,host:port' or a list of 'host:port' strings"
 ENDPOINTS: Final = (
     "a mapping of listener name to (host, port), e.g. {'CONTROLLER': ('ctl4', 9093)}, or an iterable of "
     "Endpoint or of mappings with the keys listener, host and port"
 )
-LISTENER: Final = "an upper-case listener name such as 'CONTROLLER', without whitespace"
-PORT: Final = "a TCP port: an int from 1 to 65535"
-LEVEL: Final = "a feature level: an int from 0 to 32767"
 UPDATES: Final = "a mapping of feature name to level (int) or FeatureUpdate, e.g. {'group.version': 1}"
-UPGRADE_TYPES: Final = "an UpgradeType (UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE) or its code 1-3"
-
-
-def shown(value: object) -> str:
-    """A value as an error message quotes it: type and (shortened) repr."""
-    text = repr(value)
-    if len(text) > 60:
-        text = text[:57] + "..."
-    return f"{type(value).__name__} {text}"
-
-
-def integer(value: object, name: str, accepted: str, *, low: int = 0, high: int = INT32_MAX) -> int:
-    """An int (not a bool) in ``low..high``."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be {accepted}, got {shown(value)}")
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be {accepted}, got {value}")
-    return value
-
-
-def node_id(value: object, name: str) -> int:
-    return integer(value, name, NODE_ID)
-
-
-def optional_node_id(value: object, name: str) -> int | None:
-    return None if value is None else integer(value, name, f"None or {NODE_ID}")
 
 
 def flag(value: object, name: str) -> bool:
@@ -83,29 +50,6 @@ def timeout(value: object, name: str = "timeout") -> float | None:
     if not 0 < value <= MAX_TIMEOUT:  # also refuses NaN and infinity
         raise ValueError(f"{name} must be {TIMEOUT}, got {value}")
     return float(value)
-
-
-def directory_id(value: object, name: str) -> Uuid:
-    """A Uuid, or its text form. The zero uuid is the server's to refuse (INVALID_REQUEST), as in Kafka."""
-    if isinstance(value, Uuid):
-        return value
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be {DIRECTORY_ID}, got {shown(value)}")
-    try:
-        return Uuid.from_string(value)
-    except ValueError:
-        raise ValueError(f"{name} must be {DIRECTORY_ID}, got {value!r}") from None
-
-
-def cluster_id(value: object, name: str = "cluster_id") -> str | None:
-    """None (any cluster) or the cluster's id, which the server compares with its own."""
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be None or the cluster id (str), got {shown(value)}")
-    if not value or value != value.strip():
-        raise ValueError(f"{name} must be None or a cluster id without surrounding whitespace, got {value!r}")
-    return value
 
 
 def bootstrap(value: object, name: str) -> str | None:
@@ -147,24 +91,6 @@ def path(value: object, name: str = "path") -> str:
 
 
 # ---------------------------------------------------------------------- endpoints
-
-
-def endpoint_fields(
-    listener: object, host: object, port: object, where: str = "Endpoint"
-) -> tuple[str, str, int]:
-    """One listener of a controller: its name, a valid host name or IP literal, a port to dial."""
-    from kafka_admin_kraft.hosts import host_problem
-
-    if not isinstance(listener, str):
-        raise TypeError(f"{where} listener must be {LISTENER}, got {shown(listener)}")
-    if not listener or listener != listener.upper() or any(c.isspace() for c in listener):
-        raise ValueError(f"{where} listener must be {LISTENER}, got {listener!r}")
-    if not isinstance(host, str):
-        raise TypeError(f"{where} host must be a host name or IP address (str), got {shown(host)}")
-    problem = host_problem(host)
-    if problem is not None:
-        raise ValueError(f"{where} host {host!r} {problem}: expected a host name or IP address")
-    return listener, host, integer(port, f"{where} port", PORT, low=1, high=65535)
 
 
 def endpoints(value: object, name: str = "endpoints") -> list[Endpoint]:
@@ -210,32 +136,9 @@ def endpoints(value: object, name: str = "endpoints") -> list[Endpoint]:
 # ---------------------------------------------------------------------- features
 
 
-def feature_update_fields(
-    level: object, upgrade_type: object, where: str = "FeatureUpdate"
-) -> tuple[int, UpgradeType]:
-    """A target level and how to get there; level 0 (removing the feature) needs a downgrade."""
-    from kafka_admin_kraft.models import UpgradeType
-
-    checked = integer(level, f"{where} level", LEVEL, high=INT16_MAX)
-    if isinstance(upgrade_type, UpgradeType):
-        kind = upgrade_type
-    elif isinstance(upgrade_type, int) and not isinstance(upgrade_type, bool):
-        if upgrade_type not in (1, 2, 3):
-            raise ValueError(f"{where} upgrade_type must be {UPGRADE_TYPES}, got {upgrade_type}")
-        kind = UpgradeType(upgrade_type)
-    else:
-        raise TypeError(f"{where} upgrade_type must be {UPGRADE_TYPES}, got {shown(upgrade_type)}")
-    if kind == UpgradeType.UNKNOWN:
-        raise ValueError(f"{where} upgrade_type must be {UPGRADE_TYPES}: UNKNOWN cannot be sent")
-    if checked == 0 and kind == UpgradeType.UPGRADE:
-        raise ValueError(f"{where} level 0 removes the feature: give upgrade_type SAFE_DOWNGRADE or "
-                         "UNSAFE_DOWNGRADE, not UPGRADE")
-    return checked, kind
-
-
 def feature_updates(value: object, name: str = "updates") -> dict[str, FeatureUpdate]:
     """Target levels by feature name; an int is an upgrade to that level."""
-    from kafka_admin_kraft.models import FeatureUpdate, UpgradeType
+    from kafka_admin_kraft.models import FeatureUpdate
 
     if not isinstance(value, Mapping):
         raise TypeError(f"{name} must be {UPDATES}, got {shown(value)}")

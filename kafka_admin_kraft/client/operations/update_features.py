@@ -12,8 +12,9 @@ from collections.abc import Mapping
 
 from kafka_admin_kraft.client.core import AdminCore, Op, controller_errors
 from kafka_admin_kraft.errors import ErrorCode, error_for_code
-from kafka_admin_kraft.models import FeatureUpdate, FeatureUpdateResult, UpgradeType
+from kafka_admin_kraft.models import FeatureUpdate, FeatureUpdateResult
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.values import UpgradeType
 
 OPERATION = "update_features"
 
