@@ -43,7 +43,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from kafka_admin_kraft.features import KRAFT_VERSION, METADATA_VERSION
-from kafka_admin_kraft.models import ZERO_UUID_TEXT, QuorumInfo, ReplicaState, SupportedVersionRange
+from kafka_admin_kraft.models import QuorumInfo, ReplicaState, SupportedVersionRange
+from kafka_admin_kraft.values import ZERO_UUID_TEXT
 
 __all__ = [
     "Finding",

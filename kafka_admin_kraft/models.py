@@ -3,17 +3,16 @@
 They mirror the value types of Kafka's Java Admin client (``QuorumInfo``, ``RaftVoterEndpoint``,
 ``FeatureUpdate``, ``FeatureMetadata``, ...) with Python names. Directory and cluster ids are Kafka's
 text form of a uuid (22 characters of URL-safe base64, ``AAAAAAAAAAAAAAAAAAAAAA`` for "none").
-Optional values that Kafka encodes as -1 on the wire are ``None`` here.
+Optional values that Kafka encodes as -1 on the wire are ``None`` here. The fields of the models users
+build are checked by ``kafka_admin_kraft.values``, whose ``UpgradeType`` and ``ZERO_UUID_TEXT`` are
+importable from here too.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from kafka_admin_kraft.values import UpgradeType, endpoint_fields, feature_update_fields
-
-ZERO_UUID_TEXT = "AAAAAAAAAAAAAAAAAAAAAA"
-"""Kafka's ``Uuid.ZERO_UUID`` in text form: "no directory id"."""
+from kafka_admin_kraft.values import ZERO_UUID_TEXT, UpgradeType, endpoint_fields, feature_update_fields
 
 __all__ = [
     "ZERO_UUID_TEXT",

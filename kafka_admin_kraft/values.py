@@ -14,7 +14,10 @@ from __future__ import annotations
 import enum
 from typing import Final
 
-from kafka_admin_kraft.protocol.primitives import Uuid
+from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
+
+ZERO_UUID_TEXT: Final = str(ZERO_UUID)
+"""Kafka's ``Uuid.ZERO_UUID`` in text form (``AAAAAAAAAAAAAAAAAAAAAA``): "no directory id"."""
 
 INT16_MAX: Final = 2**15 - 1
 INT32_MAX: Final = 2**31 - 1

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from kafka_admin_kraft.health import HealthThresholds, lag_reason, leader_state, voter_change
-from kafka_admin_kraft.models import ZERO_UUID_TEXT, Endpoint, QuorumInfo, ReplicaState
+from kafka_admin_kraft.models import Endpoint, QuorumInfo, ReplicaState
+from kafka_admin_kraft.values import ZERO_UUID_TEXT
 
 __all__ = [
     "DesiredVoter",
