@@ -54,6 +54,7 @@ __all__ = [
     "QuorumHealth",
     "Severity",
     "assess",
+    "majority",
     "unreachable",
 ]
 
@@ -176,6 +177,11 @@ def _status(findings: Sequence[Finding]) -> HealthStatus:
     return max((f.severity.status for f in findings), default=HealthStatus.OK)
 
 
+def majority(voter_count: int) -> int:
+    """How many of ``voter_count`` voters must be caught up for the quorum to commit: more than half."""
+    return voter_count // 2 + 1
+
+
 def unreachable(code: str, message: str, checked_at_ms: int, severity: Severity) -> QuorumHealth:
     """The result when the quorum could not be read at all (``QUORUM_UNREACHABLE``, ``NO_LEADER``)."""
     finding = Finding(code=code, severity=severity, message=message)
@@ -273,18 +279,18 @@ def _voter_findings(
 
 def _tolerance_findings(quorum: QuorumInfo, healthy: int, connect: str) -> tuple[int, list[Finding]]:
     size = len(quorum.voters)
-    majority = size // 2 + 1
+    needed = majority(size)
     findings: list[Finding] = []
-    if healthy < majority:
+    if healthy < needed:
         findings.append(
             Finding(
                 code="NO_MAJORITY",
                 severity=Severity.CRITICAL,
                 message=f"only {healthy} of {size} voters are caught up and reachable, a majority needs "
-                f"{majority}: the quorum cannot commit metadata",
+                f"{needed}: the quorum cannot commit metadata",
             )
         )
-    elif healthy == majority:
+    elif healthy == needed:
         fix = None
         if healthy == size:  # every voter is healthy: only more voters raise the tolerance
             fix = (
@@ -303,10 +309,10 @@ def _tolerance_findings(quorum: QuorumInfo, healthy: int, connect: str) -> tuple
             Finding(
                 code="EVEN_VOTER_COUNT",
                 severity=Severity.WARNING,
-                message=f"{size} voters tolerate {(size - 1) // 2} failure(s), no more than {size - 1} would",
+                message=f"{size} voters tolerate {size - needed} failure(s), no more than {size - 1} would",
             )
         )
-    return max(0, healthy - majority), findings
+    return max(0, healthy - needed), findings
 
 
 def _membership_findings(

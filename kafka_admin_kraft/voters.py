@@ -29,7 +29,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from kafka_admin_kraft.health import HealthThresholds, lag_reason, leader_state, voter_change
+from kafka_admin_kraft.health import HealthThresholds, lag_reason, leader_state, majority, voter_change
 from kafka_admin_kraft.models import Endpoint, QuorumInfo, ReplicaState
 from kafka_admin_kraft.values import ZERO_UUID_TEXT
 
@@ -104,7 +104,7 @@ class VoterPlan:
 def fault_tolerance(voters: Collection[VoterKey], healthy: Collection[VoterKey]) -> int:
     """Healthy voters beyond a majority (negative: the set cannot commit)."""
     alive = sum(1 for key in voters if key in healthy)
-    return alive - (len(voters) // 2 + 1)
+    return alive - majority(len(voters))
 
 
 def voter_listener(quorum: QuorumInfo) -> str | None:
@@ -245,7 +245,7 @@ def plan_voter_changes(
             verb = "adding" if action == "add" else "removing"
             return (
                 f"{verb} voter {key[0]} would leave {count} healthy of {len(voters)} voters, short of "
-                f"the majority of {len(voters) // 2 + 1} needed to commit the change"
+                f"the majority of {majority(len(voters))} needed to commit the change"
             )
         after = frozenset(voters)
         wanted = keys.get(key)

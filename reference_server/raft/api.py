@@ -56,6 +56,11 @@ class VoterInfo:
     max_kraft_version: int = 0
 
 
+def majority(voter_count: int) -> int:
+    """How many of ``voter_count`` voters elect a leader or commit an offset: more than half."""
+    return voter_count // 2 + 1
+
+
 @dataclass(frozen=True)
 class VoterSet:
     """An immutable voter set, keyed by voter id."""
@@ -74,7 +79,7 @@ class VoterSet:
         return ZERO_UUID in (known, key.directory_id) or known == key.directory_id
 
     def majority(self) -> int:
-        return len(self.voters) // 2 + 1
+        return majority(len(self.voters))
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .api import Address, Endpoint, ReplicaKey, SnapshotWriter
+from .api import Address, Endpoint, ReplicaKey, SnapshotWriter, majority
 from .leader import LeaderState
 
 
@@ -33,7 +33,7 @@ class Election:
 
     @property
     def majority(self) -> int:
-        return len(self.voters) // 2 + 1
+        return majority(len(self.voters))
 
     def record(self, voter_id: int, granted: bool) -> None:
         if voter_id not in self.voters or voter_id in self.granted or voter_id in self.rejected:
