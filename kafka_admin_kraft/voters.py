@@ -25,8 +25,9 @@ and not unreachable. The fault tolerance of a voter set is its healthy voters be
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Literal
 
 from kafka_admin_kraft.health import HealthThresholds, lag_reason, leader_state, majority, voter_change
@@ -194,148 +195,198 @@ def plan_voter_changes(
     current = frozenset(_key(v) for v in quorum.voters)
     healthy = _healthy_voters(quorum, unreachable, limits)
     tolerance = fault_tolerance(current, healthy)
-    ids = [wanted.node_id for wanted in desired]
+    refused = _refused_desired(desired)
+    if refused is not None:
+        return VoterPlan(current, frozenset(), refused=refused, fault_tolerance=tolerance)
+    wanted = _resolve_desired(quorum, desired)
+    if isinstance(wanted, str):  # it may be starting: the executor waits for it to fetch
+        return VoterPlan(current, frozenset(), waiting=wanted, fault_tolerance=tolerance)
+    target = frozenset(wanted)
+
+    # Rule 3: adds, removals of failed voters, directory swaps (rule 4), removals of healthy voters
+    # with the leader last. Each change must leave a voter set that can commit (rule 5): the first
+    # that cannot refuses the plan, and the changes after it are not tried.
+    changes = _Changes.between(quorum, current, target, healthy)
+    planner = _Planner(quorum, limits, wanted, set(current), set(healthy))
+    refusals = chain(
+        (planner.add(key) for key in changes.adds),
+        (planner.remove(key) for key in changes.failed_removes),
+        (planner.swap(old, new) for old, new in changes.swaps),
+        (planner.remove(key) for key in changes.healthy_removes),
+    )
+    refused = next((refusal for refusal in refusals if refusal is not None), None)
+    if refused is None and planner.steps:
+        refused = _static_quorum(quorum, current)
+    if refused is not None:
+        return VoterPlan(current, target, refused=refused, fault_tolerance=tolerance)
+
+    # Rules 1 and 2: the first step waits for an uncommitted change, or for its observer.
+    steps = tuple(planner.steps)
+    waiting = _waiting(quorum, steps, limits) if steps else None
+    notes: tuple[str, ...] = ()
+    if voter_change(quorum) is not None:
+        waiting = "the previous voter change is not committed yet"
+        notes = (waiting,)
+    return VoterPlan(current, target, steps, waiting=waiting, fault_tolerance=tolerance, notes=notes)
+
+
+def _refused_desired(desired: Sequence[DesiredVoter]) -> str | None:
+    """Why ``desired`` is no voter set: empty (rule 5), or a node id listed twice."""
     if not desired:
-        return VoterPlan(
-            current, frozenset(), refused="the quorum needs at least one voter", fault_tolerance=tolerance
-        )
-    if len(set(ids)) != len(ids):
-        twice = sorted({i for i in ids if ids.count(i) > 1})
-        return VoterPlan(
-            current,
-            frozenset(),
-            fault_tolerance=tolerance,
-            refused=f"node id(s) {', '.join(map(str, twice))} listed more than once",
-        )
+        return "the quorum needs at least one voter"
+    ids = [wanted.node_id for wanted in desired]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        return f"node id(s) {', '.join(map(str, twice))} listed more than once"
+    return None
+
+
+def _resolve_desired(
+    quorum: QuorumInfo, desired: Sequence[DesiredVoter]
+) -> dict[VoterKey, DesiredVoter] | str:
+    """The desired voters by the voter key each stands for, or why one has none yet (rule 2)."""
     keys: dict[VoterKey, DesiredVoter] = {}
     for wanted in desired:
         resolved = _resolve(quorum, wanted)
-        if isinstance(resolved, str):  # it may be starting: the executor waits for it to fetch
-            return VoterPlan(current, frozenset(), waiting=resolved, fault_tolerance=tolerance)
+        if isinstance(resolved, str):
+            return resolved
         keys[resolved] = wanted
-    target = frozenset(keys)
-    adds = sorted(target - current)
-    removes = current - target
-    swapped_ids = {node_id for node_id, _ in adds} & {node_id for node_id, _ in removes}
-    plain_adds = [k for k in adds if k[0] not in swapped_ids]
-    swaps = sorted(swapped_ids)
-    plain_removes = sorted(
-        (k for k in removes if k[0] not in swapped_ids),
-        key=lambda k: (k[0] == quorum.leader_id, k in healthy, k[0]),
-    )
-    steps: list[VoterStep] = []
-    voters = set(current)
-    alive = set(healthy)
-    notes: list[str] = []
+    return keys
 
-    def step(action: Literal["add", "remove"], key: VoterKey, why: str) -> str | None:
-        """Append the change if the voter set it leads to can commit; else say why not. A new voter
-        counts as healthy: it is added only once caught up."""
-        if action == "add":
-            voters.add(key)
-            alive.add(key)
+
+def _static_quorum(quorum: QuorumInfo, current: Collection[VoterKey]) -> str | None:
+    """Why no voter can change: the voters have no directory ids (DescribeQuorum v2+ would show them)."""
+    if quorum.api_version >= 2 and any(d == ZERO_UUID_TEXT for _, d in current):
+        return (
+            "the voters have no directory ids (a static quorum, kraft.version 0): upgrade kraft.version "
+            "to 1 (kafka-features upgrade --feature kraft.version=1) before changing voters"
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class _Changes:
+    """The changes from the current voters to the target ones, in the order of rule 3."""
+
+    adds: list[VoterKey]
+    """Node ids that are no voter yet."""
+    failed_removes: list[VoterKey]
+    swaps: list[tuple[VoterKey, VoterKey]]
+    """(old, new) directory of each node id that stays a voter with another directory (rule 4)."""
+    healthy_removes: list[VoterKey]
+    """The leader last."""
+
+    @classmethod
+    def between(
+        cls,
+        quorum: QuorumInfo,
+        current: frozenset[VoterKey],
+        target: frozenset[VoterKey],
+        healthy: Collection[VoterKey],
+    ) -> _Changes:
+        adds = sorted(target - current)
+        removes = current - target
+        swapped_ids = {node_id for node_id, _ in adds} & {node_id for node_id, _ in removes}
+        leaving = sorted(
+            (k for k in removes if k[0] not in swapped_ids),
+            key=lambda k: (k[0] == quorum.leader_id, k in healthy, k[0]),
+        )
+        return cls(
+            adds=[k for k in adds if k[0] not in swapped_ids],
+            failed_removes=[k for k in leaving if k not in healthy],
+            swaps=[
+                (next(k for k in removes if k[0] == node_id), next(k for k in adds if k[0] == node_id))
+                for node_id in sorted(swapped_ids)
+            ],
+            healthy_removes=[k for k in leaving if k in healthy],
+        )
+
+
+@dataclass
+class _Planner:
+    """The voter set as the plan changes it, one voter at a time (after etcd's ``confchange.Changer``):
+    each change checks that the set it leads to can commit (rule 5) and appends its step, or returns
+    why it cannot."""
+
+    quorum: QuorumInfo
+    limits: HealthThresholds
+    wanted: Mapping[VoterKey, DesiredVoter]
+    voters: set[VoterKey]
+    alive: set[VoterKey]
+    """The healthy voters; a new voter counts as healthy, as it is added only once caught up."""
+    steps: list[VoterStep] = field(default_factory=list)
+
+    def add(self, key: VoterKey) -> str | None:
+        return self._change("add", key, f"adding raises the fault tolerance: {self._observer_note(key)}")
+
+    def remove(self, key: VoterKey) -> str | None:
+        if key[0] == self.quorum.leader_id:
+            why = "the leader leaves last; it resigns once its removal commits and the others elect a leader"
+        elif key in self.alive:
+            why = "a healthy voter leaves after every addition"
         else:
-            voters.discard(key)
-            alive.discard(key)
-        if not voters:
+            why = "a failed voter leaves first: it counts against the majority without voting"
+        return self._change("remove", key, why)
+
+    def swap(self, old: VoterKey, new: VoterKey) -> str | None:
+        """Rule 4: the old directory leaves, then the new one joins."""
+        node_id = old[0]
+        if old in self.alive and not all(k in self.alive for k in self.voters if k != old):
+            return (
+                f"node {node_id} must change its directory id from {old[1]} to {new[1]}, which removes a "
+                f"healthy voter first; every other voter must be healthy for that, and "
+                f"{_names(k for k in self.voters if k != old and k not in self.alive)} are not"
+            )
+        state = "still healthy" if old in self.alive else "failed"
+        leaves = (
+            f"node {node_id}'s old directory ({state}) leaves before the new one joins: a voter set holds "
+            "one directory per node id"
+        )
+        joins = f"node {node_id} rejoins with its new directory: {self._observer_note(new)}"
+        return self._change("remove", old, leaves) or self._change("add", new, joins)
+
+    def _change(self, action: Literal["add", "remove"], key: VoterKey, why: str) -> str | None:
+        """Make the change and append its step, or say why the voter set it leads to cannot commit."""
+        if action == "add":
+            self.voters.add(key)
+            self.alive.add(key)
+        else:
+            self.voters.discard(key)
+            self.alive.discard(key)
+        if not self.voters:
             return "the quorum needs at least one voter"
-        after_tolerance = fault_tolerance(voters, alive)
-        if after_tolerance < 0:
-            count = sum(1 for k in voters if k in alive)
+        tolerance = fault_tolerance(self.voters, self.alive)
+        if tolerance < 0:
+            count = sum(1 for k in self.voters if k in self.alive)
             verb = "adding" if action == "add" else "removing"
             return (
-                f"{verb} voter {key[0]} would leave {count} healthy of {len(voters)} voters, short of "
-                f"the majority of {majority(len(voters))} needed to commit the change"
+                f"{verb} voter {key[0]} would leave {count} healthy of {len(self.voters)} voters, short of "
+                f"the majority of {majority(len(self.voters))} needed to commit the change"
             )
-        after = frozenset(voters)
-        wanted = keys.get(key)
-        steps.append(
+        after = frozenset(self.voters)
+        wanted = self.wanted.get(key)
+        plural = "s" if len(after) > 1 else ""
+        self.steps.append(
             VoterStep(
                 action,
                 key[0],
                 key[1],
-                frozenset(after),
-                after_tolerance,
-                f"{why}; {len(after)} voter{'s' if len(after) > 1 else ''} afterwards, "
-                f"fault tolerance {after_tolerance}",
+                after,
+                tolerance,
+                f"{why}; {len(after)} voter{plural} afterwards, fault tolerance {tolerance}",
                 wanted.endpoints if wanted is not None and action == "add" else (),
             )
         )
         return None
 
-    def observer_note(key: VoterKey) -> str:
-        observer = _latest_observer(quorum, *key)
+    def _observer_note(self, key: VoterKey) -> str:
+        """How far the observer that joins as ``key`` is (rule 2)."""
+        observer = _latest_observer(self.quorum, *key)
         if observer is None:
             return f"it must first fetch from the leader as an observer with directory id {key[1]}"
-        if not _caught_up(quorum, observer, limits):
+        if not _caught_up(self.quorum, observer, self.limits):
             return "it must first catch up with the leader (it fetches as an observer)"
         return "it fetches as an observer and is caught up"
-
-    for key in plain_adds:
-        refusal = step("add", key, f"adding raises the fault tolerance: {observer_note(key)}")
-        if refusal:
-            return VoterPlan(current, target, refused=refusal, fault_tolerance=tolerance)
-    def remove(key: VoterKey) -> str | None:
-        if key[0] == quorum.leader_id:
-            why = "the leader leaves last; it resigns once its removal commits and the others elect a leader"
-        elif key in alive:
-            why = "a healthy voter leaves after every addition"
-        else:
-            why = "a failed voter leaves first: it counts against the majority without voting"
-        return step("remove", key, why)
-
-    for key in [k for k in plain_removes if k not in alive]:
-        refusal = remove(key)
-        if refusal:
-            return VoterPlan(current, target, refused=refusal, fault_tolerance=tolerance)
-    for node_id in swaps:
-        old = next(k for k in removes if k[0] == node_id)
-        new = next(k for k in adds if k[0] == node_id)
-        others_healthy = all(k in alive for k in voters if k != old)
-        if old in alive and not others_healthy:
-            return VoterPlan(
-                current,
-                target,
-                fault_tolerance=tolerance,
-                refused=(
-                    f"node {node_id} must change its directory id from {old[1]} to {new[1]}, which removes a "
-                    f"healthy voter first; every other voter must be healthy for that, and "
-                    f"{_names(k for k in voters if k != old and k not in alive)} are not"
-                ),
-            )
-        state = "still healthy" if old in alive else "failed"
-        refusal = step(
-            "remove",
-            old,
-            f"node {node_id}'s old directory ({state}) leaves before the new one "
-            "joins: a voter set holds one directory per node id",
-        )
-        if refusal:
-            return VoterPlan(current, target, refused=refusal, fault_tolerance=tolerance)
-        refusal = step("add", new, f"node {node_id} rejoins with its new directory: {observer_note(new)}")
-        if refusal:
-            return VoterPlan(current, target, refused=refusal, fault_tolerance=tolerance)
-    for key in [k for k in plain_removes if k in alive]:
-        refusal = remove(key)
-        if refusal:
-            return VoterPlan(current, target, refused=refusal, fault_tolerance=tolerance)
-    if steps and quorum.api_version >= 2 and any(d == ZERO_UUID_TEXT for _, d in current):
-        return VoterPlan(
-            current,
-            target,
-            fault_tolerance=tolerance,
-            refused=(
-                "the voters have no directory ids (a static quorum, kraft.version 0): upgrade kraft.version "
-                "to 1 (kafka-features upgrade --feature kraft.version=1) before changing voters"
-            ),
-        )
-    waiting = _waiting(quorum, steps, limits) if steps else None
-    if voter_change(quorum) is not None:
-        waiting = "the previous voter change is not committed yet"
-        notes.append(waiting)
-    return VoterPlan(
-        current, target, tuple(steps), waiting=waiting, fault_tolerance=tolerance, notes=tuple(notes)
-    )
 
 
 def _waiting(quorum: QuorumInfo, steps: Sequence[VoterStep], limits: HealthThresholds) -> str | None:
