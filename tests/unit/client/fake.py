@@ -3,7 +3,8 @@
 ``FakeNetwork`` is a sync transport (``clock``/``sleep``/``connect``) on a fake clock;
 ``AsyncFakeNetwork`` wraps it for ``AsyncAdmin``. Each ``FakeNode`` answers with ``handlers[api_key]``
 (``fn(node, version, body) -> response | HANG | DROP | bytes``, bytes being sent as the response body
-after the right correlation id); defaults model a KRaft controller quorum.
+after the right correlation id); defaults model a KRaft controller quorum. ``admin(net)`` is an
+``Admin`` on the network with short backoffs and timeouts (``FAST``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_admin_kraft import Admin
 from kafka_admin_kraft.client.config import Address, format_address
 from kafka_admin_kraft.errors import KafkaConnectionError
 from kafka_admin_kraft.protocol import framing, messages
@@ -293,3 +295,21 @@ DEFAULT_HANDLERS: dict[int, Handler] = {
     81: remove_raft_voter,
     57: update_features,
 }
+
+
+FAST = {
+    "retry_backoff_ms": 100,
+    "retry_backoff_max_ms": 1000,
+    "request_timeout_ms": 5000,
+    "default_api_timeout_ms": 20000,
+}
+"""Client options for the fake clock: short backoffs, and timeouts a test reaches in a few fake seconds."""
+
+
+def admin(net: FakeNetwork, *, brokers: bool = False, **options: Any) -> Admin:
+    """An ``Admin`` on ``net`` with the ``FAST`` options (overridden by ``options``), bootstrapping from
+    its controllers, or from its brokers."""
+    opts = {**FAST, **options}
+    if brokers:
+        return Admin(bootstrap_servers=net.brokers(), transport=net, **opts)
+    return Admin(bootstrap_controllers=net.controllers(), transport=net, **opts)
