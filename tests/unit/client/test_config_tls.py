@@ -1,4 +1,5 @@
-"""TLS client side against a local TLS server speaking Kafka's protocol (self-signed CA made here)."""
+"""TLS client side (the SSL context of ``client/config.py``, used by the transports) against a local TLS
+server speaking Kafka's protocol (self-signed CA made here)."""
 
 from __future__ import annotations
 

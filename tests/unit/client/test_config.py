@@ -1,17 +1,15 @@
-"""Client properties, JAAS parsing, the models' validation and the lazy package import."""
+"""Client properties (``client/config.py``): defaults, conversions and the errors of bad ones, keyword
+options, JAAS parsing, properties files."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from kafka_admin_kraft import Admin, Endpoint, FeatureUpdate, UpgradeType
+from kafka_admin_kraft import Admin
 from kafka_admin_kraft.client.config import ClientConfig, load_properties, parse_jaas
-from kafka_admin_kraft.errors import ConfigError, KafkaTimeoutError, NotControllerError, error_for_code
-from kafka_admin_kraft.models import FinalizedVersionRange, SupportedVersionRange
+from kafka_admin_kraft.errors import ConfigError
 
 SCRAM = "org.apache.kafka.common.security.scram.ScramLoginModule"
 
@@ -113,37 +111,3 @@ def test_properties_file(tmp_path: Path) -> None:
         assert (
             admin.config.bootstrap == (("h1", 9093), ("h2", 9093)) and admin.config.default_api_timeout == 60
         )
-
-
-def test_models() -> None:
-    endpoint = Endpoint(listener="CONTROLLER", host="::1", port=9093)
-    assert str(endpoint) == "CONTROLLER://[::1]:9093"
-    for bad in ("controller", " CONTROLLER", ""):
-        with pytest.raises(ValueError):
-            Endpoint(listener=bad, host="h", port=1)
-    with pytest.raises(ValueError):
-        endpoint.__setattr__("port", 1)  # frozen
-    assert FeatureUpdate(level=0, upgrade_type=UpgradeType.SAFE_DOWNGRADE).level == 0
-    for level, kind in ((-1, UpgradeType.SAFE_DOWNGRADE), (0, UpgradeType.UPGRADE), (1, UpgradeType.UNKNOWN)):
-        with pytest.raises(ValueError):
-            FeatureUpdate(level=level, upgrade_type=kind)
-    with pytest.raises(ValueError):
-        SupportedVersionRange(min_version=2, max_version=1)
-    with pytest.raises(ValueError):
-        FinalizedVersionRange(min_version_level=-1, max_version_level=1)
-
-
-def test_error_texts() -> None:
-    error = error_for_code(41, "not active").in_context("update_features", "node 2 (h:1)")
-    assert isinstance(error, NotControllerError) and error.retriable
-    assert str(error) == "[NOT_CONTROLLER] not active (update_features on node 2 (h:1))"
-    timeout = KafkaTimeoutError("describe_cluster", 5, error)
-    assert str(timeout) == (
-        "describe_cluster timed out after 5 s; last error: "
-        "[NOT_CONTROLLER] not active (update_features on node 2 (h:1))"
-    )
-
-
-def test_import_does_not_load_pydantic() -> None:
-    code = "import sys, kafka_admin_kraft; assert 'pydantic' not in sys.modules; kafka_admin_kraft.QuorumInfo"
-    subprocess.run([sys.executable, "-c", code], check=True)

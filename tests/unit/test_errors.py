@@ -1,0 +1,17 @@
+"""The SDK's errors (``kafka_admin_kraft/errors.py``): the texts of an API error in context and of a
+timeout naming the last error."""
+
+from __future__ import annotations
+
+from kafka_admin_kraft.errors import KafkaTimeoutError, NotControllerError, error_for_code
+
+
+def test_error_texts() -> None:
+    error = error_for_code(41, "not active").in_context("update_features", "node 2 (h:1)")
+    assert isinstance(error, NotControllerError) and error.retriable
+    assert str(error) == "[NOT_CONTROLLER] not active (update_features on node 2 (h:1))"
+    timeout = KafkaTimeoutError("describe_cluster", 5, error)
+    assert str(timeout) == (
+        "describe_cluster timed out after 5 s; last error: "
+        "[NOT_CONTROLLER] not active (update_features on node 2 (h:1))"
+    )
