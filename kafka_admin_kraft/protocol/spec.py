@@ -28,6 +28,10 @@ space::
 
       # Node id of the voter or observer this entry describes.
       ReplicaId int32
+
+The tree: ``specs/*.kspec`` hold the messages the codec models, one generated module of classes each;
+``specs/unmodelled/*.kspec`` hold metadata records it does not model, which only the dump tool's JSON
+readers are generated from. Readers that want classes read the top folder alone.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ __all__ = ["PY_TYPES", "FieldSpec", "MessageSpec", "SpecError", "StructSpec", "V
            "load_specs", "parse_spec", "snake_case"]
 
 SPEC_DIR = Path(__file__).parent / "specs"
+UNMODELLED_DIR = SPEC_DIR / "unmodelled"
 
 PY_TYPES: Final = {"bool": "bool", "int8": "int", "int16": "int", "int32": "int", "int64": "int",
                    "uint16": "int", "uint32": "int", "float64": "float", "uuid": "Uuid", "string": "str",
