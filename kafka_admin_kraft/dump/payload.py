@@ -25,7 +25,7 @@ from kafka_admin_kraft.dump.json_text import (
 from kafka_admin_kraft.dump.metadata_json import TYPE_NAMES, WRITERS
 from kafka_admin_kraft.protocol.message import Struct, snake_case
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
-from kafka_admin_kraft.protocol.spec import SPEC_DIR, FieldSpec, MessageSpec, parse_spec
+from kafka_admin_kraft.protocol.spec import FieldSpec, MessageSpec, load_spec
 
 INT16_MAX: Final = 0x7FFF
 DECODE_FAILURES: Final = (Malformed, IndexError, struct.error, ValueError)
@@ -128,7 +128,7 @@ def message_spec(cls: type[Struct]) -> MessageSpec:
 
 @functools.cache
 def _message_spec(stem: str, name: str) -> MessageSpec:
-    for message in parse_spec((SPEC_DIR / f"{stem}.kspec").read_text(), f"{stem}.kspec"):
+    for message in load_spec(stem):
         if message.name == name:
             return message
     raise LookupError(f"no spec for {name}")
@@ -166,8 +166,7 @@ def _is_default(spec: FieldSpec, value: object) -> bool:
     return value == _default_of(spec)
 
 
-def _value_json(spec: FieldSpec, kind: str, value: Any, common: dict[str, list[FieldSpec]],
-                version: int) -> str:
+def _value_json(kind: str, value: Any, structs: dict[str, list[FieldSpec]], version: int) -> str:
     if value is None:
         return "null"
     if kind == "bool":
@@ -183,13 +182,14 @@ def _value_json(spec: FieldSpec, kind: str, value: Any, common: dict[str, list[F
         return json_string(value)
     if kind in ("bytes", "records"):
         return bytes_json(value)
-    return struct_json(value, spec.fields or common[kind], common, version)
+    return struct_json(value, structs[kind], structs, version)
 
 
-def struct_json(obj: Struct, fields: Sequence[FieldSpec], common: dict[str, list[FieldSpec]],
+def struct_json(obj: Struct, fields: Sequence[FieldSpec], structs: dict[str, list[FieldSpec]],
                 version: int) -> str:
     """Kafka's JSON text of a decoded struct at ``version`` (already inside the valid range):
-    fields of that version in schema order, tagged ones only when not at their default."""
+    fields of that version in schema order, tagged ones only when not at their default. ``structs``
+    are the fields of the message's structs by name (:meth:`MessageSpec.struct_fields`)."""
     parts = []
     for spec in fields:
         value = getattr(obj, snake_case(spec.name))
@@ -202,9 +202,9 @@ def struct_json(obj: Struct, fields: Sequence[FieldSpec], common: dict[str, list
             continue
         if spec.is_array and value is not None:
             kind = spec.element_type
-            text = "[" + ",".join(_value_json(spec, kind, item, common, version) for item in value) + "]"
+            text = "[" + ",".join(_value_json(kind, item, structs, version) for item in value) + "]"
         else:
-            text = _value_json(spec, spec.type, value, common, version)
+            text = _value_json(spec.type, value, structs, version)
         parts.append(f'"{spec.name[:1].lower()}{spec.name[1:]}":{text}')
     return "{" + ",".join(parts) + "}"
 
@@ -217,5 +217,4 @@ def control_json(message: Struct) -> str:
     version = getattr(message, "version", spec.versions.low)
     assert spec.versions.high is not None
     layout = min(max(version, spec.versions.low), spec.versions.high)
-    common = {struct.name: struct.fields for struct in spec.common_structs}
-    return struct_json(message, spec.fields, common, layout)
+    return struct_json(message, spec.fields, spec.struct_fields(), layout)

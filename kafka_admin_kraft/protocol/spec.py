@@ -44,8 +44,8 @@ from typing import Final
 
 from kafka_admin_kraft.protocol.message import snake_case
 
-__all__ = ["PY_TYPES", "FieldSpec", "MessageSpec", "SpecError", "StructSpec", "Versions", "all_messages",
-           "load_specs", "parse_spec", "snake_case"]
+__all__ = ["FIXED", "PY_TYPES", "FieldSpec", "MessageSpec", "SpecError", "StructSpec", "Versions",
+           "all_messages", "load_spec", "load_specs", "parse_spec", "snake_case"]
 
 SPEC_DIR = Path(__file__).parent / "specs"
 UNMODELLED_DIR = SPEC_DIR / "unmodelled"
@@ -54,6 +54,9 @@ PY_TYPES: Final = {"bool": "bool", "int8": "int", "int16": "int", "int32": "int"
                    "uint16": "int", "uint32": "int", "float64": "float", "uuid": "Uuid", "string": "str",
                    "bytes": "bytes", "records": "bytes"}
 """The Python type the generated codecs give each primitive type of the spec language."""
+FIXED: Final = {"bool": ("?", 1), "int8": ("b", 1), "int16": ("h", 2), "int32": ("i", 4), "int64": ("q", 8),
+                "uint16": ("H", 2), "uint32": ("I", 4), "float64": ("d", 8), "uuid": ("16s", 16)}
+"""The fixed-width primitive types: their ``struct`` format code and their size on the wire."""
 PRIMITIVES = frozenset(PY_TYPES)
 MESSAGE_KINDS = frozenset({"request", "response", "header", "data", "metadata"})
 
@@ -136,6 +139,7 @@ class StructSpec:
     name: str
     fields: list[FieldSpec]
     versions: Versions = ALL_VERSIONS
+    doc: str = ""
 
 
 @dataclass
@@ -158,17 +162,39 @@ class MessageSpec:
         assert self.versions.high is not None, f"{self.name} has an open-ended version range"
         return list(range(self.versions.low, self.versions.high + 1))
 
+    def structs(self) -> list[StructSpec]:
+        """Every struct the message holds, each once: the message itself first, then depth first in
+        field order, a common struct where a field first uses it (one no field uses is left out). A
+        struct declared inside a field is documented by that field's comment. SpecError for a struct
+        declared twice or a type that names no struct declared before it."""
+        common = {struct.name: struct for struct in self.common_structs}
+        found = {self.name: StructSpec(self.name, self.fields, self.versions, self.doc)}
+
+        def visit(fields: list[FieldSpec]) -> None:
+            for spec in fields:
+                if not spec.is_struct:
+                    continue
+                name = spec.element_type
+                if spec.fields:
+                    if name in found:
+                        raise SpecError(f"{self.name}: struct {name} is defined twice")
+                    found[name] = StructSpec(name, spec.fields, doc=spec.about)
+                    visit(spec.fields)
+                elif name in common and name not in found:
+                    found[name] = common[name]
+                    visit(common[name].fields)
+                elif name not in found:
+                    raise SpecError(f"{self.name}: unknown struct type {name}")
+
+        visit(self.fields)
+        return list(found.values())
+
     def struct_fields(self) -> dict[str, list[FieldSpec]]:
         """The fields of every struct the message holds, by struct name: the message itself first,
-        then its common structs, then the structs declared inside fields, depth first."""
+        then its common structs (used or not), then the others in the order of :meth:`structs`."""
         structs = {self.name: self.fields}
         structs.update({common.name: common.fields for common in self.common_structs})
-        pending = list(reversed(self.fields))
-        while pending:
-            spec = pending.pop()
-            if spec.fields:
-                structs[spec.element_type] = spec.fields
-                pending.extend(reversed(spec.fields))
+        structs.update({struct.name: struct.fields for struct in self.structs()})
         return structs
 
 
@@ -297,12 +323,14 @@ def parse_spec(text: str, source: str = "<spec>") -> list[MessageSpec]:
     return messages
 
 
+def load_spec(stem: str, directory: Path = SPEC_DIR) -> list[MessageSpec]:
+    """The messages of one spec file, ``<directory>/<stem>.kspec``."""
+    return parse_spec((directory / f"{stem}.kspec").read_text(), f"{stem}.kspec")
+
+
 def load_specs(directory: Path = SPEC_DIR) -> dict[str, list[MessageSpec]]:
-    """Every spec file in ``directory``, keyed by file stem, in name order."""
-    return {
-        path.stem: parse_spec(path.read_text(), path.name)
-        for path in sorted(directory.glob("*.kspec"))
-    }
+    """Every spec file in ``directory`` (not below it), keyed by file stem, in name order."""
+    return {path.stem: load_spec(path.stem, directory) for path in sorted(directory.glob("*.kspec"))}
 
 
 def all_messages(directory: Path = SPEC_DIR) -> list[MessageSpec]:

@@ -185,8 +185,7 @@ def test_generated_readers_agree_with_the_codec_for_every_version(spec: object, 
     message = data.draw(strategies.message(version))
     value = encode_metadata_record(ApiMessageAndVersion(message, version))
     decoded = strategies.cls.decode(value[3:] if value[1] < 0x80 else value[4:], version)
-    expected_data = struct_json(decoded, message_spec(strategies.cls).fields,
-                                {common.name: common.fields for common in strategies.spec.common_structs},
+    expected_data = struct_json(decoded, message_spec(strategies.cls).fields, strategies.spec.struct_fields(),
                                 version)
     assert metadata_payload(value, 0) == (f'{{"type":"{jsongen.type_name(spec.name)}","version":{version},'  # type: ignore[attr-defined]
                                           f'"data":{expected_data}}}')

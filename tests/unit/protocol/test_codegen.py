@@ -37,3 +37,34 @@ def test_struct_fields_lists_every_struct_once_message_and_common_first() -> Non
     assert [f.name for f in structs["Outer"]] == ["Inner", "States"]
     assert [f.name for f in structs["Inner"]] == ["Id"]
     assert [f.name for f in structs["State"]] == ["Value"]
+
+
+def test_structs_walk_depth_first_with_common_structs_where_first_used() -> None:
+    (spec,) = parse_spec(
+        "response R versions=0\n"
+        "  Outer []Outer\n"
+        "    Inner []Inner\n"
+        "      Id int32\n"
+        "    States []State\n"
+        "  # The other struct.\n"
+        "  Other Other\n"
+        "    Name string\n"
+        "  common State\n"
+        "    Value int64\n"
+        "  common Unused\n"
+        "    Value int64\n"
+    )
+    structs = spec.structs()
+    assert [struct.name for struct in structs] == ["R", "Outer", "Inner", "State", "Other"]
+    assert structs[-1].doc == "The other struct."
+    assert structs[3] is spec.common_structs[0]
+
+
+@pytest.mark.parametrize("text, error", [
+    ("request X versions=0\n  A A\n    Id int32\n  B A\n    Id int32", "struct A is defined twice"),
+    ("request X versions=0\n  A []Missing", "unknown struct type Missing"),
+])
+def test_structs_walk_refuses_a_struct_declared_twice_or_never(text: str, error: str) -> None:
+    (spec,) = parse_spec(text)
+    with pytest.raises(SpecError, match=error):
+        spec.structs()
