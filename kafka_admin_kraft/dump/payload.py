@@ -198,7 +198,7 @@ def struct_json(obj: Struct, fields: Sequence[FieldSpec], structs: dict[str, lis
                 raise NonDefaultField(f"Attempted to write a non-default {spec.name[:1].lower()}"
                                       f"{spec.name[1:]} at version {version}")
             continue
-        if spec.tag is not None and version in spec.tagged and _is_default(spec, value):
+        if spec.tagged_at(version) and _is_default(spec, value):
             continue
         if spec.is_array and value is not None:
             kind = spec.element_type

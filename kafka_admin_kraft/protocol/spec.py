@@ -133,6 +133,10 @@ class FieldSpec:
     def is_struct(self) -> bool:
         return self.element_type not in PRIMITIVES
 
+    def tagged_at(self, version: int) -> bool:
+        """Whether the field is a tagged field at ``version`` (read and written in the tag section)."""
+        return self.tag is not None and version in self.tagged
+
 
 @dataclass
 class StructSpec:

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from unit.protocol.strategies import MessageStrategies
 
-from kafka_admin_kraft.dump import jsongen
+from kafka_admin_kraft.codegen.dump import type_name
 from kafka_admin_kraft.dump.dumper import Dumper, DumpOptions
 from kafka_admin_kraft.dump.json_text import double_json, json_string
 from kafka_admin_kraft.dump.payload import message_spec, metadata_payload, struct_json
@@ -187,19 +187,8 @@ def test_generated_readers_agree_with_the_codec_for_every_version(spec: object, 
     decoded = strategies.cls.decode(value[3:] if value[1] < 0x80 else value[4:], version)
     expected_data = struct_json(decoded, message_spec(strategies.cls).fields, strategies.spec.struct_fields(),
                                 version)
-    assert metadata_payload(value, 0) == (f'{{"type":"{jsongen.type_name(spec.name)}","version":{version},'  # type: ignore[attr-defined]
+    assert metadata_payload(value, 0) == (f'{{"type":"{type_name(spec.name)}","version":{version},'  # type: ignore[attr-defined]
                                           f'"data":{expected_data}}}')
-
-
-def test_record_type_names_are_kafkas_constants() -> None:
-    assert [jsongen.type_name(name) for name in ("RegisterBrokerRecord", "ZkMigrationStateRecord",
-                                                 "BrokerRegistrationChangeRecord", "KRaftVersionRecord")] == [
-        "REGISTER_BROKER_RECORD", "ZK_MIGRATION_STATE_RECORD", "BROKER_REGISTRATION_CHANGE_RECORD",
-        "KRAFT_VERSION_RECORD"]
-
-
-def test_generated_module_is_up_to_date() -> None:
-    assert jsongen.main(["--check"]) == 0
 
 
 def test_control_batch_as_kafka_printed_it(tmp_path: Path) -> None:

@@ -1,16 +1,10 @@
-"""Generated code is committed and must match what the specs generate today."""
+"""The spec language: what it refuses, and the walk over a message's structs."""
 
 from __future__ import annotations
 
 import pytest
 
-from kafka_admin_kraft.protocol import codegen
 from kafka_admin_kraft.protocol.spec import SpecError, parse_spec
-
-
-def test_generated_files_are_fresh() -> None:
-    stale = [path.name for path, content in codegen.outputs().items() if path.read_text() != content]
-    assert stale == [], "run: python -m kafka_admin_kraft.protocol.codegen"
 
 
 def test_spec_language_errors() -> None:
@@ -68,3 +62,10 @@ def test_structs_walk_refuses_a_struct_declared_twice_or_never(text: str, error:
     (spec,) = parse_spec(text)
     with pytest.raises(SpecError, match=error):
         spec.structs()
+
+
+def test_a_field_is_tagged_in_the_versions_its_tag_names() -> None:
+    [message] = parse_spec("request X versions=0-2 flexible=1+\n  A int32 tag=0@2+\n  B int32")
+    tagged, plain = message.fields
+    assert [tagged.tagged_at(version) for version in (0, 1, 2)] == [False, False, True]
+    assert not plain.tagged_at(2)
