@@ -123,14 +123,19 @@ def _garbage(offset: int, api_key: int, left: int) -> str:
 
 def message_spec(cls: type[Struct]) -> MessageSpec:
     """The spec of a generated message class, read from the spec file it was generated from."""
-    return _message_spec(cls.__module__.rsplit(".", 1)[1], cls.NAME)
+    return _spec_and_structs(cls)[0]
+
+
+def _spec_and_structs(cls: type[Struct]) -> tuple[MessageSpec, dict[str, list[FieldSpec]]]:
+    """The spec of a generated message class and the fields of its structs by struct name."""
+    return _read_spec(cls.__module__.rsplit(".", 1)[1], cls.NAME)
 
 
 @functools.cache
-def _message_spec(stem: str, name: str) -> MessageSpec:
+def _read_spec(stem: str, name: str) -> tuple[MessageSpec, dict[str, list[FieldSpec]]]:
     for message in load_spec(stem):
         if message.name == name:
-            return message
+            return message, message.struct_fields()
     raise LookupError(f"no spec for {name}")
 
 
@@ -213,8 +218,8 @@ def control_json(message: Struct) -> str:
     """A control record's value as ``<Type>JsonConverter.write(record, record.version())`` prints
     it: the JSON version is the record's own ``Version`` field, and a version outside the schema's
     range writes as the nearest one inside it (Kafka's generated checks only cover the range)."""
-    spec = message_spec(type(message))
+    spec, structs = _spec_and_structs(type(message))
     version = getattr(message, "version", spec.versions.low)
     assert spec.versions.high is not None
     layout = min(max(version, spec.versions.low), spec.versions.high)
-    return struct_json(message, spec.fields, spec.struct_fields(), layout)
+    return struct_json(message, spec.fields, structs, layout)
