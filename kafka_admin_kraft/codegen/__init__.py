@@ -7,7 +7,9 @@ committed file is stale. One module per package it writes into:
 * :mod:`.protocol`: ``protocol/messages/`` (the classes and codecs of each spec file),
   ``protocol/api_keys.py`` and ``protocol/error_codes.py``;
 * :mod:`.dump`: ``dump/metadata_json.py``, Kafka's JSON text of every metadata record read straight
-  from its bytes.
+  from its bytes;
+* :mod:`.pipeline`: ``pipeline/record_json_writers.py``, the audit's ``record_json`` text of every
+  message class's objects.
 
 A build tool: the product's modules never import it, they import what it wrote.
 """

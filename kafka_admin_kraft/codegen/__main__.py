@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from kafka_admin_kraft.codegen import PACKAGE_DIR, dump, protocol
+from kafka_admin_kraft.codegen import PACKAGE_DIR, dump, pipeline, protocol
 
 OWNED_DIRS = (protocol.MESSAGES_DIR,)
 """Folders whose every module is generated: a module the specs no longer generate is stale."""
@@ -20,7 +20,7 @@ OWNED_DIRS = (protocol.MESSAGES_DIR,)
 
 def outputs() -> dict[Path, str]:
     """Every generated file of every target and its content."""
-    return {**protocol.outputs(), **dump.outputs()}
+    return {**protocol.outputs(), **dump.outputs(), **pipeline.outputs()}
 
 
 def sync(files: dict[Path, str], owned_dirs: Iterable[Path], *, check: bool) -> list[Path]:
