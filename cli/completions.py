@@ -22,7 +22,7 @@ import click
 from click.shell_completion import get_completion_class
 
 TOOLS = {
-    "kafka-metadata-quorum": "kafka_admin_kraft_cli.kafka_metadata_quorum",
+    "kafka-metadata-quorum": "kafka_admin_kraft_cli.metadata_quorum",
     "kafka-storage": "kafka_admin_kraft_cli.kafka_storage",
     "kafka-features": "kafka_admin_kraft_cli.kafka_features",
     "kafka-dump-log": "kafka_admin_kraft_cli.kafka_dump_log",

@@ -25,8 +25,8 @@ from kafka_admin_kraft.health import (
     unreachable,
 )
 from kafka_admin_kraft.models import QuorumInfo, ReplicaState
-from kafka_admin_kraft_cli.alerts import WebhookSender, alert_document, redact
-from kafka_admin_kraft_cli.health_options import health_json
+from kafka_admin_kraft_cli.metadata_quorum.alerts import WebhookSender, alert_document, redact
+from kafka_admin_kraft_cli.metadata_quorum.health_options import health_json
 
 NOW = 1_700_000_000_000
 HOOK = "http://127.0.0.1:9/services/T000/B000/secret"

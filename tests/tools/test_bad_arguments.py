@@ -14,7 +14,7 @@ from integration.harness import Cluster, one_controller
 from integration_sdk.bad_server import ANSWERS, garbage_server
 
 from kafka_admin_kraft_cli.kafka_features import main as features_main
-from kafka_admin_kraft_cli.kafka_metadata_quorum import main as quorum_main
+from kafka_admin_kraft_cli.metadata_quorum import main as quorum_main
 from tools.cluster_util import run
 
 

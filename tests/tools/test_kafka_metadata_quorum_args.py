@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.storage import MetaProperties, write_meta_properties
-from kafka_admin_kraft_cli.kafka_metadata_quorum import main
+from kafka_admin_kraft_cli.metadata_quorum import main
 
 PROG = "kafka-metadata-quorum"
 NOWHERE = "127.0.0.1:1"

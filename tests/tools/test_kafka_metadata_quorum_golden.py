@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from kafka_admin_kraft.models import Endpoint, Node, QuorumInfo, ReplicaState
-from kafka_admin_kraft_cli import quorum_text
+from kafka_admin_kraft_cli.metadata_quorum import describe_text
 
 D1, D2, D3, D4 = "ILZ5MPTeRWakmJu99uBJCA", "3Db5QLSqSZieL3rJBUUegA", "wZoXPqWoSu6F6c8MkmdyAg", "_KWDkTahTVaiVVVTaugNew"
 ZERO = "AAAAAAAAAAAAAAAAAAAAAA"
@@ -56,13 +56,13 @@ def test_status_text_is_byte_exact() -> None:
         '{"id": 3002, "directoryId": "wZoXPqWoSu6F6c8MkmdyAg", "endpoints": ["CONTROLLER://[::1]:9095"]}]\n'
         'CurrentObservers:       [{"id": 0, "directoryId": "_KWDkTahTVaiVVVTaugNew"}, {"id": 1}]\n'
     )
-    assert quorum_text.status_text("MkU3OEVBNTcwNTJENDM2Qk", three_voters()) == expected
+    assert describe_text.status_text("MkU3OEVBNTcwNTJENDM2Qk", three_voters()) == expected
 
 
 def test_status_of_a_single_voter_without_directory_ids_or_endpoints() -> None:
     quorum = QuorumInfo(leader_id=1, leader_epoch=1, high_watermark=-1,
                         voters=(replica(1, ZERO, 5, NOW, NOW),), observers=(), nodes={})
-    assert quorum_text.status_text("c", quorum) == (
+    assert describe_text.status_text("c", quorum) == (
         "ClusterId:              c\n"
         "LeaderId:               1\n"
         "LeaderEpoch:            1\n"
@@ -76,7 +76,7 @@ def test_status_of_a_single_voter_without_directory_ids_or_endpoints() -> None:
 
 def test_committed_voters_line_only_from_describe_quorum_v3() -> None:
     committed = (replica(2999, D2, 1500, NOW - 200, NOW - 200), replica(3000, D1, 1510, NOW, NOW))
-    text = quorum_text.status_text("c", three_voters(committed_voters=committed, api_version=3))
+    text = describe_text.status_text("c", three_voters(committed_voters=committed, api_version=3))
     lines = text.splitlines()
     assert lines[6].startswith("CurrentVoters:          [")
     assert lines[7] == (
@@ -85,7 +85,7 @@ def test_committed_voters_line_only_from_describe_quorum_v3() -> None:
         '"endpoints": ["CONTROLLER://localhost:9093", "CONTROLLER_SSL://localhost:9094"]}]'
     )
     assert lines[8].startswith("CurrentObservers:")
-    assert "CommittedVoters" not in quorum_text.status_text("c", three_voters())
+    assert "CommittedVoters" not in describe_text.status_text("c", three_voters())
 
 
 @pytest.mark.parametrize(
@@ -103,7 +103,7 @@ def test_committed_voters_line_only_from_describe_quorum_v3() -> None:
 )
 def test_max_follower_lag_rules(voters: tuple[ReplicaState, ...], expected: tuple[int, int]) -> None:
     quorum = QuorumInfo(leader_id=1, leader_epoch=1, high_watermark=10, voters=voters, observers=(), nodes={})
-    assert quorum_text.max_follower_lag(quorum) == expected
+    assert describe_text.max_follower_lag(quorum) == expected
 
 
 def test_replication_table_is_byte_exact() -> None:
@@ -115,11 +115,11 @@ def test_replication_table_is_byte_exact() -> None:
         "0     \t_KWDkTahTVaiVVVTaugNew\t1510        \t0   \t1700000009900     \t1700000009900        \tObserver\t\n"
         "1     \tAAAAAAAAAAAAAAAAAAAAAA\t-1          \t1511\t-1                \t-1                   \tObserver\t\n"
     )
-    assert quorum_text.replication_text(three_voters()) == expected
+    assert describe_text.replication_text(three_voters()) == expected
 
 
 def test_replication_human_readable() -> None:
-    text = quorum_text.replication_text(three_voters(), now_ms=NOW + 5)
+    text = describe_text.replication_text(three_voters(), now_ms=NOW + 5)
     assert text.splitlines()[1] == "3000  \tILZ5MPTeRWakmJu99uBJCA\t1510        \t0   \t5 ms ago          \t5 ms ago             \tLeader  \t"
     assert text.splitlines()[3].split("\t")[4:6] == ["305 ms ago        ", "4005 ms ago          "]
     assert text.splitlines()[5].split("\t")[4:6] == ["-1                ", "-1                   "]
@@ -137,29 +137,29 @@ def test_human_readable_refuses_timestamps_in_the_future_or_not_positive(fetch: 
                                                                         message: str) -> None:
     quorum = QuorumInfo(leader_id=1, leader_epoch=1, high_watermark=1,
                         voters=(replica(1, D1, 1, fetch, caught_up),), observers=(), nodes={})
-    with pytest.raises(quorum_text.ClockDriftError) as info:
-        quorum_text.replication_text(quorum, now_ms=NOW)
+    with pytest.raises(describe_text.ClockDriftError) as info:
+        describe_text.replication_text(quorum, now_ms=NOW)
     assert str(info.value) == "Error while computing relative time, possible drift in system clock.\n" + message
 
 
 def test_a_leader_missing_from_the_voters_fails_like_kafka() -> None:
     quorum = three_voters(leader_id=42)
-    with pytest.raises(quorum_text.LeaderNotAVoterError, match="^No value present$"):
-        quorum_text.status_text("c", quorum)
-    with pytest.raises(quorum_text.LeaderNotAVoterError, match="^No value present$"):
-        quorum_text.replication_text(quorum)
+    with pytest.raises(describe_text.LeaderNotAVoterError, match="^No value present$"):
+        describe_text.status_text("c", quorum)
+    with pytest.raises(describe_text.LeaderNotAVoterError, match="^No value present$"):
+        describe_text.replication_text(quorum)
 
 
 def test_json_documents() -> None:
     quorum = three_voters(committed_voters=())
-    status = quorum_text.status_json("c", quorum)
+    status = describe_text.status_json("c", quorum)
     assert list(status) == ["cluster_id", "leader_id", "leader_epoch", "high_watermark", "max_follower_lag",
                             "max_follower_lag_time_ms", "current_voters", "committed_voters", "current_observers"]
     assert status["current_voters"][2] == {"id": 3002, "directory_id": D3, "endpoints": ["CONTROLLER://[::1]:9095"]}
     assert status["current_observers"][1] == {"id": 1, "directory_id": None, "endpoints": []}
     assert status["committed_voters"] == []
-    assert quorum_text.status_json("c", three_voters())["committed_voters"] is None
-    rows = quorum_text.replication_json(quorum)["replicas"]
+    assert describe_text.status_json("c", three_voters())["committed_voters"] is None
+    rows = describe_text.replication_json(quorum)["replicas"]
     assert [(r["node_id"], r["status"]) for r in rows] == [
         (3000, "Leader"), (2999, "Follower"), (3002, "Follower"), (0, "Observer"), (1, "Observer")]
     assert rows[4] == {"node_id": 1, "directory_id": ZERO, "log_end_offset": -1, "lag": 1511,

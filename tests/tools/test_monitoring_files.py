@@ -16,7 +16,7 @@ import yaml
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-from kafka_admin_kraft_cli.quorum_metrics import QuorumCache, exporter_registry
+from kafka_admin_kraft_cli.metadata_quorum.metrics import QuorumCache, exporter_registry
 from tools.test_quorum_exporter import rich_health
 
 MONITORING = Path(__file__).resolve().parents[2] / "monitoring"

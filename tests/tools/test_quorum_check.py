@@ -13,7 +13,7 @@ from integration.harness import Cluster, free_ports
 
 from kafka_admin_kraft.health import Finding, HealthStatus, QuorumHealth, Severity
 from kafka_admin_kraft.models import QuorumInfo, ReplicaState
-from kafka_admin_kraft_cli.quorum_check import health_text
+from kafka_admin_kraft_cli.metadata_quorum.check import health_text
 from tools.cluster_util import PROPERTIES, run
 
 TOOL = "kafka-metadata-quorum"

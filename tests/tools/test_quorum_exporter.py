@@ -18,8 +18,8 @@ from prometheus_client.registry import CollectorRegistry
 
 from kafka_admin_kraft.health import Finding, HealthStatus, NodeProbe, QuorumHealth, Severity, unreachable
 from kafka_admin_kraft.models import QuorumInfo, ReplicaState
-from kafka_admin_kraft_cli.kafka_metadata_quorum import main
-from kafka_admin_kraft_cli.quorum_metrics import QuorumCache, QuorumCollector, exporter_registry
+from kafka_admin_kraft_cli.metadata_quorum import main
+from kafka_admin_kraft_cli.metadata_quorum.metrics import QuorumCache, QuorumCollector, exporter_registry
 
 NOW_MS = 1_750_000_000_000
 DIRS = {1: "AAAAAAAAAAAAAAAAAAAAAQ", 2: "AAAAAAAAAAAAAAAAAAAAAg", 3: "AAAAAAAAAAAAAAAAAAAAAw",

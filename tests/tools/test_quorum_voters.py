@@ -40,8 +40,8 @@ from kafka_admin_kraft.voters import (
     VoterPlan,
     VoterStep,
 )
-from kafka_admin_kraft_cli.kafka_metadata_quorum import main
-from kafka_admin_kraft_cli.quorum_voters import (
+from kafka_admin_kraft_cli.metadata_quorum import main
+from kafka_admin_kraft_cli.metadata_quorum.voter_changes import (
     StepReporter,
     VoterEntry,
     VoterSpecError,

@@ -24,7 +24,7 @@ from kafka_admin_kraft.health import (
     unreachable,
 )
 from kafka_admin_kraft.models import QuorumInfo, ReplicaState
-from kafka_admin_kraft_cli.quorum_events import (
+from kafka_admin_kraft_cli.metadata_quorum.events import (
     Event,
     Facts,
     ago,
@@ -34,7 +34,7 @@ from kafka_admin_kraft_cli.quorum_events import (
     live_view,
     next_events,
 )
-from kafka_admin_kraft_cli.quorum_watch import _loop
+from kafka_admin_kraft_cli.metadata_quorum.watch import _loop
 
 NOW = 1_700_000_000_000
 DIRS = {1: "wZoXPqWoSu6F6c8MkmdyAg", 2: "Zs1iKLhUQq2JbdWsR6Do7g", 3: "xWJCNDVGQNi0Vt3ouvnhQg",

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from . import output
-from ._click import CONTEXT_SETTINGS, KafkaGroup
-from .admin_options import JAVA_INT, AdminTarget, bootstrap_options, connect, reported_errors, target
+from .. import output
+from .._click import CONTEXT_SETTINGS, KafkaGroup
+from ..admin_options import JAVA_INT, AdminTarget, bootstrap_options, connect, reported_errors, target
 
 if TYPE_CHECKING:
     from kafka_admin_kraft.admin import Admin
@@ -86,7 +86,7 @@ def describe(
             output.fail("Only one of --status or --replication should be specified with describe sub-command")
         if status and human_readable:
             output.fail("The option --human-readable is only supported along with --replication")
-        from . import quorum_text
+        from . import describe_text
 
         with reported_errors():
             cluster_id = admin.describe_cluster().cluster_id if status else ""
@@ -94,15 +94,15 @@ def describe(
         try:
             if status:
                 if output_format == "json":
-                    output.write_json(quorum_text.status_json(cluster_id, quorum))
+                    output.write_json(describe_text.status_json(cluster_id, quorum))
                 else:
-                    output.write(quorum_text.status_text(cluster_id, quorum))
+                    output.write(describe_text.status_text(cluster_id, quorum))
             elif output_format == "json":
-                output.write_json(quorum_text.replication_json(quorum))
+                output.write_json(describe_text.replication_json(quorum))
             else:
                 now_ms = int(time.time() * 1000) if human_readable else None
-                output.write(quorum_text.replication_text(quorum, now_ms))
-        except (quorum_text.LeaderNotAVoterError, quorum_text.ClockDriftError) as exc:
+                output.write(describe_text.replication_text(quorum, now_ms))
+        except (describe_text.LeaderNotAVoterError, describe_text.ClockDriftError) as exc:
             output.fail(str(exc))
 
 
@@ -300,10 +300,10 @@ def remove_controller(
         output.write(f"{action}  KRaft controller {controller_id} with directory id {directory_id}\n")
 
 
-from .quorum_check import check  # noqa: E402 - the group above must exist first
-from .quorum_exporter import exporter  # noqa: E402
-from .quorum_voters import reconcile, replace_controller, scale  # noqa: E402
-from .quorum_watch import watch  # noqa: E402
+from .check import check  # noqa: E402 - the group above must exist first
+from .exporter import exporter  # noqa: E402
+from .voter_changes import reconcile, replace_controller, scale  # noqa: E402
+from .watch import watch  # noqa: E402
 
 main.add_command(check)
 main.add_command(watch)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from .admin_options import AdminTarget
+from ..admin_options import AdminTarget
 
 if TYPE_CHECKING:
     from kafka_admin_kraft.health import HealthThresholds, QuorumHealth

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from . import output
-from ._click import KafkaCommand
-from .admin_options import connect, target
+from .. import output
+from .._click import KafkaCommand
+from ..admin_options import connect, target
 from .health_options import HEALTH_OPTIONS, fix_connect, health_json, threshold_options, thresholds
 
 if TYPE_CHECKING:

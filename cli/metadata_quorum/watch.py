@@ -2,7 +2,7 @@
 alert webhooks when the status does.
 
 Each check is ``Admin.check_quorum``, fed the previous result so that a pending voter change is timed
-across checks; ``quorum_events`` turns consecutive results into events. A failover or an unreachable
+across checks; ``events`` turns consecutive results into events. A failover or an unreachable
 quorum is just more events: the loop goes on until ``--count`` checks are done, Ctrl-C or SIGTERM,
 and then exits 0.
 """
@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import click
 
-from . import output
-from ._click import KafkaCommand
-from .admin_options import connect, target
+from .. import output
+from .._click import KafkaCommand
+from ..admin_options import connect, target
 from .health_options import HEALTH_OPTIONS, fix_connect, threshold_options, thresholds
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from kafka_admin_kraft.health import HealthThresholds, QuorumHealth
 
     from .alerts import WebhookSender
-    from .quorum_events import Event
+    from .events import Event
 
 EXACT_ONLY = ["--interval-ms", "--webhook", "--webhook-timeout-ms", "--count", "--output", *HEALTH_OPTIONS]
 RECENT_EVENTS = 10
@@ -69,7 +69,7 @@ class TextLines:
         pass
 
     def emit(self, event: Event) -> None:
-        from .quorum_events import describe, timestamp
+        from .events import describe, timestamp
 
         output.write(f"{timestamp(event['time_ms'])} {event['event']}: {describe(event)}\n")
 
@@ -91,7 +91,7 @@ class LiveView:
         self._draw()
 
     def _draw(self) -> None:
-        from .quorum_events import live_view
+        from .events import live_view
 
         if self.health is not None:
             self.live.update(live_view(self.health, list(self.recent)), refresh=True)
@@ -162,7 +162,7 @@ def _loop(admin: Admin, view: View, sender: WebhookSender | None, reports: queue
     from kafka_admin_kraft.health import HealthStatus
 
     from .alerts import alert_document
-    from .quorum_events import first_events, next_events
+    from .events import first_events, next_events
 
     timeout = max(interval, (limits.probe_timeout_ms + CHECK_SLACK_MS) / 1000)
     due = time.monotonic()

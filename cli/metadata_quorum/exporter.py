@@ -5,7 +5,7 @@ most once per ``--min-interval-ms`` however many scrapers there are, and hands e
 one that reached the quorum, so that a voter change's pending time carries over from check to
 check. Each check gets 80% of ``--scrape-timeout-ms`` as its own deadline, so an unreachable quorum
 is reported by the check itself (``up 0``, status UNKNOWN, finding ``QUORUM_UNREACHABLE``) within
-the scrape; ``cli/quorum_metrics.py`` says what a scrape serves when a check takes longer still.
+the scrape; ``metrics`` says what a scrape serves when a check takes longer still.
 Metric names and meanings: the HELP lines of /metrics, and ``monitoring/`` for rules and a dashboard.
 """
 
@@ -17,9 +17,9 @@ from typing import Any
 
 import click
 
-from . import output
-from ._click import KafkaCommand
-from .admin_options import connect
+from .. import output
+from .._click import KafkaCommand
+from ..admin_options import connect
 from .health_options import HEALTH_OPTIONS, threshold_options, thresholds
 
 DEFAULT_LISTEN = "0.0.0.0:9309"
@@ -93,7 +93,7 @@ def exporter(
 
     from kafka_admin_kraft.health import QuorumHealth
 
-    from .quorum_metrics import QuorumCache, exporter_registry
+    from .metrics import QuorumCache, exporter_registry
 
     def read(previous: QuorumHealth | None) -> QuorumHealth:
         return admin.check_quorum(thresholds=limits_given, probe=not no_probe, previous=previous,

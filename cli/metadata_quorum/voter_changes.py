@@ -49,9 +49,9 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from . import output
-from ._click import KafkaCommand
-from .admin_options import JAVA_INT, connect, error_text, read_properties_file, target
+from .. import output
+from .._click import KafkaCommand
+from ..admin_options import JAVA_INT, connect, error_text, read_properties_file, target
 from .health_options import HEALTH_OPTIONS, threshold_options, thresholds
 
 if TYPE_CHECKING:
@@ -526,7 +526,7 @@ def configured_voters(paths: Sequence[str]) -> dict[int, DesiredVoter]:
     and endpoints read as ``add-controller`` reads its ``--command-config``."""
     from kafka_admin_kraft.voters import DesiredVoter
 
-    from .kafka_metadata_quorum import controller_identity
+    from . import controller_identity
 
     found: dict[int, DesiredVoter] = {}
     for path in paths:
@@ -719,7 +719,7 @@ def replace_controller(ctx: click.Context, /, controller_id: int, **options: Any
       kafka-metadata-quorum --bootstrap-controller localhost:9093 \\
           --command-config config/controller-3.properties replace-controller --controller-id 3
     """
-    from .kafka_metadata_quorum import controller_identity
+    from . import controller_identity
 
     properties, admin = connect(ctx)
     with admin:
