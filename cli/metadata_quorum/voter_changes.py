@@ -52,6 +52,7 @@ import click
 from .. import output
 from .._click import KafkaCommand
 from ..admin_options import JAVA_INT, connect, error_text, read_properties_file, target
+from .controller_identity import controller_identity
 from .health_options import HEALTH_OPTIONS, threshold_options, thresholds
 
 if TYPE_CHECKING:
@@ -526,8 +527,6 @@ def configured_voters(paths: Sequence[str]) -> dict[int, DesiredVoter]:
     and endpoints read as ``add-controller`` reads its ``--command-config``."""
     from kafka_admin_kraft.voters import DesiredVoter
 
-    from . import controller_identity
-
     found: dict[int, DesiredVoter] = {}
     for path in paths:
         identity = controller_identity(read_properties_file(path))
@@ -719,8 +718,6 @@ def replace_controller(ctx: click.Context, /, controller_id: int, **options: Any
       kafka-metadata-quorum --bootstrap-controller localhost:9093 \\
           --command-config config/controller-3.properties replace-controller --controller-id 3
     """
-    from . import controller_identity
-
     properties, admin = connect(ctx)
     with admin:
         if target(ctx).command_config is None:

@@ -1,0 +1,18 @@
+"""What Kafka's own subcommands of the tool (``describe``, ``add-controller``, ``remove-controller``)
+share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+EXACT_ONLY = ["--output"]
+"""Options Kafka's tool lacks: never matched by prefix, so they cannot make an abbreviation ambiguous."""
+
+
+def change_json(controller_id: int, directory_id: str, endpoints: list[str] | None, dry_run: bool) -> Any:
+    """The ``--output json`` document of ``add-controller`` and ``remove-controller``."""
+    document: dict[str, Any] = {"node_id": controller_id, "directory_id": directory_id}
+    if endpoints is not None:
+        document["endpoints"] = endpoints
+    document["dry_run"] = dry_run
+    return document
