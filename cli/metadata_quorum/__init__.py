@@ -21,8 +21,10 @@ from . import (
     check,
     describe,
     exporter,
+    reconcile,
     remove_controller,
-    voter_changes,
+    replace_controller,
+    scale,
     watch,
 )
 
@@ -56,6 +58,6 @@ main.add_command(remove_controller.remove_controller)
 main.add_command(check.check)
 main.add_command(watch.watch)
 main.add_command(exporter.exporter)
-main.add_command(voter_changes.reconcile)
-main.add_command(voter_changes.scale)
-main.add_command(voter_changes.replace_controller)
+main.add_command(reconcile.reconcile)
+main.add_command(scale.scale)
+main.add_command(replace_controller.replace_controller)

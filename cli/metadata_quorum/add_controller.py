@@ -12,11 +12,12 @@ from .. import output
 from .._click import KafkaCommand
 from ..admin_options import connect, reported_errors, target
 from .common import EXACT_ONLY, change_json
-from .controller_identity import ControllerIdentity, controller_identity
 
 if TYPE_CHECKING:
     from kafka_admin_kraft.admin import Admin
     from kafka_admin_kraft.models import QuorumInfo
+
+    from .controller_identity import ControllerIdentity
 
 
 def _wait_until_observed(admin: Admin, controller: ControllerIdentity) -> None:
@@ -57,6 +58,8 @@ def add_controller(ctx: click.Context, dry_run: bool, output_format: str) -> Non
       kafka-metadata-quorum --bootstrap-controller localhost:9093 \\
           --command-config config/controller-4.properties add-controller
     """
+    from .controller_identity import controller_identity
+
     properties, admin = connect(ctx)
     with admin:
         if target(ctx).command_config is None:

@@ -41,20 +41,22 @@ from kafka_admin_kraft.voters import (
     VoterStep,
 )
 from kafka_admin_kraft_cli.metadata_quorum import main
-from kafka_admin_kraft_cli.metadata_quorum.voter_changes import (
-    StepReporter,
+from kafka_admin_kraft_cli.metadata_quorum.scale import scaled
+from kafka_admin_kraft_cli.metadata_quorum.voter_entries import (
     VoterEntry,
     VoterSpecError,
     desired_voters,
+    parse_entries,
+    with_configured,
+)
+from kafka_admin_kraft_cli.metadata_quorum.voter_progress import StepReporter
+from kafka_admin_kraft_cli.metadata_quorum.voter_text import (
     done_text,
     failure_text,
     nothing_to_do_text,
-    parse_entries,
     plan_text,
     result_json,
-    scaled,
     voter_names,
-    with_configured,
 )
 from tools.cluster_util import start_quorum
 

@@ -1,0 +1,72 @@
+"""`kafka-metadata-quorum replace-controller`: swap in a controller's new disk."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from .. import output
+from .._click import KafkaCommand
+from ..admin_options import JAVA_INT, connect, target
+from .health_options import thresholds
+from .voter_changes import COMMON, change_voters, step_timeout, voter_options, without_no_probe
+
+if TYPE_CHECKING:
+    from kafka_admin_kraft.voters import Progress, ReconcileResult
+
+
+@without_no_probe
+@click.command("replace-controller", cls=KafkaCommand, exact_only=["--controller-id", *COMMON])
+@click.option(
+    "--controller-id", type=JAVA_INT, required=True, help="Node id of the controller whose disk was replaced."
+)
+@voter_options
+@click.pass_context
+def replace_controller(ctx: click.Context, /, controller_id: int, **options: Any) -> None:
+    """Swap in a controller's new disk: --command-config names the NEW controller's properties file
+    (node.id, listeners, and metadata.log.dir whose meta.properties holds the new directory id), as
+    for add-controller. Waits until the new incarnation fetches and is caught up, removes the old
+    directory id from the voters, then adds the new one.
+
+    \b
+    Example:
+      kafka-metadata-quorum --bootstrap-controller localhost:9093 \\
+          --command-config config/controller-3.properties replace-controller --controller-id 3
+    """
+    from .controller_identity import controller_identity
+
+    properties, admin = connect(ctx)
+    with admin:
+        if target(ctx).command_config is None:
+            output.fail(
+                "You must supply the configuration file of the new controller when using replace-controller."
+            )
+        controller = controller_identity(properties)
+        if controller.node_id != controller_id:
+            output.fail(
+                f"--controller-id {controller_id} differs from node.id {controller.node_id} in "
+                f"{target(ctx).command_config}: is it the replaced controller's file?"
+            )
+        limits = thresholds(options)
+        timeout = step_timeout(options["step_timeout_ms"])
+
+        def execute(dry_run: bool, progress: Callable[[Progress], None] | None) -> ReconcileResult:
+            return admin.replace_controller(
+                controller.node_id,
+                controller.directory_id,
+                endpoints=controller.endpoints,
+                dry_run=dry_run,
+                thresholds=limits,
+                progress=progress,
+                timeout=timeout,
+            )
+
+        change_voters(
+            execute,
+            (),
+            dry_run=options["dry_run"],
+            yes=options["yes"],
+            output_format=options["output_format"],
+        )

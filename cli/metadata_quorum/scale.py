@@ -1,0 +1,95 @@
+"""`kafka-metadata-quorum scale`: add and/or remove voters."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from .. import output
+from .._click import KafkaCommand
+from ..admin_options import connect
+from .voter_changes import (
+    COMMON,
+    CONFIG_OPTION,
+    LISTENER_OPTION,
+    describe_quorum,
+    reconcile_to,
+    voter_options,
+    without_no_probe,
+)
+from .voter_entries import SYNTAX, VoterEntry, VoterSpecError, configured_voters, parse_entries
+
+
+def scaled(
+    current: Sequence[int], add: Sequence[VoterEntry], remove: Sequence[VoterEntry]
+) -> list[VoterEntry]:
+    """The current voters plus ``add`` (an added id that votes already keeps its place, with the
+    directory id given) minus ``remove`` (node ids of current voters)."""
+    for entry in remove:
+        if entry.directory_id is not None:
+            raise VoterSpecError(f"Invalid --remove entry '{entry.node_id}@...': --remove takes node ids")
+        if entry.node_id not in current:
+            voters = ", ".join(map(str, current)) or "none"
+            raise VoterSpecError(f"Node {entry.node_id} is not a voter (the voters are {voters})")
+    both = sorted({e.node_id for e in add} & {e.node_id for e in remove})
+    if both:
+        raise VoterSpecError(f"Node id {', '.join(map(str, both))} is given to both --add and --remove")
+    added = {entry.node_id: entry for entry in add}
+    removed = {entry.node_id for entry in remove}
+    kept = [added.pop(node_id, VoterEntry(node_id)) for node_id in current if node_id not in removed]
+    return kept + list(added.values())
+
+
+@without_no_probe
+@click.command(
+    "scale",
+    cls=KafkaCommand,
+    exact_only=["--add", "--remove", "--controller-listener", "--controller-config", *COMMON],
+)
+@click.option(
+    "--add", multiple=True, metavar="VOTERS", help=f"Controllers to add: {SYNTAX}, comma-separated."
+)
+@click.option("--remove", multiple=True, metavar="IDS", help="Node ids of voters to remove, comma-separated.")
+@LISTENER_OPTION
+@CONFIG_OPTION
+@voter_options
+@click.pass_context
+def scale(
+    ctx: click.Context,
+    /,
+    add: tuple[str, ...],
+    remove: tuple[str, ...],
+    controller_listener: str | None,
+    **options: Any,
+) -> None:
+    """Add and/or remove voters: reconcile to the current voters plus --add (and each
+    --controller-config's controller) minus --remove.
+
+    \b
+    Examples:
+      kafka-metadata-quorum --bootstrap-controller localhost:9093 scale --add 4,5 --yes
+      kafka-metadata-quorum --bootstrap-controller localhost:9093 scale \\
+          --controller-config config/controller-4.properties --yes
+      kafka-metadata-quorum --bootstrap-controller localhost:9093 scale --remove 2 --dry-run
+    """
+    if not add and not remove and not options["controller_configs"]:
+        raise click.UsageError("one of the arguments --add --remove --controller-config is required", ctx)
+    try:
+        adds, removes = parse_entries(add, "--add"), parse_entries(remove, "--remove")
+    except VoterSpecError as exc:
+        output.fail(str(exc))
+    configured = configured_voters(options.pop("controller_configs"))
+    adds += [VoterEntry(node_id) for node_id in configured if node_id not in {e.node_id for e in adds}]
+    _, admin = connect(ctx)
+    with admin:
+        quorum = describe_quorum(admin)
+        try:
+            entries = scaled([v.replica_id for v in quorum.voters], adds, removes)
+        except VoterSpecError as exc:
+            output.fail(str(exc))
+        from kafka_admin_kraft.voters import voter_listener
+
+        listener = controller_listener.strip().upper() if controller_listener else voter_listener(quorum)
+        reconcile_to(admin, entries, listener, options, configured, "--add")
