@@ -3,22 +3,17 @@ and how many times the quorum is read for how many scrapes."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
 import threading
 import time
 from collections.abc import Callable
 
 import pytest
-from click.testing import CliRunner
-from console_scripts import console_script
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.registry import CollectorRegistry
 
 from kafka_admin_kraft.health import Finding, HealthStatus, NodeProbe, QuorumHealth, Severity, unreachable
 from kafka_admin_kraft.models import QuorumInfo, ReplicaState
-from kafka_admin_kraft_cli.metadata_quorum import main
 from kafka_admin_kraft_cli.metadata_quorum.metrics import QuorumCache, QuorumCollector, exporter_registry
 
 NOW_MS = 1_750_000_000_000
@@ -284,24 +279,3 @@ def test_a_read_that_raises_is_unknown_and_the_next_read_recovers(capsys: pytest
         (("code", "QUORUM_UNREACHABLE"), ("severity", "UNKNOWN")): 1}
     assert "RuntimeError: boom" in capsys.readouterr().err
     assert value(scrape(registry), "kraft_quorum_up") == 1
-
-
-@pytest.mark.parametrize("listen", ["nonsense", "127.0.0.1:70000", "127.0.0.1:", "127.0.0.1:-1"])
-def test_a_bad_listen_address_is_a_parse_error(listen: str) -> None:
-    args = ["--bootstrap-controller", "127.0.0.1:1", "exporter", "--listen", listen]
-    result = CliRunner().invoke(main, args, prog_name="kafka-metadata-quorum")
-    assert result.exit_code == 1
-    assert result.stderr.splitlines()[-1] == (f"kafka-metadata-quorum exporter: error: Invalid value for "
-                                              f"'--listen': expected HOST:PORT, got '{listen}'")
-
-
-def test_a_port_in_use_is_a_terse_error() -> None:
-    with socket.socket() as busy:
-        busy.bind(("127.0.0.1", 0))
-        busy.listen()
-        port = busy.getsockname()[1]
-        result = subprocess.run(
-            [console_script("kafka-metadata-quorum"), "--bootstrap-controller", "127.0.0.1:1", "exporter",
-             "--listen", f"127.0.0.1:{port}"], capture_output=True, text=True, timeout=30)
-    assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == f"Cannot listen on 127.0.0.1:{port}: Address already in use\n"

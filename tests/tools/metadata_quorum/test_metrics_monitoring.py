@@ -17,9 +17,9 @@ from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from kafka_admin_kraft_cli.metadata_quorum.metrics import QuorumCache, exporter_registry
-from tools.test_quorum_exporter import rich_health
+from tools.metadata_quorum.test_metrics import rich_health
 
-MONITORING = Path(__file__).resolve().parents[2] / "monitoring"
+MONITORING = Path(__file__).resolve().parents[3] / "monitoring"
 RULES = MONITORING / "prometheus-rules.yml"
 DASHBOARD = MONITORING / "grafana-dashboard.json"
 SEVERITIES = {"critical", "warning", "info"}

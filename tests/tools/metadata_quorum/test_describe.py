@@ -1,6 +1,6 @@
-"""The installed `kafka-metadata-quorum` against a reference cluster (three dynamic controllers and a
-broker, real processes): describe through controllers and through the broker, then add a fourth
-controller and remove it again, and the server's refusals as Kafka's tool prints them."""
+"""`kafka-metadata-quorum describe`: its flag checks in-process, then the installed tool against a
+reference cluster (three dynamic controllers and a broker, real processes), through the controllers
+and through the broker."""
 # ruff: noqa: E501
 
 from __future__ import annotations
@@ -12,18 +12,29 @@ from collections.abc import Iterator
 import pytest
 from integration.harness import Cluster
 
-from tools.cluster_util import BROKER_ID, add_observer_controller, module_quorum, run, run_against
+from tools.cluster_util import BROKER_ID, module_quorum, run
+from tools.metadata_quorum.quorum_util import NOWHERE, PROG, quorum_tool, refused
+from tools.metadata_quorum.quorum_util import run as run_in_process
 
-TOOL = "kafka-metadata-quorum"
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        ((), "One of --status or --replication must be specified with describe sub-command"),
+        (("--status", "--replication"),
+         "Only one of --status or --replication should be specified with describe sub-command"),
+        (("--status", "--human-readable"), "The option --human-readable is only supported along with --replication"),
+        # Unambiguous prefixes are accepted, as argparse4j does.
+        (("--stat", "--rep"), "Only one of --status or --replication should be specified with describe sub-command"),
+    ],
+)
+def test_describe_flag_checks(flags: tuple[str, ...], message: str) -> None:
+    refused(run_in_process("--bootstrap-c", NOWHERE, "describe", *flags), message)
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     yield from module_quorum(tmp_path_factory, "quorum")
-
-
-def quorum_tool(cluster: Cluster, *args: str) -> tuple[int, str, str]:
-    return run_against(cluster, TOOL, *args)
 
 
 def test_describe_status(cluster: Cluster) -> None:
@@ -70,11 +81,11 @@ def test_describe_replication(cluster: Cluster) -> None:
 
 def test_describe_through_the_broker(cluster: Cluster) -> None:
     broker = cluster.nodes[BROKER_ID]
-    result = run(TOOL, "--bootstrap-server", broker.address, "describe", "--status")
+    result = run(PROG, "--bootstrap-server", broker.address, "describe", "--status")
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.splitlines()[0] == f"ClusterId:              {cluster.cluster_id}"
     assert f'"id": {BROKER_ID}' in result.stdout.splitlines()[-1]
-    result = run(TOOL, "--bootstrap-server", broker.address, "describe", "--replication", "--output", "json")
+    result = run(PROG, "--bootstrap-server", broker.address, "describe", "--replication", "--output", "json")
     assert result.returncode == 0
     assert BROKER_ID in [row["node_id"] for row in json.loads(result.stdout)["replicas"]]
 
@@ -86,28 +97,3 @@ def test_describe_status_json(cluster: Cluster) -> None:
     assert document["cluster_id"] == cluster.cluster_id
     assert sorted(v["id"] for v in document["current_voters"]) == [1, 2, 3]
     assert document["committed_voters"] is not None
-
-
-def test_add_then_remove_a_controller_and_refusals(cluster: Cluster) -> None:
-    new = add_observer_controller(cluster, 4)
-    endpoint = f"CONTROLLER://127.0.0.1:{new.port}"
-    code, out, err = quorum_tool(cluster, "--command-config", str(new.config_path), "add-controller")
-    assert (code, err) == (0, ""), err
-    assert out == f"Added controller 4 with directory id {new.directory_id} and endpoints: {endpoint}\n"
-    code, out, _ = quorum_tool(cluster, "describe", "--status")
-    assert f'{{"id": 4, "directoryId": "{new.directory_id}", "endpoints": ["{endpoint}"]}}' in out.splitlines()[6]
-
-    # Adding a controller whose id already votes: the leader's DUPLICATE_VOTER, as the Java client reports it.
-    code, out, err = quorum_tool(cluster, "--command-config", str(cluster.nodes[1].config_path), "add-controller")
-    assert (code, out) == (1, "")
-    assert err.startswith("org.apache.kafka.common.errors.DuplicateVoterException: The voter id for ReplicaKey(id=1")
-
-    code, out, err = quorum_tool(cluster, "remove-controller", "-i", "4", "-d", str(new.directory_id))
-    assert (code, err) == (0, ""), err
-    assert out == f"Removed  KRaft controller 4 with directory id {new.directory_id}\n"
-    code, out, _ = quorum_tool(cluster, "describe", "--status")
-    assert '"id": 4' not in out.splitlines()[6]
-
-    code, out, err = quorum_tool(cluster, "remove-controller", "-i", "4", "-d", str(new.directory_id))
-    assert (code, out) == (1, "")
-    assert err.startswith("org.apache.kafka.common.errors.VoterNotFoundException: Cannot remove voter")
