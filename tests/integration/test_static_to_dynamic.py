@@ -8,10 +8,10 @@ import re
 import time
 from pathlib import Path
 
-from integration.harness import Cluster
-
-from kafka_admin_kraft_server.local import free_ports
 from tools.cluster_util import PROPERTIES, run
+
+from integration.harness import Cluster
+from kafka_admin_kraft_server.local import free_ports
 
 
 def test_upgrade_a_static_quorum_with_kafka_features_then_add_a_controller(tmp_path: Path) -> None:
