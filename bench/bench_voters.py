@@ -62,7 +62,7 @@ from kafka_admin_kraft.models import QuorumInfo, UpgradeType
 from kafka_admin_kraft.protocol.exceptions import KafkaApiError
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.storage import InitialController
-from kafka_admin_kraft.voters import DesiredVoter, Progress
+from kafka_admin_kraft.voters import DesiredVoter, Progress, VoterKey
 from kafka_admin_kraft_server.local import HOST, LISTENER, LocalNode, LocalQuorum
 
 T = TypeVar("T")
@@ -213,15 +213,15 @@ def desired(quorum: LocalQuorum, *node_ids: int) -> list[DesiredVoter]:
             for i in node_ids]
 
 
-def voters_committed(client: Admin, wanted: set[tuple[int, str]]) -> bool:
+def voters_committed(client: Admin, wanted: set[VoterKey]) -> bool:
     quorum = client.describe_metadata_quorum()
     keys = {(v.replica_id, v.replica_directory_id) for v in quorum.voters}
     committed = {(v.replica_id, v.replica_directory_id) for v in quorum.committed_voters or ()}
     return keys == committed == wanted
 
 
-def node_keys(quorum: LocalQuorum, *node_ids: int) -> set[tuple[int, str]]:
-    return {(i, str(quorum.nodes[i].directory_id)) for i in node_ids}
+def node_keys(quorum: LocalQuorum, *node_ids: int) -> set[VoterKey]:
+    return {(i, quorum.nodes[i].directory_id) for i in node_ids}
 
 
 def grow_guided(quorum: LocalQuorum, client: Admin, cli: bool) -> None:
@@ -270,7 +270,7 @@ class CatchUpWatch(threading.Thread):
     """Polls DescribeQuorum until a controller's new incarnation has the leader's high watermark;
     ``seen_at`` is then the ``time.perf_counter()`` of that answer."""
 
-    def __init__(self, quorum: LocalQuorum, node_id: int, directory_id: str) -> None:
+    def __init__(self, quorum: LocalQuorum, node_id: int, directory_id: Uuid) -> None:
         super().__init__(daemon=True)
         self.quorum, self.node_id, self.directory_id = quorum, node_id, directory_id
         self.seen_at: float | None = None
@@ -379,7 +379,7 @@ def replacements(root: Path, megabytes: int) -> tuple[dict[str, Replacement], fl
                 wait_for(lambda: voters_committed(client, node_keys(quorum, 1, 2, 3)), 600,
                          "three committed voters")
                 node, old = wipe_follower(quorum, client)
-                watch = CatchUpWatch(quorum, node.node_id, str(node.directory_id))
+                watch = CatchUpWatch(quorum, node.node_id, node.directory_id)
                 watch.start()
                 started = time.perf_counter()
                 quorum.start(node.node_id)

@@ -203,7 +203,7 @@ def _desired(desired: Iterable[int | DesiredVoter]) -> list[DesiredVoter]:
         if isinstance(item, DesiredVoter):
             directory = item.directory_id
             if directory is not None:
-                directory = str(values.directory_id(directory, "directory_id"))
+                directory = values.directory_id(directory, "directory_id")
             voters.append(DesiredVoter(values.node_id(item.node_id, "node_id"), directory,
                                        tuple(check.endpoints(item.endpoints)) if item.endpoints else ()))
         else:
@@ -251,7 +251,7 @@ def _replace_controller(
     return replace_controller(
         core,
         values.node_id(node_id, "node_id"),
-        str(values.directory_id(directory_id, "directory_id")),
+        values.directory_id(directory_id, "directory_id"),
         tuple(check.endpoints(endpoints)) if endpoints is not None else (),
         thresholds=_thresholds(thresholds),
         dry_run=check.flag(dry_run, "dry_run"),

@@ -43,8 +43,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from kafka_admin_kraft.features import KRAFT_VERSION, METADATA_VERSION
-from kafka_admin_kraft.models import QuorumInfo, ReplicaState, SupportedVersionRange
-from kafka_admin_kraft.values import ZERO_UUID_TEXT
+from kafka_admin_kraft.models import DirectoryId, QuorumInfo, ReplicaState, SupportedVersionRange
+from kafka_admin_kraft.protocol.primitives import ZERO_UUID
+from kafka_admin_kraft.values import VoterKey, voter_order
 
 __all__ = [
     "Finding",
@@ -109,8 +110,8 @@ class Finding(_Frozen):
     """One line for people."""
     node_id: int | None = None
     """The node it is about, if one."""
-    directory_id: str | None = None
-    """That node's metadata directory id, when it matters."""
+    directory_id: DirectoryId | None = None
+    """That node's metadata directory id, when it matters (its text form in JSON)."""
     fix: str | None = None
     """The command that fixes it, with the real ids; None when there is no single command."""
 
@@ -190,7 +191,7 @@ def unreachable(code: str, message: str, checked_at_ms: int, severity: Severity)
     )
 
 
-def voter_change(quorum: QuorumInfo) -> tuple[frozenset[tuple[int, str]], frozenset[tuple[int, str]]] | None:
+def voter_change(quorum: QuorumInfo) -> tuple[frozenset[VoterKey], frozenset[VoterKey]] | None:
     """(added, removed) voters of an uncommitted change, as (id, directory id); None when CurrentVoters
     equals CommittedVoters or the server cannot say (DescribeQuorum before v3)."""
     if quorum.committed_voters is None:
@@ -202,8 +203,9 @@ def voter_change(quorum: QuorumInfo) -> tuple[frozenset[tuple[int, str]], frozen
     return frozenset(current - committed), frozenset(committed - current)
 
 
-def _names(keys: Iterable[tuple[int, str]]) -> str:
-    return ", ".join(f"{node_id} ({directory})" for node_id, directory in sorted(keys)) or "none"
+def _names(keys: Iterable[VoterKey]) -> str:
+    named = (f"{node_id} ({directory})" for node_id, directory in sorted(keys, key=voter_order))
+    return ", ".join(named) or "none"
 
 
 def leader_state(quorum: QuorumInfo) -> ReplicaState | None:
@@ -338,7 +340,7 @@ def _membership_findings(
     voters = {v.replica_id: v for v in quorum.voters}
     for observer in quorum.observers:
         voter = voters.get(observer.replica_id)
-        if voter is None or ZERO_UUID_TEXT in (voter.replica_directory_id, observer.replica_directory_id):
+        if voter is None or ZERO_UUID in (voter.replica_directory_id, observer.replica_directory_id):
             continue
         # A directory just removed from the voter set stays among the leader's observers for a while
         # (Kafka's LeaderState): it is the replaced disk only while it fetches more recently than the voter.
@@ -359,7 +361,7 @@ def _membership_findings(
             )
         )
     static = quorum.api_version >= 2 and any(
-        v.replica_directory_id == ZERO_UUID_TEXT for v in voters.values()
+        v.replica_directory_id == ZERO_UUID for v in voters.values()
     )
     if static and finalized.get(KRAFT_VERSION, 0) == 0:
         findings.append(

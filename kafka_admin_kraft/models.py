@@ -1,18 +1,28 @@
 """Typed results and arguments of the admin operations: frozen pydantic models.
 
 They mirror the value types of Kafka's Java Admin client (``QuorumInfo``, ``RaftVoterEndpoint``,
-``FeatureUpdate``, ``FeatureMetadata``, ...) with Python names. Directory and cluster ids are Kafka's
-text form of a uuid (22 characters of URL-safe base64, ``AAAAAAAAAAAAAAAAAAAAAA`` for "none").
-Optional values that Kafka encodes as -1 on the wire are ``None`` here. The fields of the models users
-build are checked by ``kafka_admin_kraft.values``, whose ``UpgradeType`` and ``ZERO_UUID_TEXT`` are
-importable from here too.
+``FeatureUpdate``, ``FeatureMetadata``, ...) with Python names. A directory id is a
+:class:`~kafka_admin_kraft.protocol.primitives.Uuid` (``ZERO_UUID`` for "none"), given as a ``Uuid`` or
+its text form and dumped to JSON as its text form (22 characters of URL-safe base64); a cluster id is
+text. Optional values that Kafka encodes as -1 on the wire are ``None`` here. The fields of the models
+users build are checked by ``kafka_admin_kraft.values``, whose ``UpgradeType`` and ``ZERO_UUID_TEXT``
+are importable from here too.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from typing import Annotated
 
-from kafka_admin_kraft.values import ZERO_UUID_TEXT, UpgradeType, endpoint_fields, feature_update_fields
+from pydantic import BaseModel, ConfigDict, PlainSerializer, PlainValidator, ValidationInfo, model_validator
+
+from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
+from kafka_admin_kraft.values import (
+    ZERO_UUID_TEXT,
+    UpgradeType,
+    directory_id,
+    endpoint_fields,
+    feature_update_fields,
+)
 
 __all__ = [
     "ZERO_UUID_TEXT",
@@ -30,6 +40,17 @@ __all__ = [
     "SupportedVersionRange",
     "UpgradeType",
 ]
+
+
+def _directory_id(value: object, info: ValidationInfo) -> Uuid:
+    return directory_id(value, info.field_name or "directory id")
+
+
+DirectoryId = Annotated[
+    Uuid, PlainValidator(_directory_id), PlainSerializer(str, return_type=str, when_used="json")
+]
+"""A directory id field: a ``Uuid`` inside, given as a ``Uuid`` or its text form (checked by
+``values.directory_id``), its text form in JSON."""
 
 
 class _Frozen(BaseModel):
@@ -78,8 +99,9 @@ class ReplicaState(_Frozen):
 
     replica_id: int
     """Node id of the replica."""
-    replica_directory_id: str = ZERO_UUID_TEXT
-    """Its metadata log directory id (all zeros when unknown or before DescribeQuorum v2)."""
+    replica_directory_id: DirectoryId = ZERO_UUID
+    """Its metadata log directory id (``ZERO_UUID`` when unknown or before DescribeQuorum v2);
+    ``str()`` gives Kafka's text form."""
     log_end_offset: int
     """The last offset the leader saw it fetch (its own log end offset for the leader; -1 if never)."""
     last_fetch_timestamp: int | None = None

@@ -2,9 +2,10 @@
 
 One home for what a value must look like, below everything that takes one: the result models check
 what users build with these functions, ``client.arguments`` checks ``Admin`` arguments with them, and
-the voter planner names voters by these ids. A check returns the value in the form the SDK uses, or
-raises ``TypeError`` (wrong type) or ``ValueError`` (wrong value) naming the field and the forms it
-accepts (the constants below). ``bool`` is refused where an int is meant.
+the voter planner and the health rules name voters by these ids (``VoterKey``). A check returns the
+value in the form the SDK uses (a directory id as a ``Uuid``), or raises ``TypeError`` (wrong type) or
+``ValueError`` (wrong value) naming the field and the forms it accepts (the constants below). ``bool``
+is refused where an int is meant.
 
 No pydantic and no models here: the tools import the client, and with it this module, at start-up.
 """
@@ -71,6 +72,15 @@ def directory_id(value: object, name: str) -> Uuid:
         return Uuid.from_string(value)
     except ValueError:
         raise ValueError(f"{name} must be {DIRECTORY_ID}, got {value!r}") from None
+
+
+VoterKey = tuple[int, Uuid]
+"""(node id, directory id): how KIP-853 names a voter."""
+
+
+def voter_order(key: VoterKey) -> tuple[int, str]:
+    """Sorts voters by node id, then by directory id as printed (a ``Uuid`` has no order of its own)."""
+    return key[0], str(key[1])
 
 
 def cluster_id(value: object, name: str = "cluster_id") -> str | None:

@@ -32,7 +32,8 @@ from typing import Literal
 
 from kafka_admin_kraft.health import HealthThresholds, lag_reason, leader_state, majority, voter_change
 from kafka_admin_kraft.models import Endpoint, QuorumInfo, ReplicaState
-from kafka_admin_kraft.values import ZERO_UUID_TEXT
+from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
+from kafka_admin_kraft.values import VoterKey, voter_order
 
 __all__ = [
     "DesiredVoter",
@@ -47,16 +48,13 @@ __all__ = [
     "voter_listener",
 ]
 
-VoterKey = tuple[int, str]
-"""(node id, directory id): how KIP-853 names a voter."""
-
-
 @dataclass(frozen=True)
 class DesiredVoter:
-    """A voter the caller wants: a node id, and the directory id when it matters (a replaced disk)."""
+    """A voter the caller wants: a node id, and the directory id when it matters (a replaced disk).
+    ``Admin.reconcile_voters`` also takes the directory id's text form here."""
 
     node_id: int
-    directory_id: str | None = None
+    directory_id: Uuid | None = None
     endpoints: tuple[Endpoint, ...] = ()
     """Its listeners, when the caller knows them (``id@host:port:directory-id``)."""
 
@@ -67,7 +65,7 @@ class VoterStep:
 
     action: Literal["add", "remove"]
     node_id: int
-    directory_id: str
+    directory_id: Uuid
     voters_after: frozenset[VoterKey]
     fault_tolerance_after: int
     """Healthy voters beyond a majority once the change is committed (new voters counted healthy)."""
@@ -152,7 +150,7 @@ def _healthy_voters(
     }
 
 
-def _latest_observer(quorum: QuorumInfo, node_id: int, directory_id: str | None) -> ReplicaState | None:
+def _latest_observer(quorum: QuorumInfo, node_id: int, directory_id: Uuid | None) -> ReplicaState | None:
     """The observer with this id (and directory id) that fetched last."""
     found = [
         o
@@ -170,7 +168,7 @@ def _resolve(quorum: QuorumInfo, wanted: DesiredVoter) -> VoterKey | str:
     if current:
         return current[0]
     observer = _latest_observer(quorum, wanted.node_id, None)
-    if observer is None or observer.replica_directory_id == ZERO_UUID_TEXT:
+    if observer is None or observer.replica_directory_id == ZERO_UUID:
         return (
             f"node {wanted.node_id} is neither a voter nor fetching as an observer yet (start it, "
             "formatted with --no-initial-controllers)"
@@ -179,7 +177,7 @@ def _resolve(quorum: QuorumInfo, wanted: DesiredVoter) -> VoterKey | str:
 
 
 def _names(keys: Iterable[VoterKey]) -> str:
-    return ", ".join(str(node_id) for node_id, _ in sorted(keys)) or "none"
+    return ", ".join(str(node_id) for node_id, _ in sorted(keys, key=voter_order)) or "none"
 
 
 def plan_voter_changes(
@@ -256,7 +254,7 @@ def _resolve_desired(
 
 def _static_quorum(quorum: QuorumInfo, current: Collection[VoterKey]) -> str | None:
     """Why no voter can change: the voters have no directory ids (DescribeQuorum v2+ would show them)."""
-    if quorum.api_version >= 2 and any(d == ZERO_UUID_TEXT for _, d in current):
+    if quorum.api_version >= 2 and any(d == ZERO_UUID for _, d in current):
         return (
             "the voters have no directory ids (a static quorum, kraft.version 0): upgrade kraft.version "
             "to 1 (kafka-features upgrade --feature kraft.version=1) before changing voters"
@@ -284,7 +282,7 @@ class _Changes:
         target: frozenset[VoterKey],
         healthy: Collection[VoterKey],
     ) -> _Changes:
-        adds = sorted(target - current)
+        adds = sorted(target - current, key=voter_order)
         removes = current - target
         swapped_ids = {node_id for node_id, _ in adds} & {node_id for node_id, _ in removes}
         leaving = sorted(

@@ -38,7 +38,7 @@ def summary(health: QuorumHealth) -> str:
 
 def _finding_lines(finding: Finding, code_width: int) -> list[str]:
     message = finding.message
-    if finding.directory_id is not None and finding.directory_id not in message:
+    if finding.directory_id is not None and str(finding.directory_id) not in message:
         message += f" (directory id {finding.directory_id})"
     lines = [f"{finding.severity.name:<{SEVERITY_WIDTH}}  {finding.code:<{code_width}}  {message}"]
     if finding.fix is not None:

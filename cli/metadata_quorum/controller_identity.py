@@ -13,6 +13,7 @@ from .. import output
 if TYPE_CHECKING:
     from kafka_admin_kraft.config.server import Listener
     from kafka_admin_kraft.models import Endpoint
+    from kafka_admin_kraft.protocol.primitives import Uuid
 
 INVALID_CONFIG = "Is this a valid controller configuration file?"
 
@@ -22,7 +23,7 @@ class ControllerIdentity:
     """What AddRaftVoter needs about a controller, read from its own configuration."""
 
     node_id: int
-    directory_id: str
+    directory_id: Uuid
     endpoints: tuple[Endpoint, ...]
 
     def describe(self) -> str:
@@ -85,7 +86,8 @@ def controller_identity(properties: dict[str, str]) -> ControllerIdentity:
         meta = read_meta_properties(os.path.join(metadata_dir, META_PROPERTIES_FILE))
     except (OSError, ValueError):
         output.fail(f"Unable to read {META_PROPERTIES_FILE} from {metadata_dir}")
-    if meta.directory_id is None:
+    directory_id = meta.directory_id
+    if directory_id is None:
         output.fail(f"No directory id found in {metadata_dir}")
     names = properties.get(CONTROLLER_LISTENER_NAMES)
     if names is None:
@@ -100,4 +102,4 @@ def controller_identity(properties: dict[str, str]) -> ControllerIdentity:
             endpoints.append(Endpoint(listener=name, host=listener.host or "localhost", port=listener.port))
         except ValueError as exc:
             output.fail(str(exc))
-    return ControllerIdentity(node_id, str(meta.directory_id), tuple(endpoints))
+    return ControllerIdentity(node_id, directory_id, tuple(endpoints))

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kafka_admin_kraft.models import ZERO_UUID_TEXT, QuorumInfo, ReplicaState
+from kafka_admin_kraft.models import QuorumInfo, ReplicaState
+from kafka_admin_kraft.protocol.primitives import ZERO_UUID
 
 LABEL_WIDTH = 24
 REPLICATION_HEADER = (
@@ -67,7 +68,7 @@ def max_follower_lag(quorum: QuorumInfo) -> tuple[int, int]:
 
 def _node_text(quorum: QuorumInfo, replica: ReplicaState) -> str:
     text = f'{{"id": {replica.replica_id}'
-    if replica.replica_directory_id != ZERO_UUID_TEXT:
+    if replica.replica_directory_id != ZERO_UUID:
         text += f', "directoryId": "{replica.replica_directory_id}"'
     endpoints = _endpoints(quorum, replica)
     if endpoints:
@@ -105,7 +106,7 @@ def _node_json(quorum: QuorumInfo, replica: ReplicaState) -> dict[str, Any]:
     directory = replica.replica_directory_id
     return {
         "id": replica.replica_id,
-        "directory_id": None if directory == ZERO_UUID_TEXT else directory,
+        "directory_id": None if directory == ZERO_UUID else str(directory),
         "endpoints": _endpoints(quorum, replica),
     }
 
@@ -155,7 +156,7 @@ def replication_text(quorum: QuorumInfo, now_ms: int | None = None) -> str:
         table.append(
             [
                 str(replica.replica_id),
-                replica.replica_directory_id,
+                str(replica.replica_directory_id),
                 str(replica.log_end_offset),
                 str(leader_offset - replica.log_end_offset),
                 _timestamp_cell(replica.last_fetch_timestamp, now_ms, "last fetch"),
@@ -179,7 +180,7 @@ def replication_json(quorum: QuorumInfo) -> dict[str, Any]:
         "replicas": [
             {
                 "node_id": replica.replica_id,
-                "directory_id": replica.replica_directory_id,
+                "directory_id": str(replica.replica_directory_id),
                 "log_end_offset": replica.log_end_offset,
                 "lag": leader_offset - replica.log_end_offset,
                 "last_fetch_timestamp": replica.last_fetch_timestamp,

@@ -91,13 +91,17 @@ def _facts(health: QuorumHealth, carried: Facts | None) -> Facts:
     return Facts(status=health.status, leader_known=True, leader=leader, voters=voters, behind=behind)
 
 
+def _directory_text(finding: Finding) -> str | None:
+    return None if finding.directory_id is None else str(finding.directory_id)
+
+
 def _event(time_ms: int, name: str, **fields: Any) -> Event:
     return {"time_ms": time_ms, "event": name, **fields}
 
 
 def _lagging(time_ms: int, finding: Finding) -> Event:
-    return _event(time_ms, "replica_lagging", node_id=finding.node_id, directory_id=finding.directory_id,
-                  code=finding.code, message=finding.message)
+    return _event(time_ms, "replica_lagging", node_id=finding.node_id,
+                  directory_id=_directory_text(finding), code=finding.code, message=finding.message)
 
 
 def _lost(time_ms: int, health: QuorumHealth) -> Event:
@@ -158,7 +162,7 @@ def next_events(before: Facts, health: QuorumHealth) -> tuple[Facts, list[Event]
     for node in sorted(before.behind.keys() - after.behind.keys()):
         if node in voters:
             events.append(_event(time_ms, "replica_caught_up", node_id=node,
-                                 directory_id=before.behind[node].directory_id))
+                                 directory_id=_directory_text(before.behind[node])))
     return after, events
 
 
@@ -239,7 +243,8 @@ def _replica_rows(quorum: QuorumInfo, health: QuorumHealth) -> list[tuple[str, .
         probe = probes.get(replica.replica_id) if role != "observer" else None
         reached = "" if probe is None else "yes" if probe.reachable else f"no: {probe.error}"
         offset = str(replica.log_end_offset) if replica.log_end_offset >= 0 else "-"
-        return (str(replica.replica_id), replica.replica_directory_id, role, offset, lag, caught_up, reached)
+        return (str(replica.replica_id), str(replica.replica_directory_id), role, offset, lag, caught_up,
+                reached)
 
     rows = [row(v, "leader" if v is leader else "voter") for v in quorum.voters]
     return rows + [row(o, "observer") for o in quorum.observers]

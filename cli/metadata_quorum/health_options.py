@@ -117,7 +117,7 @@ def health_json(health: QuorumHealth) -> dict[str, Any]:
                 "code": f.code,
                 "severity": f.severity.name,
                 "node_id": f.node_id,
-                "directory_id": f.directory_id,
+                "directory_id": None if f.directory_id is None else str(f.directory_id),
                 "message": f.message,
                 "fix": f.fix,
             }

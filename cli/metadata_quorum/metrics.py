@@ -27,6 +27,7 @@ from prometheus_client.registry import Collector, CollectorRegistry
 
 from kafka_admin_kraft.health import HealthStatus, QuorumHealth, Severity, unreachable
 from kafka_admin_kraft.models import QuorumInfo, ReplicaState
+from kafka_admin_kraft.values import VoterKey
 
 PREFIX = "kraft_quorum_"
 REPLICA_LABELS = ("node_id", "directory_id", "role")
@@ -128,7 +129,7 @@ def _gauge(name: str, documentation: str, labels: tuple[str, ...] = ()) -> Gauge
 def _replicas(quorum: QuorumInfo) -> Iterator[tuple[str, ReplicaState]]:
     """Voters, then observers, each (node id, directory id) once: a duplicate series would make
     Prometheus reject the whole scrape."""
-    seen: set[tuple[int, str]] = set()
+    seen: set[VoterKey] = set()
     for role, replicas in (("voter", quorum.voters), ("observer", quorum.observers)):
         for replica in replicas:
             key = (replica.replica_id, replica.replica_directory_id)
@@ -150,7 +151,7 @@ def replica_families(quorum: QuorumInfo | None) -> list[GaugeMetricFamily]:
         return [end_offset, lag, behind]
     leader = next((v for v in quorum.voters if v.replica_id == quorum.leader_id), None)
     for role, replica in _replicas(quorum):
-        labels = [str(replica.replica_id), replica.replica_directory_id, role]
+        labels = [str(replica.replica_id), str(replica.replica_directory_id), role]
         end_offset.add_metric(labels, replica.log_end_offset)
         if leader is None or replica.log_end_offset < 0:
             continue

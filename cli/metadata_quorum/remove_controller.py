@@ -40,7 +40,7 @@ def remove_controller(
         from kafka_admin_kraft.protocol.primitives import Uuid
 
         try:
-            directory_id = str(Uuid.from_string(controller_directory_id))
+            directory_id = Uuid.from_string(controller_directory_id)
         except ValueError as exc:
             output.fail(f"Failed to parse --controller-directory-id: {exc}")
         if not dry_run:

@@ -20,6 +20,7 @@ from .. import output
 from ..admin_options import read_properties_file
 
 if TYPE_CHECKING:
+    from kafka_admin_kraft.protocol.primitives import Uuid
     from kafka_admin_kraft.voters import DesiredVoter
 
 SYNTAX = "<id>, <id>@<directory-id> or <id>@<host>:<port>:<directory-id>"
@@ -34,7 +35,7 @@ class VoterEntry:
     """One voter as given on the command line."""
 
     node_id: int
-    directory_id: str | None = None
+    directory_id: Uuid | None = None
     host: str | None = None
     port: int | None = None
 
@@ -47,7 +48,7 @@ def _node_id(text: str, entry: str, option: str) -> int:
     return int(text)
 
 
-def _directory_id(text: str, entry: str, option: str) -> str:
+def _directory_id(text: str, entry: str, option: str) -> Uuid:
     from kafka_admin_kraft.protocol.primitives import Uuid
 
     try:
@@ -59,7 +60,7 @@ def _directory_id(text: str, entry: str, option: str) -> str:
         ) from None
     if directory.is_reserved():
         raise VoterSpecError(f"Invalid {option} entry '{entry}': {text} is a reserved directory id")
-    return str(directory)
+    return directory
 
 
 def parse_entry(text: str, option: str = "--voters") -> VoterEntry:
@@ -78,7 +79,7 @@ def parse_entry(text: str, option: str = "--voters") -> VoterEntry:
         (parsed,) = parse_initial_controllers(entry)
     except ValueError as exc:
         raise VoterSpecError(f"Invalid {option} entry '{entry}': {exc} Expected {SYNTAX}") from None
-    return VoterEntry(node_id, str(parsed.directory_id), parsed.host, parsed.port)
+    return VoterEntry(node_id, parsed.directory_id, parsed.host, parsed.port)
 
 
 def parse_entries(values: Iterable[str], option: str = "--voters") -> list[VoterEntry]:

@@ -30,15 +30,19 @@ from typing import TYPE_CHECKING, Any
 from ..admin_options import error_text
 
 if TYPE_CHECKING:
-    from kafka_admin_kraft.voters import ReconcileResult, StepOutcome, VoterKey, VoterPlan, VoterStep
+    from kafka_admin_kraft.values import VoterKey
+    from kafka_admin_kraft.voters import ReconcileResult, StepOutcome, VoterPlan, VoterStep
 
 
 def voter_names(keys: Collection[VoterKey], other: Collection[VoterKey] = ()) -> str:
     """``1, 2, 3``; an id that ``other`` holds under another directory id as ``3@<directory id>``."""
     moved = {node_id for node_id, directory in keys} & {node_id for node_id, _ in other}
     moved -= {node_id for node_id, directory in keys if (node_id, directory) in other}
+    from kafka_admin_kraft.values import voter_order
+
     names = [
-        f"{node_id}@{directory}" if node_id in moved else str(node_id) for node_id, directory in sorted(keys)
+        f"{node_id}@{directory}" if node_id in moved else str(node_id)
+        for node_id, directory in sorted(keys, key=voter_order)
     ]
     return ", ".join(names) or "none"
 
@@ -98,11 +102,14 @@ def completed_text(completed: Sequence[StepOutcome]) -> str:
 
 
 def _voters_json(keys: Collection[VoterKey]) -> list[dict[str, Any]]:
-    return [{"node_id": node_id, "directory_id": directory} for node_id, directory in sorted(keys)]
+    from kafka_admin_kraft.values import voter_order
+
+    return [{"node_id": node_id, "directory_id": str(directory)}
+            for node_id, directory in sorted(keys, key=voter_order)]
 
 
 def _step_json(step: VoterStep) -> dict[str, Any]:
-    return {"action": step.action, "node_id": step.node_id, "directory_id": step.directory_id}
+    return {"action": step.action, "node_id": step.node_id, "directory_id": str(step.directory_id)}
 
 
 def plan_json(plan: VoterPlan) -> dict[str, Any]:

@@ -19,8 +19,7 @@ from integration.test_voters import endpoints, format_observer, observer_seen
 from kafka_admin_kraft import Admin
 from kafka_admin_kraft.features import default_levels
 from kafka_admin_kraft.health import Finding, HealthStatus, HealthThresholds, QuorumHealth, Severity
-from kafka_admin_kraft.models import ZERO_UUID_TEXT
-from kafka_admin_kraft.protocol.primitives import Uuid
+from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
 from kafka_admin_kraft.storage import bootstrap_records, write_bootstrap_checkpoint
 
 Make = Callable[..., Cluster]
@@ -108,7 +107,7 @@ def test_voters_paused_and_lost_one_by_one(make_cluster: Make) -> None:
     (UNKNOWN)."""
     cluster, leader = start(make_cluster, 3, properties=dict(SLOW_RESIGN))
     first, second = sorted(i for i in cluster.nodes if i != leader)
-    directory = {i: str(n.directory_id) for i, n in cluster.nodes.items()}
+    directory = {i: n.directory_id for i, n in cluster.nodes.items()}
     with admin(cluster) as client:
         health = client.check_quorum(timeout=10)
         assert (health.status, health.exit_code, health.fault_tolerance, health.findings) == (
@@ -188,7 +187,7 @@ def test_replaced_disk_left_as_an_observer_and_its_fix(make_cluster: Make) -> No
     cluster, leader = start(make_cluster, 3, properties=dict(FAST))
     victim = max(i for i in cluster.nodes if i != leader)
     node = cluster.nodes[victim]
-    old_directory = str(node.directory_id)
+    old_directory = node.directory_id
     cluster.kill(victim)
     shutil.rmtree(node.metadata_dir)
     node.directory_id = Uuid.random()
@@ -203,7 +202,7 @@ def test_replaced_disk_left_as_an_observer_and_its_fix(make_cluster: Make) -> No
                                            ("VOTER_LAGGING", Severity.WARNING, victim)]
         assert finding(health, "VOTER_LAGGING").directory_id == old_directory
         replaced = finding(health, "REPLACED_DISK_OBSERVER")
-        assert replaced.directory_id == str(node.directory_id)
+        assert replaced.directory_id == node.directory_id
         assert replaced.message == (
             f"node {victim} fetches as an observer with directory id {node.directory_id}, but the voter set "
             f"holds it with directory id {old_directory}: its disk was replaced and never swapped in")
@@ -228,7 +227,7 @@ def test_replaced_disk_left_as_an_observer_and_its_fix(make_cluster: Make) -> No
         assert (health.fault_tolerance, health.findings) == (1, ())
         assert health.quorum is not None
         assert {(v.replica_id, v.replica_directory_id) for v in health.quorum.voters} == {
-            (i, str(n.directory_id)) for i, n in cluster.nodes.items()}
+            (i, n.directory_id) for i, n in cluster.nodes.items()}
 
 
 def test_static_quorum_of_four_and_the_kraft_version_fix(make_cluster: Make) -> None:
@@ -246,7 +245,7 @@ def test_static_quorum_of_four_and_the_kraft_version_fix(make_cluster: Make) -> 
         assert static.fix == f"kafka-features {connect(cluster)} upgrade --feature kraft.version=1"
         assert "kraft.version" not in health.finalized_features  # level 0 is not listed
         assert health.quorum is not None
-        assert {v.replica_directory_id for v in health.quorum.voters} == {ZERO_UUID_TEXT}
+        assert {v.replica_directory_id for v in health.quorum.voters} == {ZERO_UUID}
 
         [upgrade] = fix_commands(static.fix)
         # Kafka refuses until every voter has told the leader its kraft.version range (UpdateRaftVoter)
@@ -256,7 +255,7 @@ def test_static_quorum_of_four_and_the_kraft_version_fix(make_cluster: Make) -> 
         assert health.finalized_features["kraft.version"] == 1
         assert health.quorum is not None
         assert {(v.replica_id, v.replica_directory_id) for v in health.quorum.voters} == {
-            (i, str(n.directory_id)) for i, n in cluster.nodes.items()}
+            (i, n.directory_id) for i, n in cluster.nodes.items()}
 
 
 def test_voter_change_that_cannot_commit(make_cluster: Make) -> None:

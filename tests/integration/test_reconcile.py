@@ -24,7 +24,7 @@ from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.voters import DesiredVoter, Progress, StepOutcome, VoterStep
 
 Make = Callable[..., Cluster]
-Key = tuple[int, str]
+Key = tuple[int, Uuid]
 STEP_TIMEOUT = 30.0
 
 
@@ -45,7 +45,7 @@ def desired(cluster: Cluster, *node_ids: int) -> list[DesiredVoter]:
 
 
 def keys(cluster: Cluster, *node_ids: int) -> frozenset[Key]:
-    return frozenset((i, str(cluster.nodes[i].directory_id)) for i in node_ids)
+    return frozenset((i, cluster.nodes[i].directory_id) for i in node_ids)
 
 
 def admin(cluster: Cluster, request_timeout_ms: int = 10000) -> Admin:
@@ -62,8 +62,8 @@ def voter_sets(cluster: Cluster, candidates: Collection[int] | None = None
     leader, _ = cluster.wait_for_leader(candidates=candidates)
     partition = cluster.describe_quorum(leader, 3).topics[0].partitions[0]
     assert partition.leader_id == leader
-    return (leader, frozenset((v.replica_id, str(v.replica_directory_id)) for v in partition.current_voters),
-            frozenset((v.replica_id, str(v.replica_directory_id)) for v in partition.committed_voters))
+    return (leader, frozenset((v.replica_id, v.replica_directory_id) for v in partition.current_voters),
+            frozenset((v.replica_id, v.replica_directory_id) for v in partition.committed_voters))
 
 
 class Recorder:
@@ -153,12 +153,12 @@ def test_replace_a_wiped_controller_waits_for_the_new_incarnation(make_cluster: 
     cluster.wait_caught_up(leader)
     victim = next(i for i in (3, 2) if i != leader)
     node = cluster.nodes[victim]
-    old_directory = str(node.directory_id)
+    old_directory = node.directory_id
     cluster.kill(victim)
     shutil.rmtree(node.metadata_dir)
     node.directory_id = Uuid.random()
     format_observer(cluster, node)
-    new_directory = str(node.directory_id)
+    new_directory = node.directory_id
     caught_up_at_remove: list[bool] = []
     recorder = Recorder(cluster)
 
@@ -171,14 +171,14 @@ def test_replace_a_wiped_controller_waits_for_the_new_incarnation(make_cluster: 
             assert found is not None
             hw = found[1].high_watermark
             caught_up_at_remove.append(any(
-                o.replica_id == victim and str(o.replica_directory_id) == new_directory
+                o.replica_id == victim and o.replica_directory_id == new_directory
                 and o.last_caught_up_timestamp > 0 and o.log_end_offset >= hw - 10
                 for o in found[1].observers))
 
     with admin(cluster) as client:
         endpoint = Endpoint(listener=LISTENER, host=HOST, port=node.port)
-        result = client.replace_controller(victim, new_directory, endpoints=[endpoint], progress=progress,
-                                           timeout=STEP_TIMEOUT)
+        result = client.replace_controller(victim, str(new_directory), endpoints=[endpoint],
+                                           progress=progress, timeout=STEP_TIMEOUT)
     assert steps_of(result.completed) == [("remove", victim), ("add", victim)]
     assert result.completed[0].step.directory_id == old_directory
     kinds = recorder.kinds()

@@ -36,14 +36,14 @@ def test_describe_metadata_quorum_cluster_and_features(make_cluster: Make) -> No
         )
         assert quorum.high_watermark <= raw.high_watermark
         assert [(v.replica_id, v.replica_directory_id) for v in quorum.voters] == [
-            (v.replica_id, str(v.replica_directory_id)) for v in raw.current_voters
+            (v.replica_id, v.replica_directory_id) for v in raw.current_voters
         ]
         assert quorum.committed_voters is not None
         assert sorted(v.replica_id for v in quorum.committed_voters) == sorted(
             v.replica_id for v in raw.committed_voters
         )
         assert {v.replica_id: v.replica_directory_id for v in quorum.voters} == {
-            n.node_id: str(n.directory_id) for n in cluster.nodes.values()
+            n.node_id: n.directory_id for n in cluster.nodes.values()
         }
         assert {i: [str(e) for e in n.endpoints] for i, n in quorum.nodes.items()} == {
             n.node_id: [f"CONTROLLER://{HOST}:{n.port}"] for n in cluster.nodes.values()

@@ -12,10 +12,11 @@ from integration.harness import HOST, LISTENER, Cluster
 from integration.test_reconcile import grown_from_one
 
 from kafka_admin_kraft import Admin, Endpoint
+from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.voters import DesiredVoter, Progress
 
 Make = Callable[..., Cluster]
-Key = tuple[int, str]
+Key = tuple[int, Uuid]
 BROKER_ID = 100
 PLAIN = "org.apache.kafka.common.security.plain.PlainLoginModule"
 SASL = {"security_protocol": "SASL_PLAINTEXT", "sasl_mechanism": "PLAIN",
@@ -43,7 +44,7 @@ def desired(cluster: Cluster, *node_ids: int) -> list[DesiredVoter]:
 
 
 def keys(cluster: Cluster, *node_ids: int) -> frozenset[Key]:
-    return frozenset((i, str(cluster.nodes[i].directory_id)) for i in node_ids)
+    return frozenset((i, cluster.nodes[i].directory_id) for i in node_ids)
 
 
 def committed_voters(client: Admin) -> frozenset[Key]:

@@ -76,4 +76,4 @@ def test_add_raft_voter_whose_leader_died_after_committing_succeeds(
         assert transport.killed is not None
         quorum = admin.describe_metadata_quorum()
     assert quorum.leader_id != transport.killed
-    assert (4, str(new.directory_id)) in {(v.replica_id, v.replica_directory_id) for v in quorum.voters}
+    assert (4, new.directory_id) in {(v.replica_id, v.replica_directory_id) for v in quorum.voters}

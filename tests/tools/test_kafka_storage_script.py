@@ -14,6 +14,7 @@ from console_scripts import console_script
 
 from kafka_admin_kraft import Admin
 from kafka_admin_kraft.models import QuorumInfo
+from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft_server.local import HOST, free_ports, server_command, server_env
 from tools.storage_util import CLUSTER_ID, controller_props, meta_properties, read_batches, write_config
 
@@ -96,7 +97,8 @@ def test_standalone_controller_boots_and_leads_with_observers(
         assert result.stdout.splitlines()[-1] == (
             f"Formatting metadata directory {tmp_path / f'meta-{node_id}'} with metadata.version 4.2-IV1.")
         assert not (tmp_path / f"meta-{node_id}" / "__cluster_metadata-0").exists()
-    directory_ids = {i: meta_properties(tmp_path / f"meta-{i}")["directory.id"] for i in (1, 2, 3)}
+    directory_ids = {i: Uuid.from_string(meta_properties(tmp_path / f"meta-{i}")["directory.id"])
+                     for i in (1, 2, 3)}
 
     for config in configs:
         start_server(config)
@@ -128,5 +130,5 @@ def test_initial_controllers_on_all_three_boot_one_quorum(
         start_server(config)
     quorum = wait_for_quorum(",".join(f"{HOST}:{port}" for port in ports), lambda q: q.leader_id in (1, 2, 3))
     assert sorted((v.replica_id, v.replica_directory_id) for v in quorum.voters) == [
-        (i, d) for i, d in enumerate(directory_ids, 1)]
+        (i, Uuid.from_string(d)) for i, d in enumerate(directory_ids, 1)]
     assert quorum.observers == ()

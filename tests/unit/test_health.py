@@ -13,22 +13,23 @@ from kafka_admin_kraft.health import (
     assess,
     voter_change,
 )
-from kafka_admin_kraft.models import ZERO_UUID_TEXT, QuorumInfo, ReplicaState, SupportedVersionRange
+from kafka_admin_kraft.models import QuorumInfo, ReplicaState, SupportedVersionRange
+from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
 
 CONNECT = "--bootstrap-controller c1:9093"
 NOW = 1_700_000_000_000
 DIRS = {
-    1: "AQEBAQEBAQEBAQEBAQEBAQ",
-    2: "AgICAgICAgICAgICAgICAg",
-    3: "AwMDAwMDAwMDAwMDAwMDAw",
-    4: "BAQEBAQEBAQEBAQEBAQEBA",
-    5: "BQUFBQUFBQUFBQUFBQUFBQ",
+    1: Uuid.from_string("AQEBAQEBAQEBAQEBAQEBAQ"),
+    2: Uuid.from_string("AgICAgICAgICAgICAgICAg"),
+    3: Uuid.from_string("AwMDAwMDAwMDAwMDAwMDAw"),
+    4: Uuid.from_string("BAQEBAQEBAQEBAQEBAQEBA"),
+    5: Uuid.from_string("BQUFBQUFBQUFBQUFBQUFBQ"),
 }
-NEW_DIR = "CQkJCQkJCQkJCQkJCQkJCQ"
+NEW_DIR = Uuid.from_string("CQkJCQkJCQkJCQkJCQkJCQ")
 
 
 def replica(
-    node_id: int, offset: int = 100, caught_up: int | None = NOW, directory: str | None = None
+    node_id: int, offset: int = 100, caught_up: int | None = NOW, directory: Uuid | None = None
 ) -> ReplicaState:
     return ReplicaState(
         replica_id=node_id,
@@ -214,7 +215,7 @@ def test_a_directory_just_removed_from_the_voters_lingering_as_an_observer_is_no
 
 
 def test_voters_without_directory_ids_are_a_static_quorum_unless_the_server_is_too_old_to_say() -> None:
-    static = tuple(replica(i, directory=ZERO_UUID_TEXT) for i in (1, 2, 3))
+    static = tuple(replica(i, directory=ZERO_UUID) for i in (1, 2, 3))
     health = judge(quorum(*static, version=2), [probe(i, kraft=0) for i in (1, 2, 3)])
     (finding,) = health.findings
     assert (finding.code, finding.severity, health.status) == (

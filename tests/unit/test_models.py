@@ -4,13 +4,20 @@ frozen, and that the ones users build are checked as the Admin arguments are."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from kafka_admin_kraft import Endpoint, FeatureUpdate, UpgradeType
-from kafka_admin_kraft.models import FinalizedVersionRange, SupportedVersionRange
+from kafka_admin_kraft.models import (
+    ZERO_UUID_TEXT,
+    FinalizedVersionRange,
+    ReplicaState,
+    SupportedVersionRange,
+)
+from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
 
 
 def test_models() -> None:
@@ -64,3 +71,20 @@ def test_models_built_by_users_are_checked_the_same_way(
         build()
     for fragment in fragments:
         assert fragment in str(info.value)
+
+
+def test_a_directory_id_given_as_text_is_held_as_a_uuid_and_dumped_as_the_same_text() -> None:
+    text = "wZoXPqWoSu6F6c8MkmdyAg"
+    replica = ReplicaState(replica_id=4, replica_directory_id=text, log_end_offset=7)
+    assert replica.replica_directory_id == Uuid.from_string(text)
+    assert replica == ReplicaState(replica_id=4, replica_directory_id=Uuid.from_string(text), log_end_offset=7)
+    assert replica.model_dump(mode="json")["replica_directory_id"] == text
+    assert json.loads(replica.model_dump_json())["replica_directory_id"] == text
+    assert replica.model_dump()["replica_directory_id"] == Uuid.from_string(text)
+    unknown = ReplicaState(replica_id=4, log_end_offset=7)
+    assert unknown.replica_directory_id == ZERO_UUID
+    assert json.loads(unknown.model_dump_json())["replica_directory_id"] == ZERO_UUID_TEXT
+    with pytest.raises(ValueError, match="replica_directory_id must be a directory id"):
+        ReplicaState(replica_id=4, replica_directory_id="abc", log_end_offset=7)
+    with pytest.raises(TypeError, match="replica_directory_id must be a directory id"):
+        ReplicaState(replica_id=4, replica_directory_id=5, log_end_offset=7)

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kafka_admin_kraft.health import HealthThresholds
-from kafka_admin_kraft.models import ZERO_UUID_TEXT, Endpoint, QuorumInfo, ReplicaState
-from kafka_admin_kraft.protocol.primitives import Uuid
+from kafka_admin_kraft.models import Endpoint, QuorumInfo, ReplicaState
+from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
 from kafka_admin_kraft.voters import (
     DesiredVoter,
     VoterKey,
@@ -29,9 +29,9 @@ LAGGING = ("time", "offsets", "never")
 fetched. Each is far outside the default thresholds."""
 
 
-def directory(node_id: int, generation: int = 0) -> str:
+def directory(node_id: int, generation: int = 0) -> Uuid:
     """A directory id of ``node_id``; a higher generation is a replaced disk."""
-    return str(Uuid(bytes([node_id, generation + 1] * 8)))
+    return Uuid(bytes([node_id, generation + 1] * 8))
 
 
 def replica(
@@ -39,7 +39,7 @@ def replica(
     state: str = "ok",
     *,
     generation: int = 0,
-    directory_id: str | None = None,
+    directory_id: Uuid | None = None,
     fetched: int = NOW,
 ) -> ReplicaState:
     offset, caught_up = LEADER_OFFSET, NOW
@@ -238,7 +238,7 @@ def test_only_the_first_step_waits() -> None:
 
 
 def test_an_observer_without_a_directory_id_cannot_be_added_and_the_latest_incarnation_is_used() -> None:
-    broker_like = healthy_quorum(1, observers=(replica(2, directory_id=ZERO_UUID_TEXT),))
+    broker_like = healthy_quorum(1, observers=(replica(2, directory_id=ZERO_UUID),))
     assert "neither a voter nor fetching" in (
         plan_voter_changes(broker_like, [DesiredVoter(2)]).waiting or ""
     )
@@ -309,7 +309,7 @@ def test_refusals_say_why() -> None:
 
 
 def test_a_static_quorum_is_refused_any_change_but_is_done_as_it_is() -> None:
-    static = [replica(i, directory_id=ZERO_UUID_TEXT) for i in (1, 2, 3)]
+    static = [replica(i, directory_id=ZERO_UUID) for i in (1, 2, 3)]
     info = quorum(*static, observers=(replica(4),), version=2)
     plan = plan_voter_changes(info, [DesiredVoter(i) for i in (1, 2, 3, 4)])
     assert plan.refused == (
@@ -365,8 +365,8 @@ def scenarios(draw: st.DrawFn) -> Scenario:
             unreachable.add(node_id)
             status = draw(st.sampled_from(("ok", *LAGGING)))
         elif status == "ok":
-            healthy.add((node_id, ZERO_UUID_TEXT if static else directory(node_id)))
-        voters.append(replica(node_id, status, directory_id=ZERO_UUID_TEXT if static else None))
+            healthy.add((node_id, ZERO_UUID if static else directory(node_id)))
+        voters.append(replica(node_id, status, directory_id=ZERO_UUID if static else None))
     observers: list[ReplicaState] = []
     caught_up: dict[VoterKey, bool] = {}
     for node_id in range(1, 9):
@@ -383,7 +383,7 @@ def scenarios(draw: st.DrawFn) -> Scenario:
         )
         caught_up[key(node_id, generation)] = kind == "caught up"
     if draw(rarely(10)):
-        observers.append(replica(9, directory_id=ZERO_UUID_TEXT))
+        observers.append(replica(9, directory_id=ZERO_UUID))
     others = [node_id for node_id in range(1, 10) if node_id not in ids]
     unreachable |= set(draw(st.lists(st.sampled_from(others), max_size=2)))  # probes of non-voters count not
     committed: list[ReplicaState] | None = None
@@ -416,7 +416,7 @@ def resolve(scenario: Scenario, wanted: DesiredVoter) -> VoterKey | None:
     with its id and a directory id (the scenarios have at most one)."""
     if wanted.directory_id is not None:
         return wanted.node_id, wanted.directory_id
-    named = [o for o in scenario.quorum.observers if o.replica_directory_id != ZERO_UUID_TEXT]
+    named = [o for o in scenario.quorum.observers if o.replica_directory_id != ZERO_UUID]
     for found in (*scenario.quorum.voters, *named):
         if found.replica_id == wanted.node_id:
             return found.replica_id, found.replica_directory_id
@@ -468,7 +468,7 @@ def check_refusal(
         assert len(set(node_ids)) < len(node_ids)
     elif reason.startswith("the voters have no directory ids"):
         assert scenario.quorum.api_version >= 2 and target != current
-        assert any(directory_id == ZERO_UUID_TEXT for _, directory_id in current)
+        assert any(directory_id == ZERO_UUID for _, directory_id in current)
     elif "must change its directory id" in reason:
         node_id = int(reason.split()[1])
         old = next(k for k in current if k[0] == node_id)

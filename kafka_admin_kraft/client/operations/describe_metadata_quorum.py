@@ -23,7 +23,7 @@ METADATA_TOPIC = "__cluster_metadata"
 def _replica(state: Any) -> ReplicaState:
     return ReplicaState(
         replica_id=state.replica_id,
-        replica_directory_id=str(state.replica_directory_id),
+        replica_directory_id=state.replica_directory_id,
         log_end_offset=state.log_end_offset,
         last_fetch_timestamp=None if state.last_fetch_timestamp == -1 else state.last_fetch_timestamp,
         last_caught_up_timestamp=None

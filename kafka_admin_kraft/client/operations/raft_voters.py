@@ -36,7 +36,7 @@ def _is_voter(
         return None
     response = yield from core.request(conn, describe_quorum_request(), version, deadline)
     quorum = to_quorum_info(response, version, conn.label)
-    return any(v.replica_id == voter_id and v.replica_directory_id == str(directory) for v in quorum.voters)
+    return any(v.replica_id == voter_id and v.replica_directory_id == directory for v in quorum.voters)
 
 
 def add_raft_voter(

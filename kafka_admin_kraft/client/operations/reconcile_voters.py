@@ -178,7 +178,7 @@ def reconcile_voters(
                 yield from add_raft_voter(
                     core,
                     step.node_id,
-                    Uuid.from_string(step.directory_id),
+                    step.directory_id,
                     endpoints,
                     timeout=time_left(step.describe()),
                 )
@@ -186,7 +186,7 @@ def reconcile_voters(
                 yield from remove_raft_voter(
                     core,
                     step.node_id,
-                    Uuid.from_string(step.directory_id),
+                    step.directory_id,
                     timeout=time_left(step.describe()),
                 )
         except VoterChangeError:
@@ -219,7 +219,7 @@ def reconcile_voters(
 def replace_controller(
     core: AdminCore,
     node_id: int,
-    directory_id: str,
+    directory_id: Uuid,
     endpoints: tuple[Endpoint, ...],
     *,
     thresholds: HealthThresholds,

@@ -21,7 +21,7 @@ def test_refusals_before_any_request(tmp_path: Path) -> None:
     metadata = tmp_path / "metadata"
     metadata.mkdir()
     write_meta_properties(metadata, MetaProperties(version=1, cluster_id="c", node_id=2,
-                                                   directory_id=Uuid.from_string(D2)))
+                                                   directory_id=D2))
     config = tmp_path / "controller-2.properties"
     config.write_text(f"process.roles=controller\nnode.id=2\ncontroller.listener.names=CONTROLLER\n"
                       f"listeners=CONTROLLER://:9093\nmetadata.log.dir={metadata}\n")

@@ -53,10 +53,11 @@ def test_results_as_text_and_json() -> None:
     assert nothing_to_do_text(VoterPlan(frozenset({(2, D2), (1, D1)}), frozenset())) == (
         "Nothing to do: the voters are already 1, 2\n")
     document = result_json(GROW, outcomes[:1], False, "it broke")
-    assert document["plan"]["steps"][1] == {"action": "add", "node_id": 3, "directory_id": D3,
+    assert document["plan"]["steps"][1] == {"action": "add", "node_id": 3, "directory_id": str(D3),
                                             "why": GROW.steps[1].why, "fault_tolerance_after": 1}
-    assert document["plan"]["current_voters"] == [{"node_id": 1, "directory_id": D1}]
-    assert document["completed"] == [{"action": "add", "node_id": 2, "directory_id": D2, "seconds": 0.25}]
+    assert document["plan"]["current_voters"] == [{"node_id": 1, "directory_id": str(D1)}]
+    assert document["completed"] == [
+        {"action": "add", "node_id": 2, "directory_id": str(D2), "seconds": 0.25}]
     assert (document["changed"], document["dry_run"], document["error"]) == (True, False, "it broke")
     assert result_json(None, (), True, "refused")["plan"] is None
 

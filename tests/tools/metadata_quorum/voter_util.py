@@ -17,10 +17,10 @@ from kafka_admin_kraft.voters import VoterPlan, VoterStep
 from kafka_admin_kraft_cli.metadata_quorum import main
 from tools.metadata_quorum.quorum_util import NOWHERE, PROG
 
-D1, D2, D3, D4 = (str(Uuid.random()) for _ in range(4))
+D1, D2, D3, D4 = (Uuid.random() for _ in range(4))
 
 
-def step(action: Literal["add", "remove"], node_id: int, directory: str, after: set[tuple[int, str]],
+def step(action: Literal["add", "remove"], node_id: int, directory: Uuid, after: set[tuple[int, Uuid]],
          tolerance: int) -> VoterStep:
     return VoterStep(action, node_id, directory, frozenset(after), tolerance,
                      f"because; {len(after)} voters afterwards, fault tolerance {tolerance}")

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from kafka_admin_kraft.errors import UnknownServerErrorError
-from kafka_admin_kraft.models import ZERO_UUID_TEXT
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.primitives import ZERO_UUID
 from unit.client.fake import HOST, FakeNetwork, admin
 
 
@@ -35,7 +35,7 @@ def test_describe_quorum_goes_to_the_controller_discovered_through_describe_clus
     )
     assert [v.replica_id for v in quorum.voters] == [1, 2, 3]
     assert quorum.committed_voters is not None and [v.replica_id for v in quorum.committed_voters] == [1, 2]
-    assert quorum.voters[0].replica_directory_id == str(net.nodes[1].directory_id)
+    assert quorum.voters[0].replica_directory_id == net.nodes[1].directory_id
     leader_state = quorum.voters[1]
     assert leader_state.last_fetch_timestamp is None and leader_state.last_caught_up_timestamp is None
     assert quorum.voters[0].last_fetch_timestamp == 5000 and quorum.voters[0].last_caught_up_timestamp == 4000
@@ -54,7 +54,7 @@ def test_describe_quorum_falls_back_and_never_invents_committed_voters(
         quorum = a.describe_metadata_quorum()
     assert quorum.api_version == server_max and quorum.committed_voters is committed
     if server_max < 2:
-        assert quorum.nodes == {} and quorum.voters[0].replica_directory_id == ZERO_UUID_TEXT
+        assert quorum.nodes == {} and quorum.voters[0].replica_directory_id == ZERO_UUID
     if server_max == 0:
         assert quorum.voters[0].last_fetch_timestamp is None
 

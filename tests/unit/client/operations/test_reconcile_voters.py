@@ -41,7 +41,7 @@ class FakeQuorum:
         self, net: FakeNetwork, voters: Sequence[int], *, version: int = 3, commit_after_reads: int = 0
     ) -> None:
         self.net = net
-        self.voters: list[VoterKey] = [(i, str(net.nodes[i].directory_id)) for i in voters]
+        self.voters: list[VoterKey] = [(i, net.nodes[i].directory_id) for i in voters]
         self.committed = list(self.voters)
         self.listeners = {i: (LISTENER, net.host, net.nodes[i].port) for i in voters}
         self.observers: dict[VoterKey, float | None] = {}
@@ -59,11 +59,11 @@ class FakeQuorum:
             node.handlers.update({55: self.describe_quorum, 80: self.add_voter, 81: self.remove_voter})
 
     def observe(
-        self, node_id: int, directory: str | None = None, caught_up_in: float | None = 0.0
+        self, node_id: int, directory: Uuid | None = None, caught_up_in: float | None = 0.0
     ) -> VoterKey:
         """Node ``node_id`` fetches as an observer (with its own directory, or ``directory``), caught up
         ``caught_up_in`` seconds from now."""
-        key = (node_id, directory or str(self.net.nodes[node_id].directory_id))
+        key = (node_id, directory or self.net.nodes[node_id].directory_id)
         self.observers[key] = None if caught_up_in is None else self.net.now + caught_up_in
         return key
 
@@ -108,7 +108,7 @@ class FakeQuorum:
         now_ms = int(self.net.now * 1000)
         return messages.DescribeQuorumResponse.ReplicaState(
             replica_id=key[0],
-            replica_directory_id=Uuid.from_string(key[1]) if version >= 2 else Uuid(bytes(16)),
+            replica_directory_id=key[1] if version >= 2 else Uuid(bytes(16)),
             log_end_offset=self.high_watermark if caught_up else self.high_watermark - 20_000,
             last_fetch_timestamp=now_ms,
             last_caught_up_timestamp=now_ms if caught_up else now_ms - 60_000,
@@ -148,7 +148,7 @@ class FakeQuorum:
         reply = messages.AddRaftVoterResponse
         if leader_of(node) is None:
             return reply(error_code=6, error_message="not the leader")
-        key = (body.voter_id, str(body.voter_directory_id))
+        key = (body.voter_id, body.voter_directory_id)
         code = self.injected("add", key)
         if code:
             return reply(error_code=code, error_message="injected failure")
@@ -163,7 +163,7 @@ class FakeQuorum:
         reply = messages.RemoveRaftVoterResponse
         if leader_of(node) is None:
             return reply(error_code=6, error_message="not the leader")
-        key = (body.voter_id, str(body.voter_directory_id))
+        key = (body.voter_id, body.voter_directory_id)
         code = self.injected("remove", key)
         if code:
             return reply(error_code=code, error_message="injected failure")
@@ -216,9 +216,9 @@ def described(completed: Sequence[object]) -> list[str]:
     return [outcome.step.describe() for outcome in completed if isinstance(outcome, StepOutcome)]
 
 
-def changes_sent(net: FakeNetwork) -> list[tuple[str, int, str]]:
+def changes_sent(net: FakeNetwork) -> list[tuple[str, int, Uuid]]:
     return [
-        (api, body.voter_id, str(body.voter_directory_id))
+        (api, body.voter_id, body.voter_directory_id)
         for _, api, _, body in net.requests
         if api in ("AddRaftVoter", "RemoveRaftVoter")
     ]
@@ -238,7 +238,7 @@ def growth(version: int = 3, commit_after_reads: int = 0) -> tuple[FakeNetwork, 
 
 
 def key_of(net: FakeNetwork, node_id: int) -> VoterKey:
-    return node_id, str(net.nodes[node_id].directory_id)
+    return node_id, net.nodes[node_id].directory_id
 
 
 # ------------------------------------------------------------------ growing and idempotence
@@ -490,7 +490,7 @@ def replaced_disk(old_fails: bool) -> tuple[FakeNetwork, FakeQuorum, VoterKey, V
     old = key_of(net, 3)
     if old_fails:
         fake.lagging.add(old)
-    new = fake.observe(3, str(Uuid.random()), caught_up_in=2)
+    new = fake.observe(3, Uuid.random(), caught_up_in=2)
     return net, fake, old, new
 
 
@@ -499,7 +499,7 @@ def test_replace_controller_swaps_the_directory_once_the_new_one_is_caught_up() 
     ready_at = net.now + 2
     recorder = Recorder(fake)
     with admin(net) as client:
-        result = client.replace_controller(3, new[1], progress=recorder, timeout=30)
+        result = client.replace_controller(3, str(new[1]), progress=recorder, timeout=30)
     assert [(action, key) for _, action, key in fake.changes] == [("remove", old), ("add", new)]
     assert fake.changes[0][0] >= ready_at
     assert recorder.kinds() == [
@@ -520,9 +520,9 @@ def test_replace_controller_with_endpoints_and_a_healthy_old_directory_and_as_a_
     net, fake, old, new = replaced_disk(old_fails=False)
     given = Endpoint(listener=LISTENER, host="ctl3.example", port=19093)
     with admin(net) as client:
-        dry = client.replace_controller(3, Uuid.from_string(new[1]), endpoints=[given], dry_run=True)
+        dry = client.replace_controller(3, new[1], endpoints=[given], dry_run=True)
         assert changes_sent(net) == [] and dry.plan.waiting == "node 3 is still catching up with the leader"
-        client.replace_controller(3, new[1], endpoints=[given], timeout=30)
+        client.replace_controller(3, str(new[1]), endpoints=[given], timeout=30)
     assert [(action, key) for _, action, key in fake.changes] == [("remove", old), ("add", new)]
     assert listeners_sent(net) == [[(LISTENER, "ctl3.example", 19093)]]
 
@@ -561,7 +561,7 @@ def test_async_replace_controller() -> None:
         async with AsyncAdmin(
             bootstrap_controllers=net.controllers(), transport=AsyncFakeNetwork(net)
         ) as client:
-            return await client.replace_controller(3, new[1], timeout=30)
+            return await client.replace_controller(3, str(new[1]), timeout=30)
 
     assert len(asyncio.run(run()).completed) == 2
     assert [(action, key) for _, action, key in fake.changes] == [("remove", old), ("add", new)]
