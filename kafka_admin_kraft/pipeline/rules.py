@@ -56,7 +56,6 @@ TRUNCATED: Final = "truncated"
 UNVERIFIED: Final = "unverified"
 BOOTSTRAP_STATUS: Final = "bootstrap"
 FAR_OFFSET: Final = 1 << 62
-ZERO_UUID_TEXT: Final = "AAAAAAAAAAAAAAAAAAAAAA"
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,6 @@ from kafka_admin_kraft.pipeline.rules import (
     FAR_OFFSET,
     UNCOMMITTED,
     UNVERIFIED,
-    ZERO_UUID_TEXT,
 )
 from kafka_admin_kraft.pipeline.schema import (
     BOOTSTRAP,
@@ -38,6 +37,7 @@ from kafka_admin_kraft.pipeline.schema import (
     VOTERS_WITHOUT_DIRECTORY_ID,
     Table,
 )
+from kafka_admin_kraft.values import ZERO_UUID_TEXT
 
 REFERENCE_HELD: Final = (COMMITTED, UNCOMMITTED)
 """The statuses of the batches the reference log holds."""
