@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from kafka_admin_kraft.admin import Admin as Admin
     from kafka_admin_kraft.admin import AsyncAdmin as AsyncAdmin
     from kafka_admin_kraft.health import Finding as Finding
+    from kafka_admin_kraft.health import FindingCode as FindingCode
     from kafka_admin_kraft.health import HealthStatus as HealthStatus
     from kafka_admin_kraft.health import HealthThresholds as HealthThresholds
     from kafka_admin_kraft.health import QuorumHealth as QuorumHealth
@@ -37,7 +38,7 @@ _LAZY = {
     "Admin": "kafka_admin_kraft.admin",
     "AsyncAdmin": "kafka_admin_kraft.admin",
     **{name: "kafka_admin_kraft.health" for name in (
-        "Finding", "HealthStatus", "HealthThresholds", "QuorumHealth", "Severity")},
+        "Finding", "FindingCode", "HealthStatus", "HealthThresholds", "QuorumHealth", "Severity")},
     **{name: "kafka_admin_kraft.models" for name in (
         "ClusterDescription", "ClusterNode", "Endpoint", "FeatureMetadata", "FeatureUpdate",
         "FeatureUpdateResult", "FinalizedVersionRange", "Node", "QuorumInfo", "RaftVoterEndpoint",

@@ -5,7 +5,7 @@ answer, the ApiVersions answer (or failure) of each node it probed, and how long
 been pending. Each problem becomes a :class:`Finding` with a stable code, a severity, the node and
 directory id it is about, one line of explanation and, where one exists, the command that fixes it.
 
-Codes (severity):
+Codes (the members of :class:`FindingCode`), with their severity:
 
 * ``QUORUM_UNREACHABLE`` (UNKNOWN): no controller or broker answered; nothing is known.
 * ``NO_LEADER`` (CRITICAL): nodes answer but none is the active controller (an election that does
@@ -49,6 +49,7 @@ from kafka_admin_kraft.values import VoterKey, voter_order
 
 __all__ = [
     "Finding",
+    "FindingCode",
     "HealthStatus",
     "HealthThresholds",
     "NodeProbe",
@@ -82,6 +83,34 @@ class Severity(enum.IntEnum):
         return HealthStatus.OK if self is Severity.INFO else HealthStatus[self.name]
 
 
+class FindingCode(str, enum.Enum):
+    """What a finding is about (the codes of the module docstring). A string whose value is its name:
+    ``str()``, f-strings and JSON give the bare code, and it equals that text."""
+
+    QUORUM_UNREACHABLE = "QUORUM_UNREACHABLE"
+    NO_LEADER = "NO_LEADER"
+    LEADER_UNREACHABLE = "LEADER_UNREACHABLE"
+    NO_MAJORITY = "NO_MAJORITY"
+    VOTER_UNREACHABLE = "VOTER_UNREACHABLE"
+    VOTER_LAGGING = "VOTER_LAGGING"
+    NO_FAULT_TOLERANCE = "NO_FAULT_TOLERANCE"
+    EVEN_VOTER_COUNT = "EVEN_VOTER_COUNT"
+    VOTER_CHANGE_PENDING = "VOTER_CHANGE_PENDING"
+    VOTER_CHANGE_IN_PROGRESS = "VOTER_CHANGE_IN_PROGRESS"
+    REPLACED_DISK_OBSERVER = "REPLACED_DISK_OBSERVER"
+    STATIC_QUORUM = "STATIC_QUORUM"
+    METADATA_VERSION_UPGRADE_AVAILABLE = "METADATA_VERSION_UPGRADE_AVAILABLE"
+    SUPPORTED_FEATURES_DIFFER = "SUPPORTED_FEATURES_DIFFER"
+
+    # As enum.StrEnum (Python 3.11+) does: a (str, Enum) member's own str() is "FindingCode.NO_LEADER",
+    # and its format() follows the value or that name depending on the Python version.
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, format_spec: str) -> str:
+        return format(self.value, format_spec)
+
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -103,8 +132,8 @@ class HealthThresholds(_Frozen):
 class Finding(_Frozen):
     """One problem (or notice) about the quorum."""
 
-    code: str
-    """Stable identifier, e.g. ``VOTER_LAGGING``: match on this, not on the text."""
+    code: FindingCode
+    """Stable identifier, e.g. ``FindingCode.VOTER_LAGGING``: match on this, not on the text."""
     severity: Severity
     message: str
     """One line for people."""
@@ -171,7 +200,9 @@ class QuorumHealth(_Frozen):
         return tuple(v.replica_id for v in voters if v.replica_id not in unhealthy)
 
 
-_VOTER_FAILURES = frozenset({"LEADER_UNREACHABLE", "VOTER_UNREACHABLE", "VOTER_LAGGING"})
+_VOTER_FAILURES = frozenset(
+    {FindingCode.LEADER_UNREACHABLE, FindingCode.VOTER_UNREACHABLE, FindingCode.VOTER_LAGGING}
+)
 
 
 def _status(findings: Sequence[Finding]) -> HealthStatus:
@@ -183,7 +214,7 @@ def majority(voter_count: int) -> int:
     return voter_count // 2 + 1
 
 
-def unreachable(code: str, message: str, checked_at_ms: int, severity: Severity) -> QuorumHealth:
+def unreachable(code: FindingCode, message: str, checked_at_ms: int, severity: Severity) -> QuorumHealth:
     """The result when the quorum could not be read at all (``QUORUM_UNREACHABLE``, ``NO_LEADER``)."""
     finding = Finding(code=code, severity=severity, message=message)
     return QuorumHealth(
@@ -244,7 +275,7 @@ def _voter_findings(
             if probe is not None and not probe.reachable:
                 findings.append(
                     Finding(
-                        code="LEADER_UNREACHABLE",
+                        code=FindingCode.LEADER_UNREACHABLE,
                         severity=Severity.CRITICAL,
                         node_id=voter.replica_id,
                         directory_id=directory,
@@ -256,7 +287,7 @@ def _voter_findings(
         if probe is not None and not probe.reachable:
             findings.append(
                 Finding(
-                    code="VOTER_UNREACHABLE",
+                    code=FindingCode.VOTER_UNREACHABLE,
                     severity=Severity.WARNING,
                     node_id=voter.replica_id,
                     directory_id=directory,
@@ -269,7 +300,7 @@ def _voter_findings(
         if behind is not None:
             findings.append(
                 Finding(
-                    code="VOTER_LAGGING",
+                    code=FindingCode.VOTER_LAGGING,
                     severity=Severity.WARNING,
                     node_id=voter.replica_id,
                     directory_id=directory,
@@ -286,7 +317,7 @@ def _tolerance_findings(quorum: QuorumInfo, healthy: int, connect: str) -> tuple
     if healthy < needed:
         findings.append(
             Finding(
-                code="NO_MAJORITY",
+                code=FindingCode.NO_MAJORITY,
                 severity=Severity.CRITICAL,
                 message=f"only {healthy} of {size} voters are caught up and reachable, a majority needs "
                 f"{needed}: the quorum cannot commit metadata",
@@ -300,7 +331,7 @@ def _tolerance_findings(quorum: QuorumInfo, healthy: int, connect: str) -> tuple
             )
         findings.append(
             Finding(
-                code="NO_FAULT_TOLERANCE",
+                code=FindingCode.NO_FAULT_TOLERANCE,
                 severity=Severity.WARNING,
                 fix=fix,
                 message=f"{healthy} of {size} voters are healthy: losing one more stops the quorum",
@@ -309,7 +340,7 @@ def _tolerance_findings(quorum: QuorumInfo, healthy: int, connect: str) -> tuple
     if size % 2 == 0:
         findings.append(
             Finding(
-                code="EVEN_VOTER_COUNT",
+                code=FindingCode.EVEN_VOTER_COUNT,
                 severity=Severity.WARNING,
                 message=f"{size} voters tolerate {size - needed} failure(s), no more than {size - 1} would",
             )
@@ -331,7 +362,7 @@ def _membership_findings(
         late = pending_ms >= limits.pending_change_ms
         findings.append(
             Finding(
-                code="VOTER_CHANGE_PENDING" if late else "VOTER_CHANGE_IN_PROGRESS",
+                code=FindingCode.VOTER_CHANGE_PENDING if late else FindingCode.VOTER_CHANGE_IN_PROGRESS,
                 severity=Severity.WARNING if late else Severity.INFO,
                 message=f"a voter change has not committed for {pending_ms} ms (adding {_names(added)}, "
                 f"removing {_names(removed)}): a majority of the new voter set must fetch it",
@@ -349,7 +380,7 @@ def _membership_findings(
         node_id, old, new = observer.replica_id, voter.replica_directory_id, observer.replica_directory_id
         findings.append(
             Finding(
-                code="REPLACED_DISK_OBSERVER",
+                code=FindingCode.REPLACED_DISK_OBSERVER,
                 severity=Severity.WARNING,
                 node_id=node_id,
                 directory_id=new,
@@ -366,7 +397,7 @@ def _membership_findings(
     if static and finalized.get(KRAFT_VERSION, 0) == 0:
         findings.append(
             Finding(
-                code="STATIC_QUORUM",
+                code=FindingCode.STATIC_QUORUM,
                 severity=Severity.INFO,
                 message="the voters have no directory ids (controller.quorum.voters, kraft.version 0): "
                 "controllers cannot be added or removed",
@@ -397,7 +428,7 @@ def _feature_findings(
             )
             findings.append(
                 Finding(
-                    code="SUPPORTED_FEATURES_DIFFER",
+                    code=FindingCode.SUPPORTED_FEATURES_DIFFER,
                     severity=Severity.INFO,
                     message=f"nodes support different {name} levels ({seen}): "
                     "a rolling upgrade is in progress",
@@ -413,7 +444,7 @@ def _feature_findings(
         target = min(tops)
         findings.append(
             Finding(
-                code="METADATA_VERSION_UPGRADE_AVAILABLE",
+                code=FindingCode.METADATA_VERSION_UPGRADE_AVAILABLE,
                 severity=Severity.INFO,
                 message=f"{METADATA_VERSION} is {current}; every node that answered supports {target}",
                 fix=f"kafka-features {connect} upgrade --feature {METADATA_VERSION}={target}",
@@ -447,7 +478,7 @@ def assess(
     if quorum.leader_id < 0 or leader_state(quorum) is None:
         findings = [
             Finding(
-                code="NO_LEADER",
+                code=FindingCode.NO_LEADER,
                 severity=Severity.CRITICAL,
                 message=f"the quorum reports no leader among its voters (leader id "
                 f"{quorum.leader_id}, epoch {quorum.leader_epoch})",

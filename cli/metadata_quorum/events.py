@@ -29,15 +29,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from kafka_admin_kraft.health import FindingCode, HealthStatus
+
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from kafka_admin_kraft.health import Finding, HealthStatus, QuorumHealth
+    from kafka_admin_kraft.health import Finding, QuorumHealth
     from kafka_admin_kraft.models import QuorumInfo, ReplicaState
 
 Event = dict[str, Any]
 
-BEHIND_CODES = frozenset({"VOTER_LAGGING", "VOTER_UNREACHABLE"})
+BEHIND_CODES = frozenset({FindingCode.VOTER_LAGGING, FindingCode.VOTER_UNREACHABLE})
 """Findings that make a voter count as lagging for ``replica_lagging`` / ``replica_caught_up``."""
 STATUS_STYLES = {"OK": "bold green", "WARNING": "bold yellow", "CRITICAL": "bold red",
                  "UNKNOWN": "bold magenta"}
@@ -66,12 +68,10 @@ class Facts:
 
 
 def _has_leader(health: QuorumHealth) -> bool:
-    return health.quorum is not None and not any(f.code == "NO_LEADER" for f in health.findings)
+    return health.quorum is not None and not any(f.code is FindingCode.NO_LEADER for f in health.findings)
 
 
 def _facts(health: QuorumHealth, carried: Facts | None) -> Facts:
-    from kafka_admin_kraft.health import HealthStatus
-
     quorum = health.quorum
     if health.status is HealthStatus.UNKNOWN:
         if carried is None:
@@ -112,8 +112,6 @@ def _lost(time_ms: int, health: QuorumHealth) -> Event:
 def first_events(health: QuorumHealth) -> tuple[Facts, list[Event]]:
     """The facts and events of the first check: ``started``, then what is already wrong
     (``connection_lost``, ``replica_lagging``), so that every later recovery has its start."""
-    from kafka_admin_kraft.health import HealthStatus
-
     facts = _facts(health, None)
     quorum = health.quorum
     time_ms = health.checked_at_ms
@@ -132,8 +130,6 @@ def first_events(health: QuorumHealth) -> tuple[Facts, list[Event]]:
 
 def next_events(before: Facts, health: QuorumHealth) -> tuple[Facts, list[Event]]:
     """The facts after one more check, and the events between ``before`` and them."""
-    from kafka_admin_kraft.health import HealthStatus
-
     after = _facts(health, before)
     time_ms = health.checked_at_ms
     events: list[Event] = []

@@ -25,7 +25,7 @@ from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamil
 from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector, CollectorRegistry
 
-from kafka_admin_kraft.health import HealthStatus, QuorumHealth, Severity, unreachable
+from kafka_admin_kraft.health import FindingCode, HealthStatus, QuorumHealth, Severity, unreachable
 from kafka_admin_kraft.models import QuorumInfo, ReplicaState
 from kafka_admin_kraft.values import VoterKey
 
@@ -113,7 +113,8 @@ class QuorumCache:
         except Exception as exc:  # an exporter outlives any one failed read: it is reported as UNKNOWN
             message = f"cannot read the quorum: {type(exc).__name__}: {exc}"
             sys.stderr.write(message + "\n")
-            health = unreachable("QUORUM_UNREACHABLE", message, int(time.time() * 1000), Severity.UNKNOWN)
+            health = unreachable(FindingCode.QUORUM_UNREACHABLE, message, int(time.time() * 1000),
+                                 Severity.UNKNOWN)
         reading = Reading(health=health, duration=self._clock() - began)
         with self._lock:
             self._latest, self._in_flight = reading, None
@@ -184,12 +185,12 @@ def health_families(reading: Reading, *, reads: int, timeouts: int) -> list[Metr
     cluster = InfoMetricFamily(PREFIX + "cluster", "The cluster id the quorum serves.")
     if health is not None:
         tolerance.add_metric([], health.fault_tolerance)
-        counts: dict[tuple[str, str], int] = {}
+        counts: dict[tuple[FindingCode, str], int] = {}
         for finding in health.findings:
             key = (finding.code, finding.severity.name)
             counts[key] = counts.get(key, 0) + 1
         for (code, severity), count in counts.items():
-            findings.add_metric([code, severity], count)
+            findings.add_metric([str(code), severity], count)
         checked.add_metric([], health.checked_at_ms / 1000)
         for feature, level in sorted(health.finalized_features.items()):
             features.add_metric([feature], level)

@@ -134,14 +134,14 @@ def _check(admin: Admin, limits: HealthThresholds, probe: bool, previous: Quorum
            timeout: float) -> QuorumHealth:
     """One check; a client error the SDK lets through is an unreadable quorum, not the end of the watch."""
     from kafka_admin_kraft.errors import KafkaAdminError
-    from kafka_admin_kraft.health import Severity, unreachable
+    from kafka_admin_kraft.health import FindingCode, Severity, unreachable
 
     try:
         return admin.check_quorum(thresholds=limits, probe=probe, previous=previous, connect=connect,
                                   timeout=timeout)
     except KafkaAdminError as exc:
-        return unreachable("QUORUM_UNREACHABLE", f"cannot read the quorum: {exc}", int(time.time() * 1000),
-                           Severity.UNKNOWN)
+        return unreachable(FindingCode.QUORUM_UNREACHABLE, f"cannot read the quorum: {exc}",
+                           int(time.time() * 1000), Severity.UNKNOWN)
 
 
 def _emit_reports(reports: queue.SimpleQueue[Event], view: View, until: float | None = None) -> None:

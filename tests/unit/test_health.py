@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
+from kafka_admin_kraft import health as health_module
 from kafka_admin_kraft.health import (
+    Finding,
+    FindingCode,
     HealthStatus,
     HealthThresholds,
     NodeProbe,
@@ -268,3 +273,20 @@ def test_findings_are_ordered_most_severe_first_and_the_status_is_the_worst() ->
     assert {"EVEN_VOTER_COUNT", "REPLACED_DISK_OBSERVER", "METADATA_VERSION_UPGRADE_AVAILABLE"} <= set(
         codes(health)
     )
+
+
+def test_the_module_docstring_lists_every_finding_code() -> None:
+    listed = re.findall(r"``([A-Z_]+)`` \((?:INFO|WARNING|CRITICAL|UNKNOWN)\)", health_module.__doc__ or "")
+    assert sorted(listed) == sorted(code.value for code in FindingCode)
+
+
+def test_a_finding_code_is_its_bare_text_wherever_it_is_shown() -> None:
+    code = FindingCode.VOTER_LAGGING
+    assert code == "VOTER_LAGGING" and str(code) == f"{code}" == "VOTER_LAGGING"
+    assert f"{code:<15}|" == format(code, "<15") + "|" == "VOTER_LAGGING  |"
+    assert json.dumps({"code": code, "codes": [code]}) == (
+        '{"code": "VOTER_LAGGING", "codes": ["VOTER_LAGGING"]}')
+    finding = Finding(code="VOTER_LAGGING", severity=Severity.WARNING, message="m")
+    assert finding.code is code
+    assert finding.model_dump(mode="json")["code"] == "VOTER_LAGGING"
+    assert json.loads(finding.model_dump_json())["code"] == "VOTER_LAGGING"

@@ -31,6 +31,7 @@ from kafka_admin_kraft.errors import (
     NotLeaderOrFollowerError,
 )
 from kafka_admin_kraft.health import (
+    FindingCode,
     HealthThresholds,
     NodeProbe,
     QuorumHealth,
@@ -113,8 +114,10 @@ def check_quorum(
         quorum = yield from describe_metadata_quorum(core, budget)
     except KafkaAdminError as exc:
         if _no_leader(exc):
-            return unreachable("NO_LEADER", f"no active controller: {exc}", now_ms(), Severity.CRITICAL)
-        return unreachable("QUORUM_UNREACHABLE", f"cannot read the quorum: {exc}", now_ms(), Severity.UNKNOWN)
+            message = f"no active controller: {exc}"
+            return unreachable(FindingCode.NO_LEADER, message, now_ms(), Severity.CRITICAL)
+        message = f"cannot read the quorum: {exc}"
+        return unreachable(FindingCode.QUORUM_UNREACHABLE, message, now_ms(), Severity.UNKNOWN)
     cluster: ClusterDescription | None = None
     with contextlib.suppress(KafkaAdminError):
         cluster = yield from describe_cluster(core, max(0.001, deadline - core.clock()))

@@ -16,6 +16,7 @@ import yaml
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
+from kafka_admin_kraft.health import FindingCode
 from kafka_admin_kraft_cli.metadata_quorum.metrics import QuorumCache, exporter_registry
 from tools.metadata_quorum.test_metrics import rich_health
 
@@ -100,6 +101,16 @@ def test_the_rules_cover_the_main_failures() -> None:
                    "changes(kraft_quorum_leader_epoch[15m])", "kraft_quorum_voter_change_pending_seconds",
                    "kraft_quorum_replica_seconds_since_caught_up", 'code="NO_LEADER"'):
         assert needed in exprs
+
+
+def test_every_finding_code_the_rules_match_on_is_a_finding_code() -> None:
+    """A renamed code would leave its alert matching nothing: each code a rule names (``code="..."``,
+    or an alternative of ``code=~"A|B"``) must be one that checks report."""
+    matched = [code for rule in load_rules()
+               for values in re.findall(r'\bcode\s*(?:=~|!~|!=|=)\s*"([^"]*)"', rule["expr"])
+               for code in values.split("|")]
+    assert {"NO_LEADER", "REPLACED_DISK_OBSERVER"} <= set(matched)
+    assert set(matched) <= {code.value for code in FindingCode}
 
 
 def test_every_metric_the_rules_name_is_served(served: set[str]) -> None:
