@@ -567,8 +567,8 @@ def _committed_ends(
 
 
 def _batch_statuses(spark: SparkSession, batches: DataFrame, ends: CommittedEnds) -> DataFrame:
-    """Step 6: ``status`` (rules step 4, as :func:`~kafka_admin_kraft.pipeline.rules.batch_status`)
-    and ``diverges`` (truncated below the committed end) of every distinct batch."""
+    """Step 6: ``status`` (rules step 4) and ``diverges`` (truncated below the committed end) of every
+    distinct batch."""
     from pyspark.sql import functions as F
 
     col = F.col

@@ -132,21 +132,3 @@ def voter_intervals(points: Iterable[tuple[int, Sequence[int]]]) -> list[VoterIn
         end = ordered[index + 1][0] if index + 1 < len(ordered) else FAR_OFFSET
         intervals.append(VoterInterval(-1 if index == 0 else offset, end, ids))
     return intervals
-
-
-def is_majority(holders: Iterable[int], voter_ids: Sequence[int]) -> bool:
-    voters = set(voter_ids)
-    return bool(voters) and 2 * len(voters & set(holders)) > len(voters)
-
-
-def batch_status(
-    *, in_reference: bool, base_offset: int, committed_end: int, reference: Reference, majority: bool
-) -> str:
-    """Step 4 for one batch (the same rule the Spark job applies as a column expression)."""
-    if in_reference:
-        return COMMITTED if base_offset < committed_end else UNCOMMITTED
-    if base_offset < reference.start:
-        return COMMITTED if majority else UNVERIFIED
-    if base_offset >= reference.end and not reference.is_leader_log:
-        return UNCOMMITTED
-    return TRUNCATED
