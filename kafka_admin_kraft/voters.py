@@ -18,6 +18,16 @@ Kafka's documentation for replacing a controller's disk:
    healthy when the old directory is itself still healthy.
 5. Every voter set along the way must keep a majority of healthy voters (so that the change can
    commit) and at least one voter; a plan that cannot is refused, with the reason.
+6. A controller that runs with ``controller.quorum.auto.join.enable=true`` (Kafka 4.2+, KAFKA-19078;
+   see Kafka 4.2's upgrade notes) sends AddRaftVoter for itself, on a timer, while it fetches as an
+   observer, so removing it for good does not stick while it runs; Kafka leaves it to the operator to
+   stop it first. Where the caller knows a controller's configuration (``auto_join``), a plan that
+   removes a node id configured with the option on, and that answers, is refused with that fix; one
+   that does not answer (stopped) is removed with a note not to start it so again; one whose setting
+   is not known gets a note that it must be stopped first. A directory swap (rule 4) keeps the node
+   id and is what an auto-joining controller does itself (it removes the entry of its id with another
+   directory, then adds itself): it is never refused for it, and a step the controller has made is
+   not planned again, since each plan starts from the quorum as it is.
 
 A voter is healthy as in ``kafka_admin_kraft.health``: the leader, or caught up within the thresholds
 and not unreachable. The fault tolerance of a voter set is its healthy voters beyond a majority.
@@ -30,6 +40,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Literal
 
+from kafka_admin_kraft.config.server import QUORUM_AUTO_JOIN_ENABLE as AUTO_JOIN
 from kafka_admin_kraft.health import HealthThresholds, lag_reason, leader_state, majority, voter_change
 from kafka_admin_kraft.models import Endpoint, QuorumInfo, ReplicaState
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
@@ -43,6 +54,7 @@ __all__ = [
     "VoterKey",
     "VoterPlan",
     "VoterStep",
+    "auto_join_note",
     "fault_tolerance",
     "plan_voter_changes",
     "voter_listener",
@@ -93,6 +105,8 @@ class VoterPlan:
     fault_tolerance: int = 0
     """The current voter set's fault tolerance."""
     notes: tuple[str, ...] = field(default=())
+    """What the operator should know that does not stop the plan, one line each: a removed controller
+    that may add itself back, one that joins by itself (rule 6)."""
 
     @property
     def done(self) -> bool:
@@ -180,16 +194,38 @@ def _names(keys: Iterable[VoterKey]) -> str:
     return ", ".join(str(node_id) for node_id, _ in sorted(keys, key=voter_order)) or "none"
 
 
+def _controllers(node_ids: Sequence[int], one: str, many: str) -> str:
+    """``one`` or ``many`` (their ``{who}`` filled in: ``controller 3``, ``controllers 2, 3``)."""
+    if len(node_ids) == 1:
+        return one.format(who=f"controller {node_ids[0]}")
+    return many.format(who=f"controllers {', '.join(map(str, node_ids))}")
+
+
+def auto_join_note(node_ids: Sequence[int]) -> str:
+    """The note on removing controllers whose auto-join setting is not known (rule 6), one line."""
+    return _controllers(
+        node_ids,
+        f"if {{who}} runs with {AUTO_JOIN}=true (Kafka 4.2+), it adds itself back to the voters unless it "
+        "is stopped first",
+        f"if {{who}} run with {AUTO_JOIN}=true (Kafka 4.2+), they add themselves back to the voters unless "
+        "they are stopped first",
+    )
+
+
 def plan_voter_changes(
     quorum: QuorumInfo,
     desired: Sequence[DesiredVoter],
     *,
     thresholds: HealthThresholds | None = None,
     unreachable: Collection[int] = (),
+    auto_join: Mapping[int, bool] | None = None,
 ) -> VoterPlan:
     """The ordered single-voter changes from ``quorum``'s voters to ``desired`` (see the module
-    docstring). ``unreachable``: node ids whose endpoints did not answer (counted as failed)."""
+    docstring). ``unreachable``: node ids whose endpoints did not answer (counted as failed).
+    ``auto_join``: what the configuration of a controller sets ``controller.quorum.auto.join.enable``
+    to, by node id, where the caller has read it (rule 6)."""
     limits = thresholds or HealthThresholds()
+    configured = auto_join or {}
     current = frozenset(_key(v) for v in quorum.voters)
     healthy = _healthy_voters(quorum, unreachable, limits)
     tolerance = fault_tolerance(current, healthy)
@@ -215,17 +251,71 @@ def plan_voter_changes(
     refused = next((refusal for refusal in refusals if refusal is not None), None)
     if refused is None and planner.steps:
         refused = _static_quorum(quorum, current)
+    # Rule 6: node ids that leave for good, and the new keys of those that join.
+    leaving = sorted({k[0] for k in chain(changes.failed_removes, changes.healthy_removes)})
+    joining = sorted({k[0] for k in target - current})
+    if refused is None:
+        refused = _auto_join_refusal(leaving, configured, unreachable)
     if refused is not None:
         return VoterPlan(current, target, refused=refused, fault_tolerance=tolerance)
 
     # Rules 1 and 2: the first step waits for an uncommitted change, or for its observer.
     steps = tuple(planner.steps)
     waiting = _waiting(quorum, steps, limits) if steps else None
-    notes: tuple[str, ...] = ()
     if voter_change(quorum) is not None:
         waiting = "the previous voter change is not committed yet"
-        notes = (waiting,)
+    notes = _auto_join_notes(leaving, joining, configured, unreachable)
     return VoterPlan(current, target, steps, waiting=waiting, fault_tolerance=tolerance, notes=notes)
+
+
+def _auto_join_refusal(
+    leaving: Sequence[int], configured: Mapping[int, bool], unreachable: Collection[int]
+) -> str | None:
+    """Rule 6: why removing controllers configured to auto-join, while they answer, would not stick."""
+    running = [node_id for node_id in leaving if configured.get(node_id) and node_id not in unreachable]
+    if not running:
+        return None
+    return _controllers(
+        running,
+        f"{{who}} is configured with {AUTO_JOIN}=true: removed while it runs, it adds itself back to the "
+        f"voters; stop it, or set {AUTO_JOIN}=false and restart it, before removing it",
+        f"{{who}} are configured with {AUTO_JOIN}=true: removed while they run, they add themselves back "
+        f"to the voters; stop them, or set {AUTO_JOIN}=false and restart them, before removing them",
+    )
+
+
+def _auto_join_notes(
+    leaving: Sequence[int],
+    joining: Sequence[int],
+    configured: Mapping[int, bool],
+    unreachable: Collection[int],
+) -> tuple[str, ...]:
+    """Rule 6's notes: controllers that leave and may come back, and controllers that join by
+    themselves."""
+    notes = []
+    unknown = [node_id for node_id in leaving if node_id not in configured]
+    if unknown:
+        notes.append(auto_join_note(unknown))
+    stopped = [node_id for node_id in leaving if configured.get(node_id) and node_id in unreachable]
+    if stopped:
+        notes.append(_controllers(
+            stopped,
+            f"{{who}} does not answer and is configured with {AUTO_JOIN}=true: started so again, it adds "
+            "itself back to the voters; set the option to false before starting it",
+            f"{{who}} do not answer and are configured with {AUTO_JOIN}=true: started so again, they add "
+            "themselves back to the voters; set the option to false before starting them",
+        ))
+    themselves = [node_id for node_id in joining if configured.get(node_id)]
+    if themselves:
+        notes.append(_controllers(
+            themselves,
+            f"{{who}} is configured with {AUTO_JOIN}=true: it joins the voters by itself (removing an "
+            "entry of its id with another directory first), and a step it has made is not sent again",
+            f"{{who}} are configured with {AUTO_JOIN}=true: they join the voters by themselves (removing "
+            "an entry of their id with another directory first), and a step they have made is not sent "
+            "again",
+        ))
+    return tuple(notes)
 
 
 def _refused_desired(desired: Sequence[DesiredVoter]) -> str | None:
@@ -425,6 +515,9 @@ class ReconcileResult:
     """The plan as first computed (later re-planning after each step only ever shortens it)."""
     completed: tuple[StepOutcome, ...]
     dry_run: bool = False
+    final: VoterPlan | None = None
+    """The plan found done at the end (None for a dry run): its ``current`` voters are the ones the run
+    left, whoever made the changes (this run, another client, or a controller joining by itself)."""
 
     @property
     def changed(self) -> bool:
@@ -435,9 +528,11 @@ class ReconcileResult:
 class Progress:
     """What a reconciliation is doing, for a progress display: ``plan`` (the plan is known),
     ``waiting`` (a precondition does not hold yet: ``message`` says which), ``step`` (a change is
-    sent), ``committed`` (it is committed)."""
+    sent), ``committed`` (it is committed), ``watching`` (every change is made, and a removed
+    controller that still answered is watched for a moment in case it adds itself back, rule 6:
+    ``message`` says which)."""
 
-    kind: Literal["plan", "waiting", "step", "committed"]
+    kind: Literal["plan", "waiting", "step", "committed", "watching"]
     plan: VoterPlan
     step: VoterStep | None = None
     message: str = ""

@@ -18,6 +18,7 @@ from kafka_admin_kraft.voters import (
     DesiredVoter,
     VoterKey,
     VoterPlan,
+    auto_join_note,
     fault_tolerance,
     plan_voter_changes,
 )
@@ -266,7 +267,7 @@ def test_an_uncommitted_previous_change_makes_the_plan_wait_and_only_v3_can_tell
     pending = quorum(*voters, committed=voters[:2])
     plan = plan_voter_changes(pending, [DesiredVoter(i) for i in (1, 2, 3)])
     assert plan.waiting == "the previous voter change is not committed yet" and not plan.done
-    assert plan.notes == ("the previous voter change is not committed yet",)
+    assert plan.notes == ()  # notes are for what does not stop the plan (rule 6); waiting says this
     shrink = plan_voter_changes(pending, [DesiredVoter(1), DesiredVoter(2)])
     assert (
         actions(shrink) == [("remove", 3)]
@@ -329,6 +330,123 @@ def test_endpoints_given_for_a_new_voter_ride_on_its_add_step() -> None:
     ]
 
 
+# ------------------------------------------------------------------ rule 6: controllers that auto-join
+
+AUTO_JOIN_FIX = (
+    "is configured with controller.quorum.auto.join.enable=true: removed while it runs, it adds itself back "
+    "to the voters; stop it, or set controller.quorum.auto.join.enable=false and restart it, before "
+    "removing it"
+)
+
+
+def test_removing_a_running_controller_configured_to_auto_join_is_refused_with_the_fix() -> None:
+    info = healthy_quorum(1, 2, 3)
+    plan = plan_voter_changes(info, [DesiredVoter(1), DesiredVoter(2)], auto_join={3: True})
+    assert plan.refused == f"controller 3 {AUTO_JOIN_FIX}"
+    assert plan.steps == () and not plan.done
+    # the leader too: once it resigns it fetches as an observer and would add itself back
+    leader = plan_voter_changes(info, [DesiredVoter(2), DesiredVoter(3)], auto_join={1: True, 2: True})
+    assert leader.refused == f"controller 1 {AUTO_JOIN_FIX}"
+    both = plan_voter_changes(
+        healthy_quorum(1, 2, 3, 4, 5), [DesiredVoter(1), DesiredVoter(2), DesiredVoter(3)],
+        auto_join={4: True, 5: True},
+    )
+    assert both.refused == (
+        "controllers 4, 5 are configured with controller.quorum.auto.join.enable=true: removed while they "
+        "run, they add themselves back to the voters; stop them, or set controller.quorum.auto.join.enable="
+        "false and restart them, before removing them"
+    )
+    # a lagging controller still answers: it runs, so it would come back
+    lagging = quorum(replica(1), replica(2), replica(3, "time"))
+    assert plan_voter_changes(lagging, [DesiredVoter(1), DesiredVoter(2)], auto_join={3: True}).refused == (
+        f"controller 3 {AUTO_JOIN_FIX}"
+    )
+
+
+def test_a_majority_refusal_comes_before_the_auto_join_one() -> None:
+    one_failed = quorum(replica(1), replica(2), replica(3, "time"))
+    lost = plan_voter_changes(one_failed, [DesiredVoter(1), DesiredVoter(3)], auto_join={2: True})
+    assert lost.refused is not None and lost.refused.startswith("removing voter 2 would leave 1 healthy")
+
+
+def test_a_stopped_controller_configured_to_auto_join_is_removed_with_a_note() -> None:
+    info = quorum(replica(1), replica(2), replica(3, "never"))
+    plan = plan_voter_changes(info, [DesiredVoter(1), DesiredVoter(2)], unreachable={3}, auto_join={3: True})
+    assert plan.refused is None and actions(plan) == [("remove", 3)]
+    assert plan.notes == (
+        "controller 3 does not answer and is configured with controller.quorum.auto.join.enable=true: "
+        "started so again, it adds itself back to the voters; set the option to false before starting it",
+    )
+
+
+def test_a_controller_configured_without_auto_join_is_removed_without_a_note() -> None:
+    info = healthy_quorum(1, 2, 3)
+    plan = plan_voter_changes(info, [DesiredVoter(1), DesiredVoter(2)], auto_join={3: False, 1: True})
+    assert actions(plan) == [("remove", 3)] and plan.notes == () and plan.refused is None
+
+
+def test_removing_a_controller_whose_setting_is_unknown_carries_one_note() -> None:
+    info = healthy_quorum(1, 2, 3, 4, 5)
+    one = plan_voter_changes(info, [DesiredVoter(i) for i in (1, 2, 3, 4)])
+    assert one.notes == (
+        "if controller 5 runs with controller.quorum.auto.join.enable=true (Kafka 4.2+), it adds itself back "
+        "to the voters unless it is stopped first",
+    )
+    two = plan_voter_changes(info, [DesiredVoter(i) for i in (1, 2, 3)], auto_join={4: False})
+    assert actions(two) == [("remove", 4), ("remove", 5)]
+    assert two.notes == (
+        "if controller 5 runs with controller.quorum.auto.join.enable=true (Kafka 4.2+), it adds itself back "
+        "to the voters unless it is stopped first",
+    )
+    three = plan_voter_changes(info, [DesiredVoter(1), DesiredVoter(2)])
+    assert three.notes == (
+        "if controllers 3, 4, 5 run with controller.quorum.auto.join.enable=true (Kafka 4.2+), they add "
+        "themselves back to the voters unless they are stopped first",
+    )
+    # adding voters removes nobody: no note
+    grow = plan_voter_changes(healthy_quorum(1, observers=(replica(2),)), [DesiredVoter(1), DesiredVoter(2)])
+    assert grow.notes == ()
+
+
+def test_a_directory_swap_of_a_controller_that_auto_joins_is_planned_as_without_it() -> None:
+    """Replacing a disk keeps the node id: the new, auto-joining incarnation wants exactly this swap
+    (it removes the entry of its id with the old directory, then adds itself), so rule 6 refuses
+    nothing; the plan is rule 4's, waits as rule 2 says, and notes that the controller acts itself."""
+    desired = [DesiredVoter(1), DesiredVoter(2), DesiredVoter(3, directory(3, 1))]
+    info = healthy_quorum(1, 2, 3, observers=(replica(3, generation=1),))
+    without = plan_voter_changes(info, desired)
+    plan = plan_voter_changes(info, desired, auto_join={3: True})
+    assert plan.refused is None and plan.steps == without.steps and plan.waiting is None
+    assert [(s.action, s.directory_id) for s in plan.steps] == [
+        ("remove", directory(3)),
+        ("add", directory(3, 1)),
+    ]
+    assert plan.notes == (
+        "controller 3 is configured with controller.quorum.auto.join.enable=true: it joins the voters by "
+        "itself (removing an entry of its id with another directory first), and a step it has made is not "
+        "sent again",
+    )
+    assert without.notes == ()
+    behind = healthy_quorum(1, 2, 3, observers=(replica(3, "offsets", generation=1),))
+    assert plan_voter_changes(behind, desired, auto_join={3: True}).waiting == (
+        "node 3 is still catching up with the leader"
+    )
+    # the controller removed its old entry itself: what is left is its add
+    halfway = healthy_quorum(1, 2, observers=(replica(3, generation=1),))
+    rest = plan_voter_changes(halfway, desired, auto_join={3: True})
+    assert [(s.action, s.node_id, s.directory_id) for s in rest.steps] == [("add", 3, directory(3, 1))]
+    # and added itself: nothing is left
+    joined = quorum(replica(1), replica(2), replica(3, generation=1))
+    assert plan_voter_changes(joined, desired, auto_join={3: True}).done
+
+
+def test_a_new_controller_that_auto_joins_is_added_with_a_note() -> None:
+    info = healthy_quorum(1, 2, observers=(replica(3),))
+    plan = plan_voter_changes(info, [DesiredVoter(i) for i in (1, 2, 3)], auto_join={3: True})
+    assert actions(plan) == [("add", 3)] and plan.refused is None
+    assert len(plan.notes) == 1 and plan.notes[0].startswith("controller 3 is configured with")
+
+
 # ------------------------------------------------------------------ properties over random quorums
 
 STATUSES = ("ok", "ok", "ok", "time", "offsets", "never", "unreachable")
@@ -348,6 +466,8 @@ class Scenario:
     """The voters that are healthy by construction."""
     caught_up: dict[VoterKey, bool]
     """Each observer, and whether it is caught up (by construction)."""
+    auto_join: dict[int, bool]
+    """The controllers whose ``controller.quorum.auto.join.enable`` the caller knows (rule 6)."""
 
 
 @st.composite
@@ -402,12 +522,18 @@ def scenarios(draw: st.DrawFn) -> Scenario:
             desired.append(DesiredVoter(node_id, directory(node_id, generation)))
     if draw(rarely(15)) and desired:
         desired.append(DesiredVoter(desired[0].node_id))
+    auto_join = {
+        node_id: setting
+        for node_id in range(1, 9)
+        if (setting := draw(st.sampled_from((None, None, None, False, True)))) is not None
+    }
     return Scenario(
         quorum(*voters, leader=leader, observers=observers, committed=committed, version=version),
         tuple(desired),
         frozenset(unreachable),
         frozenset(healthy),
         caught_up,
+        auto_join if draw(rarely(3)) else {},
     )
 
 
@@ -481,9 +607,30 @@ def check_refusal(
             k[0] for k in current - swapped_before - leaving - {old} if k not in scenario.healthy
         )
         assert failed and reason.endswith(f"and {', '.join(map(str, failed))} are not")
+    elif "controller.quorum.auto.join.enable=true" in reason:
+        # rule 6 comes after rule 5: the plan would keep its majority, but a removal would not stick
+        assert some_order_keeps_a_majority(current, target, healthy_after)
+        running = sorted(running_auto_joiners(scenario, current, target))
+        names = ", ".join(map(str, running))
+        assert running and reason.startswith(
+            f"controller {names} is " if len(running) == 1 else f"controllers {names} are "
+        )
     else:
         assert "would leave" in reason or reason == "the quorum needs at least one voter", reason
         assert not some_order_keeps_a_majority(current, target, healthy_after)
+
+
+def leaving_ids(current: frozenset[VoterKey], target: frozenset[VoterKey]) -> set[int]:
+    """Node ids the plan removes for good (a directory swap keeps its id)."""
+    return {k[0] for k in current} - {k[0] for k in target}
+
+
+def running_auto_joiners(
+    scenario: Scenario, current: frozenset[VoterKey], target: frozenset[VoterKey]
+) -> set[int]:
+    """Rule 6: node ids removed for good that are configured to auto-join and answer their probe."""
+    leaving = leaving_ids(current, target)
+    return {n for n in leaving if scenario.auto_join.get(n) and n not in scenario.unreachable}
 
 
 @settings(max_examples=400, deadline=None)
@@ -492,7 +639,9 @@ def test_every_plan_is_a_chain_of_safe_single_changes_and_every_refusal_is_justi
     scenario: Scenario,
 ) -> None:
     info = scenario.quorum
-    plan = plan_voter_changes(info, scenario.desired, unreachable=scenario.unreachable)
+    plan = plan_voter_changes(
+        info, scenario.desired, unreachable=scenario.unreachable, auto_join=scenario.auto_join
+    )
     current = frozenset((v.replica_id, v.replica_directory_id) for v in info.voters)
     assert plan.current == current
     assert plan.fault_tolerance == fault_tolerance(current, scenario.healthy)
@@ -515,6 +664,12 @@ def test_every_plan_is_a_chain_of_safe_single_changes_and_every_refusal_is_justi
         return
     assert plan.desired == target
     assert ids_unique(target) and some_order_keeps_a_majority(current, target, healthy_after)
+    # rule 6: no running auto-joiner leaves; one note for the leaving controllers not known
+    assert not running_auto_joiners(scenario, current, target)
+    unknown = sorted(n for n in leaving_ids(current, target) if n not in scenario.auto_join)
+    assert [note for note in plan.notes if note.startswith("if controller")] == (
+        [auto_join_note(unknown)] if unknown else []
+    )
     # each step changes exactly one voter, and the chain ends at the desired set
     voters = current
     swap_ids = {k[0] for k in target - current} & {k[0] for k in current - target}
