@@ -211,6 +211,17 @@ def _desired(desired: Iterable[int | DesiredVoter]) -> list[DesiredVoter]:
     return voters
 
 
+def _auto_join(auto_join: Mapping[int, bool] | None) -> dict[int, bool]:
+    if auto_join is None:
+        return {}
+    if not isinstance(auto_join, Mapping):
+        raise TypeError(f"auto_join must be a mapping of node id to bool, not {type(auto_join).__name__}")
+    return {
+        values.node_id(node_id, "auto_join node id"): check.flag(on, f"auto_join[{node_id}]")
+        for node_id, on in auto_join.items()
+    }
+
+
 def _step_timeout(core: AdminCore, timeout: float | None) -> float:
     checked = check.timeout(timeout)
     return core.config.default_api_timeout if checked is None else checked
@@ -223,6 +234,7 @@ def _reconcile_voters(
     thresholds: HealthThresholds | None,
     progress: Callable[[Progress], None] | None,
     timeout: float | None,
+    auto_join: Mapping[int, bool] | None,
 ) -> Op[ReconcileResult]:
     from kafka_admin_kraft.client.operations.reconcile_voters import reconcile_voters
 
@@ -233,6 +245,7 @@ def _reconcile_voters(
         dry_run=check.flag(dry_run, "dry_run"),
         step_timeout=_step_timeout(core, timeout),
         progress=_progress(progress),
+        auto_join=_auto_join(auto_join),
     )
 
 
@@ -245,6 +258,7 @@ def _replace_controller(
     thresholds: HealthThresholds | None,
     progress: Callable[[Progress], None] | None,
     timeout: float | None,
+    auto_join: bool | None,
 ) -> Op[ReconcileResult]:
     from kafka_admin_kraft.client.operations.reconcile_voters import replace_controller
 
@@ -257,6 +271,7 @@ def _replace_controller(
         dry_run=check.flag(dry_run, "dry_run"),
         step_timeout=_step_timeout(core, timeout),
         progress=_progress(progress),
+        auto_join=None if auto_join is None else check.flag(auto_join, "auto_join"),
     )
 
 
@@ -417,18 +432,26 @@ class Admin(_Base):
         thresholds: HealthThresholds | None = None,
         progress: Callable[[Progress], None] | None = None,
         timeout: float | None = None,
+        auto_join: Mapping[int, bool] | None = None,
     ) -> ReconcileResult:
         """Change the voter set to ``desired`` (node ids, or ``DesiredVoter`` with a directory id and
         endpoints), one committed change at a time, in the order ``kafka_admin_kraft.voters`` plans.
 
         Idempotent: interrupted and called again, it finishes what is left; on a quorum already as
         desired it changes nothing (``result.changed`` is False). ``dry_run`` only plans.
-        ``progress`` is called with each ``Progress`` (plan, waiting, step, committed). ``timeout``
-        bounds each step, waits included (default ``default.api.timeout.ms``). Raises
-        ``VoterChangeRefusedError`` when the plan would stop the quorum, ``VoterChangeTimeoutError``
-        when a precondition does not hold in time and ``VoterChangeError`` when a step keeps
-        failing; each lists the steps already committed (``.completed``)."""
-        return self._run(_reconcile_voters(self._core, desired, dry_run, thresholds, progress, timeout))
+        ``progress`` is called with each ``Progress`` (plan, waiting, step, committed, watching).
+        ``timeout`` bounds each step, waits included (default ``default.api.timeout.ms``).
+        ``auto_join``: ``controller.quorum.auto.join.enable`` as each controller's configuration sets
+        it, by node id, where known: removing a running controller that has it on is refused, since it
+        would add itself back (Kafka 4.2+); a controller removed while running whose setting is not
+        known to be off is watched for a few seconds once the plan is done. Raises
+        ``VoterChangeRefusedError`` when the plan would stop the quorum (or not stick),
+        ``VoterChangeTimeoutError`` when a precondition does not hold in time and ``VoterChangeError``
+        when a step keeps failing or a removed controller rejoins; each lists the steps already
+        committed (``.completed``)."""
+        return self._run(
+            _reconcile_voters(self._core, desired, dry_run, thresholds, progress, timeout, auto_join)
+        )
 
     def replace_controller(
         self,
@@ -440,14 +463,25 @@ class Admin(_Base):
         thresholds: HealthThresholds | None = None,
         progress: Callable[[Progress], None] | None = None,
         timeout: float | None = None,
+        auto_join: bool | None = None,
     ) -> ReconcileResult:
         """Swap in a controller's new disk: wait until the new incarnation (same ``node_id``, new
         ``directory_id``) fetches as an observer and is caught up, remove the old directory id, add the
         new one, each change committed. ``endpoints`` as for ``add_raft_voter`` (default: its registered
-        endpoint). Errors and ``timeout`` as :meth:`reconcile_voters`."""
+        endpoint). ``auto_join``: the new controller's ``controller.quorum.auto.join.enable``, if known;
+        a controller with it on makes the swap itself, and the run sends only what it has not made yet.
+        Errors and ``timeout`` as :meth:`reconcile_voters`."""
         return self._run(
             _replace_controller(
-                self._core, node_id, directory_id, endpoints, dry_run, thresholds, progress, timeout
+                self._core,
+                node_id,
+                directory_id,
+                endpoints,
+                dry_run,
+                thresholds,
+                progress,
+                timeout,
+                auto_join,
             )
         )
 
@@ -585,9 +619,12 @@ class AsyncAdmin(_Base):
         thresholds: HealthThresholds | None = None,
         progress: Callable[[Progress], None] | None = None,
         timeout: float | None = None,
+        auto_join: Mapping[int, bool] | None = None,
     ) -> ReconcileResult:
         """See :meth:`Admin.reconcile_voters`."""
-        return await self._run(_reconcile_voters(self._core, desired, dry_run, thresholds, progress, timeout))
+        return await self._run(
+            _reconcile_voters(self._core, desired, dry_run, thresholds, progress, timeout, auto_join)
+        )
 
     async def replace_controller(
         self,
@@ -599,11 +636,20 @@ class AsyncAdmin(_Base):
         thresholds: HealthThresholds | None = None,
         progress: Callable[[Progress], None] | None = None,
         timeout: float | None = None,
+        auto_join: bool | None = None,
     ) -> ReconcileResult:
         """See :meth:`Admin.replace_controller`."""
         return await self._run(
             _replace_controller(
-                self._core, node_id, directory_id, endpoints, dry_run, thresholds, progress, timeout
+                self._core,
+                node_id,
+                directory_id,
+                endpoints,
+                dry_run,
+                thresholds,
+                progress,
+                timeout,
+                auto_join,
             )
         )
 

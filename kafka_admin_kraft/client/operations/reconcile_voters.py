@@ -6,22 +6,31 @@ point and started again computes what is left and finishes, and a quorum already
 alone. A round:
 
 1. A read that fails (a failover in progress) is retried until the step deadline.
-2. A refused plan raises ``VoterChangeRefusedError``; an empty plan ends the run.
-3. While the first step waits (the previous change is not committed, an observer is catching up), the
+2. A controller this run removed for good that is a voter again raises ``VoterChangeError``: it
+   added itself back (``controller.quorum.auto.join.enable``, the planner's rule 6), and removing it
+   again would only repeat the race.
+3. A refused plan raises ``VoterChangeRefusedError``; an empty plan ends the run (after step 7).
+4. While the first step waits (the previous change is not committed, an observer is catching up), the
    quorum is read again every 200 ms until the step deadline, then ``VoterChangeTimeoutError``.
-4. The step is sent: AddRaftVoter (acknowledged once committed) with the endpoints the caller gave, or
+5. The step is sent: AddRaftVoter (acknowledged once committed) with the endpoints the caller gave, or
    else the registered controller's endpoint from DescribeCluster; or RemoveRaftVoter. A server error
    or a lost leader ends the round and the next one re-plans: a change that took effect all the same
-   counts as completed once it is seen committed, and is not planned again; the third failure of one
-   step raises ``VoterChangeError``.
-5. The step counts as done when it is committed: CommittedVoters equals the planned voter set
-   (DescribeQuorum v3), or on older servers when the voter set is the planned one and the high
-   watermark has passed where it was when the step was sent.
+   (made by this run's lost request, or by an auto-joining controller itself) counts as completed once
+   it is seen committed, and is not planned again; the third failure of one step raises
+   ``VoterChangeError``.
+6. The step counts as done when it is committed: its voter is in (an add) or out of (a removal)
+   CommittedVoters (DescribeQuorum v3), or on older servers in or out of the voter set with the high
+   watermark past where it was when the step was sent. The rest of the voter set may have moved on
+   meanwhile (a controller with auto-join adding itself right after its old directory left).
+7. Once the plan is done, a controller removed for good that answered its probe before its removal,
+   and whose auto-join setting is not known to be off, is watched for ``REJOIN_WATCH`` seconds
+   (DescribeQuorum every ``WATCH_POLL``, within the step deadline); a rejoin raises as in 2. A stopped
+   controller is not watched, so stopping it first also keeps the run short.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kafka_admin_kraft.client.core import AdminCore, Op, Sleep
@@ -29,6 +38,7 @@ from kafka_admin_kraft.client.operations.check_quorum import check_quorum
 from kafka_admin_kraft.client.operations.describe_cluster import describe_cluster
 from kafka_admin_kraft.client.operations.describe_metadata_quorum import describe_metadata_quorum
 from kafka_admin_kraft.client.operations.raft_voters import add_raft_voter, remove_raft_voter
+from kafka_admin_kraft.config.server import QUORUM_AUTO_JOIN_ENABLE
 from kafka_admin_kraft.errors import (
     KafkaAdminError,
     VoterChangeError,
@@ -36,13 +46,14 @@ from kafka_admin_kraft.errors import (
     VoterChangeTimeoutError,
 )
 from kafka_admin_kraft.health import HealthThresholds
-from kafka_admin_kraft.models import Endpoint, QuorumInfo
+from kafka_admin_kraft.models import Endpoint, QuorumInfo, ReplicaState
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.voters import (
     DesiredVoter,
     Progress,
     ReconcileResult,
     StepOutcome,
+    VoterKey,
     VoterPlan,
     VoterStep,
     plan_voter_changes,
@@ -51,6 +62,11 @@ from kafka_admin_kraft.voters import (
 
 POLL = 0.2
 STEP_ATTEMPTS = 3
+REJOIN_WATCH = 5.0
+"""Seconds a controller removed for good while it answered is watched for a rejoin: long enough for a
+controller with auto-join, which asks on a timer of the order of its ``controller.quorum.fetch.timeout.ms``
+(2 s by default), to ask and be added; short enough not to hold up every removal for long."""
+WATCH_POLL = 0.5
 Observer = Callable[[Progress], None]
 
 
@@ -81,22 +97,37 @@ def registered_endpoints(
     return (Endpoint(listener=listener, host=address[0], port=address[1]),)
 
 
+def _keys(replicas: Sequence[ReplicaState]) -> set[VoterKey]:
+    return {(r.replica_id, r.replica_directory_id) for r in replicas}
+
+
 def _committed(quorum: QuorumInfo, step: VoterStep, high_watermark: int) -> bool:
-    voters = frozenset((v.replica_id, v.replica_directory_id) for v in quorum.voters)
-    if voters != step.voters_after:
+    """Round step 6: the step's voter is in (an add) or out of (a removal) the committed voter set."""
+    key = (step.node_id, step.directory_id)
+    added = step.action == "add"
+    if (key in _keys(quorum.voters)) != added:
         return False
     if quorum.committed_voters is not None:
-        return frozenset((v.replica_id, v.replica_directory_id) for v in quorum.committed_voters) == voters
+        return (key in _keys(quorum.committed_voters)) == added
     return quorum.high_watermark > high_watermark
+
+
+def _rejoined_text(node_id: int) -> str:
+    return (
+        f"controller {node_id} rejoined the voter set: it runs with {QUORUM_AUTO_JOIN_ENABLE}=true; stop it "
+        "before removing it"
+    )
 
 
 @dataclass(frozen=True)
 class _Sent:
-    """A change whose answer was an error: it may still have taken effect."""
+    """A change sent; one whose answer was an error may still have taken effect."""
 
     step: VoterStep
     started: float
     high_watermark: int
+    answered: bool
+    """Whether its node answered the probe of the round that planned it."""
 
 
 def reconcile_voters(
@@ -107,11 +138,15 @@ def reconcile_voters(
     dry_run: bool,
     step_timeout: float,
     progress: Observer | None,
+    auto_join: Mapping[int, bool],
 ) -> Op[ReconcileResult]:
     completed: list[StepOutcome] = []
     first: VoterPlan | None = None
     failures = 0
     deadline = core.clock() + step_timeout
+    wanted_ids = {wanted.node_id for wanted in desired}
+    gone: dict[int, bool] = {}
+    """Node ids this run removed for good, and whether each answered its probe before the removal."""
 
     def tell(event: Progress) -> None:
         if progress is not None:
@@ -124,6 +159,45 @@ def reconcile_voters(
                 f"gave up after {step_timeout:g} s: {what} ({_completed_text(completed)})", completed
             )
         return left
+
+    def made(sent: _Sent) -> None:
+        """``sent`` took effect: a node it removed for good must not come back (round step 2)."""
+        if sent.step.action == "remove" and sent.step.node_id not in wanted_ids:
+            gone[sent.step.node_id] = sent.answered
+
+    def done(sent: _Sent) -> None:
+        """``sent`` is committed: count it; the next step gets a fresh deadline and attempts."""
+        nonlocal failures, deadline
+        made(sent)
+        completed.append(StepOutcome(sent.step, core.clock() - sent.started))
+        failures = 0
+        deadline = core.clock() + step_timeout
+
+    def check_rejoined(quorum: QuorumInfo) -> None:
+        """Round step 2."""
+        back = sorted(gone.keys() & {v.replica_id for v in quorum.voters})
+        if back:
+            raise VoterChangeError(f"{_rejoined_text(back[0])} ({_completed_text(completed)})", completed)
+
+    def watch_rejoins(plan: VoterPlan) -> Op[None]:
+        """Round step 7."""
+        watched = sorted(n for n, answered in gone.items() if answered and auto_join.get(n) is not False)
+        if not watched:
+            return
+        until = min(core.clock() + REJOIN_WATCH, deadline)
+        names = ", ".join(map(str, watched))
+        tell(Progress("watching", plan, None, (
+            f"watching controller{'s' if len(watched) > 1 else ''} {names} for {REJOIN_WATCH:g} s: removed "
+            f"while running, a controller with {QUORUM_AUTO_JOIN_ENABLE}=true adds itself back"
+        )))
+        while (left := until - core.clock()) > 0:
+            try:
+                after: QuorumInfo | None = yield from describe_metadata_quorum(core, left)
+            except KafkaAdminError:
+                after = None
+            if after is not None:
+                check_rejoined(after)
+            yield Sleep(WATCH_POLL)
 
     waiting_for = "reading the quorum"
     unconfirmed: _Sent | None = None
@@ -139,19 +213,25 @@ def reconcile_voters(
             continue
 
         unreachable = {p.node_id for p in health.probes if not p.reachable}
-        plan = plan_voter_changes(quorum, desired, thresholds=thresholds, unreachable=unreachable)
+        plan = plan_voter_changes(
+            quorum, desired, thresholds=thresholds, unreachable=unreachable, auto_join=auto_join
+        )
         if first is None:
             first = plan
             tell(Progress("plan", plan))
         if unconfirmed is not None and _committed(quorum, unconfirmed.step, unconfirmed.high_watermark):
             # its answer was an error (a lost leader, a timeout) but the change took effect
-            completed.append(StepOutcome(unconfirmed.step, core.clock() - unconfirmed.started))
+            done(unconfirmed)
             tell(Progress("committed", plan, unconfirmed.step))
             unconfirmed = None
+        check_rejoined(quorum)
         if plan.refused is not None:
             raise VoterChangeRefusedError(f"{plan.refused} ({_completed_text(completed)})", completed)
         if plan.done or dry_run:
-            return ReconcileResult(first, tuple(completed), dry_run)
+            if dry_run:
+                return ReconcileResult(first, tuple(completed), dry_run)
+            yield from watch_rejoins(plan)
+            return ReconcileResult(first, tuple(completed), dry_run, plan)
         if plan.waiting is not None:
             tell(Progress("waiting", plan, plan.steps[0] if plan.steps else None, plan.waiting))
             waiting_for = plan.waiting
@@ -159,7 +239,7 @@ def reconcile_voters(
             continue
         step = plan.steps[0]
         tell(Progress("step", plan, step))
-        started, high_watermark = core.clock(), quorum.high_watermark
+        sent = _Sent(step, core.clock(), quorum.high_watermark, step.node_id not in unreachable)
         unconfirmed = None
         try:
             if step.action == "add":
@@ -192,7 +272,7 @@ def reconcile_voters(
         except VoterChangeError:
             raise
         except KafkaAdminError as exc:
-            unconfirmed = _Sent(step, started, high_watermark)
+            unconfirmed = sent
             failures += 1
             if failures >= STEP_ATTEMPTS:
                 raise VoterChangeError(
@@ -200,19 +280,19 @@ def reconcile_voters(
                     completed,
                 ) from exc
             continue
+        made(sent)  # the leader answers a removal once it is committed
         while True:
             left = time_left(f"{step.describe()} to commit")
             try:
                 after = yield from describe_metadata_quorum(core, left)
             except KafkaAdminError:
                 continue
-            if _committed(after, step, high_watermark):
+            check_rejoined(after)
+            if _committed(after, step, sent.high_watermark):
                 break
             yield Sleep(POLL)
-        completed.append(StepOutcome(step, core.clock() - started))
+        done(sent)
         tell(Progress("committed", plan, step))
-        failures = 0
-        deadline = core.clock() + step_timeout
         waiting_for = "reading the quorum"
 
 
@@ -226,11 +306,14 @@ def replace_controller(
     dry_run: bool,
     step_timeout: float,
     progress: Observer | None,
+    auto_join: bool | None,
 ) -> Op[ReconcileResult]:
     """The disk-replacement runbook: the voter set as it is, but ``node_id`` under its new directory id
     (remove the old directory once the new incarnation is caught up and the other voters hold every
     committed offset, then add the new one). Run again after an interruption between the two, it finds
-    ``node_id`` missing from the voters and adds it back."""
+    ``node_id`` missing from the voters and adds it back. ``auto_join``: the new controller's
+    ``controller.quorum.auto.join.enable``, if known (it then makes the swap itself, and the run sends
+    only what it has not made yet: the planner's rule 6)."""
     quorum = yield from describe_metadata_quorum(core, step_timeout)
     desired = [DesiredVoter(v.replica_id) for v in quorum.voters if v.replica_id != node_id]
     desired.append(DesiredVoter(node_id, directory_id, endpoints))
@@ -242,5 +325,6 @@ def replace_controller(
             dry_run=dry_run,
             step_timeout=step_timeout,
             progress=progress,
+            auto_join={} if auto_join is None else {node_id: auto_join},
         )
     )

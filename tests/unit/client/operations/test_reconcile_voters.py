@@ -1,7 +1,8 @@
 """``Admin.reconcile_voters`` and ``Admin.replace_controller`` over the in-memory network: a fake leader
 keeps a voter set that AddRaftVoter and RemoveRaftVoter change, observers that catch up on the fake
-clock, and commits each change at once or after a number of reads. The fake fails the test when it is
-sent a change before the previous one committed, or an add of an observer that is not caught up."""
+clock, and commits each change at once or after a number of reads; controllers with auto-join change
+the voter set themselves, as Kafka 4.2's do. The fake fails the test when it is sent a change before
+the previous one committed, or an add of an observer that is not caught up."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from kafka_admin_kraft import Admin, AsyncAdmin, Endpoint
+from kafka_admin_kraft.client.operations.reconcile_voters import REJOIN_WATCH, WATCH_POLL
 from kafka_admin_kraft.errors import (
     RequestTimedOutError,
     VoterChangeError,
@@ -35,7 +37,14 @@ class FakeQuorum:
     """The leader's side of the metadata quorum, answering DescribeQuorum, AddRaftVoter and
     RemoveRaftVoter on every node of ``net``. A change commits after ``commit_after_reads``
     DescribeQuorum reads (0: at once): CommittedVoters (v3) catches up and the high watermark advances.
-    The leader resigns once its own removal commits."""
+    The leader resigns once its own removal commits.
+
+    The node ids in ``auto_joining`` run with ``controller.quorum.auto.join.enable=true``: one removed
+    by a client fetches on as a caught-up observer. It removes a voter entry of its id with another
+    directory, else adds itself (AckWhenCommitted false: the fake commits it at once), one change at a
+    time, when ``auto_join_at`` says: ``read``, at a DescribeQuorum read ``auto_join_reads`` reads after
+    it became an observer; ``before`` / ``after``, just before / after the leader handles a client's
+    AddRaftVoter or RemoveRaftVoter (its request landed first / right behind)."""
 
     def __init__(
         self, net: FakeNetwork, voters: Sequence[int], *, version: int = 3, commit_after_reads: int = 0
@@ -54,6 +63,16 @@ class FakeQuorum:
         """(action, node id) -> answers to give first: (error code, whether the change is made anyway)."""
         self.changes: list[tuple[float, str, VoterKey]] = []
         self.require_caught_up = True
+        self.auto_joining: set[int] = set()
+        self.auto_join_reads = 0
+        self.auto_join_at = "read"
+        self.reads = 0
+        self.joins_at: dict[VoterKey, int] = {}
+        """Auto-joining observers, and the read at which each acts next."""
+        self.joined: list[tuple[str, VoterKey]] = []
+        """The changes the auto-joining controllers made themselves."""
+        self.refused: list[tuple[str, VoterKey]] = []
+        """A client's changes answered DUPLICATE_VOTER or VOTER_NOT_FOUND."""
         for node in net.nodes.values():
             node.versions[55] = (0, version)
             node.handlers.update({55: self.describe_quorum, 80: self.add_voter, 81: self.remove_voter})
@@ -89,10 +108,36 @@ class FakeQuorum:
             self.voters.append(key)
         else:
             self.voters.remove(key)
+            if key[0] in self.auto_joining:  # it fetches on, as an observer
+                self.observe(key[0], key[1])
         self.changes.append((self.net.now, action, key))
         self.reads_to_commit = self.commit_after_reads
         if not self.pending:
             self.commit()
+
+    def auto_join(self, moment: str) -> None:
+        """One auto-joining observer makes its change, if ``moment`` is its time and one is due."""
+        if moment != self.auto_join_at:
+            return
+        for key in list(self.observers):
+            if key[0] not in self.auto_joining or self.pending:
+                continue
+            due = self.joins_at.setdefault(key, self.reads + self.auto_join_reads)
+            if self.reads < due:
+                continue
+            stale = [k for k in self.voters if k[0] == key[0] and k != key]
+            if stale:
+                self.voters.remove(stale[0])
+                self.joined.append(("remove", stale[0]))
+            elif key[0] not in {node_id for node_id, _ in self.voters} and self.caught_up(key):
+                del self.observers[key]
+                self.voters.append(key)
+                self.joined.append(("add", key))
+            else:
+                continue
+            del self.joins_at[key]
+            self.commit()
+            return
 
     def injected(self, action: str, key: VoterKey) -> int:
         """The error code to answer with, if one is due (after making the change when it should)."""
@@ -123,6 +168,8 @@ class FakeQuorum:
             self.reads_to_commit -= 1
             if not self.pending:
                 self.commit()
+        self.auto_join("read")
+        self.reads += 1
         partition = r.PartitionData(
             partition_index=0,
             leader_id=node.node_id,
@@ -149,14 +196,17 @@ class FakeQuorum:
         if leader_of(node) is None:
             return reply(error_code=6, error_message="not the leader")
         key = (body.voter_id, body.voter_directory_id)
+        self.auto_join("before")
         code = self.injected("add", key)
         if code:
             return reply(error_code=code, error_message="injected failure")
         if body.voter_id in {node_id for node_id, _ in self.voters}:
+            self.refused.append(("add", key))
             return reply(error_code=126, error_message="already a voter")
         (listener,) = body.listeners
         self.listeners[body.voter_id] = (listener.name, listener.host, listener.port)
         self.change("add", key)
+        self.auto_join("after")
         return reply()
 
     def remove_voter(self, node: FakeNode, version: int, body: Any) -> Any:
@@ -164,12 +214,15 @@ class FakeQuorum:
         if leader_of(node) is None:
             return reply(error_code=6, error_message="not the leader")
         key = (body.voter_id, body.voter_directory_id)
+        self.auto_join("before")
         code = self.injected("remove", key)
         if code:
             return reply(error_code=code, error_message="injected failure")
         if key not in self.voters:
+            self.refused.append(("remove", key))
             return reply(error_code=127, error_message="not a voter")
         self.change("remove", key)
+        self.auto_join("after")
         return reply()
 
 
@@ -591,6 +644,10 @@ BAD_CALLS: list[tuple[Callable[[Any], object], type[Exception], str]] = [  # Any
         "at least one listener",
     ),
     (lambda a: a.replace_controller(3, str(Uuid.random()), timeout=-1), ValueError, "timeout must be"),
+    (lambda a: a.reconcile_voters([1], auto_join=[3]), TypeError, "auto_join must be a mapping"),
+    (lambda a: a.reconcile_voters([1], auto_join={3: "true"}), TypeError, r"auto_join\[3\] must be True"),
+    (lambda a: a.reconcile_voters([1], auto_join={-3: True}), ValueError, "auto_join node id must be"),
+    (lambda a: a.replace_controller(3, str(Uuid.random()), auto_join=1), TypeError, "auto_join must be True"),
 ]
 
 
@@ -613,3 +670,149 @@ def test_thresholds_are_used_for_the_plan() -> None:
             [1, 2], thresholds=HealthThresholds(max_lag_offsets=30_000, max_lag_ms=120_000), timeout=30
         )
     assert result.changed and changes_sent(net) == [("AddRaftVoter", *key_of(net, 2))]
+
+
+# ------------------------------------------------------------------ controllers that join by themselves
+
+REJOINED = (
+    "controller 3 rejoined the voter set: it runs with controller.quorum.auto.join.enable=true; stop it "
+    "before removing it"
+)
+
+
+def shrinking(auto_join_reads: int = 0) -> tuple[FakeNetwork, FakeQuorum]:
+    """Voters 1 (the leader), 2, 3; node 3 runs with auto-join."""
+    net = FakeNetwork(3, leader=1)
+    fake = FakeQuorum(net, [1, 2, 3])
+    fake.auto_joining = {3}
+    fake.auto_join_reads = auto_join_reads
+    return net, fake
+
+
+def test_a_removed_controller_that_adds_itself_back_at_once_is_reported() -> None:
+    net, fake = shrinking()
+    three = key_of(net, 3)
+    with admin(net) as client, pytest.raises(VoterChangeError) as caught:
+        client.reconcile_voters([1, 2], timeout=30)
+    assert type(caught.value) is VoterChangeError
+    assert str(caught.value) == f"{REJOINED} (no step was completed)"
+    # the removal committed (seen by the leader's answer), then the controller came back; not sent twice
+    assert changes_sent(net) == [("RemoveRaftVoter", *three)]
+    assert fake.joined == [("add", three)] and three in fake.voters
+
+
+def test_a_rejoin_within_the_watch_after_the_last_step_is_reported() -> None:
+    net, fake = shrinking(auto_join_reads=4)
+    three = key_of(net, 3)
+    recorder = Recorder(fake)
+    with admin(net) as client, pytest.raises(VoterChangeError) as caught:
+        client.reconcile_voters([1, 2], progress=recorder, timeout=30)
+    assert str(caught.value) == f"{REJOINED} (completed: {remove(three)})"
+    assert described(caught.value.completed) == [remove(three)]
+    assert recorder.kinds() == [("plan", None), ("step", remove(three)), ("committed", remove(three)),
+                                ("watching", None)]
+    (message,) = [m for kind, _, m in recorder.events if kind == "watching"]
+    assert message == (
+        f"watching controller 3 for {REJOIN_WATCH:g} s: removed while running, a controller with "
+        "controller.quorum.auto.join.enable=true adds itself back"
+    )
+    assert changes_sent(net) == [("RemoveRaftVoter", *three)]
+
+
+def test_a_rejoin_before_the_next_step_stops_the_run_before_it() -> None:
+    net = FakeNetwork(5, leader=1)
+    fake = FakeQuorum(net, [1, 2, 3, 4, 5])
+    fake.auto_joining = {4}
+    with admin(net) as client, pytest.raises(VoterChangeError) as caught:
+        client.reconcile_voters([1, 2, 3], timeout=30)
+    four = key_of(net, 4)
+    assert str(caught.value).startswith("controller 4 rejoined the voter set: ")
+    assert changes_sent(net) == [("RemoveRaftVoter", *four)]  # 5 is not removed after 4 came back
+
+
+def test_a_controller_that_stays_out_is_watched_only_a_few_cheap_reads() -> None:
+    net, fake = shrinking()
+    fake.auto_joining = set()  # it runs, without auto-join
+    recorder = Recorder(fake)
+    with admin(net) as client:
+        started = net.now
+        reads = len(net.sent("DescribeQuorum"))
+        result = client.reconcile_voters([1, 2], progress=recorder, timeout=30)
+    assert [kind for kind, _ in recorder.kinds()][-1] == "watching"
+    assert result.final is not None and result.final.current == {key_of(net, 1), key_of(net, 2)}
+    assert REJOIN_WATCH <= net.now - started < REJOIN_WATCH + 3
+    watched = len(net.sent("DescribeQuorum")) - reads
+    assert watched <= REJOIN_WATCH / WATCH_POLL + 12  # the plan's reads, the commit's and the watch's
+
+
+def test_no_watch_for_a_stopped_controller_or_one_configured_without_auto_join() -> None:
+    for setting, up in ((None, False), (False, True)):
+        net, fake = shrinking(auto_join_reads=4)
+        net.nodes[3].up = up
+        recorder = Recorder(fake)
+        with admin(net) as client:
+            result = client.reconcile_voters(
+                [1, 2], progress=recorder, timeout=30, auto_join={} if setting is None else {3: setting}
+            )
+        assert [kind for kind, _ in recorder.kinds()] == ["plan", "step", "committed"]
+        assert WATCH_POLL not in net.sleeps and len(result.completed) == 1
+        if up:  # it comes back after the run: the note of a controller configured so says it would not
+            assert result.plan.notes == ()
+
+
+def test_removing_a_running_controller_configured_to_auto_join_is_refused_before_any_change() -> None:
+    net, fake = shrinking()
+    with admin(net) as client, pytest.raises(VoterChangeRefusedError) as caught:
+        client.reconcile_voters([1, 2], timeout=30, auto_join={3: True})
+    assert str(caught.value) == (
+        "controller 3 is configured with controller.quorum.auto.join.enable=true: removed while it runs, it "
+        "adds itself back to the voters; stop it, or set controller.quorum.auto.join.enable=false and "
+        "restart it, before removing it (no step was completed)"
+    )
+    assert changes_sent(net) == []
+    net.nodes[3].up = False  # stopped: the removal sticks
+    fake.auto_joining = set()
+    with admin(net) as client:
+        result = client.reconcile_voters([1, 2], timeout=30, auto_join={3: True})
+    assert len(result.completed) == 1 and len(result.plan.notes) == 1
+    assert result.plan.notes[0].startswith("controller 3 does not answer and is configured with")
+
+
+@pytest.mark.parametrize(
+    ("moment", "sent", "joined", "refused"),
+    [
+        # it swapped itself before the run could (its first read): nothing is sent
+        ("read", [], ["remove old", "add new"], []),
+        # its requests land just before the run's: both of the run's are refused, and count as made
+        ("before", ["remove old", "add new"], ["remove old", "add new"], ["remove old", "add new"]),
+        # it adds itself right behind the run's removal, before the run sees that commit
+        ("after", ["remove old"], ["add new"], []),
+    ],
+)
+def test_replace_controller_races_a_new_incarnation_that_swaps_itself(
+    moment: str, sent: list[str], joined: list[str], refused: list[str]
+) -> None:
+    """The new, auto-joining incarnation removes its stale entry and adds itself while the run plans
+    and sends the same changes: whoever makes a change first, the run ends with the new directory in
+    the voter set, without failing on the other's DUPLICATE_VOTER or VOTER_NOT_FOUND or waiting for a
+    voter set the controller has already moved past."""
+    net, fake, old, new = replaced_disk(old_fails=True)
+    fake.auto_joining = {3}
+    fake.auto_join_at = moment
+    names = {old: "old", new: "new"}
+    with admin(net) as client:
+        result = client.replace_controller(3, str(new[1]), timeout=30, auto_join=True)
+    assert fake.voters == fake.committed == [key_of(net, 1), key_of(net, 2), new]
+    assert result.final is not None and result.final.current == {key_of(net, 1), key_of(net, 2), new}
+    actions = {"AddRaftVoter": "add", "RemoveRaftVoter": "remove"}
+    assert [f"{actions[api]} {names[(node_id, d)]}" for api, node_id, d in changes_sent(net)] == sent
+    assert [f"{action} {names[key]}" for action, key in fake.joined] == joined
+    assert [f"{action} {names[key]}" for action, key in fake.refused] == refused
+    assert [o.step.describe() for o in result.completed] == [
+        {"remove old": remove(old), "add new": add(new)}[s] for s in sent
+    ]
+    assert result.plan.notes == (
+        "controller 3 is configured with controller.quorum.auto.join.enable=true: it joins the voters by "
+        "itself (removing an entry of its id with another directory first), and a step it has made is not "
+        "sent again",
+    )
