@@ -2,9 +2,10 @@
 
 A drop-in for Kafka's tool of the same name: same subcommands and options, same text and exit codes.
 Additions: `--output json`, a progress line on a terminal while `add-controller` waits for the new
-controller to catch up, `CommittedVoters:` in `describe --status` from DescribeQuorum v3 servers, and
-the subcommands `check`, `watch`, `exporter` (health) and `reconcile`, `scale`, `replace-controller`
-(guided voter changes).
+controller to catch up, a note on stderr after `remove-controller` that a controller with
+`controller.quorum.auto.join.enable=true` adds itself back unless stopped first, `CommittedVoters:` in
+`describe --status` from DescribeQuorum v3 servers, and the subcommands `check`, `watch`, `exporter`
+(health) and `reconcile`, `scale`, `replace-controller` (guided voter changes).
 
 This module builds the click group; each subcommand is a module of its own, which never imports this
 one. What subcommands share lies beside them: ``common`` (Kafka's three), ``controller_identity``

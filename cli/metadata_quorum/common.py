@@ -12,10 +12,19 @@ EXACT_ONLY = ["--output"]
 """Options Kafka's tool lacks: never matched by prefix, so they cannot make an abbreviation ambiguous."""
 
 
-def change_json(controller_id: int, directory_id: Uuid, endpoints: list[str] | None, dry_run: bool) -> Any:
-    """The ``--output json`` document of ``add-controller`` and ``remove-controller``."""
+def change_json(
+    controller_id: int,
+    directory_id: Uuid,
+    endpoints: list[str] | None,
+    dry_run: bool,
+    notes: list[str] | None = None,
+) -> Any:
+    """The ``--output json`` document of ``add-controller`` (with ``endpoints``) and
+    ``remove-controller`` (with ``notes``)."""
     document: dict[str, Any] = {"node_id": controller_id, "directory_id": str(directory_id)}
     if endpoints is not None:
         document["endpoints"] = endpoints
     document["dry_run"] = dry_run
+    if notes is not None:
+        document["notes"] = notes
     return document

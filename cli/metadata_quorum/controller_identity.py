@@ -1,5 +1,6 @@
 """Who a controller is, read from its own properties file: what AddRaftVoter needs to add it
-(``add-controller``, ``replace-controller``, ``--controller-config`` of ``reconcile`` and ``scale``)."""
+(``add-controller``, ``replace-controller``, ``--controller-config`` of ``reconcile`` and ``scale``), and
+for the voter commands whether it joins the voters by itself (``controller.quorum.auto.join.enable``)."""
 
 from __future__ import annotations
 
@@ -103,3 +104,19 @@ def controller_identity(properties: dict[str, str]) -> ControllerIdentity:
         except ValueError as exc:
             output.fail(str(exc))
     return ControllerIdentity(node_id, directory_id, tuple(endpoints))
+
+
+def auto_join_enabled(properties: dict[str, str]) -> bool:
+    """``controller.quorum.auto.join.enable`` (Kafka 4.2+, default false), read as Kafka reads a
+    boolean setting: true or false in any case, surrounding blanks ignored. Kafka's own
+    ``add-controller`` does not read it, so only the voter commands ask."""
+    from kafka_admin_kraft.config.server import QUORUM_AUTO_JOIN_ENABLE
+
+    raw = properties.get(QUORUM_AUTO_JOIN_ENABLE, "false")
+    text = raw.strip().lower()
+    if text not in ("true", "false"):
+        output.fail(
+            f"Invalid value {raw} for configuration {QUORUM_AUTO_JOIN_ENABLE}: Expected value to be either "
+            "true or false"
+        )
+    return text == "true"

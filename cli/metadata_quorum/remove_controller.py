@@ -1,6 +1,15 @@
-"""`kafka-metadata-quorum remove-controller`: remove a voter, named by node id and directory id."""
+"""`kafka-metadata-quorum remove-controller`: remove a voter, named by node id and directory id.
+
+Standard output is Kafka's line. The tool cannot know whether the controller runs with
+``controller.quorum.auto.join.enable=true`` (Kafka 4.2+), which makes a removed controller add itself
+back while it runs (``kafka_admin_kraft.voters`` rule 6), so it says so in one note: on stderr after
+Kafka's text, where a script that reads Kafka's output does not see it and an operator at a terminal
+does, or as ``notes`` in the ``--output json`` document.
+"""
 
 from __future__ import annotations
+
+import sys
 
 import click
 
@@ -46,8 +55,12 @@ def remove_controller(
         if not dry_run:
             with reported_errors():
                 admin.remove_raft_voter(controller_id, directory_id)
+    from kafka_admin_kraft.voters import auto_join_note
+
+    note = auto_join_note([controller_id])
     if output_format == "json":
-        output.write_json(change_json(controller_id, directory_id, None, dry_run))
+        output.write_json(change_json(controller_id, directory_id, None, dry_run, [note]))
     else:
         action = "DRY RUN of removing" if dry_run else "Removed"
         output.write(f"{action}  KRaft controller {controller_id} with directory id {directory_id}\n")
+        sys.stderr.write(f"Note: {note}\n")

@@ -28,14 +28,16 @@ def replace_controller(ctx: click.Context, /, controller_id: int, **options: Any
     """Swap in a controller's new disk: --command-config names the NEW controller's properties file
     (node.id, listeners, and metadata.log.dir whose meta.properties holds the new directory id), as
     for add-controller. Waits until the new incarnation fetches and is caught up, removes the old
-    directory id from the voters, then adds the new one.
+    directory id from the voters, then adds the new one. A new controller configured with
+    controller.quorum.auto.join.enable=true makes this swap itself: the command then sends only what it
+    has not made yet.
 
     \b
     Example:
       kafka-metadata-quorum --bootstrap-controller localhost:9093 \\
           --command-config config/controller-3.properties replace-controller --controller-id 3
     """
-    from .controller_identity import controller_identity
+    from .controller_identity import auto_join_enabled, controller_identity
 
     properties, admin = connect(ctx)
     with admin:
@@ -49,6 +51,7 @@ def replace_controller(ctx: click.Context, /, controller_id: int, **options: Any
                 f"--controller-id {controller_id} differs from node.id {controller.node_id} in "
                 f"{target(ctx).command_config}: is it the replaced controller's file?"
             )
+        auto_join = auto_join_enabled(properties)
         limits = thresholds(options)
         timeout = step_timeout(options["step_timeout_ms"])
 
@@ -61,6 +64,7 @@ def replace_controller(ctx: click.Context, /, controller_id: int, **options: Any
                 thresholds=limits,
                 progress=progress,
                 timeout=timeout,
+                auto_join=auto_join,
             )
 
         change_voters(

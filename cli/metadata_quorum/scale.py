@@ -65,7 +65,9 @@ def scale(
     **options: Any,
 ) -> None:
     """Add and/or remove voters: reconcile to the current voters plus --add (and each
-    --controller-config's controller) minus --remove.
+    --controller-config's controller that --remove does not name) minus --remove. A removed
+    controller's --controller-config tells whether it would add itself back
+    (controller.quorum.auto.join.enable).
 
     \b
     Examples:
@@ -73,6 +75,8 @@ def scale(
       kafka-metadata-quorum --bootstrap-controller localhost:9093 scale \\
           --controller-config config/controller-4.properties --yes
       kafka-metadata-quorum --bootstrap-controller localhost:9093 scale --remove 2 --dry-run
+      kafka-metadata-quorum --bootstrap-controller localhost:9093 scale --remove 2 \\
+          --controller-config config/controller-2.properties --yes
     """
     if not add and not remove and not options["controller_configs"]:
         raise click.UsageError("one of the arguments --add --remove --controller-config is required", ctx)
@@ -81,7 +85,8 @@ def scale(
     except VoterSpecError as exc:
         output.fail(str(exc))
     configured = configured_voters(options.pop("controller_configs"))
-    adds += [VoterEntry(node_id) for node_id in configured if node_id not in {e.node_id for e in adds}]
+    given = {e.node_id for e in adds} | {e.node_id for e in removes}
+    adds += [VoterEntry(node_id) for node_id in configured if node_id not in given]
     _, admin = connect(ctx)
     with admin:
         quorum = describe_quorum(admin)

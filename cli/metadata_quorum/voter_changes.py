@@ -23,12 +23,12 @@ import click
 from .. import output
 from ..admin_options import error_text
 from .health_options import HEALTH_OPTIONS, threshold_options, thresholds
-from .voter_entries import VoterEntry, VoterSpecError, desired_voters, with_configured
+from .voter_entries import ConfiguredController, VoterEntry, VoterSpecError, desired_voters, with_configured
 
 if TYPE_CHECKING:
     from kafka_admin_kraft.admin import Admin
     from kafka_admin_kraft.models import QuorumInfo
-    from kafka_admin_kraft.voters import DesiredVoter, Progress, ReconcileResult, StepOutcome, VoterPlan
+    from kafka_admin_kraft.voters import Progress, ReconcileResult, StepOutcome, VoterPlan
 
     from .voter_progress import StepReporter
 
@@ -72,9 +72,10 @@ CONFIG_OPTION = click.option(
     "controller_configs",
     multiple=True,
     metavar="FILE",
-    help="A new controller's properties file (repeatable): its node id, its directory id from the "
+    help="A controller's properties file (repeatable): its node id, its directory id from the "
     "meta.properties of its metadata.log.dir, and its controller endpoints, read as add-controller "
-    "reads --command-config.",
+    "reads --command-config. It may describe a voter being removed: one configured with "
+    "controller.quorum.auto.join.enable=true would add itself back, and is refused while it runs.",
 )
 LISTENER_OPTION = click.option(
     "--controller-listener",
@@ -212,21 +213,27 @@ def reconcile_to(
     entries: Sequence[VoterEntry],
     listener: str | None,
     options: dict[str, Any],
-    configured: dict[int, DesiredVoter],
+    configured: dict[int, ConfiguredController],
     option: str,
 ) -> None:
     """Change the voters to ``entries`` (with the ``--controller-config`` controllers filled in, ``option``
-    naming where the entries came from): what ``reconcile`` and ``scale`` both come down to."""
+    naming where the entries came from): what ``reconcile`` and ``scale`` both come down to. A
+    configured controller that ``entries`` leaves out must be a voter the change removes; the planner
+    learns each configured controller's auto-join setting."""
     limits = thresholds(options)
+    leaving = set(configured) - {entry.node_id for entry in entries}
+    voters = {v.replica_id for v in describe_quorum(admin).voters} if leaving else set()
     try:
-        desired = with_configured(desired_voters(entries, listener), configured, option)
+        desired = with_configured(desired_voters(entries, listener), configured, option, voters)
     except VoterSpecError as exc:
         output.fail(str(exc))
     timeout = step_timeout(options["step_timeout_ms"])
+    auto_join = {node_id: config.auto_join for node_id, config in configured.items()}
 
     def execute(dry_run: bool, progress: Callable[[Progress], None] | None) -> ReconcileResult:
         return admin.reconcile_voters(
-            desired, dry_run=dry_run, thresholds=limits, progress=progress, timeout=timeout
+            desired, dry_run=dry_run, thresholds=limits, progress=progress, timeout=timeout,
+            auto_join=auto_join,
         )
 
     change_voters(

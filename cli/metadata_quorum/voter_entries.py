@@ -5,14 +5,16 @@ Voter entries: ``id``, ``id@directory-id``, or ``id@host:port:directory-id`` (Ka
 ``--initial-controllers`` syntax; the endpoint is named after ``--controller-listener``, by default the
 first listener of the voters' endpoints). ``--controller-config FILE`` describes a new controller by its
 properties file instead (node id, directory id, endpoints, as ``add-controller`` reads them); without
-either, the executor takes the endpoint of a registered controller.
+either, the executor takes the endpoint of a registered controller. A ``--controller-config`` may also
+describe a voter that the command removes: the planner then knows whether it would add itself back
+(``controller.quorum.auto.join.enable``, ``kafka_admin_kraft.voters`` rule 6).
 
 Nothing here imports the SDK at module level (the tool's start-up stays fast).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -116,33 +118,48 @@ def desired_voters(entries: Sequence[VoterEntry], listener: str | None) -> list[
     return voters
 
 
-def configured_voters(paths: Sequence[str]) -> dict[int, DesiredVoter]:
-    """The controllers described by ``--controller-config`` files, by node id: node id, directory id
-    and endpoints read as ``add-controller`` reads its ``--command-config``."""
+@dataclass(frozen=True)
+class ConfiguredController:
+    """A controller described by its ``--controller-config`` file."""
+
+    voter: DesiredVoter
+    """Its node id, directory id and endpoints, read as ``add-controller`` reads them."""
+    auto_join: bool
+    """Its ``controller.quorum.auto.join.enable``."""
+
+
+def configured_voters(paths: Sequence[str]) -> dict[int, ConfiguredController]:
+    """The controllers described by ``--controller-config`` files, by node id."""
     from kafka_admin_kraft.voters import DesiredVoter
 
-    from .controller_identity import controller_identity
+    from .controller_identity import auto_join_enabled, controller_identity
 
-    found: dict[int, DesiredVoter] = {}
+    found: dict[int, ConfiguredController] = {}
     for path in paths:
-        identity = controller_identity(read_properties_file(path))
+        properties = read_properties_file(path)
+        identity = controller_identity(properties)
         if identity.node_id in found:
             output.fail(f"Controller {identity.node_id} is described by more than one --controller-config")
-        found[identity.node_id] = DesiredVoter(identity.node_id, identity.directory_id, identity.endpoints)
+        voter = DesiredVoter(identity.node_id, identity.directory_id, identity.endpoints)
+        found[identity.node_id] = ConfiguredController(voter, auto_join_enabled(properties))
     return found
 
 
 def with_configured(
-    desired: Sequence[DesiredVoter], configured: dict[int, DesiredVoter], option: str
+    desired: Sequence[DesiredVoter],
+    configured: Mapping[int, ConfiguredController],
+    option: str,
+    voters: Collection[int] = (),
 ) -> list[DesiredVoter]:
     """``desired`` with each configured controller's directory id and endpoints; a controller given
-    both ways, or configured but not asked for, is an error."""
+    both ways, or configured but neither asked for nor among the current ``voters`` (one the command
+    removes), is an error."""
     ids = {wanted.node_id for wanted in desired}
-    stray = sorted(set(configured) - ids)
+    stray = sorted(set(configured) - ids - set(voters))
     if stray:
         raise VoterSpecError(
             f"--controller-config describes controller {', '.join(map(str, stray))}, which {option} "
-            "does not name"
+            "does not name and which is not a voter"
         )
     merged = []
     for wanted in desired:
@@ -151,5 +168,5 @@ def with_configured(
             raise VoterSpecError(
                 f"Controller {wanted.node_id} is given both in {option} and by --controller-config"
             )
-        merged.append(config or wanted)
+        merged.append(config.voter if config is not None else wanted)
     return merged

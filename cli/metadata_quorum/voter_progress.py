@@ -1,6 +1,7 @@
 """The progress of a voter change, on stderr: a spinner on a terminal, else one line per step, begun
 when it is sent and finished when it commits, ``Step 1/2: Add voter 2 (directory id <id>) ... committed
-in 0.41 s``, and ``Step 1/2: waiting: <reason>`` each time the reason changes."""
+in 0.41 s``, ``Step 1/2: waiting: <reason>`` each time the reason changes, and ``Watching controller 3
+for 5 s: ...`` while a removed controller is watched in case it adds itself back."""
 
 from __future__ import annotations
 
@@ -37,6 +38,8 @@ class StepReporter:
             self._waiting = ""
             self._show(f"{number}: {event.step.describe()} ...", line=False)
             self._started = time.monotonic()
+        elif event.kind == "watching":
+            self._show(event.message[:1].upper() + event.message[1:], line=True)
         elif event.kind == "committed" and event.step is not None:
             seconds = time.monotonic() - self._started
             self.committed.append((event.step, seconds))

@@ -15,9 +15,11 @@ Text output, on stdout::
 A single step is announced as ``Plan (1 step):``. A voter whose id is in both sets under different
 directory ids is shown as ``id@directory-id``. A ``Waiting: <reason>`` line follows the fault
 tolerance when the first step cannot run yet (the run waits for it, up to ``--step-timeout-ms`` per
-step); ``--dry-run`` ends with ``Dry run: no change made.``; a quorum already as desired prints only
-``Nothing to do: the voters are already 1, 2, 3``. A failure is one line naming the committed steps
-(``failure_text``). ``--output json`` prints one document instead of the text (see ``result_json``).
+step); a ``Note: <note>`` line ends the plan for each of its notes (a removed controller that may add
+itself back, ``controller.quorum.auto.join.enable``); ``--dry-run`` ends with ``Dry run: no change
+made.``; a quorum already as desired prints only ``Nothing to do: the voters are already 1, 2, 3``. A
+failure is one line naming the committed steps (``failure_text``). ``--output json`` prints one
+document instead of the text (see ``result_json``).
 
 Nothing here imports the SDK at module level (the tool's start-up stays fast).
 """
@@ -75,6 +77,7 @@ def plan_text(plan: VoterPlan, requested: Sequence[int] = ()) -> str:
             lines += [f"  {number}. {step.describe()}", f"     {step.why}"]
     elif plan.waiting is not None:
         lines.append("Plan: known once that holds")
+    lines += [f"Note: {note}" for note in plan.notes]
     return "\n".join(lines) + "\n"
 
 
@@ -82,16 +85,25 @@ def nothing_to_do_text(plan: VoterPlan) -> str:
     return f"Nothing to do: the voters are already {voter_names(plan.current)}\n"
 
 
+OTHERS = "made meanwhile by another client or by a controller itself (controller.quorum.auto.join.enable)"
+
+
 def done_text(result: ReconcileResult) -> str:
-    """The last line of a run: the voters it left and how long the steps took."""
+    """The last line of a run: the voters it left and how long its steps took. The run ends once the
+    voters are as desired; changes it planned but did not make were made by someone else."""
     completed = result.completed
+    final = result.final.current if result.final is not None else result.plan.desired
     if not completed:
-        return f"Done: the voters are now {voter_names(result.plan.desired)} (no step was needed)\n"
+        why = "no step was needed" if result.plan.done else f"no step was sent: the changes were {OTHERS}"
+        return f"Done: the voters are now {voter_names(final)} ({why})\n"
     last = completed[-1].step
     seconds = sum(outcome.seconds for outcome in completed)
+    committed = f"{steps(len(completed))} committed in {seconds:.2f} s"
+    if result.final is not None and last.voters_after != final:
+        return f"Done: the voters are now {voter_names(final)} ({committed}, the others {OTHERS})\n"
     return (
         f"Done: the voters are now {voter_names(last.voters_after)}, fault tolerance "
-        f"{last.fault_tolerance_after} ({steps(len(completed))} committed in {seconds:.2f} s)\n"
+        f"{last.fault_tolerance_after} ({committed})\n"
     )
 
 
@@ -118,6 +130,7 @@ def plan_json(plan: VoterPlan) -> dict[str, Any]:
         "desired_voters": _voters_json(plan.desired),
         "fault_tolerance": plan.fault_tolerance,
         "waiting": plan.waiting,
+        "notes": list(plan.notes),
         "steps": [
             {**_step_json(step), "why": step.why, "fault_tolerance_after": step.fault_tolerance_after}
             for step in plan.steps
@@ -128,8 +141,8 @@ def plan_json(plan: VoterPlan) -> dict[str, Any]:
 def result_json(
     plan: VoterPlan | None, completed: Sequence[StepOutcome], dry_run: bool, error: str | None = None
 ) -> dict[str, Any]:
-    """``{plan: {current_voters, desired_voters, fault_tolerance, waiting, steps: [{action, node_id,
-    directory_id, why, fault_tolerance_after}]} or null (refused before planning), completed:
+    """``{plan: {current_voters, desired_voters, fault_tolerance, waiting, notes, steps: [{action,
+    node_id, directory_id, why, fault_tolerance_after}]} or null (refused before planning), completed:
     [{action, node_id, directory_id, seconds}], changed, dry_run, error (null on success)}``."""
     return {
         "plan": plan_json(plan) if plan is not None else None,

@@ -1,6 +1,7 @@
 """How a controller's properties file is read (`controller_identity`), as `kafka-metadata-quorum
 add-controller --dry-run` reports it in-process: the endpoints from listeners and advertised listeners
-in Kafka's grammar, the metadata directory, and each configuration mistake with Kafka's message."""
+in Kafka's grammar, the metadata directory, and each configuration mistake with Kafka's message; and
+its `controller.quorum.auto.join.enable`, which the voter commands read (`auto_join_enabled`)."""
 # ruff: noqa: E501
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.metadata_quorum.quorum_util import add_dry_run, controller_config, refused
+from kafka_admin_kraft_cli.metadata_quorum.controller_identity import auto_join_enabled
+from tools.metadata_quorum.quorum_util import NOWHERE, add_dry_run, controller_config, refused, run
 
 INVALID = "Is this a valid controller configuration file?"
 
@@ -69,3 +71,20 @@ def test_add_controller_metadata_directory_mistakes(tmp_path: Path) -> None:
             f"Unable to read meta.properties from {metadata_dir}")
     refused(add_dry_run(controller_config(tmp_path, {}, directory_id=None)),
             f"No directory id found in {metadata_dir}")
+
+
+def test_auto_join_is_read_as_kafka_reads_a_boolean() -> None:
+    key = "controller.quorum.auto.join.enable"
+    assert auto_join_enabled({}) is False  # Kafka's default
+    assert auto_join_enabled({key: " TRUE "}) is True
+    assert auto_join_enabled({key: "False"}) is False
+
+
+@pytest.mark.parametrize("value", ["yes", "1", ""])
+def test_voter_commands_refuse_an_auto_join_value_that_is_no_boolean(tmp_path: Path, value: str) -> None:
+    config = controller_config(tmp_path, {"controller.quorum.auto.join.enable": value})
+    refused(run("--bootstrap-controller", NOWHERE, "reconcile", "--voters", "5", "--controller-config", str(config)),
+            f"Invalid value {value} for configuration controller.quorum.auto.join.enable: Expected value to be "
+            "either true or false")
+    # Kafka's add-controller does not read the setting
+    assert add_dry_run(config).exit_code == 0

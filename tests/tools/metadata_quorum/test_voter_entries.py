@@ -8,6 +8,7 @@ import pytest
 from kafka_admin_kraft.models import Endpoint
 from kafka_admin_kraft.voters import DesiredVoter
 from kafka_admin_kraft_cli.metadata_quorum.voter_entries import (
+    ConfiguredController,
     VoterEntry,
     VoterSpecError,
     desired_voters,
@@ -57,10 +58,18 @@ def test_bad_entries_say_what_is_wrong(text: str, fragment: str) -> None:
 
 def test_a_configured_controller_fills_in_its_entry_once() -> None:
     endpoint = Endpoint(listener="CONTROLLER", host="ctl4", port=9093)
-    configured = {4: DesiredVoter(4, D4, (endpoint,))}
+    configured = {4: ConfiguredController(DesiredVoter(4, D4, (endpoint,)), auto_join=False)}
     assert with_configured([DesiredVoter(1), DesiredVoter(4)], configured, "--voters") == [
         DesiredVoter(1), DesiredVoter(4, D4, (endpoint,))]
-    with pytest.raises(VoterSpecError, match="describes controller 4, which --voters does not name"):
-        with_configured([DesiredVoter(1)], configured, "--voters")
+    stray = "describes controller 4, which --voters does not name and which is not a voter"
+    with pytest.raises(VoterSpecError, match=stray):
+        with_configured([DesiredVoter(1)], configured, "--voters", [1, 2])
     with pytest.raises(VoterSpecError, match="Controller 4 is given both in --voters and by --controller"):
         with_configured([DesiredVoter(4, D4)], configured, "--voters")
+
+
+def test_a_configured_controller_that_the_change_removes_only_informs_the_plan() -> None:
+    """Its file tells whether it would add itself back (controller.quorum.auto.join.enable); it adds
+    nothing to the voters wanted."""
+    configured = {4: ConfiguredController(DesiredVoter(4, D4), auto_join=True)}
+    assert with_configured([DesiredVoter(1)], configured, "--voters", [1, 4]) == [DesiredVoter(1)]

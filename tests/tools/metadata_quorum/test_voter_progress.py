@@ -19,10 +19,12 @@ def test_progress_lines_without_a_terminal() -> None:
     reporter(Progress("step", GROW, GROW.steps[0]))
     reporter(Progress("committed", GROW, GROW.steps[0]))
     reporter(Progress("step", rest, rest.steps[0]))
+    reporter(Progress("watching", rest, None, "watching controller 4 for 5 s"))
     reporter.close()
     lines = stream.getvalue().splitlines()
     assert lines[0] == "Step 1/2: waiting: node 2 is still catching up"
     assert lines[1].startswith(f"Step 1/2: Add voter 2 (directory id {D2}) ... committed in 0.")
     assert lines[2] == f"Step 2/2: Add voter 3 (directory id {D3}) ..."
-    assert len(lines) == 3 and stream.getvalue().endswith("\n")
+    assert lines[3] == "Watching controller 4 for 5 s"
+    assert len(lines) == 4 and stream.getvalue().endswith("\n")
     assert [step.node_id for step, _ in reporter.committed] == [2]

@@ -18,7 +18,7 @@ from kafka_admin_kraft_cli.metadata_quorum.voter_text import (
     result_json,
     voter_names,
 )
-from tools.metadata_quorum.voter_util import D1, D2, D3, D4, GROW
+from tools.metadata_quorum.voter_util import D1, D2, D3, D4, GROW, step
 
 
 def test_plan_text() -> None:
@@ -36,6 +36,17 @@ def test_plan_text() -> None:
     assert plan_text(waiting, [1, 4]).splitlines()[1:] == [
         "Desired voters:  1, 4", "Fault tolerance: 0 now", "Waiting: node 4 is not fetching yet",
         "Plan: known once that holds"]
+
+
+def test_the_plan_ends_with_its_notes_in_text_and_json() -> None:
+    note = "if controller 3 runs with controller.quorum.auto.join.enable=true, it adds itself back"
+    shrink = VoterPlan(frozenset({(1, D1), (2, D2), (3, D3)}), frozenset({(1, D1), (2, D2)}),
+                       (step("remove", 3, D3, {(1, D1), (2, D2)}, 0),), fault_tolerance=1, notes=(note,))
+    assert plan_text(shrink).splitlines()[-3:] == [
+        f"  1. Remove voter 3 (directory id {D3})", "     because; 2 voters afterwards, fault tolerance 0",
+        f"Note: {note}"]
+    assert result_json(shrink, (), True)["plan"]["notes"] == [note]
+    assert result_json(GROW, (), True)["plan"]["notes"] == [] and "Note:" not in plan_text(GROW)
 
 
 def test_a_replaced_directory_shows_both_ids() -> None:
@@ -60,6 +71,25 @@ def test_results_as_text_and_json() -> None:
         {"action": "add", "node_id": 2, "directory_id": str(D2), "seconds": 0.25}]
     assert (document["changed"], document["dry_run"], document["error"]) == (True, False, "it broke")
     assert result_json(None, (), True, "refused")["plan"] is None
+
+
+def test_done_names_the_voters_the_run_left_when_others_made_changes_too() -> None:
+    """A controller with auto-join (or another client) may make a planned change before the run does:
+    the run ends once the voters are as desired, and says who made what."""
+    final = VoterPlan(GROW.desired, GROW.desired, fault_tolerance=1)
+    half = (StepOutcome(GROW.steps[0], 0.25),)
+    assert done_text(ReconcileResult(GROW, half, final=final)) == (
+        "Done: the voters are now 1, 2, 3 (1 step committed in 0.25 s, the others made meanwhile by another "
+        "client or by a controller itself (controller.quorum.auto.join.enable))\n")
+    assert done_text(ReconcileResult(GROW, (), final=final)) == (
+        "Done: the voters are now 1, 2, 3 (no step was sent: the changes were made meanwhile by another "
+        "client or by a controller itself (controller.quorum.auto.join.enable))\n")
+    assert done_text(ReconcileResult(final, (), final=final)) == (
+        "Done: the voters are now 1, 2, 3 (no step was needed)\n")
+    # the first plan may not know the voters yet (a controller not started): the end does
+    unknown = VoterPlan(frozenset({(1, D1)}), frozenset(), waiting="node 2 is not fetching yet")
+    assert done_text(ReconcileResult(unknown, half, final=final)).startswith(
+        "Done: the voters are now 1, 2, 3 (")
 
 
 def test_failures_are_one_line_naming_the_completed_steps() -> None:
