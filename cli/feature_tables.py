@@ -1,7 +1,8 @@
 """``version-mapping`` and ``feature-dependencies``: shared by kafka-storage and kafka-features.
 
-Both tools print the same text for both subcommands (Kafka's exact lines); they differ only in the
-texts of some errors, so the functions here take the tool's name. Errors are raised as
+Both tools print the same text for both subcommands (Kafka's exact lines), from the tables of the
+Kafka line the tools follow (:data:`TOOL_LINE`, Kafka 4.4); they differ only in the texts of some
+errors, so the functions here take the tool's name. Errors are raised as
 :class:`FeatureTableError` carrying the message the tool prints (exit code 1). Every function has a
 JSON counterpart with stable field names:
 
@@ -16,11 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from kafka_admin_kraft import features as ft
 
 Tool = Literal["kafka-storage", "kafka-features"]
+
+TOOL_LINE: Final = ft.NEWEST
+"""The Kafka line whose tables the tools print and send: kafka-storage and kafka-features as Kafka 4.4
+ships them."""
 
 
 class FeatureTableError(ValueError):
@@ -34,32 +39,32 @@ class _Level:
 
     def text(self) -> str:
         if self.feature == ft.METADATA_VERSION:
-            return f"{self.feature}={self.level} ({ft.release_string(self.level)})"
+            return f"{self.feature}={self.level} ({TOOL_LINE.release_string(self.level)})"
         return f"{self.feature}={self.level}"
 
     def json(self) -> dict[str, Any]:
         document: dict[str, Any] = {"feature": self.feature, "level": self.level}
         if self.feature == ft.METADATA_VERSION:
-            document["release"] = ft.release_string(self.level)
+            document["release"] = TOOL_LINE.release_string(self.level)
         return document
 
 
 def default_release_version() -> str:
     """What version-mapping shows without ``--release-version``: the latest production release."""
-    return ft.release_string(ft.LATEST_PRODUCTION_METADATA_VERSION)
+    return TOOL_LINE.release_string(TOOL_LINE.latest_production_metadata_version)
 
 
 def _mapping(release: str | None, unstable: bool) -> tuple[str, dict[str, int]]:
     shown = default_release_version() if release is None else release
     try:
-        return shown, ft.version_mapping(shown, unstable=unstable)
+        return shown, TOOL_LINE.version_mapping(shown, unstable=unstable)
     except ValueError as exc:
         raise FeatureTableError(str(exc)) from None
 
 
 def render_version_mapping(release: str | None, unstable: bool = True) -> str:
     """``metadata.version=<level> (<release as typed>)`` then one ``<feature>=<level>`` line per
-    production feature. Both tools accept unstable releases here (the error lists up to 4.3-IV0)."""
+    production feature. Both tools accept unstable releases here (the error lists up to 4.5-IV0)."""
     shown, mapping = _mapping(release, unstable)
     lines = [f"{ft.METADATA_VERSION}={mapping.pop(ft.METADATA_VERSION)} ({shown})"]
     lines += [f"{name}={level}" for name, level in mapping.items()]
@@ -70,7 +75,7 @@ def version_mapping_json(release: str | None, unstable: bool = True) -> dict[str
     shown, mapping = _mapping(release, unstable)
     level = mapping.pop(ft.METADATA_VERSION)
     return {"release_version": shown,
-            "metadata_version": {"level": level, "release": ft.release_string(level)},
+            "metadata_version": {"level": level, "release": TOOL_LINE.release_string(level)},
             "features": mapping}
 
 
@@ -112,11 +117,11 @@ def _dependencies(levels: Sequence[tuple[str, int]], tool: Tool) -> list[tuple[_
     result: list[tuple[_Level, list[_Level]]] = []
     for name, level in levels:
         if name == ft.METADATA_VERSION:
-            if not ft.is_known_metadata_version(level):
+            if not TOOL_LINE.is_known_metadata_version(level):
                 raise FeatureTableError(f"Unknown metadata.version {level}")
             result.append((_Level(name, level), []))
             continue
-        feature = ft.FEATURES_BY_NAME.get(name)
+        feature = TOOL_LINE.feature(name)
         if feature is None:
             raise FeatureTableError(f"Unknown feature: {name}")
         entry = feature.level(level)

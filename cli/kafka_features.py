@@ -1,7 +1,8 @@
 """`kafka-features`: describe, upgrade, downgrade and disable feature levels of a KRaft cluster.
 
-A drop-in for Kafka's tool of the same name (Kafka 4.2's options and messages): same subcommands,
-same text and exit codes. Addition: `--output json` on every subcommand that prints data.
+A drop-in for Kafka's tool of the same name (Kafka 4.2's options and messages, Kafka 4.4's feature
+levels): same subcommands, same text and exit codes. Addition: `--output json` on every subcommand
+that prints data.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def main(
     \b
     Examples:
       kafka-features --bootstrap-controller localhost:9093 describe
-      kafka-features --bootstrap-server localhost:9092 upgrade --release-version 4.2
+      kafka-features --bootstrap-server localhost:9092 upgrade --release-version 4.4
       kafka-features --bootstrap-controller localhost:9093 downgrade --feature group.version=0 --dry-run
       kafka-features --bootstrap-controller localhost:9093 version-mapping --release-version 3.9
     """
@@ -61,9 +62,10 @@ def _connect(ctx: click.Context) -> Admin:
 def _level_text(feature: str, level: int) -> str:
     if feature != METADATA_VERSION:
         return str(level)
-    from kafka_admin_kraft.features import RELEASE_STRINGS
+    from .feature_tables import TOOL_LINE
 
-    return RELEASE_STRINGS.get(level, f"UNKNOWN {level}")
+    known = TOOL_LINE.metadata_version(level)
+    return known.release if known is not None else f"UNKNOWN {level}"
 
 
 def _finalized(metadata: FeatureMetadata, name: str) -> int:
@@ -187,7 +189,7 @@ def requested_levels(
     json_output: bool = False,
 ) -> dict[str, int]:
     """The levels `upgrade` / `downgrade` asks for, checked in Kafka's order with its messages."""
-    from kafka_admin_kraft import features as kfeatures
+    from .feature_tables import TOOL_LINE
 
     if release_version is not None and (metadata is not None or features):
         output.fail("Can not specify `release-version` with other feature flags.")
@@ -199,7 +201,7 @@ def requested_levels(
         else:
             output.write(notice)
         try:
-            level = kfeatures.metadata_version_from_string(metadata, unstable=True)
+            level = TOOL_LINE.metadata_version_from_string(metadata, unstable=True)
         except ValueError as exc:
             output.fail(str(exc))
         _add(updates, operation, METADATA_VERSION, level)
@@ -207,7 +209,7 @@ def requested_levels(
         _add(updates, operation, *parse_feature_level(text))
     if release_version is not None:
         try:
-            mapping = kfeatures.version_mapping(release_version, unstable=True)
+            mapping = TOOL_LINE.version_mapping(release_version, unstable=True)
         except ValueError as exc:
             output.fail(str(exc))
         for name, level in mapping.items():
@@ -349,7 +351,7 @@ def upgrade(
 
     \b
     Examples:
-      kafka-features --bootstrap-controller localhost:9093 upgrade --release-version 4.2
+      kafka-features --bootstrap-controller localhost:9093 upgrade --release-version 4.4
       kafka-features --bootstrap-controller localhost:9093 upgrade --feature transaction.version=2 --dry-run
     """
 

@@ -1,8 +1,11 @@
 """``kafka-storage``: format and inspect KRaft log directories, a drop-in for Kafka's tool.
 
-Subcommands, options, text output, files written and exit codes are Kafka 4.2's (``info``,
+Subcommands, options, text output, feature levels and exit codes are Kafka 4.4's (``info``,
 ``format``, ``version-mapping``, ``feature-dependencies``, ``random-uuid``); ``--output json`` and
-``format --controller-quorum-voters`` are additions. The checks and the writing live in
+``format --controller-quorum-voters`` are additions. The files written keep the layout of Kafka 4.3
+and older (``bootstrap.checkpoint`` in every directory), which every Kafka line from 3.9 starts from;
+Kafka 4.4's tool moves the bootstrap records into the metadata directory's zero checkpoint instead
+(KIP-1170), which the lines before 4.4 cannot start from. The checks and the writing live in
 :mod:`kafka_admin_kraft.storage.formatter`; this module parses arguments and prints. The SDK is
 imported inside the commands so that ``--help`` and argument errors stay fast.
 """
@@ -121,15 +124,17 @@ controller.quorum.voters) started with --standalone or --initial-controllers als
 snapshot holding the initial voters. Refuses, writing nothing, when a directory is already formatted
 or cannot be written.
 
-The default metadata.version is Kafka 4.2's, 4.2-IV1 (level 29): an older Kafka refuses to start on
-it (3.9: "No MetadataVersion with feature level 29"). For an older Kafka pass its release:
+The default metadata.version is Kafka 4.4's, 4.4-IV2 (level 33): an older Kafka refuses to start on
+it (3.9: "No MetadataVersion with feature level 33"). For an older Kafka pass its release:
 
 \b
   Kafka  --release-version  metadata.version written
   3.9    3.9                3.9-IV0 (21)
   4.0    4.0                4.0-IV3 (25)
   4.1    4.1                4.1-IV1 (27)
-  4.2    4.2 (default)      4.2-IV1 (29)
+  4.2    4.2                4.2-IV1 (29)
+  4.3    4.3                4.3-IV0 (30)
+  4.4    4.4 (default)      4.4-IV2 (33)
 
 \b
 Examples:
@@ -141,14 +146,14 @@ Examples:
 
 
 def _format_json(plan: FormatPlan, written: dict[str, list[str]]) -> dict[str, Any]:
-    from kafka_admin_kraft.features import release_string
+    from .feature_tables import TOOL_LINE
 
     controllers = plan.initial_controllers
     return {
         "cluster_id": plan.cluster_id,
         "node_id": plan.node_id,
         "metadata_version": {"level": plan.metadata_version,
-                             "release": release_string(plan.metadata_version)},
+                             "release": TOOL_LINE.release_string(plan.metadata_version)},
         "features": plan.feature_levels,
         "scram_credentials": [{"mechanism": c.mechanism, "name": c.name, "iterations": c.iterations}
                               for c in plan.scram_credentials],
@@ -177,8 +182,8 @@ def _format_json(plan: FormatPlan, written: dict[str, list[str]]) -> dict[str, A
               help="Skip directories that are already formatted instead of refusing. Example: -g")
 @click.option("--release-version", "-r", "release_version", metavar="RELEASE_VERSION",
               help="The metadata.version to start with, and the default levels of the other features "
-              "(default: Kafka 4.2's, 4.2-IV1, which Kafka 3.9, 4.0 and 4.1 refuse: pass their release, "
-              "-r 3.9, -r 4.0 or -r 4.1, to format for them). Example: -r 3.9")
+              "(default: Kafka 4.4's, 4.4-IV2, which Kafka 3.9 to 4.3 refuse: pass their release, "
+              "-r 3.9 to -r 4.3, to format for them). Example: -r 3.9")
 @click.option("--feature", "-f", "feature", multiple=True, metavar="FEATURE",
               help="A feature level to start with instead of the release's default (repeatable). "
               "Example: -f transaction.version=1")
@@ -202,7 +207,6 @@ def format_command(config: str, cluster_id: str, add_scram: tuple[str, ...], ign
                    release_version: str | None, feature: tuple[str, ...], standalone: bool,
                    no_initial_controllers: bool, initial_controllers: str | None,
                    controller_quorum_voters: str | None, output_format: str) -> None:
-    from kafka_admin_kraft.features import release_string
     from kafka_admin_kraft.storage.formatter import (
         DynamicVoterError,
         FormatOptions,
@@ -210,6 +214,7 @@ def format_command(config: str, cluster_id: str, add_scram: tuple[str, ...], ign
         plan_format,
     )
 
+    from .feature_tables import TOOL_LINE
     node = _load_config(config)
     options = FormatOptions(cluster_id=cluster_id, release_version=release_version, features=feature,
                             add_scram=add_scram, ignore_formatted=ignore_formatted, standalone=standalone,
@@ -238,7 +243,7 @@ def format_command(config: str, cluster_id: str, add_scram: tuple[str, ...], ign
         return
     write(f"Bootstrap metadata: {plan.bootstrap_metadata_string()}\n"
           + "".join(f"Formatting {target.kind} {target.path} with metadata.version "
-                    f"{release_string(plan.metadata_version)}.\n" for target in plan.targets))
+                    f"{TOOL_LINE.release_string(plan.metadata_version)}.\n" for target in plan.targets))
 
 
 # --------------------------------------------------------------------------- the feature tables
@@ -247,7 +252,7 @@ def format_command(config: str, cluster_id: str, add_scram: tuple[str, ...], ign
 @main.command("version-mapping", help="Show the feature levels a release version brings: metadata.version "
              "and every other feature's default level.\n\nExample: kafka-storage version-mapping -r 3.9")
 @click.option("--release-version", "-r", "release_version", metavar="RELEASE_VERSION",
-              help="The release, as 3.9 or 3.9-IV0 (default: the latest production version, 4.2-IV1). "
+              help="The release, as 3.9 or 3.9-IV0 (default: the latest production version, 4.4-IV2). "
               "Example: -r 4.0-IV3")
 @output_option
 def version_mapping(release_version: str | None, output_format: str) -> None:

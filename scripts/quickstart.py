@@ -10,7 +10,7 @@ printed before its output):
 3. ``describe --status`` and ``describe --replication``;
 4. controller 3 loses its disk: it is killed, its directory wiped and formatted again (a new
    directory id), restarted, and replaced with ``remove-controller`` + ``add-controller``;
-5. ``kafka-features upgrade --release-version`` from the formatted 4.1 levels to 4.2, then
+5. ``kafka-features upgrade --release-version`` from the formatted 4.3 levels to 4.4, then
    ``kafka-features describe``;
 6. every process it started is stopped, and the directory is removed unless ``--dir`` was given.
 
@@ -36,8 +36,8 @@ from kafka_admin_kraft.storage import read_meta_properties
 from kafka_admin_kraft_server.local import HOST, free_ports
 
 BIN = Path(sys.executable).parent
-FIRST_RELEASE = "4.1"
-UPGRADE_RELEASE = "4.2"
+FIRST_RELEASE = "4.3"
+UPGRADE_RELEASE = "4.4"
 
 
 class Quickstart:

@@ -1,13 +1,16 @@
 """Formatting KRaft log directories the way ``kafka-storage format`` does, and inspecting them as
 ``kafka-storage info`` does.
 
-:func:`plan_format` makes every check of Kafka 4.2's storage tool and formatter, in Kafka's order and
-with Kafka's messages, and reads the directories, without writing anything; :meth:`FormatPlan.write`
-then writes every directory, or, when the disk refuses one, none. Splitting the two keeps a refused
-format from touching the disk.
+:func:`plan_format` makes every check of Kafka 4.4's storage tool and formatter, in Kafka's order,
+with Kafka's messages and Kafka 4.4's feature tables (:data:`FORMATTER_LINE`), and reads the
+directories, without writing anything; :meth:`FormatPlan.write` then writes every directory, or,
+when the disk refuses one, none. Splitting the two keeps a refused format from touching the disk.
 
 What a formatted directory holds (the writers live in :mod:`kafka_admin_kraft.storage.bootstrap` and
-:mod:`kafka_admin_kraft.storage.meta_properties`):
+:mod:`kafka_admin_kraft.storage.meta_properties`), in the layout of Kafka 4.3 and older, which every
+line from 3.9 on starts from (Kafka 4.4's own tool writes no ``bootstrap.checkpoint`` and puts its
+records into the metadata directory's zero checkpoint, on controllers only: KIP-1170, PR #20707; a
+directory in that layout cannot be started by a Kafka before 4.4, PR #22429):
 
 * ``meta.properties``: version 1, cluster id, node id and a fresh directory id; the metadata
   directory of a node named among the initial controllers gets the directory id given there;
@@ -89,6 +92,9 @@ SCRAM_MECHANISMS: Final = {"SCRAM-SHA-256": (1, "sha256"), "SCRAM-SHA-512": (2, 
 SCRAM_ITERATIONS: Final = (4096, 16384)
 """Default (and minimum) and maximum iteration count Kafka accepts for both mechanisms."""
 FORMAT_COMMAND_SOURCE: Final = "format command"
+FORMATTER_LINE: Final = ft.NEWEST
+"""The Kafka line whose feature tables ``kafka-storage format`` uses: Kafka 4.4's, so without
+--release-version it writes 4.4-IV2 (33) with share.version 2."""
 
 DirectoryKind = Literal["data directory", "metadata directory", "dynamic metadata voter directory",
                         "dynamic metadata directory"]
@@ -598,26 +604,28 @@ def _os_reason(exc: OSError | ValueError, directory: str) -> str:
 def _metadata_version(config: NodeStorageConfig, options: FormatOptions, release: int | None,
                       requested: Mapping[str, int]) -> int:
     """Step b: from --release-version or --feature metadata.version, else the latest allowed."""
+    line = FORMATTER_LINE
     from_feature = requested.get(ft.METADATA_VERSION)
     if from_feature is not None and options.release_version is not None:
         raise FormatterError("Use --release-version instead of --feature metadata.version=X to avoid "
                              "ambiguity.")
     level = release if release is not None else from_feature
     if level is None:
-        return ft.latest_metadata_version(unstable=config.unstable_feature_versions)
-    if not ft.is_known_metadata_version(level):
+        return line.latest_metadata_version(unstable=config.unstable_feature_versions)
+    if not line.is_known_metadata_version(level):
         raise FormatterError(f"Unknown metadata.version {level}")
-    if level > ft.LATEST_PRODUCTION_METADATA_VERSION and not config.unstable_feature_versions:
-        raise FormatterError(f"metadata.version {ft.release_string(level)} is not yet stable.")
+    if level > line.latest_production_metadata_version and not config.unstable_feature_versions:
+        raise FormatterError(f"metadata.version {line.release_string(level)} is not yet stable.")
     return level
 
 
 def _feature_levels(metadata_version: int, requested: Mapping[str, int], dynamic: bool) -> dict[str, int]:
     """Step c: named levels, defaults for the rest, kraft.version from the quorum kind; all validated."""
+    line = FORMATTER_LINE
     for name in requested:
-        if name != ft.METADATA_VERSION and name not in ft.FEATURES_BY_NAME:
+        if name != ft.METADATA_VERSION and line.feature(name) is None:
             raise FormatterError(f"Unsupported feature: {name}. Supported features are: "
-                                 f"{', '.join(f.name for f in ft.FEATURES)}")
+                                 f"{', '.join(f.name for f in line.features)}")
     kraft = requested.get(ft.KRAFT_VERSION)
     if kraft == 0 and dynamic:
         raise FormatterError(
@@ -630,14 +638,15 @@ def _feature_levels(metadata_version: int, requested: Mapping[str, int], dynamic
             "flags --standalone, --initial-controllers, or --no-initial-controllers is used. For dynamic "
             "controllers support, try using one of --standalone, --initial-controllers, or "
             "--no-initial-controllers and removing controller.quorum.voters.")
-    levels = ft.default_levels(metadata_version)
+    levels = line.default_levels(metadata_version)
     levels[ft.KRAFT_VERSION] = 1 if dynamic else 0
     levels.update((name, level) for name, level in requested.items() if name != ft.METADATA_VERSION)
     proposed = {ft.METADATA_VERSION: metadata_version, **levels}
     for name, level in levels.items():
-        if ft.FEATURES_BY_NAME[name].level(level) is None:
+        feature = line.feature(name)
+        if feature is None or feature.level(level) is None:
             raise FormatterError(f"No feature:{name} with feature level {level}")
-        problem = ft.dependency_error(name, level, proposed)
+        problem = line.dependency_error(name, level, proposed)
         if problem is not None:
             raise FormatterError(problem)
     return levels
@@ -682,7 +691,7 @@ def _new_directory_id(taken: set[Uuid]) -> Uuid:
 
 
 def plan_format(config: NodeStorageConfig, options: FormatOptions) -> FormatPlan:
-    """Check a format as Kafka 4.2 does and decide what each directory gets; writes nothing.
+    """Check a format as Kafka 4.4 does and decide what each directory gets; writes nothing.
 
     Raises :class:`FormatterError` (Kafka's terse refusals, with its messages) or
     :class:`DynamicVoterError` (a malformed voter list).
@@ -693,7 +702,7 @@ def plan_format(config: NodeStorageConfig, options: FormatOptions) -> FormatPlan
     release: int | None = None
     if options.release_version is not None:
         try:
-            release = ft.metadata_version_from_string(options.release_version,
+            release = FORMATTER_LINE.metadata_version_from_string(options.release_version,
                                                       unstable=config.unstable_feature_versions)
         except ValueError as exc:
             raise FormatterError(str(exc)) from None

@@ -76,10 +76,10 @@ def test_the_admin_bootstrapping_from_a_broker_is_forwarded_to_the_controller(ma
         assert [n.node_id for n in description.nodes] == [BROKER_ID]
 
         results = admin.update_features({
-            "metadata.version": FeatureUpdate(level=28, upgrade_type=UpgradeType.SAFE_DOWNGRADE)})
+            "share.version": FeatureUpdate(level=1, upgrade_type=UpgradeType.SAFE_DOWNGRADE)})
         assert all(r.ok for r in results.values())
-        wait_until(lambda: finalized_on(broker).get("metadata.version") == 28, 20,
-                   "the broker's image to finalize metadata.version 28")
+        wait_until(lambda: finalized_on(broker).get("share.version") == 1, 20,
+                   "the broker's image to finalize share.version 1")
 
         follower = cluster.nodes[next(i for i in (1, 2, 3) if i != leader)]
         admin.remove_raft_voter(follower.node_id, str(follower.directory_id))
@@ -151,13 +151,13 @@ def test_a_combined_node_is_a_voter_and_serves_broker_listeners(make_cluster: Ma
                request_timeout_ms=10000) as admin:
         assert admin.describe_metadata_quorum().leader_id == leader
         results = admin.update_features({
-            "metadata.version": FeatureUpdate(level=28, upgrade_type=UpgradeType.SAFE_DOWNGRADE)})
+            "share.version": FeatureUpdate(level=1, upgrade_type=UpgradeType.SAFE_DOWNGRADE)})
         assert all(r.ok for r in results.values())
         cluster.kill(other)
-        results = admin.update_features({"metadata.version": 29})
+        results = admin.update_features({"share.version": 2})
         assert all(r.ok for r in results.values())
-    wait_until(lambda: finalized_on(combined).get("metadata.version") == 29, 20,
-               "the combined node to finalize metadata.version 29")
+    wait_until(lambda: finalized_on(combined).get("share.version") == 2, 20,
+               "the combined node to finalize share.version 2")
     cluster.assert_running()
 
 

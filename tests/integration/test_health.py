@@ -28,7 +28,7 @@ SLOW_RESIGN = {**FAST, "controller.quorum.fetch.timeout.ms": "3000"}
 """A leader resigns 1.5 fetch timeouts after a majority last fetched from it (Kafka's check-quorum):
 4.5 s instead of 1.5 s, so that a quorum without a majority can be checked before its leader goes."""
 OLD_METADATA_VERSION = 27
-"""4.1-IV1: below the 4.2-IV1 (29) every reference node supports."""
+"""4.1-IV1: below the 4.4-IV2 (33) every reference node supports."""
 
 
 def start(make_cluster: Make, size: int, **options: object) -> tuple[Cluster, int]:
@@ -117,7 +117,7 @@ def test_voters_paused_and_lost_one_by_one(make_cluster: Make) -> None:
         assert health.cluster_id == cluster.cluster_id
         assert sorted((p.node_id, p.address, p.reachable) for p in health.probes) == [
             (i, n.address, True) for i, n in sorted(cluster.nodes.items())]
-        assert health.finalized_features["metadata.version"] == 29
+        assert health.finalized_features["metadata.version"] == 33
         assert health.finalized_features["kraft.version"] == 1
 
         process = cluster.nodes[first].process
@@ -320,13 +320,13 @@ def test_metadata_version_below_what_every_node_supports(make_cluster: Make) -> 
         assert (health.status, health.exit_code, health.fault_tolerance) == (HealthStatus.OK, 0, 1)
         assert summary(health) == [("METADATA_VERSION_UPGRADE_AVAILABLE", Severity.INFO, None)]
         upgrade = health.findings[0]
-        assert upgrade.message == "metadata.version is 27; every node that answered supports 29"
-        assert upgrade.fix == f"kafka-features {connect(cluster)} upgrade --feature metadata.version=29"
+        assert upgrade.message == "metadata.version is 27; every node that answered supports 33"
+        assert upgrade.fix == f"kafka-features {connect(cluster)} upgrade --feature metadata.version=33"
         assert health.finalized_features["metadata.version"] == OLD_METADATA_VERSION
 
         run_fix(upgrade.fix)
-        health = check_until(client, lambda h: h.findings == (), "metadata.version 29", timeout=10)
-        assert (health.status, health.finalized_features["metadata.version"]) == (HealthStatus.OK, 29)
+        health = check_until(client, lambda h: h.findings == (), "metadata.version 33", timeout=10)
+        assert (health.status, health.finalized_features["metadata.version"]) == (HealthStatus.OK, 33)
 
 
 def test_a_node_with_unstable_feature_versions_supports_more(make_cluster: Make) -> None:
@@ -341,5 +341,5 @@ def test_a_node_with_unstable_feature_versions_supports_more(make_cluster: Make)
         health = client.check_quorum(timeout=10)
     differ = finding(health, "SUPPORTED_FEATURES_DIFFER")
     assert differ.severity is Severity.INFO
-    assert differ.message == ("nodes support different metadata.version levels (7-29 on 1; 7-30 on 2): "
+    assert differ.message == ("nodes support different metadata.version levels (7-33 on 1; 7-34 on 2): "
                               "a rolling upgrade is in progress")

@@ -92,5 +92,5 @@ def test_describe_cluster_and_features(make_cluster: Callable[..., Cluster],
     assert [(b.broker_id, b.host, b.port) for b in response.brokers] == [
         (n.node_id, HOST, n.port) for n in cluster.nodes.values()]
     features = admin.describe_features()
-    assert features["metadata.version"]["supported"] == (7, 29)
+    assert features["metadata.version"]["supported"] == (7, 33)
     assert features["kraft.version"]["supported"] == (0, 1)

@@ -26,7 +26,10 @@ def test_quickstart_grows_repairs_and_upgrades_a_quorum(tmp_path: Path) -> None:
     added = re.findall(r"Added controller (\d) with directory id (\S+) and endpoints", out)
     assert [node for node, _ in added] == ["2", "3", "3"] and added[1][1] != added[2][1]
     assert f"Removed  KRaft controller 3 with directory id {added[1][1]}" in out
-    assert "FinalizedVersionLevel: 4.1-IV1" in out and "FinalizedVersionLevel: 4.2-IV1" in out
+    # formatted at Kafka 4.3's 4.3-IV0, upgraded to Kafka 4.4's 4.4-IV2 with share.version 2 (PR #23235)
+    assert "FinalizedVersionLevel: 4.3-IV0" in out and "FinalizedVersionLevel: 4.4-IV2" in out
+    assert re.search(r"^Feature: share.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 2\t"
+                     r"FinalizedVersionLevel: 2\t", out, flags=re.MULTILINE)
     status = json.loads(out[out.index("{", out.index("describe --status --output json")):
                             out.index("\n== Stop everything")])
     voters = {(v["id"], v["directory_id"]) for v in status["current_voters"]}

@@ -59,12 +59,12 @@ def test_api_versions_reports_the_committed_features(make_cluster: Callable[...,
 
     response = wait_until(features, 10, "finalized features")
     assert {f.name: f.max_version_level for f in response.finalized_features} == {
-        "metadata.version": 29, "kraft.version": 1, "transaction.version": 2, "group.version": 1,
-        "eligible.leader.replicas.version": 1, "share.version": 1, "streams.version": 1}
+        "metadata.version": 33, "kraft.version": 1, "transaction.version": 2, "group.version": 1,
+        "eligible.leader.replicas.version": 1, "share.version": 2, "streams.version": 1}
     assert {a.api_key for a in response.api_keys} == set(CONTROLLER_APIS)
     assert {1, 18, 52, 53, 54, 55, 59, 60, 80, 81, 82} <= set(CONTROLLER_APIS)
     supported = [(f.name, f.min_version, f.max_version) for f in response.supported_features]
-    assert ("metadata.version", 7, 29) in supported
+    assert ("metadata.version", 7, 33) in supported
 
 
 def test_three_controllers_elect_one_leader_and_the_others_say_so(

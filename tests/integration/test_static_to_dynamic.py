@@ -27,7 +27,7 @@ def test_upgrade_a_static_quorum_with_kafka_features_then_add_a_controller(tmp_p
                "FinalizedVersionLevel: 0" in run(*features, "describe").stdout
         deadline = time.monotonic() + 60
         while True:  # the leader refuses until every voter has told it the kraft.versions it supports
-            upgrade = run(*features, "upgrade", "--release-version", "4.2")
+            upgrade = run(*features, "upgrade", "--release-version", "4.4")
             if upgrade.returncode == 0 or time.monotonic() > deadline:
                 break
             time.sleep(0.5)

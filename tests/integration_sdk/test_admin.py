@@ -57,11 +57,11 @@ def test_describe_metadata_quorum_cluster_and_features(make_cluster: Make) -> No
         ]
 
         features = admin.describe_features()
-        assert features.supported_features["metadata.version"].max_version == 29
+        assert features.supported_features["metadata.version"].max_version == 33
         assert (
             features.supported_features["kraft.version"].min_version == 0
         )  # ApiVersions v4 lists min-0 ones
-        assert features.finalized_features["metadata.version"].max_version_level == 29
+        assert features.finalized_features["metadata.version"].max_version_level == 33
 
 
 def test_async_admin_against_the_quorum(make_cluster: Make) -> None:

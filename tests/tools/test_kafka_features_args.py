@@ -1,6 +1,6 @@
 """Every refusal and bad argument of `kafka-features`: exit code and message, plus the subcommands that
 never contact the cluster (version-mapping, feature-dependencies). In-process; nothing listens at the
-address given, and it is only contacted where a test says so."""
+address given, and it is only contacted where a test says so. The levels are Kafka 4.4's."""
 # ruff: noqa: E501
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from kafka_admin_kraft_cli.kafka_features import main
 
 PROG = "kafka-features"
 NOWHERE = "127.0.0.1:1"
-SUPPORTED = (
+SUPPORTED = (  # kafka-features parses with unstable versions allowed: up to Kafka 4.4's 4.5-IV0 (PR #23235)
     "3.3-IV3, 3.4-IV0, 3.5-IV0, 3.5-IV1, 3.5-IV2, 3.6-IV0, 3.6-IV1, 3.6-IV2, 3.7-IV0, 3.7-IV1, 3.7-IV2, "
     "3.7-IV3, 3.7-IV4, 3.8-IV0, 3.9-IV0, 4.0-IV0, 4.0-IV1, 4.0-IV2, 4.0-IV3, 4.1-IV0, 4.1-IV1, 4.2-IV0, "
-    "4.2-IV1, 4.3-IV0"
+    "4.2-IV1, 4.3-IV0, 4.4-IV0, 4.4-IV1, 4.4-IV2, 4.5-IV0"
 )
 
 
@@ -109,7 +109,13 @@ def test_version_mapping() -> None:
     assert result.stdout == (
         "metadata.version=21 (3.9)\nkraft.version=1\ntransaction.version=0\ngroup.version=0\n"
         "eligible.leader.replicas.version=0\nshare.version=0\nstreams.version=0\n")
-    assert run("version-mapping").stdout.splitlines()[0] == "metadata.version=29 (4.2-IV1)"
+    # Kafka 4.4's defaults: 4.4-IV2 with share.version 2 (PR #23235); 4.3 is 4.3-IV0 with share.version 1
+    assert run("version-mapping").stdout == (
+        "metadata.version=33 (4.4-IV2)\nkraft.version=1\ntransaction.version=2\ngroup.version=1\n"
+        "eligible.leader.replicas.version=1\nshare.version=2\nstreams.version=1\n")
+    assert run("version-mapping", "--release-version", "4.3").stdout == (
+        "metadata.version=30 (4.3)\nkraft.version=1\ntransaction.version=2\ngroup.version=1\n"
+        "eligible.leader.replicas.version=1\nshare.version=1\nstreams.version=1\n")
     document = json.loads(run("version-mapping", "--release-version", "4.0-IV3", "--output", "json").stdout)
     assert document["metadata_version"] == {"level": 25, "release": "4.0-IV3"}
     refused(run("version-mapping", "--release-version", "1.0"),

@@ -16,7 +16,8 @@ BLANK = "Provided feature can not be empty."
 NEGATIVE = "Cannot specify a negative version level."
 UNKNOWN = ("Unknown metadata.version '{}'. Supported metadata.version are: 3.3-IV3, 3.4-IV0, 3.5-IV0, 3.5-IV1, "
            "3.5-IV2, 3.6-IV0, 3.6-IV1, 3.6-IV2, 3.7-IV0, 3.7-IV1, 3.7-IV2, 3.7-IV3, 3.7-IV4, 3.8-IV0, 3.9-IV0, "
-           "4.0-IV0, 4.0-IV1, 4.0-IV2, 4.0-IV3, 4.1-IV0, 4.1-IV1, 4.2-IV0, 4.2-IV1, 4.3-IV0")
+           "4.0-IV0, 4.0-IV1, 4.0-IV2, 4.0-IV3, 4.1-IV0, 4.1-IV1, 4.2-IV0, 4.2-IV1, 4.3-IV0, 4.4-IV0, 4.4-IV1, "
+           "4.4-IV2, 4.5-IV0")  # Kafka 4.4's levels, unstable ones included (PR #23235)
 DEPRECATED = " `metadata` flag is deprecated and may be removed in a future release.\n"
 
 CASES: dict[str, tuple[list[str], str]] = {
@@ -42,7 +43,7 @@ CASES: dict[str, tuple[list[str], str]] = {
     "release version empty": (["upgrade", "--release-version", ""], UNKNOWN.format("")),
     "release version huge": (["downgrade", "--release-version", "99999999999.1"], UNKNOWN.format("99999999999.1")),
     "metadata empty": (["upgrade", "--metadata", ""], UNKNOWN.format("")),
-    "version mapping, unstable release without IV": (["version-mapping", "--release-version", "4.3"], UNKNOWN.format("4.3")),
+    "version mapping, unstable release without IV": (["version-mapping", "--release-version", "4.5"], UNKNOWN.format("4.5")),
     "dependencies, no name": (["feature-dependencies", "--feature", "=1"], "Unknown feature: "),
     "dependencies, no level": (["feature-dependencies", "--feature", "group.version="], "Can't parse feature=level string group.version=: unable to parse  as a short."),
     "dependencies, negative level": (["feature-dependencies", "--feature", "group.version=-1"], "No feature:group.version with feature level -1"),

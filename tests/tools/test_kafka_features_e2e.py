@@ -1,5 +1,5 @@
 """The installed `kafka-features` against a reference cluster (three dynamic controllers and a broker,
-real processes, Kafka 4.2 feature levels): describe, dry runs, a real downgrade and upgrade, and the
+real processes, Kafka 4.4 feature levels): describe, dry runs, a real downgrade and upgrade, and the
 controller's refusals as Kafka's tool prints them."""
 # ruff: noqa: E501
 
@@ -16,8 +16,8 @@ from tools.cluster_util import BROKER_ID, module_quorum, run, run_against
 
 TOOL = "kafka-features"
 FINALIZED = {"eligible.leader.replicas.version": ("0", "1", "1"), "group.version": ("0", "1", "1"),
-             "kraft.version": ("0", "1", "1"), "metadata.version": ("3.3-IV3", "4.2-IV1", "4.2-IV1"),
-             "share.version": ("0", "1", "1"), "streams.version": ("0", "1", "1"),
+             "kraft.version": ("0", "1", "1"), "metadata.version": ("3.3-IV3", "4.4-IV2", "4.4-IV2"),
+             "share.version": ("0", "2", "2"), "streams.version": ("0", "1", "1"),
              "transaction.version": ("0", "2", "2")}
 ALL_FAILED = "The update failed for all features since the following feature had an error: "
 
@@ -58,7 +58,7 @@ def test_describe_through_a_controller_a_node_and_the_broker(cluster: Cluster) -
     assert described(result.stdout) == FINALIZED
     code, out, _ = features(cluster, "describe", "--output", "json")
     document = json.loads(out)
-    assert {f["name"]: f["finalized_version_level"] for f in document["features"]}["metadata.version"] == 29
+    assert {f["name"]: f["finalized_version_level"] for f in document["features"]}["metadata.version"] == 33
 
 
 def test_dry_runs(cluster: Cluster) -> None:
@@ -66,9 +66,9 @@ def test_dry_runs(cluster: Cluster) -> None:
         0, "share.version can be downgraded to 0.\n", "")
     assert features(cluster, "disable", "--feature", "share.version", "--dry-run") == (
         0, "share.version can be disabled.\n", "")
-    assert features(cluster, "upgrade", "--metadata", "4.2-IV1", "--dry-run") == (
+    assert features(cluster, "upgrade", "--metadata", "4.4-IV2", "--dry-run") == (
         0, " `metadata` flag is deprecated and may be removed in a future release.\n"
-           "metadata.version can be upgraded to 29.\n", "")
+           "metadata.version can be upgraded to 33.\n", "")
     # Nothing changed.
     assert described(features(cluster, "describe")[1]) == FINALIZED
 

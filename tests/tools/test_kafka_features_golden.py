@@ -51,9 +51,10 @@ def test_describe_text_matches_kafkas_pinned_lines() -> None:
 def test_describe_unknown_epoch_and_metadata_version_levels() -> None:
     odd = FeatureMetadata(
         finalized_features={}, finalized_features_epoch=None,
-        supported_features={"metadata.version": SupportedVersionRange(min_version=1, max_version=31)})
+        supported_features={"metadata.version": SupportedVersionRange(min_version=1, max_version=35)})
+    # Kafka 4.4 knows 3.3-IV3 (7) to 4.5-IV0 (34): not 3.9's levels 1-6, nor anything above 34
     assert describe_text(odd) == (
-        "Feature: metadata.version\tSupportedMinVersion: UNKNOWN 1\tSupportedMaxVersion: UNKNOWN 31\t"
+        "Feature: metadata.version\tSupportedMinVersion: UNKNOWN 1\tSupportedMaxVersion: UNKNOWN 35\t"
         "FinalizedVersionLevel: UNKNOWN 0\tEpoch: -\n"
     )
 

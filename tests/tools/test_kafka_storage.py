@@ -22,15 +22,15 @@ from tools.storage_util import (
 U1 = "3Db5QLSqSZieL3rJBUUegA"
 U2 = "wZoXPqWoSu6F6c8MkmdyAg"
 SNAPSHOT = "__cluster_metadata-0/00000000000000000000-0000000000.checkpoint"
-LATEST_BOOTSTRAP = (
+LATEST_BOOTSTRAP = (  # Kafka 4.4's defaults: 4.4-IV2 and share.version 2 (PR #23235)
     "Bootstrap metadata: BootstrapMetadata(records=[ApiMessageAndVersion(FeatureLevelRecord("
-    "name='metadata.version', featureLevel=29) at version 0), ApiMessageAndVersion(FeatureLevelRecord("
+    "name='metadata.version', featureLevel=33) at version 0), ApiMessageAndVersion(FeatureLevelRecord("
     "name='eligible.leader.replicas.version', featureLevel=1) at version 0), ApiMessageAndVersion("
     "FeatureLevelRecord(name='group.version', featureLevel=1) at version 0), ApiMessageAndVersion("
-    "FeatureLevelRecord(name='share.version', featureLevel=1) at version 0), "
+    "FeatureLevelRecord(name='share.version', featureLevel=2) at version 0), "
     "ApiMessageAndVersion(FeatureLevelRecord(name='streams.version', featureLevel=1) at version 0), "
     "ApiMessageAndVersion(FeatureLevelRecord(name='transaction.version', featureLevel=2) at version 0)], "
-    "metadataVersionLevel=29, source=format command)\n")
+    "metadataVersionLevel=33, source=format command)\n")
 
 
 @pytest.fixture
@@ -50,11 +50,11 @@ def test_version_mapping_golden() -> None:
     assert result.out == ("metadata.version=21 (3.9)\nkraft.version=1\ntransaction.version=0\n"
                           "group.version=0\neligible.leader.replicas.version=0\nshare.version=0\nstreams.version=0\n")
     assert run_tool("version-mapping").out == (
-        "metadata.version=29 (4.2-IV1)\nkraft.version=1\ntransaction.version=2\ngroup.version=1\n"
-        "eligible.leader.replicas.version=1\nshare.version=1\nstreams.version=1\n")
+        "metadata.version=33 (4.4-IV2)\nkraft.version=1\ntransaction.version=2\ngroup.version=1\n"
+        "eligible.leader.replicas.version=1\nshare.version=2\nstreams.version=1\n")
     assert run_tool("version-mapping", "-r", "4.0-IV1").out.splitlines()[:4] == [
         "metadata.version=23 (4.0-IV1)", "kraft.version=1", "transaction.version=0", "group.version=1"]
-    assert run_tool("version-mapping", "-r", "4.3-IV0").out.startswith("metadata.version=30 (4.3-IV0)\n")
+    assert run_tool("version-mapping", "-r", "4.5-IV0").out.startswith("metadata.version=34 (4.5-IV0)\n")
 
 
 def test_version_mapping_unknown_release() -> None:
@@ -63,7 +63,8 @@ def test_version_mapping_unknown_release() -> None:
     assert result.err == ("Unknown metadata.version '2.8'. Supported metadata.version are: 3.3-IV3, 3.4-IV0, "
                           "3.5-IV0, 3.5-IV1, 3.5-IV2, 3.6-IV0, 3.6-IV1, 3.6-IV2, 3.7-IV0, 3.7-IV1, "
                           "3.7-IV2, 3.7-IV3, 3.7-IV4, 3.8-IV0, 3.9-IV0, 4.0-IV0, 4.0-IV1, 4.0-IV2, "
-                          "4.0-IV3, 4.1-IV0, 4.1-IV1, 4.2-IV0, 4.2-IV1, 4.3-IV0\n")
+                          "4.0-IV3, 4.1-IV0, 4.1-IV1, 4.2-IV0, 4.2-IV1, 4.3-IV0, 4.4-IV0, 4.4-IV1, "
+                          "4.4-IV2, 4.5-IV0\n")
 
 
 def test_feature_dependencies_golden() -> None:
@@ -175,10 +176,10 @@ def test_format_standalone_golden(tmp_path: Path, config: Path) -> None:
     result = run_tool("format", "--config", str(config), "--cluster-id", CLUSTER_ID, "--standalone")
     assert (result.code, result.err) == (0, "")
     assert result.out == (LATEST_BOOTSTRAP
-                          + f"Formatting data directory {tmp_path / 'd1'} with metadata.version 4.2-IV1.\n"
-                          + f"Formatting data directory {tmp_path / 'd2'} with metadata.version 4.2-IV1.\n"
+                          + f"Formatting data directory {tmp_path / 'd1'} with metadata.version 4.4-IV2.\n"
+                          + f"Formatting data directory {tmp_path / 'd2'} with metadata.version 4.4-IV2.\n"
                           + f"Formatting dynamic metadata voter directory {tmp_path / 'meta-1'} with "
-                          "metadata.version 4.2-IV1.\n")
+                          "metadata.version 4.4-IV2.\n")
     snapshot = read_batches(tmp_path / "meta-1" / SNAPSHOT)
     (voter,) = snapshot[0].values[2].voters
     directory_id = meta_properties(tmp_path / "meta-1")["directory.id"]
@@ -213,7 +214,7 @@ def test_format_initial_controllers_and_proposal_syntax(tmp_path: Path) -> None:
                       f"1@ctl1:9093:{U1},2@ctl2:9094:{U2}")
     assert result.code == 0, result.err
     assert result.out.endswith(f"Formatting dynamic metadata voter directory {tmp_path / 'meta-2'} with "
-                               "metadata.version 4.2-IV1.\n")
+                               "metadata.version 4.4-IV2.\n")
     assert meta_properties(tmp_path / "meta-2")["directory.id"] == U2
 
     other = tmp_path / "other"
@@ -234,9 +235,9 @@ def test_format_json(tmp_path: Path, config: Path) -> None:
     document = json.loads(result.out)
     dirs = [str(tmp_path / name) for name in ("d1", "d2", "meta-1")]
     assert document["cluster_id"] == CLUSTER_ID and document["node_id"] == 1
-    assert document["metadata_version"] == {"level": 29, "release": "4.2-IV1"}
+    assert document["metadata_version"] == {"level": 33, "release": "4.4-IV2"}
     assert document["features"] == {"kraft.version": 1, "transaction.version": 2, "group.version": 1,
-                                    "eligible.leader.replicas.version": 1, "share.version": 1,
+                                    "eligible.leader.replicas.version": 1, "share.version": 2,
                                     "streams.version": 1}
     assert document["initial_controllers"] == [{"id": 1, "host": "ctl1", "port": 9093, "directory_id": U1}]
     assert [(d["path"], d["kind"]) for d in document["directories"]] == [
@@ -321,14 +322,18 @@ def format_help() -> str:
 
 def test_format_help_says_which_release_version_each_kafka_needs() -> None:
     text = format_help()
+    # each line's MetadataVersion.LATEST_PRODUCTION: 4.0 PR #18902, 4.1 PR #20137, 4.2 PR #20993,
+    # 4.3 Kafka 4.3's upgrade notes, 4.4 PR #23235
     assert release_rows(text, HELP_ROW) == [("3.9", "3.9", False, "3.9-IV0", 21),
                                             ("4.0", "4.0", False, "4.0-IV3", 25),
                                             ("4.1", "4.1", False, "4.1-IV1", 27),
-                                            ("4.2", "4.2", True, "4.2-IV1", 29)]
+                                            ("4.2", "4.2", False, "4.2-IV1", 29),
+                                            ("4.3", "4.3", False, "4.3-IV0", 30),
+                                            ("4.4", "4.4", True, "4.4-IV2", 33)]
     words = " ".join(text.split())
-    assert "The default metadata.version is Kafka 4.2's, 4.2-IV1 (level 29)" in words
-    assert '"No MetadataVersion with feature level 29"' in words
-    assert "(default: Kafka 4.2's, 4.2-IV1, which Kafka 3.9, 4.0 and 4.1 refuse" in words
+    assert "The default metadata.version is Kafka 4.4's, 4.4-IV2 (level 33)" in words
+    assert '"No MetadataVersion with feature level 33"' in words
+    assert "(default: Kafka 4.4's, 4.4-IV2, which Kafka 3.9 to 4.3 refuse" in words
     assert release_rows(README.read_text(), README_ROW) == release_rows(text, HELP_ROW)
 
 

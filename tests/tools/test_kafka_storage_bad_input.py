@@ -46,7 +46,7 @@ CASES: dict[str, tuple[list[str], int, str]] = {
     # directory, {config} a good controller config whose log directory is {tmp}/meta-1
     "release version empty": ([*FMT, "-N", "-r", ""], 1, UNKNOWN.format("")),
     "release version without a minor": ([*FMT, "-N", "-r", "4"], 1, UNKNOWN.format("4")),
-    "release version unstable": ([*FMT, "-N", "-r", "4.3-IV0"], 1, UNKNOWN.format("4.3-IV0")),
+    "release version unstable": ([*FMT, "-N", "-r", "4.5-IV0"], 1, UNKNOWN.format("4.5-IV0")),
     "release version huge": ([*FMT, "-N", "-r", "99999999999999999999.1"], 1, UNKNOWN.format("99999999999999999999.1")),
     "release version with a blank": ([*FMT, "-N", "-r", " 3.9"], 1, UNKNOWN.format(" 3.9")),
     "cluster id empty": (["format", "-c", "{config}", "-t", "", "-N"], 1, "You must specify the cluster id."),

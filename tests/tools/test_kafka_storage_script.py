@@ -90,12 +90,12 @@ def test_standalone_controller_boots_and_leads_with_observers(
     first = kafka_storage("format", "-c", str(configs[0]), "-t", CLUSTER_ID, "--standalone")
     assert (first.returncode, first.stderr) == (0, "")
     assert first.stdout.splitlines()[-1] == (
-        f"Formatting dynamic metadata voter directory {tmp_path / 'meta-1'} with metadata.version 4.2-IV1.")
+        f"Formatting dynamic metadata voter directory {tmp_path / 'meta-1'} with metadata.version 4.4-IV2.")
     for config, node_id in zip(configs[1:], (2, 3), strict=True):
         result = kafka_storage("format", "-c", str(config), "-t", CLUSTER_ID, "--no-initial-controllers")
         assert result.returncode == 0, result.stderr
         assert result.stdout.splitlines()[-1] == (
-            f"Formatting metadata directory {tmp_path / f'meta-{node_id}'} with metadata.version 4.2-IV1.")
+            f"Formatting metadata directory {tmp_path / f'meta-{node_id}'} with metadata.version 4.4-IV2.")
         assert not (tmp_path / f"meta-{node_id}" / "__cluster_metadata-0").exists()
     directory_ids = {i: Uuid.from_string(meta_properties(tmp_path / f"meta-{i}")["directory.id"])
                      for i in (1, 2, 3)}

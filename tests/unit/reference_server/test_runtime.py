@@ -122,7 +122,7 @@ def test_a_follower_appends_nothing() -> None:
             response = client.api_versions()
             assert response.finalized_features_epoch == -1
             finalized = {f.name: f.max_version_level for f in response.finalized_features}
-            assert finalized == {"metadata.version": 29}
+            assert finalized == {"metadata.version": 33}
 
 
 def test_shutdown_resigns_and_flushes() -> None:

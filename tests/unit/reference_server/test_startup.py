@@ -166,12 +166,12 @@ def test_bootstrap_metadata(tmp_path: Path) -> None:
     assert metadata.metadata_version == 21 and len(metadata.records) == 1
     format_directory(tmp_path / "b", node_id=1, directory_id=DIR_IDS[0], bootstrap_checkpoint=False)
     default = read_bootstrap_metadata(tmp_path / "b")
-    assert default.metadata_version == 29
+    assert default.metadata_version == 33
     with start_storage(static_config(tmp_path / "b")) as state:
-        assert state.features == {"metadata.version": 29}
+        assert state.features == {"metadata.version": 33}
     format_directory(tmp_path / "c", node_id=1, directory_id=DIR_IDS[0], metadata_version=3)
     with pytest.raises(StartupError, match="No MetadataVersion with feature level 3. Valid feature levels "
-                                           "are from 7 to 30."):
+                                           "are from 7 to 34."):
         read_bootstrap_metadata(tmp_path / "c")
     with pytest.raises(StartupError, match="No such directory as"):
         read_bootstrap_metadata(tmp_path / "missing")

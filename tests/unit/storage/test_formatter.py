@@ -203,9 +203,11 @@ def test_refusals_have_kafkas_messages(tmp_path: Path) -> None:
         "clusters in KRaft mode.")
     assert refused(config, options(standalone=True, release_version="2.8")).startswith(
         "Unknown metadata.version '2.8'. Supported metadata.version are: 3.3-IV3, 3.4-IV0, ")
-    assert refused(config, options(standalone=True, release_version="2.8")).endswith(", 4.2-IV1")
+    # Kafka 4.4 lists up to its production 4.4-IV2, or its unstable 4.5-IV0 when those are enabled (PR #23235)
+    assert refused(config, options(standalone=True, release_version="2.8")).endswith(", 4.3-IV0, 4.4-IV0, "
+                                                                                     "4.4-IV1, 4.4-IV2")
     assert refused(node(tmp_path, unstable=True), options(standalone=True, release_version="2.8")).endswith(
-        ", 4.2-IV1, 4.3-IV0")
+        ", 4.4-IV2, 4.5-IV0")
     assert refused(config, options(standalone=True, features=["group.version"])) == (
         "Can't parse feature=level string group.version: equals sign not found.")
     assert refused(config, options(standalone=True, features=["group.version=x"])) == (
@@ -224,11 +226,15 @@ def test_refusals_have_kafkas_messages(tmp_path: Path) -> None:
     assert refused(config, options(standalone=True, release_version="3.9",
                                    features=["metadata.version=21"])) == (
         "Use --release-version instead of --feature metadata.version=X to avoid ambiguity.")
-    assert refused(config, options(standalone=True, features=["metadata.version=30"])) == (
-        "metadata.version 4.3-IV0 is not yet stable.")
+    assert refused(config, options(standalone=True, features=["metadata.version=34"])) == (
+        "metadata.version 4.5-IV0 is not yet stable.")
+    assert refused(config, options(standalone=True, release_version="4.5-IV0")).startswith(
+        "Unknown metadata.version '4.5-IV0'. Supported metadata.version are: 3.3-IV3, ")
     assert refused(config, options(standalone=True, features=["foo.version=1"])) == (
         "Unsupported feature: foo.version. Supported features are: kraft.version, transaction.version, "
         "group.version, eligible.leader.replicas.version, share.version, streams.version")
+    assert refused(config, options(standalone=True, features=["share.version=3"])) == (
+        "No feature:share.version with feature level 3")
     assert refused(config, options(no_initial_controllers=True, features=["kraft.version=0"])) == (
         "Cannot set kraft.version to 0 if controller.quorum.voters is empty and one of the flags "
         "--standalone, --initial-controllers, or --no-initial-controllers is used. For dynamic controllers "
@@ -327,8 +333,9 @@ def test_standalone_writes_kafkas_files(tmp_path: Path) -> None:
             (0, 0, True, [0]), (1, 0, False, [1, 2, 3, 4, 5, 6]), (7, 0, True, [7])]
         assert all(b.producer == (-1, -1, -1) and b.compression == 0 for b in batches)
         assert batches[0].values == [messages.SnapshotHeaderRecord(version=0, last_contained_log_timestamp=0)]
-        assert features_of(batches) == [("metadata.version", 29), ("eligible.leader.replicas.version", 1),
-                                        ("group.version", 1), ("share.version", 1), ("streams.version", 1),
+        # Kafka 4.4's defaults at 4.4-IV2: share.version 2 (PR #23235)
+        assert features_of(batches) == [("metadata.version", 33), ("eligible.leader.replicas.version", 1),
+                                        ("group.version", 1), ("share.version", 2), ("streams.version", 1),
                                         ("transaction.version", 2)]
         assert batches[2].values == [messages.SnapshotFooterRecord(version=0)]
 
@@ -390,12 +397,12 @@ def test_release_39_static_quorum_and_scram(tmp_path: Path) -> None:
 
 def test_default_features_and_kraft_version_of_each_quorum_kind(tmp_path: Path) -> None:
     dynamic = plan_format(node(tmp_path), options(no_initial_controllers=True))
-    assert dynamic.metadata_version == 29 and dynamic.feature_levels["kraft.version"] == 1
+    assert dynamic.metadata_version == 33 and dynamic.feature_levels["kraft.version"] == 1
     assert dynamic.targets[0].kind == "metadata directory" and dynamic.initial_controllers is None
     static = plan_format(node(tmp_path, static=True), options())
     assert static.feature_levels["kraft.version"] == 0
     unstable = plan_format(node(tmp_path, unstable=True), options(no_initial_controllers=True))
-    assert unstable.metadata_version == 30
+    assert unstable.metadata_version == 34
     chosen = plan_format(node(tmp_path), options(no_initial_controllers=True, release_version="4.0",
                                                  features=["group.version=0", "kraft.version=1"]))
     assert chosen.metadata_version == 25

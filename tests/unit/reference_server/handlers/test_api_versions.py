@@ -29,18 +29,18 @@ def test_api_versions_lists_the_controller_apis_at_every_version(version: int) -
 def test_supported_features_hide_minimum_zero_below_v4() -> None:
     v3, _ = api_versions.handle(request(3), 3, view())
     assert [(f.name, f.min_version, f.max_version) for f in v3.supported_features] == [
-        ("metadata.version", 7, 29)]
+        ("metadata.version", 7, 33)]
     v4, _ = api_versions.handle(request(4), 4, view())
     assert [(f.name, f.min_version, f.max_version) for f in v4.supported_features] == [
-        ("metadata.version", 7, 29), ("kraft.version", 0, 1), ("transaction.version", 0, 2),
-        ("group.version", 0, 1), ("eligible.leader.replicas.version", 0, 1), ("share.version", 0, 1),
+        ("metadata.version", 7, 33), ("kraft.version", 0, 1), ("transaction.version", 0, 2),
+        ("group.version", 0, 1), ("eligible.leader.replicas.version", 0, 1), ("share.version", 0, 2),
         ("streams.version", 0, 1)]
 
 
 def test_unstable_feature_versions_advertise_the_testing_levels() -> None:
     response, _ = api_versions.handle(request(4), 4, view(unstable_feature_versions=True))
     assert response.supported_features[0].name == "metadata.version"
-    assert (response.supported_features[0].min_version, response.supported_features[0].max_version) == (7, 30)
+    assert (response.supported_features[0].min_version, response.supported_features[0].max_version) == (7, 34)
 
 
 def test_finalized_features_and_epoch() -> None:

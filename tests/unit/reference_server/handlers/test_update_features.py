@@ -66,12 +66,12 @@ def refusal(outcome: update_features.Outcome) -> str:
     (("group.version", 2, UP),
      "group.version: Local controller 1 only supports versions SupportedVersionRange[min_version:0, "
      "max_version:1]"),
-    (("metadata.version", 30, UP),
+    (("metadata.version", 34, UP),
      "metadata.version: Local controller 1 only supports versions SupportedVersionRange[min_version:7, "
-     "max_version:29]"),
+     "max_version:33]"),
     (("metadata.version", 0, SAFE),
      "metadata.version: Local controller 1 only supports versions SupportedVersionRange[min_version:7, "
-     "max_version:29]"),
+     "max_version:33]"),
     (("no.such.feature", 1, UP),
      "no.such.feature: Local controller 1 does not support this feature."),
     (("no.such.feature", 0, SAFE),
@@ -103,7 +103,7 @@ def test_each_refusal_has_kafkas_error_and_message(update: tuple[str, int, int],
 
 
 def test_a_node_with_unstable_feature_versions_accepts_the_testing_metadata_version() -> None:
-    assert decide(("metadata.version", 30, UP), unstable_feature_versions=True).response.error_code == 0
+    assert decide(("metadata.version", 34, UP), unstable_feature_versions=True).response.error_code == 0
 
 
 def test_kraft_version_downgrade_is_refused() -> None:
@@ -255,7 +255,7 @@ def send_update(server: Any, *updates: tuple[str, int, int], version: int = 1,
 def test_runtime_appends_and_answers_once_committed() -> None:
     runtime, core = holding_runtime()
     with running(runtime) as server:
-        wait_for(lambda: core.committed_features().metadata_version == 29)
+        wait_for(lambda: core.committed_features().metadata_version == 33)
         client = server.client()
         core.commit_limit = core.log.end_offset()  # nothing from here on gets committed
         client.send(request(("streams.version", 0, SAFE)), 1)
@@ -273,26 +273,26 @@ def test_runtime_appends_and_answers_once_committed() -> None:
         assert "streams.version" not in core.committed_features().levels
         with server.client() as c:
             finalized = {f.name: f.max_version_level for f in c.api_versions().finalized_features}
-        assert "streams.version" not in finalized and finalized["metadata.version"] == 29
+        assert "streams.version" not in finalized and finalized["metadata.version"] == 33
 
 
 def test_runtime_validate_only_and_refusals_append_nothing() -> None:
     runtime, core = holding_runtime()
     with running(runtime) as server:
-        wait_for(lambda: core.committed_features().metadata_version == 29)
+        wait_for(lambda: core.committed_features().metadata_version == 33)
         appended = len(core.appended)
-        ok = send_update(server, ("metadata.version", 24, SAFE), validate_only=True)
+        ok = send_update(server, ("group.version", 1, UP), validate_only=True)
         bad = send_update(server, ("metadata.version", 20, SAFE))
         assert ok.error_code == 0 and bad.error_code == 95
         assert [type(r).__name__ for batch in core.appended[appended:] for r in batch
                 if type(r).__name__ != "NoOpRecord"] == []
-        assert core.committed_features().metadata_version == 29
+        assert core.committed_features().metadata_version == 33
 
 
 def test_runtime_kraft_version_upgrade_calls_the_core() -> None:
     runtime, core = holding_runtime()
     with running(runtime) as server:
-        wait_for(lambda: core.committed_features().metadata_version == 29)
+        wait_for(lambda: core.committed_features().metadata_version == 33)
         core.kraft_error = "Cannot upgrade kraft.version to 1: voters [2] have not reported support"
         refused = send_update(server, ("kraft.version", 1, UP), version=2)
         assert refused.error_code == 95 and refused.error_message == (
@@ -312,7 +312,7 @@ def test_runtime_follower_answers_not_controller() -> None:
 def test_runtime_leadership_lost_while_waiting_answers_not_controller() -> None:
     runtime, core = holding_runtime()
     with running(runtime) as server:
-        wait_for(lambda: core.committed_features().metadata_version == 29)
+        wait_for(lambda: core.committed_features().metadata_version == 33)
         client = server.client()
         core.commit_limit = core.log.end_offset()
         client.send(request(("streams.version", 0, SAFE)), 2)
