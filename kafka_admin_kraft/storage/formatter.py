@@ -619,13 +619,15 @@ def _metadata_version(config: NodeStorageConfig, options: FormatOptions, release
     return level
 
 
-def _feature_levels(metadata_version: int, requested: Mapping[str, int], dynamic: bool) -> dict[str, int]:
-    """Step c: named levels, defaults for the rest, kraft.version from the quorum kind; all validated."""
+def _feature_levels(metadata_version: int, requested: Mapping[str, int], dynamic: bool,
+                    unstable: bool) -> dict[str, int]:
+    """Step c: named levels, defaults for the rest, kraft.version from the quorum kind; all validated.
+    An unknown name lists the supported ones sorted, as Kafka's formatter keeps them in a TreeMap."""
     line = FORMATTER_LINE
     for name in requested:
         if name != ft.METADATA_VERSION and line.feature(name) is None:
             raise FormatterError(f"Unsupported feature: {name}. Supported features are: "
-                                 f"{', '.join(f.name for f in line.features)}")
+                                 f"{', '.join(sorted(f.name for f in line.features))}")
     kraft = requested.get(ft.KRAFT_VERSION)
     if kraft == 0 and dynamic:
         raise FormatterError(
@@ -642,9 +644,11 @@ def _feature_levels(metadata_version: int, requested: Mapping[str, int], dynamic
     levels[ft.KRAFT_VERSION] = 1 if dynamic else 0
     levels.update((name, level) for name, level in requested.items() if name != ft.METADATA_VERSION)
     proposed = {ft.METADATA_VERSION: metadata_version, **levels}
-    for name, level in levels.items():
-        feature = line.feature(name)
-        if feature is None or feature.level(level) is None:
+    for name, level in sorted(levels.items()):  # Kafka checks them in name order (a TreeMap)
+        # Feature.fromFeatureLevel: a level the line defines, above the production one only with unstable
+        # versions enabled (every feature defines each level from 0 to its highest)
+        low, high = line.supported_range(name, unstable=unstable)
+        if not low <= level <= high:
             raise FormatterError(f"No feature:{name} with feature level {level}")
         problem = line.dependency_error(name, level, proposed)
         if problem is not None:
@@ -713,7 +717,8 @@ def plan_format(config: NodeStorageConfig, options: FormatOptions) -> FormatPlan
     if not options.cluster_id:
         raise FormatterError("You must specify the cluster id.")
     metadata_version = _metadata_version(config, options, release, requested)
-    levels = _feature_levels(metadata_version, requested, dynamic=not config.quorum_voters_configured)
+    levels = _feature_levels(metadata_version, requested, dynamic=not config.quorum_voters_configured,
+                             unstable=config.unstable_feature_versions)
     if scram and metadata_version < SCRAM_MINIMUM_METADATA_VERSION:
         raise FormatterError("SCRAM is only supported in metadata.version 3.5-IV2 or later.")
 

@@ -63,7 +63,8 @@ CASES: dict[str, tuple[list[str], int, str]] = {
     "initial controllers repeated node": ([*FMT, "-I", f"1@h:1:{U1},1@h:2:{U2}"], 1, "Node id 1 was specified more than once."),
     "initial controllers reserved directory id": ([*FMT, "-I", f"1@h:1:{RESERVED}"], 1, f"Invalid reserved directory ID {RESERVED} of node 1 in dynamic voter string"),
     "proposal voters reserved directory id": ([*FMT, "--controller-quorum-voters", f"1-{RESERVED}@h:1"], 1, f"Invalid reserved directory ID {RESERVED} of node 1 in dynamic voter string"),
-    "feature with a blank name": ([*FMT, "-N", "-f", " =1"], 1, "Unsupported feature: . Supported features are: kraft.version, "),
+    # Kafka's Formatter lists the supported features from a TreeMap: sorted by name
+    "feature with a blank name": ([*FMT, "-N", "-f", " =1"], 1, "Unsupported feature: . Supported features are: eligible.leader.replicas.version, group.version, kraft.version, "),
     "feature without an equals sign": ([*FMT, "-N", "-f", "group.version"], 1, "Can't parse feature=level string group.version: equals sign not found."),
     "feature without a level": ([*FMT, "-N", "-f", "group.version="], 1, "Can't parse feature=level string group.version=: unable to parse  as a short."),
     "feature with a word for a level": ([*FMT, "-N", "-f", "group.version=b"], 1, "Can't parse feature=level string group.version=b: unable to parse b as a short."),

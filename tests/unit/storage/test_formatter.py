@@ -230,11 +230,15 @@ def test_refusals_have_kafkas_messages(tmp_path: Path) -> None:
         "metadata.version 4.5-IV0 is not yet stable.")
     assert refused(config, options(standalone=True, release_version="4.5-IV0")).startswith(
         "Unknown metadata.version '4.5-IV0'. Supported metadata.version are: 3.3-IV3, ")
+    # Kafka's Formatter keeps the supported features in a TreeMap: the list is sorted by name
     assert refused(config, options(standalone=True, features=["foo.version=1"])) == (
-        "Unsupported feature: foo.version. Supported features are: kraft.version, transaction.version, "
-        "group.version, eligible.leader.replicas.version, share.version, streams.version")
+        "Unsupported feature: foo.version. Supported features are: eligible.leader.replicas.version, "
+        "group.version, kraft.version, share.version, streams.version, transaction.version")
     assert refused(config, options(standalone=True, features=["share.version=3"])) == (
         "No feature:share.version with feature level 3")
+    # the levels are checked in name order, so group.version is refused before transaction.version
+    twice = options(standalone=True, features=["transaction.version=9", "group.version=9"])
+    assert refused(config, twice) == "No feature:group.version with feature level 9"
     assert refused(config, options(no_initial_controllers=True, features=["kraft.version=0"])) == (
         "Cannot set kraft.version to 0 if controller.quorum.voters is empty and one of the flags "
         "--standalone, --initial-controllers, or --no-initial-controllers is used. For dynamic controllers "
