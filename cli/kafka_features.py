@@ -1,8 +1,8 @@
 """`kafka-features`: describe, upgrade, downgrade and disable feature levels of a KRaft cluster.
 
-A drop-in for Kafka's tool of the same name (Kafka 4.2's options and messages, Kafka 4.4's feature
-levels): same subcommands, same text and exit codes. Addition: `--output json` on every subcommand
-that prints data.
+A drop-in for Kafka's tool of the same name (Kafka 4.4's options, messages and feature levels): same
+subcommands, same text and exit codes. From Kafka 4.3 on, `version-mapping` and `feature-dependencies`
+need no bootstrap option (KAFKA-19749). Addition: `--output json` on every subcommand that prints data.
 """
 
 from __future__ import annotations
@@ -45,15 +45,22 @@ def main(
       kafka-features --bootstrap-controller localhost:9093 describe
       kafka-features --bootstrap-server localhost:9092 upgrade --release-version 4.4
       kafka-features --bootstrap-controller localhost:9093 downgrade --feature group.version=0 --dry-run
-      kafka-features --bootstrap-controller localhost:9093 version-mapping --release-version 3.9
+      kafka-features version-mapping --release-version 3.9
     """
     ctx.obj = AdminTarget(bootstrap_server, bootstrap_controller, command_config)
 
 
 def _connect(ctx: click.Context) -> Admin:
-    """Kafka's order: load `--command-config`, set the bootstrap key, create the Admin client (for every
-    subcommand, even those that never contact the cluster)."""
+    """Kafka's order: load `--command-config`, set the bootstrap key, create the Admin client."""
     return open_admin(target(ctx).admin_properties(target(ctx).command_properties()))
+
+
+def _offline(ctx: click.Context) -> None:
+    """version-mapping and feature-dependencies contact no cluster, and from Kafka 4.3 on need no
+    bootstrap option (KAFKA-19749, PR #20619); the two options still exclude each other."""
+    where = ctx.find_object(AdminTarget)
+    if where is not None and where.bootstrap_server is not None and where.bootstrap_controller is not None:
+        where.check(ctx)
 
 
 # --------------------------------------------------------------------------- describe
@@ -444,22 +451,22 @@ def disable(
 @click.pass_context
 def version_mapping(ctx: click.Context, release_version: str | None, output_format: str) -> None:
     """Show the metadata.version and the feature levels a release defaults to (what upgrade and
-    downgrade --release-version send). Needs no cluster, but a bootstrap option, as in Kafka.
+    downgrade --release-version send). Needs no cluster and no bootstrap option.
 
     \b
     Example:
-      kafka-features --bootstrap-controller localhost:9093 version-mapping --release-version 3.9
+      kafka-features version-mapping --release-version 3.9
     """
     from . import feature_tables
 
-    with _connect(ctx):
-        try:
-            if output_format == "json":
-                output.write_json(feature_tables.version_mapping_json(release_version))
-            else:
-                output.write(feature_tables.render_version_mapping(release_version))
-        except feature_tables.FeatureTableError as exc:
-            output.fail(str(exc))
+    _offline(ctx)
+    try:
+        if output_format == "json":
+            output.write_json(feature_tables.version_mapping_json(release_version))
+        else:
+            output.write(feature_tables.render_version_mapping(release_version))
+    except feature_tables.FeatureTableError as exc:
+        output.fail(str(exc))
 
 
 @main.command("feature-dependencies", exact_only=EXACT_ONLY)
@@ -475,22 +482,22 @@ def version_mapping(ctx: click.Context, release_version: str | None, output_form
 @output.output_option
 @click.pass_context
 def feature_dependencies(ctx: click.Context, features: tuple[str, ...], output_format: str) -> None:
-    """Show which levels of other features each given feature level needs. Needs no cluster, but a
-    bootstrap option, as in Kafka.
+    """Show which levels of other features each given feature level needs. Needs no cluster and no
+    bootstrap option.
 
     \b
     Example:
-      kafka-features --bootstrap-controller localhost:9093 feature-dependencies \\
+      kafka-features feature-dependencies \\
           --feature eligible.leader.replicas.version=1 --feature metadata.version=17
     """
     from . import feature_tables
 
-    with _connect(ctx):
-        try:
-            levels = feature_tables.parse_feature_arguments(features, "kafka-features")
-            if output_format == "json":
-                output.write_json(feature_tables.feature_dependencies_json(levels, "kafka-features"))
-            else:
-                output.write(feature_tables.render_feature_dependencies(levels, "kafka-features"))
-        except feature_tables.FeatureTableError as exc:
-            output.fail(str(exc))
+    _offline(ctx)
+    try:
+        levels = feature_tables.parse_feature_arguments(features, "kafka-features")
+        if output_format == "json":
+            output.write_json(feature_tables.feature_dependencies_json(levels, "kafka-features"))
+        else:
+            output.write(feature_tables.render_feature_dependencies(levels, "kafka-features"))
+    except feature_tables.FeatureTableError as exc:
+        output.fail(str(exc))

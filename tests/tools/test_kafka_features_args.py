@@ -30,11 +30,24 @@ def refused(result: Result, message: str, stdout: str = "") -> None:
     assert (result.exit_code, result.stdout, result.stderr) == (1, stdout, message + "\n")
 
 
-def test_a_bootstrap_option_is_required_even_without_a_cluster() -> None:
-    result = CliRunner().invoke(main, ["version-mapping"], prog_name=PROG)
-    assert result.exit_code == 1
-    assert result.stderr.splitlines()[-1] == (
-        f"{PROG}: error: one of the arguments --bootstrap-server --bootstrap-controller is required")
+def test_the_tables_need_no_bootstrap_option_but_the_cluster_commands_do() -> None:
+    # Kafka 4.3 made the bootstrap options optional for the two subcommands that contact no cluster
+    # (KAFKA-19749, PR #20619); up to 4.2 every subcommand needed one.
+    for command in (["version-mapping"], ["feature-dependencies", "--feature", "group.version=1"]):
+        result = CliRunner().invoke(main, command, prog_name=PROG)
+        assert (result.exit_code, result.stderr) == (0, ""), result.stderr
+    assert CliRunner().invoke(main, ["version-mapping"], prog_name=PROG).stdout.splitlines()[0] == (
+        "metadata.version=33 (4.4-IV2)")
+    for command in (["describe"], ["upgrade", "--release-version", "4.4"], ["disable", "--feature", "x"]):
+        result = CliRunner().invoke(main, command, prog_name=PROG)
+        assert result.exit_code == 1
+        assert result.stderr.splitlines()[-1] == (
+            f"{PROG}: error: one of the arguments --bootstrap-server --bootstrap-controller is required")
+    both = CliRunner().invoke(main, ["--bootstrap-server", NOWHERE, "--bootstrap-controller", NOWHERE,
+                                     "version-mapping"], prog_name=PROG)
+    assert both.exit_code == 1
+    assert both.stderr.splitlines()[-1] == (
+        f"{PROG}: error: argument --bootstrap-controller: not allowed with argument --bootstrap-server")
 
 
 @pytest.mark.parametrize("operation", ["upgrade", "downgrade"])
@@ -143,4 +156,6 @@ def test_help_explains_with_examples() -> None:
     for command in ("describe", "upgrade", "downgrade", "disable", "version-mapping", "feature-dependencies"):
         result = CliRunner().invoke(main, [command, "--help"], prog_name=PROG)
         assert result.exit_code == 0, result.stderr
-        assert f"kafka-features --bootstrap-controller localhost:9093 {command}" in result.stdout
+        example = (f"kafka-features {command}" if command in ("version-mapping", "feature-dependencies")
+                   else f"kafka-features --bootstrap-controller localhost:9093 {command}")
+        assert example in result.stdout
