@@ -15,8 +15,9 @@ The steps follow Kafka's start-up (``KafkaRaftServer.initializeLogDirs``,
 4. Each directory must be formatted (``No `meta.properties` found in ...``) and name a node id and a
    cluster id; a directory without ``directory.id`` gets a new random one and its ``meta.properties``
    is rewritten, as Kafka does.
-5. ``bootstrap.checkpoint`` gives metadata.version and the feature levels (latest production
-   metadata.version 29 when the file is absent).
+5. The bootstrap metadata gives metadata.version and the feature levels: the metadata records of the
+   zero checkpoint, where Kafka 4.4's formatter writes them (KIP-1170), else ``bootstrap.checkpoint``
+   (Kafka 4.3 and older), else the latest production metadata.version alone.
 6. ``<metadata dir>/.lock`` is locked (``Failed to acquire lock on file .lock in ...``).
 7. The metadata log is opened (recovering a torn tail) and scanned for KRaftVersionRecord /
    VotersRecord: kraft.version 1 and the voter set come from there; without them the node runs at
@@ -59,12 +60,14 @@ from kafka_admin_kraft.records import (
     RecoveryResult,
     decode_control_batch,
 )
+from kafka_admin_kraft.records.snapshot import BOOTSTRAP_SNAPSHOT_ID
 from kafka_admin_kraft.storage import (
     BootstrapMetadata,
     MetaProperties,
     StorageFormatError,
     read_bootstrap_checkpoint,
     read_meta_properties,
+    read_zero_checkpoint_bootstrap,
     write_meta_properties,
 )
 from kafka_admin_kraft.storage.bootstrap import BOOTSTRAP_FILE, feature_level_record
@@ -275,18 +278,22 @@ def _new_directory_id(taken: Iterable[Uuid]) -> Uuid:
 
 
 def read_bootstrap_metadata(metadata_dir: str | os.PathLike[str]) -> BootstrapMetadata:
-    """``BootstrapDirectory.read``: ``bootstrap.checkpoint`` if present, else the latest production
-    metadata.version alone; the metadata.version level must be one Kafka knows."""
+    """The records the first active controller writes to an empty log, from a directory formatted by
+    any Kafka line: the metadata records of the zero checkpoint (Kafka 4.4's formatter, KIP-1170: they
+    win over a ``bootstrap.checkpoint``), else ``bootstrap.checkpoint`` (``BootstrapDirectory.read``),
+    else the latest production metadata.version alone; the metadata.version level must be one Kafka
+    knows."""
     directory = Path(metadata_dir)
     if not directory.is_dir():
         if directory.exists():
             raise StartupError(f"Path {directory} exists, but is not a directory.")
         raise StartupError(f"No such directory as {directory}")
     target = directory / BOOTSTRAP_FILE
-    if not target.exists():
+    zero = read_zero_checkpoint_bootstrap(directory)
+    if zero is None and not target.exists():
         record = feature_level_record(METADATA_VERSION, LATEST_PRODUCTION_METADATA_VERSION)
         return BootstrapMetadata([record], LATEST_PRODUCTION_METADATA_VERSION)
-    metadata = read_bootstrap_checkpoint(target)
+    metadata = zero if zero is not None else read_bootstrap_checkpoint(target)
     level = metadata.metadata_version
     if not MINIMUM_METADATA_VERSION <= level <= LATEST_TESTING_METADATA_VERSION:
         raise StartupError(f"No MetadataVersion with feature level {level}. Valid feature levels are from "
@@ -377,8 +384,9 @@ class StartupState:
     features: dict[str, int]
     """Bootstrap feature levels by name, metadata.version included."""
     log_empty: bool
-    """No metadata (non-control) record in the latest snapshot or the log: the first leader writes
-    the bootstrap metadata."""
+    """No metadata (non-control) record in the log or in a snapshot other than the zero checkpoint
+    (whose records are bootstrap metadata, not committed state): the first leader writes the bootstrap
+    metadata."""
     log: FileReplicatedLog
     store: FileQuorumStateStore
     lock: DirectoryLock
@@ -463,8 +471,9 @@ def _finish(config: ServerConfig, dirs: LogDirsState, bootstrap_metadata: Bootst
     bootstrap = Bootstrap(static_voters=static_voters if control.voters is None else None,
                           bootstrap_servers=settings.bootstrap_servers(config))
     snapshot = log_.latest_snapshot()
+    committed = None if snapshot == BOOTSTRAP_SNAPSHOT_ID else snapshot  # the zero checkpoint: bootstrap
     log_empty = not log_.has_data_batches() and not (
-        snapshot is not None and log_.snapshot_has_data_batches(snapshot))
+        committed is not None and log_.snapshot_has_data_batches(committed))
     store = FileQuorumStateStore(log_.path, kraft_version=kraft_version,
                                  voter_ids=[voter.node_id for voter in config.quorum_voters])
     check_quorum_state(store)

@@ -5,6 +5,7 @@ from kafka_admin_kraft.storage.bootstrap import (
     InitialController,
     bootstrap_records,
     read_bootstrap_checkpoint,
+    read_zero_checkpoint_bootstrap,
     write_bootstrap_checkpoint,
     write_bootstrap_snapshot,
 )
@@ -68,6 +69,7 @@ __all__ = [
     "read_meta_properties",
     "read_partition_metadata",
     "read_quorum_state",
+    "read_zero_checkpoint_bootstrap",
     "write_bootstrap_checkpoint",
     "write_bootstrap_snapshot",
     "write_leader_epoch_checkpoint",

@@ -9,6 +9,10 @@ SnapshotFooterRecord. kraft.version never gets a FeatureLevelRecord.
 ``__cluster_metadata-0/00000000000000000000-0000000000.checkpoint`` (dynamic quorums only): one
 control batch with SnapshotHeaderRecord(format time), KRaftVersionRecord(1) and VotersRecord (the
 initial controllers), then a control batch with SnapshotFooterRecord; no metadata records.
+
+That is the layout of Kafka 4.3 and older, which this package writes. Kafka 4.4's formatter writes no
+``bootstrap.checkpoint`` and puts the bootstrap records into the zero checkpoint instead, after its
+control batch (KIP-1170, PR #20707); :func:`read_zero_checkpoint_bootstrap` reads them back.
 """
 
 from __future__ import annotations
@@ -101,8 +105,26 @@ def read_bootstrap_checkpoint(path: str | os.PathLike[str]) -> BootstrapMetadata
     target = Path(path)
     if target.is_dir():
         target = target / BOOTSTRAP_FILE
-    what = str(target)
-    records = list(iter_metadata_records(read_snapshot(target, check_structure=False), what=what))
+    return _bootstrap_metadata(_data_records(target), str(target))
+
+
+def read_zero_checkpoint_bootstrap(metadata_dir: str | os.PathLike[str]) -> BootstrapMetadata | None:
+    """The bootstrap records Kafka 4.4's formatter writes into the zero checkpoint of the metadata
+    directory (KIP-1170, PR #20707): its metadata records, after KRaft's control records. None when
+    the file is absent or holds only control records (the layout of Kafka 4.3 and older); a
+    metadata.version FeatureLevelRecord is required otherwise."""
+    target = Path(metadata_dir) / METADATA_PARTITION_DIR / BOOTSTRAP_SNAPSHOT_ID.file_name
+    if not target.is_file():
+        return None
+    records = _data_records(target)
+    return _bootstrap_metadata(records, str(target)) if records else None
+
+
+def _data_records(target: Path) -> list[MetadataRecord]:
+    return list(iter_metadata_records(read_snapshot(target, check_structure=False), what=str(target)))
+
+
+def _bootstrap_metadata(records: list[MetadataRecord], what: str) -> BootstrapMetadata:
     for record in records:
         if (isinstance(record, ApiMessageAndVersion)
                 and isinstance(record.message, messages.FeatureLevelRecord)

@@ -2,7 +2,8 @@
 kafka-features: the reference server knows Kafka 4.4's levels. Levels finalized on every node and
 after a restart (log and snapshot), validate-only, refusals (4.3-IV0, 4.4-IV1 and 4.4-IV2 change the
 metadata format, so 4.4-IV2 cannot be left), NOT_CONTROLLER from a follower, a quorum formatted at
-4.3 upgraded to 4.4 with the tools, and a static quorum upgraded to kraft.version 1."""
+4.3 upgraded to 4.4 with the tools, quorums formatted in Kafka 4.4's layout (bootstrap records in the
+zero checkpoint), and a static quorum upgraded to kraft.version 1."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Callable
 
 import pytest
 from tools.cluster_util import run
+from unit.storage.storage_testlib import write_kip1170_zero_checkpoint
 
 from integration.harness import FAST_ELECTIONS, HOST, Cluster, wait_until
 from kafka_admin_kraft import Admin, FeatureUpdate
@@ -18,7 +20,7 @@ from kafka_admin_kraft.errors import InvalidUpdateVersionError
 from kafka_admin_kraft.features import NEWEST
 from kafka_admin_kraft.models import UpgradeType
 from kafka_admin_kraft.protocol import messages
-from kafka_admin_kraft.storage import bootstrap_records, write_bootstrap_checkpoint
+from kafka_admin_kraft.storage import InitialController, bootstrap_records, write_bootstrap_checkpoint
 
 Make = Callable[..., Cluster]
 SAFE = UpgradeType.SAFE_DOWNGRADE
@@ -212,6 +214,26 @@ def test_a_quorum_formatted_at_4_3_upgrades_to_4_4_with_the_tools(make_cluster: 
     assert "Could not downgrade metadata.version to 30. " in back.stdout
     assert back.stderr == "7 out of 7 operation(s) failed.\n"
     wait_finalized_everywhere(cluster, DEFAULTS)
+
+
+@pytest.mark.parametrize("dynamic", [True, False], ids=["dynamic", "static"])
+def test_a_quorum_in_kafka_4_4s_layout_starts_from_its_zero_checkpoint(make_cluster: Make,
+                                                                      dynamic: bool) -> None:
+    """Kafka 4.4's kafka-storage writes no bootstrap.checkpoint: the bootstrap records follow KRaft's
+    control records in the zero checkpoint of each controller (KIP-1170, PR #20707)."""
+    cluster = make_cluster(3, properties=dict(FAST_ELECTIONS), dynamic=dynamic).format()
+    levels = NEWEST.version_mapping("4.3")
+    records = bootstrap_records(levels["metadata.version"], levels)
+    voters = [InitialController(n.node_id, HOST, n.port, n.directory_id) for n in cluster.nodes.values()]
+    for node in cluster.nodes.values():
+        (node.metadata_dir / "bootstrap.checkpoint").unlink()
+        write_kip1170_zero_checkpoint(node.metadata_dir, records, kraft_version=int(dynamic),
+                                      controllers=voters if dynamic else ())
+    cluster.start_all()
+    leader, _ = cluster.wait_for_leader(30)
+    cluster.wait_caught_up(leader)
+    expected = AT_4_3 if dynamic else {k: v for k, v in AT_4_3.items() if k != "kraft.version"}
+    wait_finalized_everywhere(cluster, expected)
 
 
 def test_static_quorum_upgrades_to_kraft_version_1(make_cluster: Make) -> None:

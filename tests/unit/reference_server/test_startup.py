@@ -19,8 +19,10 @@ from kafka_admin_kraft.storage import (
     InitialController,
     MetaProperties,
     QuorumState,
+    bootstrap_records,
     read_meta_properties,
     read_quorum_state,
+    write_bootstrap_checkpoint,
     write_meta_properties,
 )
 from kafka_admin_kraft_server import settings
@@ -34,6 +36,7 @@ from kafka_admin_kraft_server.startup import (
     start_storage,
 )
 from unit.reference_server.server_testlib import CLUSTER_ID, DIR_IDS, T0, format_directory, noop_batch
+from unit.storage.storage_testlib import write_kip1170_zero_checkpoint
 
 PARTITION = "__cluster_metadata-0"
 
@@ -158,6 +161,33 @@ def test_kraft_version_and_voters_come_from_the_log_too(tmp_path: Path) -> None:
         assert state.kraft_version == 1 and not state.log_empty
         assert state.voters is not None and state.voters.ids() == frozenset({1})
         assert state.store.kraft_version == 1
+
+
+def test_boots_from_a_directory_formatted_by_kafka_4_4(tmp_path: Path) -> None:
+    """Kafka 4.4's formatter writes no bootstrap.checkpoint: the bootstrap records follow the control
+    records in the zero checkpoint (KIP-1170). They are bootstrap metadata, not committed state: the
+    log counts as empty, and they win over a bootstrap.checkpoint left by an older tool."""
+    meta_dir = tmp_path / "meta"
+    format_directory(meta_dir, node_id=1, directory_id=DIR_IDS[0], bootstrap_checkpoint=False)
+    records = bootstrap_records(30, {"share.version": 1, "group.version": 1})
+    write_kip1170_zero_checkpoint(meta_dir, records, kraft_version=1, controllers=CONTROLLERS,
+                                  timestamp_ms=T0)
+    assert sorted(os.listdir(meta_dir)) == ["__cluster_metadata-0", "meta.properties"]
+    with start_storage(dynamic_config(meta_dir)) as state:
+        assert (state.metadata_version, state.features) == (30, {"metadata.version": 30, "group.version": 1,
+                                                                 "share.version": 1})
+        assert state.log_empty
+        assert state.kraft_version == 1
+        assert state.voters is not None and state.voters.ids() == frozenset({1, 2, 3})
+    write_bootstrap_checkpoint(meta_dir, bootstrap_records(21))
+    assert read_bootstrap_metadata(meta_dir).metadata_version == 30
+
+    static_dir = tmp_path / "static"
+    format_directory(static_dir, node_id=1, directory_id=DIR_IDS[0], bootstrap_checkpoint=False)
+    write_kip1170_zero_checkpoint(static_dir, bootstrap_records(33), timestamp_ms=T0)
+    with start_storage(static_config(static_dir)) as state:
+        assert (state.metadata_version, state.kraft_version, state.voters) == (33, 0, None)
+        assert state.log_empty
 
 
 def test_bootstrap_metadata(tmp_path: Path) -> None:

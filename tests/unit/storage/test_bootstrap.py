@@ -18,10 +18,12 @@ from kafka_admin_kraft.storage import (
     StorageFormatError,
     bootstrap_records,
     read_bootstrap_checkpoint,
+    read_zero_checkpoint_bootstrap,
     write_bootstrap_checkpoint,
     write_bootstrap_snapshot,
 )
 from kafka_admin_kraft.storage.bootstrap import feature_level_record, read_bootstrap_voters
+from unit.storage.storage_testlib import write_kip1170_zero_checkpoint
 
 T = 1_700_000_000_000  # 0000018bcfe56800
 U1 = Uuid.from_string("3Db5QLSqSZieL3rJBUUegA")
@@ -169,3 +171,27 @@ def test_bootstrap_snapshot_with_three_voters(tmp_path: Path) -> None:
     assert voters is not None
     assert [(v.voter_id, v.voter_directory_id, v.endpoints[0].host) for v in voters.voters] == [
         (c.node_id, c.directory_id, c.host) for c in controllers]
+
+
+def test_the_zero_checkpoint_of_kafka_4_4_holds_the_bootstrap_records(tmp_path: Path) -> None:
+    """KIP-1170 (Kafka 4.4, PR #20707): the formatter appends the bootstrap records to the zero
+    checkpoint after KRaft's control records; Kafka 4.3's zero checkpoint holds control records only."""
+    assert read_zero_checkpoint_bootstrap(tmp_path) is None  # no zero checkpoint at all
+    controllers = [InitialController(1, "localhost", 9093, U1)]
+    write_bootstrap_snapshot(tmp_path, controllers, "CONTROLLER", timestamp_ms=T)
+    assert read_zero_checkpoint_bootstrap(tmp_path) is None  # Kafka 4.3's layout
+    records = bootstrap_records(33, {"share.version": 2, "group.version": 1, "kraft.version": 1})
+    path = write_kip1170_zero_checkpoint(tmp_path, records, kraft_version=1, controllers=controllers,
+                                         timestamp_ms=T)
+    metadata = read_zero_checkpoint_bootstrap(tmp_path)
+    assert metadata is not None and (metadata.records, metadata.metadata_version) == (records, 33)
+    voters = read_bootstrap_voters(path)
+    assert voters is not None and [v.voter_id for v in voters.voters] == [1]
+
+    static = tmp_path / "static"
+    write_kip1170_zero_checkpoint(static, records[:1], timestamp_ms=T)  # a static quorum: no KRaft records
+    metadata = read_zero_checkpoint_bootstrap(static)
+    assert metadata is not None and metadata.metadata_version == 33 and len(metadata.records) == 1
+    write_kip1170_zero_checkpoint(static, records[1:], timestamp_ms=T)
+    with pytest.raises(StorageFormatError, match="No FeatureLevelRecord for metadata.version"):
+        read_zero_checkpoint_bootstrap(static)
