@@ -242,6 +242,10 @@ class RaftConfig:
     auto_join_enable: bool = False
     """``controller.quorum.auto.join.enable``: an observer controller adds itself to the voter set
     (removing an older directory id of its node id first)."""
+    pre_vote: bool = True
+    """Whether an election starts with a KIP-996 pre-vote round (Prospective), as from Kafka 4.0 on;
+    off, the election timer starts a standard election at once (Candidate, epoch + 1), as Kafka 3.9
+    does."""
 
 
 @dataclass(frozen=True)

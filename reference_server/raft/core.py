@@ -9,9 +9,13 @@ starts a thread.
 Life of a voter (see ``state.py`` for the states)::
 
     Unattached --election timeout--> Prospective --majority of pre-votes--> Candidate (epoch + 1)
+    Prospective --a voter without Vote v2 (UNSUPPORTED_VERSION)--> Candidate (epoch + 1)
     Candidate --majority of votes--> Leader --resign / check-quorum lost--> Resigned --timeout--> Prospective
     any --higher epoch or a leader of the epoch--> Follower / Unattached
     Follower --fetch timeout--> Prospective
+
+Without pre-vote (``RaftConfig.pre_vote`` off, Kafka 3.9) every timeout that leads to Prospective
+above leads to Candidate instead.
 
 Durability rules:
   1. ``quorum-state`` is written before a vote is granted, a candidacy starts or leadership is acted on.
@@ -653,6 +657,14 @@ class RaftCore:
         self._state = FollowerState(epoch, leader_id, endpoints, now_ms + self._config.fetch_timeout_ms,
                                     voted)
 
+    def _start_election(self, now_ms: int, retries: int = 1) -> None:
+        """A voter's timer ran out: a pre-vote round, or a standard election at once on a node that
+        runs no pre-vote (Kafka 3.9)."""
+        if self._config.pre_vote:
+            self._to_prospective(now_ms, retries)
+        else:
+            self._to_candidate(now_ms, retries)
+
     def _to_prospective(self, now_ms: int, retries: int = 1) -> None:
         """Start a pre-vote round at the current epoch (nothing is persisted)."""
         state = self._state
@@ -896,10 +908,21 @@ class RaftCore:
     def _handle_vote_response(self, pending: _Pending, body: messages.VoteResponse, now_ms: int) -> bool:
         """Count a (pre-)vote.
 
-        1. Errors and news about the epoch are handled in common (a higher epoch moves us on).
-        2. Prospective: a majority of pre-votes -> Candidate; no majority possible -> lost.
-        3. Candidate: a majority of votes -> Leader; no majority possible -> back off at once.
+        1. UNSUPPORTED_VERSION answering a pre-vote: that voter speaks no Vote v2 (a Kafka 3.9 node),
+           so pre-vote cannot succeed; a Prospective starts a standard election at once (Candidate,
+           epoch + 1), as Kafka's ``KafkaRaftClient.handleVoteResponse`` does. The driver gives this
+           answer for a request it could not send (``rpc.lowest_version``); the peer never sees it.
+        2. Other errors and news about the epoch are handled in common (a higher epoch moves us on).
+        3. Prospective: a majority of pre-votes -> Candidate; no majority possible -> lost.
+        4. Candidate: a majority of votes -> Leader; no majority possible -> back off at once.
         """
+        state = self._state
+        if (body.error_code == ErrorCode.UNSUPPORTED_VERSION and pending.pre_vote
+                and isinstance(state, ProspectiveState)):
+            log.info("node %d: voter %s does not support pre-vote (Vote v2); starting a standard election "
+                     "from epoch %d", self._local_key.id, pending.destination.node_id, state.epoch)
+            self._to_candidate(now_ms, state.retries)
+            return True
         if body.error_code != ErrorCode.NONE:
             return False
         if len(body.topics) != 1 or len(body.topics[0].partitions) != 1:
@@ -1380,7 +1403,7 @@ class RaftCore:
             self._send(address, ApiKey.VOTE, body, now_ms, pre_vote=pre_vote)
 
     def _poll_candidate(self, state: CandidateState, now_ms: int) -> None:
-        """1. Backing off after a lost election: when done, start a pre-vote round (Prospective).
+        """1. Backing off after a lost election: when done, start the next election (a pre-vote round).
         2. Election timeout -> back off (binary exponential, capped).
         3. Otherwise ask the voters that have not answered."""
         if not self._is_voter():
@@ -1388,7 +1411,7 @@ class RaftCore:
             return
         if state.backoff_until_ms is not None:
             if now_ms >= state.backoff_until_ms and not self._shutting_down:
-                self._to_prospective(now_ms, state.retries + 1)
+                self._start_election(now_ms, state.retries + 1)
             return
         if now_ms >= state.election_deadline_ms:
             state.backoff_until_ms = now_ms + self._backoff_ms(state.retries)
@@ -1414,7 +1437,7 @@ class RaftCore:
         self._send_votes(state.election, state.epoch, True, now_ms)
 
     def _poll_follower(self, state: FollowerState, now_ms: int) -> None:
-        """1. A voter whose fetch timeout expired starts a pre-vote (Prospective).
+        """1. A voter whose fetch timeout expired starts an election (a pre-vote round first).
         2. An observer whose fetch timeout expired also asks the bootstrap servers.
         3. While the leader's connection backs off, ask the bootstrap servers for news.
         4. Otherwise keep one Fetch (or FetchSnapshot while copying a snapshot) in flight to the leader;
@@ -1422,7 +1445,7 @@ class RaftCore:
         if now_ms >= state.fetch_deadline_ms:
             if self._is_voter() and not self._shutting_down:
                 log.info("node %d: fetch timeout in epoch %d", self._local_key.id, state.epoch)
-                self._to_prospective(now_ms)
+                self._start_election(now_ms)
                 return
             if self._fetch_from_any_bootstrap(now_ms):
                 return
@@ -1467,19 +1490,20 @@ class RaftCore:
         return False
 
     def _poll_unattached(self, state: UnattachedState, now_ms: int) -> None:
-        """A voter whose election timeout expired starts a pre-vote; until then (and for observers
-        always) fetch from the bootstrap servers to discover the leader."""
+        """A voter whose election timeout expired starts an election (a pre-vote round first); until
+        then (and for observers always) fetch from the bootstrap servers to discover the leader."""
         if self._is_voter() and now_ms >= state.election_deadline_ms and not self._shutting_down:
-            self._to_prospective(now_ms)
+            self._start_election(now_ms)
             return
         self._fetch_from_any_bootstrap(now_ms)
 
     def _poll_resigned(self, state: ResignedState, now_ms: int) -> None:
         """Send EndQuorumEpoch to the voters that have not acknowledged it; after the election
-        timeout, a voter starts a pre-vote round and a non-voter moves to the next epoch."""
+        timeout, a voter starts an election (a pre-vote round first) and a non-voter moves to the next
+        epoch."""
         if now_ms >= state.election_deadline_ms and not self._shutting_down:
             if self._is_voter():
-                self._to_prospective(now_ms)
+                self._start_election(now_ms)
             else:
                 self._to_unattached(state.epoch + 1, now_ms)
             return

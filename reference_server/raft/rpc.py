@@ -24,10 +24,12 @@ UpdateRaftVoter        82    0: CurrentLeader in every answer
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.error_codes import ERRORS, ErrorCode
+from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.primitives import METADATA_TOPIC_ID, ZERO_UUID
 from kafka_admin_kraft.records import SnapshotId
 
@@ -59,6 +61,23 @@ def vote_request(cluster_id: str, epoch: int, local: ReplicaKey, voter: ReplicaK
         last_offset_epoch=last_epoch, last_offset=end_offset, pre_vote=pre_vote)
     return messages.VoteRequest(cluster_id=cluster_id, voter_id=voter.id, topics=[
         messages.VoteRequest.TopicData(topic_name=METADATA_TOPIC, partitions=[partition])])
+
+
+def lowest_version(request: Struct) -> int:
+    """The lowest version that carries ``request`` as the core built it.
+
+    Two fields the core sets exist only in newer versions and are not ignorable: PreVote (Vote v2,
+    KIP-996) and AckWhenCommitted false (AddRaftVoter v1, KIP-1186). Otherwise the request's oldest
+    version. A driver whose peer speaks less must not send the request but answer it with
+    ``error_response(..., UNSUPPORTED_VERSION)``, as Kafka's ``NetworkClient`` reports a version
+    mismatch and ``KafkaNetworkChannel`` turns it into that answer.
+    """
+    if isinstance(request, messages.VoteRequest) and any(
+            partition.pre_vote for topic in request.topics for partition in topic.partitions):
+        return 2
+    if isinstance(request, messages.AddRaftVoterRequest) and not request.ack_when_committed:
+        return 1
+    return type(request).VERSIONS[0]
 
 
 def begin_quorum_epoch_request(cluster_id: str, epoch: int, leader_id: int, voter: ReplicaKey,
@@ -117,6 +136,13 @@ def fetch_snapshot_request(cluster_id: str, local: ReplicaKey, epoch: int, snaps
 # ---------------------------------------------------------------------------------------------
 # Responses
 # ---------------------------------------------------------------------------------------------
+
+def error_response(api_key: int, error: int) -> Struct:
+    """The answer a driver hands the core for a request that never reached the peer: the API's
+    response with only its top-level ErrorCode set (Kafka's ``RaftUtil.errorResponse``)."""
+    response: Callable[..., Struct] = messages.response_class(api_key)
+    return response(error_code=error)
+
 
 def vote_response(version: int, error: int, partition_error: int = ErrorCode.NONE, epoch: int = 0,
                   leader_id: int = -1, granted: bool = False, leader: Endpoint | None = None

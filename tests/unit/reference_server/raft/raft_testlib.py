@@ -10,10 +10,12 @@ from dataclasses import dataclass, field
 from simulation.memory import MemoryLog, MemoryStore
 
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.primitives import METADATA_TOPIC_ID, ZERO_UUID, Uuid
 from kafka_admin_kraft.records import SnapshotId, control_batch, data_batch, encode_metadata_record
 from kafka_admin_kraft.records.metadata import ApiMessageAndVersion
+from kafka_admin_kraft_server.raft import rpc
 from kafka_admin_kraft_server.raft.api import (
     Bootstrap,
     Endpoint,
@@ -232,8 +234,10 @@ class Message:
     exchange: int
     """The network's id of the request and its response (a test's own request id for its requests)."""
     fate: str
-    """``delivered``, ``lost`` (a cut link: the sender's request times out) or ``refused`` (the
-    target is down, or restarted since it sent the request: the send fails at once)."""
+    """``delivered``, ``lost`` (a cut link: the sender's request times out), ``refused`` (the
+    target is down, or restarted since it sent the request: the send fails at once) or
+    ``unsupported`` (no version both speak carries it, e.g. a pre-vote to a Vote v0-1 node: the
+    sender's network client answers UNSUPPORTED_VERSION itself and the target never sees it)."""
 
 
 class Network:
@@ -267,8 +271,17 @@ class Network:
         """The kraft.version range a node's ApiVersions answer advertises (default 0-1)."""
         self.cut: set[tuple[int, int]] = set()
         """(source, target) links whose messages vanish while both nodes keep running (a partition)."""
+        self.max_versions: dict[int, dict[int, int]] = {}
+        """Per node, the highest version it speaks of an API where that is below ``VERSIONS`` (a node
+        of an older Kafka line: ``{52: 1}`` for Kafka 3.9's Vote); a pair of nodes uses the lower."""
         self.on_message: Callable[[Message], None] | None = None
         """Told of every message between replicas and every reply to a request a test handed in."""
+
+    def version(self, api_key: int, source: int, target: int) -> int:
+        """The version a request crosses between two nodes at: the highest both speak."""
+        highest = self.VERSIONS[api_key]
+        return min(highest, *(self.max_versions.get(node, {}).get(api_key, highest)
+                              for node in (source, target)))
 
     def _tell(self, source: int | None, target: int | None, body: Struct, exchange: int,
               fate: str = "delivered") -> None:
@@ -332,7 +345,13 @@ class Network:
                     replica.core.handle_response(send.request_id, None, self.now)
                     dirty.add(node_id)
                     continue
-                version = self.VERSIONS[send.api_key]
+                version = self.version(send.api_key, node_id, target.node_id)
+                if version < rpc.lowest_version(send.body):
+                    self._tell(node_id, target.node_id, send.body, exchange, "unsupported")
+                    unsupported = rpc.error_response(send.api_key, ErrorCode.UNSUPPORTED_VERSION)
+                    replica.core.handle_response(send.request_id, unsupported, self.now)
+                    dirty.add(node_id)
+                    continue
                 body = type(send.body).decode(send.body.encode(version), version)
                 if (node_id, target.node_id) in self.cut:
                     self._tell(node_id, target.node_id, body, exchange, "lost")

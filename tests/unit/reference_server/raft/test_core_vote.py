@@ -1,11 +1,18 @@
-"""Vote granting (KIP-595 + KIP-996 pre-vote), elections and the start-of-epoch control batch."""
+"""Vote granting (KIP-595 + KIP-996 pre-vote), elections, the start-of-epoch control batch, and
+elections among voters of different Kafka lines (a 3.9 voter: no pre-vote, Vote v0-1)."""
 
 from __future__ import annotations
 
+import pytest
+
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
+from kafka_admin_kraft.protocol.exceptions import EncodeError
+from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID
 from kafka_admin_kraft.records import decode_control_batch
-from kafka_admin_kraft_server.raft.api import RaftConfig
+from kafka_admin_kraft_server.raft import rpc
+from kafka_admin_kraft_server.raft.api import OutboundRequest, RaftConfig
 from unit.reference_server.raft.raft_testlib import (
     Network,
     Replica,
@@ -273,3 +280,156 @@ def test_rejected_candidate_backs_off_and_retries_with_pre_vote() -> None:
     assert later.next_poll_ms <= 1002 + 200  # backing off, at most election_backoff_max_ms
     replica.core.poll(1002 + 201)
     assert replica.core.role == "prospective" and replica.core.epoch == 1  # no epoch bump without pre-votes
+
+
+# -- Quorums whose voters run different Kafka lines: a Kafka 3.9 voter speaks Vote v0-1 and runs no
+# -- pre-vote (KIP-996 came with Vote v2 in Kafka 4.0).
+
+NO_PRE_VOTE = RaftConfig(election_timeout_ms=100, election_backoff_max_ms=200, pre_vote=False)
+
+
+def vote_answer(epoch: int, granted: bool) -> messages.VoteResponse:
+    partition = messages.VoteResponse.PartitionData(leader_epoch=epoch, leader_id=-1, vote_granted=granted)
+    return messages.VoteResponse(topics=[messages.VoteResponse.TopicData(topic_name="__cluster_metadata",
+                                                                         partitions=[partition])])
+
+
+def vote_sends(sends: list[OutboundRequest]) -> dict[int, OutboundRequest]:
+    """The Vote requests among ``sends``, by the voter they go to."""
+    votes = {}
+    for send in sends:
+        if send.api_key == VOTE:
+            assert send.destination.node_id is not None
+            votes[send.destination.node_id] = send
+    return votes
+
+
+def is_pre_vote(send: OutboundRequest) -> bool:
+    assert isinstance(send.body, messages.VoteRequest)
+    return send.body.topics[0].partitions[0].pre_vote
+
+
+def prospective(config: RaftConfig | None = None) -> tuple[Replica, dict[int, OutboundRequest]]:
+    """Voter 1 of {1, 2, 3} past its election timeout, with its pre-votes to 2 and 3."""
+    replica = make_replica(1, VOTERS, config=config or RaftConfig(election_timeout_ms=100), seed=3)
+    replica.core.poll(0)
+    pre_votes = vote_sends(replica.core.poll(1000).sends)
+    assert replica.core.role == "prospective" and sorted(pre_votes) == [2, 3]
+    assert all(is_pre_vote(send) for send in pre_votes.values())
+    return replica, pre_votes
+
+
+def test_a_voter_without_vote_v2_turns_a_pre_vote_round_into_a_standard_election() -> None:
+    replica, pre_votes = prospective()
+    writes = replica.store.writes
+    # The driver could not write the pre-vote at voter 3's Vote version and answers for it.
+    unsupported = rpc.error_response(VOTE, ErrorCode.UNSUPPORTED_VERSION)
+    replica.core.handle_response(pre_votes[3].request_id, unsupported, 1001)
+    assert replica.core.role == "candidate" and replica.core.epoch == 1
+    state = replica.store.state
+    assert state is not None and (state.leader_epoch, state.voted_id) == (1, 1)
+    assert replica.store.writes == writes + 1
+    # Voter 2's pre-vote answer comes late: it belongs to the round that is over.
+    replica.core.handle_response(pre_votes[2].request_id, vote_answer(0, True), 1002)
+    assert replica.core.role == "candidate" and replica.core.epoch == 1
+    votes = vote_sends(replica.core.poll(1002).sends)
+    assert sorted(votes) == [2, 3] and not any(is_pre_vote(send) for send in votes.values())
+    # The standard vote fits Vote v1, which voter 3 speaks: it grants, and 1 leads.
+    assert rpc.lowest_version(votes[3].body) == 0
+    replica.core.handle_response(votes[3].request_id, vote_answer(1, True), 1003)
+    assert replica.core.is_leader and replica.core.epoch == 1
+
+
+def test_unsupported_version_is_an_error_outside_a_pre_vote_round() -> None:
+    replica, pre_votes = prospective()
+    replica.core.handle_response(pre_votes[2].request_id, vote_answer(0, True), 1001)
+    assert replica.core.role == "candidate" and replica.core.epoch == 1
+    votes = vote_sends(replica.core.poll(1001).sends)
+    # A candidate's standard vote answered UNSUPPORTED_VERSION counts for nothing: no new epoch.
+    replica.core.handle_response(votes[2].request_id,
+                                 rpc.error_response(VOTE, ErrorCode.UNSUPPORTED_VERSION), 1002)
+    assert replica.core.role == "candidate" and replica.core.epoch == 1
+    assert not replica.core.is_leader
+
+
+def test_a_node_without_pre_vote_runs_standard_elections_from_every_timeout() -> None:
+    replica = make_replica(1, VOTERS, config=NO_PRE_VOTE, seed=3)
+    replica.core.poll(0)
+    # Election timeout while unattached: a candidacy in epoch 1 at once, persisted before the votes.
+    votes = vote_sends(replica.core.poll(1000).sends)
+    assert replica.core.role == "candidate" and replica.core.epoch == 1
+    assert replica.store.state is not None and replica.store.state.voted_id == 1
+    assert sorted(votes) == [2, 3] and not any(is_pre_vote(send) for send in votes.values())
+    # Lost: after the backoff the next candidacy bumps the epoch again (no pre-vote round between).
+    for send in votes.values():
+        replica.core.handle_response(send.request_id, vote_answer(1, False), 1001)
+    replica.core.poll(1001)
+    replica.core.poll(1001 + 201)
+    assert replica.core.role == "candidate" and replica.core.epoch == 2
+    # A follower whose fetch timeout expires runs for the next epoch too.
+    follower = make_replica(2, VOTERS, config=NO_PRE_VOTE, seed=5)
+    follower.core.handle_request(request(53, messages.BeginQuorumEpochRequest(
+        cluster_id=None, topics=[messages.BeginQuorumEpochRequest.TopicData(
+            topic_name="__cluster_metadata", partitions=[messages.BeginQuorumEpochRequest.PartitionData(
+                leader_id=3, leader_epoch=4)])]), 1), 0)
+    follower.core.poll(0)
+    assert follower.core.role == "follower" and follower.core.epoch == 4
+    votes = vote_sends(follower.core.poll(RaftConfig().fetch_timeout_ms).sends)
+    assert follower.core.role == "candidate" and follower.core.epoch == 5
+    assert sorted(votes) == [1, 3] and not any(is_pre_vote(send) for send in votes.values())
+
+
+@pytest.mark.parametrize("config", [NO_PRE_VOTE, RaftConfig()], ids=["3.9-like", "4.x"])
+def test_a_quorum_of_one_line_elects_a_leader(config: RaftConfig) -> None:
+    replicas = [make_replica(node, VOTERS, config=config, seed=node) for node in (1, 2, 3)]
+    network = Network(replicas)
+    network.run(until=5000)
+    leader = network.leader()
+    assert leader is not None
+    assert all(r.core.epoch == leader.core.epoch and r.core.leader_id == leader.node_id for r in replicas)
+
+
+def test_a_4_x_voter_wins_through_a_3_9_voter_that_cannot_take_pre_votes() -> None:
+    """Voter 3 runs as Kafka 3.9 (no pre-vote, Vote v0-1, a long election timeout), voter 2 is down:
+    voter 1 (Kafka 4.x) can only win with 3's vote, and 3 never sees its pre-vote."""
+    slow_3_9 = RaftConfig(pre_vote=False, election_timeout_ms=3000)
+    replicas = [make_replica(node, VOTERS, seed=node, config=slow_3_9 if node == 3 else RaftConfig())
+                for node in (1, 2, 3)]
+    network = Network(replicas)
+    network.max_versions[3] = {VOTE: 1}
+    network.dropped.add(2)
+    seen: list[tuple[int | None, int | None, Struct, str]] = []
+    network.on_message = lambda m: seen.append((m.source, m.target, m.body, m.fate))
+    network.run(until=2900)  # before 3's first election timeout
+    leader = network.leader()
+    assert leader is not None and leader.node_id == 1 and leader.core.epoch == 1
+    assert replicas[2].core.leader_id == 1
+    to_old = [(body, fate) for _, target, body, fate in seen
+              if target == 3 and isinstance(body, messages.VoteRequest)]
+    # The pre-vote never reached voter 3; the standard vote of epoch 1 did.
+    assert [(body.topics[0].partitions[0].pre_vote, fate) for body, fate in to_old] == [
+        (True, "unsupported"), (False, "delivered")]
+
+
+@pytest.mark.parametrize(("body", "lowest"), [
+    (vote(0, 1, 0, 0, pre_vote=True), 2),
+    (vote(1, 1, 0, 0), 0),
+    (messages.AddRaftVoterRequest(cluster_id=None, voter_id=4, ack_when_committed=False), 1),
+    (messages.AddRaftVoterRequest(cluster_id=None, voter_id=4), 0),
+    (messages.BeginQuorumEpochRequest(cluster_id=None), 0),
+])
+def test_lowest_version_is_where_the_codec_starts_to_accept_the_request(body: Struct, lowest: int) -> None:
+    assert rpc.lowest_version(body) == lowest
+    body.encode(lowest)
+    if lowest > type(body).VERSIONS[0]:
+        with pytest.raises(EncodeError, match="no place in version"):
+            body.encode(lowest - 1)
+
+
+@pytest.mark.parametrize("api_key", [1, 52, 53, 54, 59, 80, 81, 82, 18])
+def test_error_response_is_the_apis_response_with_the_error(api_key: int) -> None:
+    response = rpc.error_response(api_key, ErrorCode.UNSUPPORTED_VERSION)
+    assert type(response) is messages.response_class(api_key)
+    high = type(response).VERSIONS[1]
+    decoded = type(response).decode(response.encode(high), high)
+    assert decoded == response and getattr(decoded, "error_code") == ErrorCode.UNSUPPORTED_VERSION  # noqa: B009
