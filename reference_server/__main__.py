@@ -83,6 +83,7 @@ def runtime_options(config: ServerConfig, state: StartupState, security: Securit
         broker_session_timeout_ms=config.broker_session_timeout_ms,
         connection_limits=limits,
         unstable_feature_versions=config.unstable_feature_versions_enable,
+        max_vote_version=settings.max_vote_version(config),
         security=security.listeners if security is not None else {},
         peer_security=security.client if security is not None else ClientSecurity(),
     )
@@ -117,6 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings.warn_unknown_keys(config)
         security = security_from_config(config)
         limits = settings.connection_limits(config)
+        settings.max_vote_version(config)  # a bad value stops the start here, in one line
         state = start_storage(config)
     except _Interrupted as exc:
         log.info("Received %s during start-up, exiting", exc)

@@ -2,9 +2,14 @@
 
 One connection per destination address, opened on first use. Every new connection first asks
 ApiVersions (v4, falling back to the version the peer names when it answers UNSUPPORTED_VERSION);
-each request is then encoded at the highest version both sides speak. Responses are matched by
-correlation id. A request that cannot be sent, whose connection breaks, or that gets no answer within
-``controller.quorum.request.timeout.ms`` is reported as failed (``None``), and a timed-out
+each request is then encoded at the highest version both sides speak (this node's side may be capped
+below its codec's, ``PeerClient.max_versions``). A request no such version can carry - an API the
+peer does not serve, or a field the version lacks and may not drop, such as a pre-vote's PreVote
+before Vote v2 (``raft.rpc.lowest_version``) - is not sent: the core gets the API's response with
+UNSUPPORTED_VERSION at once, as Kafka's NetworkClient reports a version mismatch and
+KafkaNetworkChannel answers it; a Kafka 3.9 peer would close the connection on a Vote v2.
+Responses are matched by correlation id. A request whose connection breaks, or that gets no answer
+within ``controller.quorum.request.timeout.ms``, is reported as failed (``None``), and a timed-out
 connection is closed, as Kafka's NetworkClient does. After a failed connection attempt the next one
 waits an exponential backoff (``reconnect.backoff.ms`` 50 to ``reconnect.backoff.max.ms`` 1000, with
 20% jitter); requests for that destination fail at once meanwhile, and the core retries them on its
@@ -24,7 +29,7 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -37,6 +42,7 @@ from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
 from kafka_admin_kraft.protocol.message import Struct
 
+from .raft import rpc
 from .raft.api import OutboundRequest
 from .security import ClientSecurity
 
@@ -90,17 +96,23 @@ class _Connection:
     def _write(self, pending: _Pending) -> None:
         request = pending.request
         assert self._channel is not None
-        try:
-            pending.version = self._channel.version_for(request.api_key)
-            correlation_id = self._next_correlation
-            self._next_correlation = (correlation_id + 1) & 0x7FFFFFFF
-            frame = framing.encode_request(request.body, pending.version, correlation_id,
-                                           self.client.client_id)
-        except (OSError, KafkaAdminError) as exc:
-            log.warning("%s Cannot send %s request %d to %s: %s", self.client.prefix,
-                        type(request.body).__name__, request.request_id, self, exc)
-            self.client.fail(pending)
+        version = self._channel.usable_version(request.api_key, self.client.max_versions.get(request.api_key))
+        if version is None:
+            self.client.unsupported(pending, self, "no version of the API both sides speak")
             return
+        needed = rpc.lowest_version(request.body)
+        if version < needed:
+            self.client.unsupported(pending, self, f"it needs v{needed}, v{version} is the highest both "
+                                                   "sides speak")
+            return
+        pending.version = version
+        correlation_id = self._next_correlation
+        try:
+            frame = framing.encode_request(request.body, version, correlation_id, self.client.client_id)
+        except KafkaAdminError as exc:  # a value v{version} cannot carry
+            self.client.unsupported(pending, self, str(exc))
+            return
+        self._next_correlation = (correlation_id + 1) & 0x7FFFFFFF
         self.in_flight[correlation_id] = pending
         self._channel.writer.write(frame)
 
@@ -167,13 +179,24 @@ class Channel:
     splitter: framing.FrameSplitter
     versions: dict[int, tuple[int, int]]
 
-    def version_for(self, api_key: int) -> int:
-        """The highest version of ``api_key`` both sides speak; OSError when there is none."""
+    def usable_version(self, api_key: int, highest: int | None = None) -> int | None:
+        """The highest version of ``api_key`` both sides speak (ours up to ``highest`` when given),
+        None when there is none."""
         low, high = messages.request_class(api_key).VERSIONS
+        if highest is not None:
+            high = min(high, highest)
         theirs = self.versions.get(api_key)
         if theirs is None or min(high, theirs[1]) < max(low, theirs[0]):
-            raise OSError(f"the peer does not support API key {api_key} in versions {low}-{high}")
+            return None
         return min(high, theirs[1])
+
+    def version_for(self, api_key: int) -> int:
+        """The highest version of ``api_key`` both sides speak; OSError when there is none."""
+        version = self.usable_version(api_key)
+        if version is None:
+            low, high = messages.request_class(api_key).VERSIONS
+            raise OSError(f"the peer does not support API key {api_key} in versions {low}-{high}")
+        return version
 
     async def exchange(self, body: Struct, version: int, correlation_id: int, client_id: str) -> Struct:
         """Send one request and read its response (nothing else may be in flight)."""
@@ -283,6 +306,9 @@ class PeerClient:
     max_frame_bytes: int = framing.DEFAULT_MAX_FRAME_BYTES
     security: ClientSecurity = field(default_factory=ClientSecurity)
     rng: random.Random = field(default_factory=random.Random)
+    max_versions: Mapping[int, int] = field(default_factory=dict)
+    """The highest version this node speaks of an API where below its codec's, by API key (a node
+    running as an older Kafka line: Vote 1 for Kafka 3.9)."""
     _connections: dict[tuple[str, int], _Connection] = field(default_factory=dict)
     _backoff: dict[tuple[str, int], _Backoff] = field(default_factory=dict)
     _closing: bool = False
@@ -329,6 +355,14 @@ class PeerClient:
 
     def fail(self, pending: _Pending) -> None:
         self.complete(pending, None)
+
+    def unsupported(self, pending: _Pending, connection: _Connection, reason: str) -> None:
+        """The request cannot be written at a version the peer speaks: answer it UNSUPPORTED_VERSION
+        without sending it (Kafka's KafkaNetworkChannel on a version mismatch)."""
+        request = pending.request
+        log.error("%s Request %d (%s) to %s failed due to unsupported version error: %s", self.prefix,
+                  request.request_id, type(request.body).__name__, connection, reason)
+        self.complete(pending, rpc.error_response(request.api_key, ErrorCode.UNSUPPORTED_VERSION))
 
     def connected(self, connection: _Connection) -> None:
         key = (connection.host, connection.port)

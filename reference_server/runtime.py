@@ -160,6 +160,15 @@ class RuntimeOptions:
     """The caps on client connections and the idle timeout (``kafka_admin_kraft_server.connections``)."""
     unstable_feature_versions: bool = False
     """``unstable.feature.versions.enable``: advertise and accept the feature levels still in testing."""
+    max_vote_version: int = messages.VoteRequest.VERSIONS[1]
+    """The highest Vote version this node advertises, accepts and sends: 1 for a node that runs as
+    Kafka 3.9 (Vote v2 carries KIP-996's PreVote, from Kafka 4.0). A Vote above it closes the
+    connection, as Kafka does with a version it does not serve."""
+
+    @property
+    def max_versions(self) -> dict[int, int]:
+        """The highest version per API key where this node stops below the API table's."""
+        return {ApiKey.VOTE: self.max_vote_version}
 
 
 class ControllerRuntime:
@@ -229,7 +238,8 @@ class ControllerRuntime:
                                  request_timeout_ms=self.config.request_timeout_ms,
                                  max_frame_bytes=max(self.options.socket_request_max_bytes,
                                                      framing.DEFAULT_MAX_FRAME_BYTES),
-                                 security=self.options.peer_security)
+                                 security=self.options.peer_security,
+                                 max_versions=self.options.max_versions)
         loop = asyncio.get_running_loop()
         for spec in self.options.listeners:
             sockets = _listen(spec.host or None, spec.port)
@@ -530,7 +540,8 @@ class ControllerRuntime:
                           leader_id=self.core.leader_id, voters=self.core.voters, listener=listener,
                           finalized_features=finalized, finalized_features_epoch=epoch,
                           metadata_version=metadata_version,
-                          unstable_feature_versions=self.options.unstable_feature_versions)
+                          unstable_feature_versions=self.options.unstable_feature_versions,
+                          max_versions=self.options.max_versions)
 
     async def _accept_loop(self, sock: socket.socket, listener: str) -> None:
         """Accept connections and decide at once whether each stays: a refused one is closed before the
@@ -696,9 +707,12 @@ class ControllerRuntime:
 
     async def dispatch(self, call: Call) -> Answer:
         """The answer to a request on a controller listener and its version, from the handler the API
-        table gives controller listeners; None to close (not served here, or no answer)."""
+        table gives controller listeners; None to close (not served here, at this version or at all,
+        or no answer)."""
         entry = registry.api(call.api_key)
         if entry is None or entry.controller is None:
+            return None
+        if call.version > self.options.max_versions.get(call.api_key, call.version):
             return None
         return await entry.controller(self, call)
 

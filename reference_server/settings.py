@@ -1,12 +1,24 @@
 """The node's configuration (:class:`~kafka_admin_kraft.config.server.ServerConfig`) in the consensus
-core's terms: its identity and endpoints, the raft timings, the static voters and bootstrap servers."""
+core's terms: its identity and endpoints, the raft timings, the static voters and bootstrap servers.
+
+Two keys are the reference server's own, not Kafka's; they make a node hold elections as an older
+Kafka line does, so that quorums of mixed lines can be run (``kraft-server`` reads them from the same
+properties file, Kafka would warn about them as unknown):
+
+- ``reference.server.pre.vote.enable`` (default ``true``): whether an election starts with a KIP-996
+  pre-vote round, as from Kafka 4.0 on; ``false`` as Kafka 3.9 (``RaftConfig.pre_vote``).
+- ``reference.server.vote.max.version`` (default ``2``): the highest Vote version the node
+  advertises, accepts and sends; ``1`` as Kafka 3.9 (``RuntimeOptions.max_vote_version``).
+"""
 
 from __future__ import annotations
 
 import logging
 import socket
+from typing import Final
 
 from kafka_admin_kraft.config.server import MAX_CONNECTIONS_PER_IP_OVERRIDES, ConfigError, ServerConfig
+from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import Uuid
 
 from .connections import ConnectionLimits
@@ -14,11 +26,44 @@ from .raft.api import Address, Endpoint, NodeIdentity, RaftConfig, ReplicaKey, V
 
 log = logging.getLogger("kafka.server.KafkaConfig")
 
+PRE_VOTE_ENABLE: Final = "reference.server.pre.vote.enable"
+VOTE_MAX_VERSION: Final = "reference.server.vote.max.version"
+OWN_KEYS: Final = (PRE_VOTE_ENABLE, VOTE_MAX_VERSION)
+"""The reference server's own keys (the module docstring): known here, unknown to Kafka."""
+
 
 def warn_unknown_keys(config: ServerConfig) -> None:
     """Kafka's server ignores configurations it does not know, with one warning each."""
     for key in config.unknown_keys:
-        log.warning("The configuration '%s' was supplied but isn't a known config.", key)
+        if key not in OWN_KEYS:
+            log.warning("The configuration '%s' was supplied but isn't a known config.", key)
+
+
+def pre_vote_enable(config: ServerConfig) -> bool:
+    """``reference.server.pre.vote.enable``; ConfigError naming the key for a value that is neither
+    true nor false."""
+    raw = config.originals.get(PRE_VOTE_ENABLE)
+    if raw is None:
+        return True
+    text = raw.strip().lower()
+    if text not in ("true", "false"):
+        raise ConfigError(f"Invalid value {raw} for configuration {PRE_VOTE_ENABLE}: Expected value to be "
+                          "either true or false")
+    return text == "true"
+
+
+def max_vote_version(config: ServerConfig) -> int:
+    """``reference.server.vote.max.version``; ConfigError naming the key and the versions there are
+    for anything else."""
+    low, high = messages.VoteRequest.VERSIONS
+    raw = config.originals.get(VOTE_MAX_VERSION)
+    if raw is None:
+        return high
+    text = raw.strip()
+    if text not in [str(version) for version in range(low, high + 1)]:
+        raise ConfigError(f"Invalid value {raw} for configuration {VOTE_MAX_VERSION}: Vote versions are "
+                          f"{low} to {high} (1: as Kafka 3.9, 2: as Kafka 4.0 and later)")
+    return int(text)
 
 
 def controller_endpoints(config: ServerConfig) -> tuple[Endpoint, ...]:
@@ -39,6 +84,7 @@ def raft_config(config: ServerConfig) -> RaftConfig:
         max_fetch_bytes=config.metadata_max_fetch_size_bytes,
         snapshot_interval_bytes=config.metadata_snapshot_max_new_record_bytes,
         auto_join_enable=config.auto_join_enable,
+        pre_vote=pre_vote_enable(config),
     )
 
 

@@ -23,7 +23,7 @@ versions of each; a SASL listener adds SaslHandshake and SaslAuthenticate.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Final
 
 from kafka_admin_kraft.features import METADATA_VERSION, SUPPORTED_FEATURES, supported_range
@@ -40,14 +40,17 @@ _SOFTWARE: Final = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 Response = messages.ApiVersionsResponse
 
 
-def api_entries(api_keys: Iterable[int]) -> list[messages.ApiVersionsResponse.ApiVersion]:
-    """One ApiVersion entry per key, with the versions the table serves, in key order."""
+def api_entries(api_keys: Iterable[int], max_versions: Mapping[int, int] | None = None
+                ) -> list[messages.ApiVersionsResponse.ApiVersion]:
+    """One ApiVersion entry per key, with the versions the table serves (capped by ``max_versions``),
+    in key order."""
     entries = []
     for key in sorted(api_keys):
         entry = registry.api(key)
         if entry is None:
             raise ValueError(f"API key {key} is not in the API table")
         low, high = entry.versions
+        high = min(high, (max_versions or {}).get(key, high))
         entries.append(Response.ApiVersion(api_key=key, min_version=low, max_version=high))
     return entries
 
@@ -89,8 +92,8 @@ def handle(request: messages.ApiVersionsRequest | None, api_version: int, view: 
                                                    min_version_level=level)
                       for name, level in _feature_order(finalized)]
     served = registry.served(CONTROLLER) if api_keys is None else api_keys
-    response = Response(error_code=ErrorCode.NONE, api_keys=api_entries(served), throttle_time_ms=0,
-                        supported_features=supported,
+    response = Response(error_code=ErrorCode.NONE, api_keys=api_entries(served, view.max_versions),
+                        throttle_time_ms=0, supported_features=supported,
                         finalized_features_epoch=view.finalized_features_epoch,
                         finalized_features=finalized_keys, zk_migration_ready=False)
     return response, api_version

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..raft.api import VoterSet
@@ -25,6 +26,8 @@ class ServerView:
     unstable_feature_versions: bool = False
     """Whether the node supports the feature levels still in testing (Kafka's
     ``unstable.feature.versions.enable``)."""
+    max_versions: Mapping[int, int] = field(default_factory=dict)
+    """The highest version of an API the node serves where below the API table's, by API key."""
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """The peer client: against a scripted server (ApiVersions fallback and per-API version choice),
-between two runtimes (negotiation, matching responses, failures reported as None) and with hosts
-that are no valid host name or IP address (an unreachable peer, one line in the log)."""
+between two runtimes (negotiation, matching responses, failures reported as None, requests no
+common version carries answered UNSUPPORTED_VERSION unsent) and with hosts that are no valid host
+name or IP address (an unreachable peer, one line in the log)."""
 
 from __future__ import annotations
 
@@ -65,7 +66,13 @@ class OldPeer:
                     conn.sendall(framing.encode_response(reply, version, request.header.correlation_id))
 
 
-def test_api_versions_fallback_and_version_choice() -> None:
+def pre_vote_request() -> messages.VoteRequest:
+    partition = messages.VoteRequest.PartitionData(replica_epoch=3, replica_id=7, pre_vote=True)
+    return messages.VoteRequest(cluster_id="c", voter_id=2, topics=[
+        messages.VoteRequest.TopicData(topic_name="__cluster_metadata", partitions=[partition])])
+
+
+def test_api_versions_fallback_and_version_choice(caplog: pytest.LogCaptureFixture) -> None:
     peer = OldPeer()
     outcomes: list[tuple[int, Struct | None]] = []
 
@@ -73,18 +80,26 @@ def test_api_versions_fallback_and_version_choice() -> None:
         client = PeerClient(7, lambda rid, body: outcomes.append((rid, body)), request_timeout_ms=2000)
         destination = Address("127.0.0.1", peer.port, 2)
         client.send(OutboundRequest(1, destination, 52, messages.VoteRequest(cluster_id="c")))
-        # DescribeQuorum is not offered by this peer: it fails at once instead of being sent.
+        # DescribeQuorum is not offered by this peer, and Vote v1 has no PreVote: neither is sent,
+        # each is answered UNSUPPORTED_VERSION at once.
         client.send(OutboundRequest(2, destination, 55, messages.DescribeQuorumRequest()))
+        client.send(OutboundRequest(3, destination, 52, pre_vote_request()))
         for _ in range(200):
-            if len(outcomes) == 2:
+            if len(outcomes) == 3:
                 break
             await asyncio.sleep(0.01)
         await client.close()
 
     asyncio.run(main())
-    assert dict(outcomes)[2] is None
-    assert isinstance(dict(outcomes)[1], messages.VoteResponse)
+    answers = dict(outcomes)
+    assert isinstance(answers[1], messages.VoteResponse) and answers[1].error_code == 0
+    assert isinstance(answers[2], messages.DescribeQuorumResponse) and answers[2].error_code == 35
+    assert isinstance(answers[3], messages.VoteResponse)
+    assert (answers[3].error_code, answers[3].topics) == (35, [])
     assert [(key, version) for key, version, _ in peer.seen] == [(18, 4), (18, 3), (52, 1)]
+    unsent = [r.getMessage() for r in caplog.records if "unsupported version" in r.getMessage()]
+    assert len(unsent) == 2 and "Request 3 (VoteRequest)" in unsent[1]
+    assert "it needs v2, v1 is the highest both sides speak" in unsent[1]
     assert {client_id for _, _, client_id in peer.seen} == {"raft-client-7"}
     assert peer.software == [CLIENT_SOFTWARE_NAME]
     peer.sock.close()
@@ -108,6 +123,26 @@ def test_peer_requests_negotiate_and_match_responses() -> None:
         assert sorted(rid for rid, _ in server.core.responses) == [100, 101, 102]
         assert all(isinstance(body, messages.VoteResponse) for _, body in server.core.responses)
         assert [r.api_version for r in peer.core.requests] == [2, 2, 2]  # min(ours, theirs)
+
+
+def test_a_node_capped_at_vote_v1_sends_v1_and_never_a_pre_vote() -> None:
+    """A node running as Kafka 3.9 towards a Kafka 4.x peer (Vote 0-2): standard votes go at v1; a
+    pre-vote (which such a node's core would not build) is answered UNSUPPORTED_VERSION unsent."""
+    with running(make_runtime(node_id=2, lead=False)) as peer, \
+            running(make_runtime(node_id=1, max_vote_version=1)) as server:
+        destination = Address(peer.host, peer.port, 2)
+
+        def send() -> None:
+            server.core.outbox.extend([OutboundRequest(100, destination, 52, vote_request()),
+                                       OutboundRequest(101, destination, 52, pre_vote_request())])
+            server.runtime._wake.set()
+
+        server.call(send)
+        wait_for(lambda: len(server.core.responses) == 2)
+        answers = dict(server.core.responses)
+        assert isinstance(answers[101], messages.VoteResponse) and answers[101].error_code == 35
+        assert isinstance(answers[100], messages.VoteResponse)
+        assert [(r.api_key, r.api_version) for r in peer.core.requests] == [(52, 1)]
 
 
 def test_peer_failures_are_reported_as_none() -> None:

@@ -44,6 +44,27 @@ def test_unknown_api_versions_version_gets_v0_unsupported_version() -> None:
         assert client.api_versions(3).error_code == 0  # the connection stays usable
 
 
+def test_a_node_capped_at_vote_v1_advertises_it_and_closes_on_vote_v2() -> None:
+    """A node running as Kafka 3.9: ApiVersions says Vote 0-1 (on a SASL listener too, which shares
+    the view); Vote v1 is answered, Vote v2 closes the connection unanswered, as Kafka 3.9 does with
+    a version it does not know."""
+    vote = messages.VoteRequest(cluster_id=None, voter_id=1)
+    with running(make_runtime(max_vote_version=1)) as server:
+        with server.client() as client:
+            client.api_versions()
+            assert client.versions[52] == (0, 1)
+            assert client.versions[55] == (0, 3)  # only Vote is capped
+            assert isinstance(client.request(vote, 1), messages.VoteResponse)
+        with server.client() as client:
+            client.send(vote, 2)
+            assert client.is_closed_by_server()
+        assert [(r.api_key, r.api_version) for r in server.core.requests if r.api_key == 52] == [(52, 1)]
+    with running(make_runtime()) as server, server.client() as client:
+        client.api_versions()
+        assert client.versions[52] == (0, 2)
+        assert isinstance(client.request(vote, 2), messages.VoteResponse)
+
+
 @pytest.mark.parametrize("data", [
     raw_request(999, 0, 1, b""),                          # unknown api key
     raw_request(3, 12, 1, b"\x01\x00\x00\x00"),            # Metadata: known, not served by a controller

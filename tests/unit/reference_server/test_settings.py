@@ -1,10 +1,11 @@
 """The node's configuration in the consensus core's terms (``settings``): its identity and advertised
-endpoints, the static voters and bootstrap servers, the warning for unknown keys and the connection
-limits the runtime is given."""
+endpoints, the static voters and bootstrap servers, the warning for unknown keys, the connection
+limits the runtime is given and the reference server's own election keys."""
 
 from __future__ import annotations
 
 import logging
+import re
 
 import pytest
 
@@ -76,3 +77,31 @@ def test_an_override_host_that_does_not_resolve_refuses_the_start() -> None:
                                           "'no-such-host.invalid'"):
         settings.connection_limits(lone_voter_config(
             **{"max.connections.per.ip.overrides": "no-such-host.invalid:3"}))
+
+
+def test_the_reference_servers_own_election_keys(caplog: pytest.LogCaptureFixture) -> None:
+    """``reference.server.pre.vote.enable`` and ``reference.server.vote.max.version``: known here
+    (no unknown-key warning), Kafka 4.x's behaviour by default, Kafka 3.9's with false and 1."""
+    default = lone_voter_config()
+    assert settings.raft_config(default).pre_vote and settings.max_vote_version(default) == 2
+    old = lone_voter_config(**{settings.PRE_VOTE_ENABLE: " FALSE", settings.VOTE_MAX_VERSION: "1 "})
+    with caplog.at_level(logging.WARNING):
+        settings.warn_unknown_keys(old)
+    assert old.unknown_keys == (settings.PRE_VOTE_ENABLE, settings.VOTE_MAX_VERSION)
+    assert caplog.text == ""
+    assert not settings.raft_config(old).pre_vote and settings.max_vote_version(old) == 1
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    (settings.PRE_VOTE_ENABLE, "no", "Invalid value no for configuration reference.server.pre.vote.enable: "
+                                     "Expected value to be either true or false"),
+    (settings.VOTE_MAX_VERSION, "3", "Invalid value 3 for configuration reference.server.vote.max.version: "
+                                     "Vote versions are 0 to 2 (1: as Kafka 3.9, 2: as Kafka 4.0 and later)"),
+    (settings.VOTE_MAX_VERSION, "²", "Invalid value ² for configuration reference.server.vote.max.version"),
+    (settings.VOTE_MAX_VERSION, "-1", "Invalid value -1 for configuration reference.server.vote.max.version"),
+])
+def test_a_bad_election_key_names_itself(key: str, value: str, message: str) -> None:
+    loaded = lone_voter_config(**{key: value})
+    read = settings.pre_vote_enable if key == settings.PRE_VOTE_ENABLE else settings.max_vote_version
+    with pytest.raises(ConfigError, match="^" + re.escape(message)):
+        read(loaded)
