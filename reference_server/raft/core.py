@@ -635,9 +635,23 @@ class RaftCore:
             state.fetching_snapshot = None
 
     def _to_unattached(self, epoch: int, now_ms: int, leader_id: int | None = None) -> None:
+        """Move to a new epoch with no leader (or one whose endpoints are unknown).
+
+        A voter already waiting for an election (Unattached, Candidate, Resigned, or Prospective with
+        its round not lost) keeps the deadline it had, as Kafka's ``QuorumState.transitionToUnattached``
+        does; the others draw a new one. Otherwise a candidate whose votes are refused (a stale log)
+        would hold every other election off by bumping the epoch before their timers expire, which a
+        pre-vote round no longer prevents once a voter without Vote v2 takes part.
+        """
+        state = self._state
+        if (isinstance(state, UnattachedState | CandidateState | ResignedState)
+                or (isinstance(state, ProspectiveState) and not state.election.is_lost())):
+            deadline = state.election_deadline_ms
+        else:
+            deadline = self._election_deadline(now_ms)
         self._write_election(epoch, leader_id, None)
         self._leave_state()
-        self._state = UnattachedState(epoch, None, leader_id, self._election_deadline(now_ms))
+        self._state = UnattachedState(epoch, None, leader_id, deadline)
 
     def _to_unattached_voted(self, candidate: ReplicaKey, now_ms: int) -> None:
         epoch = self._state.epoch

@@ -379,6 +379,27 @@ def test_a_node_without_pre_vote_runs_standard_elections_from_every_timeout() ->
     assert sorted(votes) == [1, 3] and not any(is_pre_vote(send) for send in votes.values())
 
 
+def test_a_voter_waiting_for_an_election_keeps_its_timer_when_the_epoch_moves() -> None:
+    """A candidate with a stale log bumps the epoch again and again; the voters that refuse it keep
+    the election deadline they had (Kafka's QuorumState.transitionToUnattached), so one of them runs
+    in time instead of waiting behind each new epoch."""
+
+    def first_election_ms(replica: Replica, stale_votes_at: tuple[int, ...] = ()) -> int:
+        for now in range(0, 5000, 5):
+            if now in stale_votes_at:
+                epoch = replica.core.epoch + 1
+                refused = answer(replica, vote(epoch=epoch, candidate=2, last_epoch=1, last_offset=1), now)
+                assert not refused.vote_granted and replica.core.epoch == epoch
+            replica.core.poll(now)
+            if replica.core.role == "prospective":
+                return now
+        raise AssertionError("no election")
+
+    undisturbed = first_election_ms(with_log(1, [1, 1]))
+    stale_votes_at = (undisturbed // 4 // 5 * 5, undisturbed // 2 // 5 * 5, undisturbed * 3 // 4 // 5 * 5)
+    assert first_election_ms(with_log(1, [1, 1]), stale_votes_at) == undisturbed
+
+
 @pytest.mark.parametrize("config", [NO_PRE_VOTE, RaftConfig()], ids=["3.9-like", "4.x"])
 def test_a_quorum_of_one_line_elects_a_leader(config: RaftConfig) -> None:
     replicas = [make_replica(node, VOTERS, config=config, seed=node) for node in (1, 2, 3)]
