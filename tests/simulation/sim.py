@@ -12,6 +12,11 @@ over the surviving log and quorum-state; leaders sometimes resign gracefully (En
 stop; observers are sometimes wiped and come back empty (they catch up through FetchSnapshot). A
 client appends records to whoever is leader. Messages cross the wire encoded at per-seed versions.
 
+Quorums of mixed Kafka lines: the last ``old_voters`` voters run as Kafka 3.9 does for elections (no
+pre-vote, Vote v0-1). A request goes at the highest version both nodes speak; one that version cannot
+carry (a pre-vote to such a voter) is never sent: the sender gets UNSUPPORTED_VERSION at once, as the
+runtime's peer client gives it. ``restart`` lets a test restart a node with timeouts of its own.
+
 ``Checker`` verifies after every event:
 
 1. at most one leader per epoch;
@@ -25,7 +30,9 @@ client appends records to whoever is leader. Messages cross the wire encoded at 
    that a majority had not flushed;
 6. the leader of the highest epoch holds the whole committed history in its log;
 7. one voter change at a time: consecutive voter sets in any log differ by at most one voter;
-8. committed voter sets of any two replicas never disagree (same offset, same voter set).
+8. committed voter sets of any two replicas never disagree (same offset, same voter set);
+9. no node receives a request at a version it does not speak (a Kafka 3.9 voter would close the
+   connection on Vote v2).
 
 With kraft.version 1 the faults include voter changes: a client asks the leader to add a live
 non-voter or remove a voter (AddRaftVoter with or without AckWhenCommitted, RemoveRaftVoter);
@@ -52,6 +59,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.records import (
@@ -64,6 +72,7 @@ from kafka_admin_kraft.records import (
     decode_control_batch,
     decode_metadata_batch,
 )
+from kafka_admin_kraft_server.raft import rpc
 from kafka_admin_kraft_server.raft.api import (
     Address,
     Bootstrap,
@@ -132,6 +141,8 @@ class Scenario:
     """Image work per poll: small budgets spread snapshot loads and writes over many polls."""
     max_fetch_bytes: int = RaftConfig.max_fetch_bytes
     """Fetch and FetchSnapshot chunk size: small ones copy a snapshot in many chunks."""
+    old_voters: int = 0
+    """How many voters (the highest ids) run as Kafka 3.9: no pre-vote, Vote v0-1."""
 
     def command(self) -> str:
         return (
@@ -141,17 +152,20 @@ class Scenario:
             + ("" if self.faults else " --no-faults")
             + ("" if self.wire else " --no-wire")
             + f" --apply-budget-bytes {self.apply_budget_bytes} --max-fetch-bytes {self.max_fetch_bytes}"
+            + f" --old-voters {self.old_voters}"
         )
 
 
 def scenario_for_seed(seed: int) -> Scenario:
-    """The CI mix: cluster shape and kraft.version vary with the seed."""
+    """The CI mix: cluster shape, kraft.version, budgets and the voters running as Kafka 3.9 (none,
+    one, two) vary with the seed."""
     shapes = [(3, 1), (5, 1), (3, 0), (1, 1), (5, 2), (3, 2)]
     voters, observers = shapes[seed % len(shapes)]
     budgets = [1, 300, RaftConfig.apply_budget_bytes]
     chunks = [64, 700, RaftConfig.max_fetch_bytes]
     return Scenario(seed=seed, voters=voters, observers=observers, kraft_version=(seed // len(shapes)) % 2,
-                    apply_budget_bytes=budgets[(seed // 12) % 3], max_fetch_bytes=chunks[(seed // 36) % 3])
+                    apply_budget_bytes=budgets[(seed // 12) % 3], max_fetch_bytes=chunks[(seed // 36) % 3],
+                    old_voters=min((seed // 108) % 3, voters))
 
 
 @dataclass
@@ -167,6 +181,15 @@ class SimNode:
     inbound: dict[int, tuple[int, int, int, int, int]] = field(default_factory=dict)
     """Our request id -> (source node, its incarnation, its request id, api key, version)."""
     stopping: bool = False
+    old_line: bool = False
+    """Holds elections as Kafka 3.9 does: no pre-vote, Vote v0-1."""
+    config: RaftConfig | None = None
+    """Its own timeouts, when a test gave it some (``Simulation.restart``)."""
+
+    @property
+    def max_versions(self) -> dict[int, int]:
+        """The highest version it speaks of an API where below the cluster's."""
+        return {52: 1} if self.old_line else {}
 
     @property
     def alive(self) -> bool:
@@ -237,6 +260,7 @@ class Simulation:
             }
         )
         for node in self.nodes.values():
+            node.old_line = scenario.voters - scenario.old_voters < node.node_id <= scenario.voters
             self._format(node)
         self.checker = Checker(self)
         self.appended = 0
@@ -284,7 +308,7 @@ class Simulation:
     def _start(self, node: SimNode) -> None:
         node.core = RaftCore(
             self._identity(node),
-            self.config,
+            replace(node.config or self.config, pre_vote=not node.old_line),
             self._bootstrap(node),
             node.log,
             node.store,
@@ -305,6 +329,17 @@ class Simulation:
 
     def run(self) -> Simulation:
         scenario = self.scenario
+        self.start()
+        self.advance(scenario.duration_ms + scenario.heal_ms)
+        if scenario.heal_ms > 0:
+            self.checker.check_liveness()
+        self.checker.check_snapshots()
+        return self
+
+    def start(self) -> None:
+        """Start every node and the workload: appends, snapshots, DescribeQuorum, faults (when the
+        scenario has them) until the heal at ``duration_ms``."""
+        scenario = self.scenario
         for node in self.nodes.values():
             self._start(node)
         self._schedule(self.rng.randrange(scenario.append_interval_ms), "append")
@@ -313,21 +348,20 @@ class Simulation:
         self._schedule(self.rng.randrange(1000, 4000), "snapshot")
         self._schedule(self.rng.randrange(200, 1500), "describe")
         self._schedule(scenario.duration_ms, "heal")
-        end = scenario.duration_ms + scenario.heal_ms
         self._trace_roles()
         self.checker.check(set(self.nodes))
         self.touched.clear()
-        while self.events and self.events[0].time <= end:
+
+    def advance(self, until: int) -> None:
+        """Carry out every event up to ``until`` ms, checking the invariants after each."""
+        while self.events and self.events[0].time <= until:
             event = heapq.heappop(self.events)
             self.now = event.time
             if getattr(self, "_on_" + event.kind)(*event.args) or self.touched:
                 self._trace_roles()
                 self.checker.check(self.touched)
                 self.touched.clear()
-        if scenario.heal_ms > 0:
-            self.checker.check_liveness()
-        self.checker.check_snapshots()
-        return self
+        self.now = max(self.now, until)
 
     def _trace_roles(self) -> None:
         for node in (self.nodes[node_id] for node_id in self.touched):
@@ -396,11 +430,14 @@ class Simulation:
     def _encode(self, body: Struct, version: int) -> Any:
         return body.encode(version) if self.scenario.wire else body
 
+    def _version(self, api_key: int, *nodes: SimNode) -> int:
+        """The highest version of the API the nodes all speak."""
+        highest = self.versions[api_key]
+        return min(highest, *(node.max_versions.get(api_key, highest) for node in nodes))
+
     def _send_request(
         self, source: SimNode, request_id: int, destination: Address, api_key: int, body: Struct
     ) -> None:
-        version = self.versions[api_key]
-        payload = self._encode(body, version)
         target = self._resolve(destination)
         if target is None or not target.alive or not self._connected(source.node_id, target.node_id):
             if self.rng.random() < 0.5:  # connection refused, seen quickly; otherwise a silent timeout
@@ -411,10 +448,19 @@ class Simulation:
                     source.incarnation,
                     request_id,
                     api_key,
-                    version,
+                    self.versions[api_key],
                     None,
                 )
             return
+        version = self._version(api_key, source, target)
+        if version < rpc.lowest_version(body):  # never sent: the sender's client answers at once
+            answer = rpc.error_response(api_key, ErrorCode.UNSUPPORTED_VERSION)
+            self.trace.append(f"{self.now}: n{source.node_id} cannot send {body.NAME} to n{target.node_id} "
+                              f"at v{version}")
+            self._schedule(self.now, "response", source.node_id, source.incarnation, request_id, api_key,
+                           version, self._encode(answer, version))
+            return
+        payload = self._encode(body, version)
         for _ in range(self._copies()):
             self._schedule(
                 self.now + self._delay(),
@@ -447,6 +493,9 @@ class Simulation:
             or not self._connected(source_id, target_id)
         ):
             return False
+        if version > target.max_versions.get(api_key, version):
+            raise self.fail(f"n{source_id} sent {REQUEST_CLASSES[api_key].NAME} v{version} to n{target_id}, "
+                            f"which speaks v{target.max_versions[api_key]} at most")
         body = REQUEST_CLASSES[api_key].decode(payload, version) if self.scenario.wire else payload
         if api_key == 18:  # ApiVersions: answered by the server around the core (kraft.version 0-1)
             answer = messages.ApiVersionsResponse(error_code=0, supported_features=[
@@ -719,6 +768,15 @@ class Simulation:
         self._crash(node)
         self._schedule(self.now + self.rng.randrange(100, 2000), "restart", node_id)
         return True
+
+    def restart(self, node_id: int, config: RaftConfig | None = None) -> None:
+        """Stop a node at once (what it did not flush is lost) and start it again, with ``config``'s
+        timeouts from now on (None: the cluster's)."""
+        node = self.nodes[node_id]
+        if node.core is not None:
+            self._crash(node)
+        node.config = config
+        self._start(node)
 
     def _on_restart(self, node_id: int) -> bool:
         node = self.nodes[node_id]
@@ -1098,11 +1156,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-wire", action="store_true", help="hand messages over without encoding them")
     parser.add_argument("--apply-budget-bytes", type=int)
     parser.add_argument("--max-fetch-bytes", type=int)
+    parser.add_argument("--old-voters", type=int, help="voters running as Kafka 3.9 (no pre-vote, Vote v0-1)")
     parser.add_argument("--verbose", action="store_true", help="log the core's decisions")
     args = parser.parse_args(argv)
     overrides: dict[str, Any] = {}
     for name in ("voters", "observers", "kraft_version", "duration_ms", "heal_ms", "apply_budget_bytes",
-                 "max_fetch_bytes"):
+                 "max_fetch_bytes", "old_voters"):
         value = getattr(args, name)
         if value is not None:
             overrides[name] = value

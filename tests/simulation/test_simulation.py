@@ -2,15 +2,18 @@
 
 ``test_seeds`` runs ``KRAFT_SIM_SEEDS`` seeds (300 by default) from ``KRAFT_SIM_FIRST_SEED`` (0) across
 the CPUs; a failure names each failing seed with the command that replays it. The liveness tests run
-fault-free clusters and bound the time to a leader and to progress.
+fault-free clusters and bound the time to a leader and to progress; with voters of two Kafka lines,
+every voter in turn must be able to win an election.
 """
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -143,3 +146,79 @@ def test_replays_are_deterministic() -> None:
     ]
     assert random.Random(scenario.seed).random() == random.Random(7).random()
     assert messages.NoOpRecord().encode(0) == b"\x00"
+
+
+def settled_leader(sim: Simulation) -> int | None:
+    """The one leader every live node follows, None while they do not agree."""
+    cores = [node.core for node in sim.nodes.values() if node.core is not None]
+    leaders = [core for core in cores if core.is_leader]
+    if len(leaders) != 1:
+        return None
+    leader = leaders[0]
+    if any((core.epoch, core.leader_id) != (leader.epoch, leader.local_key.id) for core in cores):
+        return None
+    return leader.local_key.id
+
+
+def advance_until(sim: Simulation, condition: Callable[[], object], within_ms: int, what: str) -> None:
+    """Run the simulation a few ms at a time until ``condition`` holds (invariants checked throughout)."""
+    deadline = sim.now + within_ms
+    while not condition():
+        if sim.now >= deadline:
+            raise sim.fail(f"no {what} within {within_ms} ms")
+        sim.advance(sim.now + 5)
+
+
+def holds_the_log_of(sim: Simulation, node_id: int, other: int) -> bool:
+    return sim.nodes[node_id].log.end_offset() == sim.nodes[other].log.end_offset()
+
+
+def has_won(sim: Simulation, node_id: int, since_epoch: int) -> bool:
+    return any(leader == node_id and epoch >= since_epoch
+               for epoch, leader in sim.checker.leader_of_epoch.items())
+
+
+SLOW = RaftConfig(election_timeout_ms=60_000, fetch_timeout_ms=60_000)
+"""Timeouts that keep a voter from running for office during a test's phase (it still votes)."""
+
+
+@pytest.mark.parametrize(("voters", "old_voters"), [(3, 1), (3, 2), (5, 2), (5, 4)])
+@pytest.mark.parametrize("seed", [31, 32])
+def test_every_voter_of_a_mixed_quorum_can_win_an_election(seed: int, voters: int, old_voters: int) -> None:
+    """Voters of both lines (the last ``old_voters`` as Kafka 3.9: no pre-vote, Vote v0-1), each in
+    turn the one whose timer runs out: once it holds all of the leader's log, the leader is cut off
+    and every other voter restarts with timeouts too long to run itself. The target must be elected
+    by the others, whatever line each runs (a 4.x node falls back from pre-vote when a 3.9 voter is
+    asked); then everyone is back to the usual timeouts and the quorum settles on a leader."""
+    scenario = Scenario(seed=seed, voters=voters, observers=1, old_voters=old_voters, faults=False,
+                        duration_ms=10**9, heal_ms=0)
+    sim = Simulation(scenario)
+    sim.start()
+    voter_ids = range(1, voters + 1)
+    won: list[int] = []
+    while set(won) != set(voter_ids):
+        advance_until(sim, lambda: settled_leader(sim) is not None, 15_000, "settled leader")
+        leader = settled_leader(sim)
+        assert leader is not None
+        # The next voter still to win that does not lead now; the leader itself once all others
+        # have won (after one of them took over from it).
+        target = next((voter for voter in voter_ids if voter not in won and voter != leader),
+                      next(voter for voter in voter_ids if voter != leader))
+        advance_until(sim, functools.partial(holds_the_log_of, sim, target, leader), 5_000,
+                      f"moment n{target} holds all of leader n{leader}'s log")
+        first_epoch = max(sim.checker.leader_of_epoch) + 1
+        sim.partition = {node_id: int(node_id == leader) for node_id in sim.nodes}
+        others = [voter for voter in voter_ids if voter not in (leader, target)]
+        for voter in others:
+            sim.restart(voter, SLOW)
+        sim.trace.append(f"{sim.now}: n{leader} cut off, only n{target} may run")
+        advance_until(sim, functools.partial(has_won, sim, target, first_epoch), 10_000,
+                      f"election won by n{target}")
+        won.append(target)
+        sim.partition = None
+        for voter in others:
+            sim.restart(voter)
+    assert sorted(set(won)) == list(voter_ids)
+    committed = sim.checker.committed_end
+    advance_until(sim, lambda: settled_leader(sim) is not None and sim.checker.committed_end > committed,
+                  15_000, "settled leader committing new records")
