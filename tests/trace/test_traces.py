@@ -270,6 +270,8 @@ class World:
     generations: dict[int, int] = field(default_factory=dict)
     incarnations: dict[int, int] = field(default_factory=dict)
     auto_join: set[int] = field(default_factory=set)
+    old_line: set[int] = field(default_factory=set)
+    """Nodes that hold elections as Kafka 3.9 does: no pre-vote, Vote v0-1."""
     ports: dict[int, int] = field(default_factory=dict)
     """Listener ports that differ from ``endpoint(node_id)``'s."""
     events: list[Event] = field(default_factory=list)
@@ -369,7 +371,8 @@ class World:
         return make_replica(
             node_id, self.voters, log=log, store=store,
             now=self.network.now, seed=node_id + 100 * self.incarnations.get(node_id, 0),
-            config=RaftConfig(auto_join_enable=node_id in self.auto_join),
+            config=RaftConfig(auto_join_enable=node_id in self.auto_join,
+                              pre_vote=node_id not in self.old_line),
             bootstrap_servers=() if formatted else self.bootstrap_servers(),
             directory=directory(node_id, self.generations.get(node_id, 0)), listeners=self.listeners(node_id))
 
@@ -378,15 +381,18 @@ class World:
         return (endpoint(node_id),) if port is None else (Endpoint(LISTENER, f"n{node_id}", port),)
 
     def start(self, positional: list[str], args: dict[str, str]) -> None:
-        """``start voters=1,2,3[:b] [observers=4,...] [auto-join=4,...]``: voters formatted with the
-        voter set (kafka-storage format --initial-controllers), observers with an empty log that find
-        the leader through the voters (--no-initial-controllers); ``auto-join`` nodes have
-        controller.quorum.auto.join.enable."""
+        """``start voters=1,2,3[:b] [observers=4,...] [auto-join=4,...] [kafka-3.9=3,...]``: voters
+        formatted with the voter set (kafka-storage format --initial-controllers), observers with an
+        empty log that find the leader through the voters (--no-initial-controllers); ``auto-join``
+        nodes have controller.quorum.auto.join.enable; ``kafka-3.9`` nodes hold elections as Kafka 3.9
+        does (no pre-vote, Vote v0-1)."""
         voters = [parse_key(item) for item in split(args.get("voters", ""))]
         observers = [parse_key(item) for item in split(args.get("observers", ""))]
         if not voters:
             raise ScenarioError("start needs voters=...")
         self.auto_join = {int(item) for item in split(args.get("auto-join", ""))}
+        self.old_line = {int(item) for item in split(args.get("kafka-3.9", ""))}
+        self.network.max_versions = {node_id: {messages.VoteRequest.API_KEY: 1} for node_id in self.old_line}
         for node_id, generation in voters + observers:
             self.generations[node_id] = generation
         keys = [ReplicaKey(node_id, directory(node_id, generation)) for node_id, generation in voters]
