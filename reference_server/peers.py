@@ -109,7 +109,7 @@ class _Connection:
         correlation_id = self._next_correlation
         try:
             frame = framing.encode_request(request.body, version, correlation_id, self.client.client_id)
-        except KafkaAdminError as exc:  # a value v{version} cannot carry
+        except KafkaAdminError as exc:  # a value this version cannot carry
             self.client.unsupported(pending, self, str(exc))
             return
         self._next_correlation = (correlation_id + 1) & 0x7FFFFFFF
