@@ -27,7 +27,7 @@ def entry(api_key: int, max_version: int) -> messages.ApiVersionsResponse.ApiVer
 
 
 class OldPeer:
-    """Knows ApiVersions 0-3 and Vote 0-1 only, like an older Kafka controller."""
+    """Knows ApiVersions 0-3, Vote 0-1 and AddRaftVoter 0 only, like an older Kafka controller."""
 
     def __init__(self) -> None:
         self.sock = socket.socket()
@@ -60,9 +60,10 @@ class OldPeer:
                     if api_key == 18:
                         assert isinstance(request.body, messages.ApiVersionsRequest)
                         self.software.append(request.body.client_software_name)
-                        reply = messages.ApiVersionsResponse(api_keys=[entry(18, 3), entry(52, 1)])
+                        reply = messages.ApiVersionsResponse(api_keys=[entry(18, 3), entry(52, 1),
+                                                                       entry(80, 0)])
                     else:
-                        reply = messages.VoteResponse(error_code=0)
+                        reply = messages.response_class(api_key)()
                     conn.sendall(framing.encode_response(reply, version, request.header.correlation_id))
 
 
@@ -84,8 +85,12 @@ def test_api_versions_fallback_and_version_choice(caplog: pytest.LogCaptureFixtu
         # each is answered UNSUPPORTED_VERSION at once.
         client.send(OutboundRequest(2, destination, 55, messages.DescribeQuorumRequest()))
         client.send(OutboundRequest(3, destination, 52, pre_vote_request()))
+        # An auto-join AddRaftVoter asks for an answer before the commit, which v0 cannot say.
+        auto_join = messages.AddRaftVoterRequest(ack_when_committed=False)
+        client.send(OutboundRequest(4, destination, 80, auto_join))
+        client.send(OutboundRequest(5, destination, 80, messages.AddRaftVoterRequest()))
         for _ in range(200):
-            if len(outcomes) == 3:
+            if len(outcomes) == 5:
                 break
             await asyncio.sleep(0.01)
         await client.close()
@@ -96,10 +101,13 @@ def test_api_versions_fallback_and_version_choice(caplog: pytest.LogCaptureFixtu
     assert isinstance(answers[2], messages.DescribeQuorumResponse) and answers[2].error_code == 35
     assert isinstance(answers[3], messages.VoteResponse)
     assert (answers[3].error_code, answers[3].topics) == (35, [])
-    assert [(key, version) for key, version, _ in peer.seen] == [(18, 4), (18, 3), (52, 1)]
+    assert isinstance(answers[4], messages.AddRaftVoterResponse) and answers[4].error_code == 35
+    assert isinstance(answers[5], messages.AddRaftVoterResponse) and answers[5].error_code == 0
+    assert [(key, version) for key, version, _ in peer.seen] == [(18, 4), (18, 3), (52, 1), (80, 0)]
     unsent = [r.getMessage() for r in caplog.records if "unsupported version" in r.getMessage()]
-    assert len(unsent) == 2 and "Request 3 (VoteRequest)" in unsent[1]
+    assert len(unsent) == 3 and "Request 3 (VoteRequest)" in unsent[1]
     assert "it needs v2, v1 is the highest both sides speak" in unsent[1]
+    assert "Request 4 (AddRaftVoterRequest)" in unsent[2]
     assert {client_id for _, _, client_id in peer.seen} == {"raft-client-7"}
     assert peer.software == [CLIENT_SOFTWARE_NAME]
     peer.sock.close()
