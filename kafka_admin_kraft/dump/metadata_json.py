@@ -61,6 +61,7 @@ _C10: dict[bytes, str] = {}
 _C11: dict[bytes, str] = {}
 _C12: dict[bytes, str] = {}
 _C13: dict[bytes, str] = {}
+_C14: dict[bytes, str] = {}
 
 
 def _RegisterBrokerRecord_BrokerEndpoint_0(b: bytes, p: int) -> tuple[str, int]:
@@ -219,6 +220,8 @@ def _RegisterBrokerRecord_tail_2(b: bytes, p: int) -> tuple[str, int]:
                 size, p = uvarint32(b, p - 1)
             if tag == 0:
                 raise Malformed('tag 0 is not valid in version 0')
+            elif tag == 1:
+                raise Malformed('tag 1 is not valid in version 0')
             else:
                 if size < 0 or p + size > len(b):
                     raise Malformed('tagged field runs past the record')
@@ -314,6 +317,8 @@ def _RegisterBrokerRecord_tail_4(b: bytes, p: int) -> tuple[str, int]:
                 size, p = uvarint32(b, p - 1)
             if tag == 0:
                 raise Malformed('tag 0 is not valid in version 1')
+            elif tag == 1:
+                raise Malformed('tag 1 is not valid in version 1')
             else:
                 if size < 0 or p + size > len(b):
                     raise Malformed('tagged field runs past the record')
@@ -410,6 +415,8 @@ def _RegisterBrokerRecord_tail_6(b: bytes, p: int) -> tuple[str, int]:
                 size, p = uvarint32(b, p - 1)
             if tag == 0:
                 raise Malformed('tag 0 is not valid in version 2')
+            elif tag == 1:
+                raise Malformed('tag 1 is not valid in version 2')
             else:
                 if size < 0 or p + size > len(b):
                     raise Malformed('tagged field runs past the record')
@@ -521,6 +528,8 @@ def _RegisterBrokerRecord_tail_8(b: bytes, p: int) -> tuple[str, int]:
                 v = UUID_ARRAYS.get(r) or uuid_array_json(r)
                 if n != 0:
                     t9 = f',"logDirs":{v}'
+            elif tag == 1:
+                raise Malformed('tag 1 is not valid in version 3')
             else:
                 if size < 0 or p + size > len(b):
                     raise Malformed('tagged field runs past the record')
@@ -557,7 +566,135 @@ def _RegisterBrokerRecord_9(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _UnregisterBrokerRecord_10(b: bytes, p: int) -> tuple[str, int]:
+def _RegisterBrokerRecord_tail_10(b: bytes, p: int) -> tuple[str, int]:
+    n = b[p] - 1
+    p += 1
+    if n > 126:
+        n, p = uvarint32(b, p - 1)
+        n -= 1
+    if n < 0:
+        raise Malformed('null in a non-nullable field')
+    if n > len(b) - p:
+        raise Malformed('array longer than the bytes left')
+    items = []
+    for _ in range(n):
+        item, p = _RegisterBrokerRecord_BrokerEndpoint_0(b, p)
+        items.append(item)
+    x4 = '[' + ','.join(items) + ']'
+    n = b[p] - 1
+    p += 1
+    if n > 126:
+        n, p = uvarint32(b, p - 1)
+        n -= 1
+    if n < 0:
+        raise Malformed('null in a non-nullable field')
+    if n > len(b) - p:
+        raise Malformed('array longer than the bytes left')
+    items = []
+    for _ in range(n):
+        item, p = _RegisterBrokerRecord_BrokerFeature_1(b, p)
+        items.append(item)
+    x5 = '[' + ','.join(items) + ']'
+    n = b[p] - 1
+    p += 1
+    if n > 126:
+        n, p = uvarint32(b, p - 1)
+        n -= 1
+    if n < 0:
+        x6 = 'null'
+    else:
+        if n > 32767:
+            raise Malformed('string longer than 32767 bytes')
+        e = p + n
+        r = b[p:e]
+        p = e
+        x6 = STRINGS.get(r) or string_json(r)
+    x7, x8, = _P4.unpack_from(b, p)
+    p += 2
+    x7 = 'true' if x7 else 'false'
+    x8 = 'true' if x8 else 'false'
+    t9 = ''
+    t10 = ''
+    n = b[p]
+    p += 1
+    if n:
+        if n > 127:
+            n, p = uvarint32(b, p - 1)
+        for _ in range(n):
+            tag = b[p]
+            p += 1
+            if tag > 127:
+                tag, p = uvarint32(b, p - 1)
+            size = b[p]
+            p += 1
+            if size > 127:
+                size, p = uvarint32(b, p - 1)
+            if tag == 0:
+                n = b[p] - 1
+                p += 1
+                if n > 126:
+                    n, p = uvarint32(b, p - 1)
+                    n -= 1
+                if n < 0:
+                    raise Malformed('null in a non-nullable field')
+                e = p + 16 * n
+                r = b[p:e]
+                p = e
+                v = UUID_ARRAYS.get(r) or uuid_array_json(r)
+                if n != 0:
+                    t9 = f',"logDirs":{v}'
+            elif tag == 1:
+                n = b[p] - 1
+                p += 1
+                if n > 126:
+                    n, p = uvarint32(b, p - 1)
+                    n -= 1
+                if n < 0:
+                    raise Malformed('null in a non-nullable field')
+                e = p + 16 * n
+                r = b[p:e]
+                p = e
+                v = UUID_ARRAYS.get(r) or uuid_array_json(r)
+                if n != 0:
+                    t10 = f',"cordonedLogDirs":{v}'
+            else:
+                if size < 0 or p + size > len(b):
+                    raise Malformed('tagged field runs past the record')
+                p += size
+    return (f',"endPoints":{x4}'
+            f',"features":{x5}'
+            f',"rack":{x6}'
+            f',"fenced":{x7}'
+            f',"inControlledShutdown":{x8}'
+            f'{t9}'
+            f'{t10}'), p
+
+
+def _RegisterBrokerRecord_11(b: bytes, p: int) -> tuple[str, int]:
+    x0, x1, x2, x3, = _P5.unpack_from(b, p)
+    p += 29
+    x1 = 'true' if x1 else 'false'
+    x2 = UUIDS.get(x2) or uuid_json(x2)
+    r = b[p:]
+    t = _C4.get(r)
+    if t is None:
+        t, p = _RegisterBrokerRecord_tail_10(b, p)
+        if p == len(b):
+            if len(_C4) >= CACHE_LIMIT:
+                _C4.clear()
+            _C4[r] = t
+    else:
+        p = len(b)
+    return ('{'
+            f'"brokerId":{x0}'
+            f',"isMigratingZkBroker":{x1}'
+            f',"incarnationId":{x2}'
+            f',"brokerEpoch":{x3}'
+            f'{t}'
+            '}'), p
+
+
+def _UnregisterBrokerRecord_12(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P6.unpack_from(b, p)
     p += 12
     n = b[p]
@@ -583,7 +720,7 @@ def _UnregisterBrokerRecord_10(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _TopicRecord_11(b: bytes, p: int) -> tuple[str, int]:
+def _TopicRecord_13(b: bytes, p: int) -> tuple[str, int]:
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -623,7 +760,7 @@ def _TopicRecord_11(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _PartitionRecord_tail_12(b: bytes, p: int) -> tuple[str, int]:
+def _PartitionRecord_tail_14(b: bytes, p: int) -> tuple[str, int]:
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -708,18 +845,18 @@ def _PartitionRecord_tail_12(b: bytes, p: int) -> tuple[str, int]:
             f',"partitionEpoch":{x9}'), p
 
 
-def _PartitionRecord_13(b: bytes, p: int) -> tuple[str, int]:
+def _PartitionRecord_15(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P10.unpack_from(b, p)
     p += 20
     x1 = UUIDS.get(x1) or uuid_json(x1)
     r = b[p:]
-    t = _C4.get(r)
+    t = _C5.get(r)
     if t is None:
-        t, p = _PartitionRecord_tail_12(b, p)
+        t, p = _PartitionRecord_tail_14(b, p)
         if p == len(b):
-            if len(_C4) >= CACHE_LIMIT:
-                _C4.clear()
-            _C4[r] = t
+            if len(_C5) >= CACHE_LIMIT:
+                _C5.clear()
+            _C5[r] = t
     else:
         p = len(b)
     return ('{'
@@ -729,7 +866,7 @@ def _PartitionRecord_13(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _PartitionRecord_tail_14(b: bytes, p: int) -> tuple[str, int]:
+def _PartitionRecord_tail_16(b: bytes, p: int) -> tuple[str, int]:
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -826,18 +963,18 @@ def _PartitionRecord_tail_14(b: bytes, p: int) -> tuple[str, int]:
             f',"directories":{x10}'), p
 
 
-def _PartitionRecord_15(b: bytes, p: int) -> tuple[str, int]:
+def _PartitionRecord_17(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P10.unpack_from(b, p)
     p += 20
     x1 = UUIDS.get(x1) or uuid_json(x1)
     r = b[p:]
-    t = _C5.get(r)
+    t = _C6.get(r)
     if t is None:
-        t, p = _PartitionRecord_tail_14(b, p)
+        t, p = _PartitionRecord_tail_16(b, p)
         if p == len(b):
-            if len(_C5) >= CACHE_LIMIT:
-                _C5.clear()
-            _C5[r] = t
+            if len(_C6) >= CACHE_LIMIT:
+                _C6.clear()
+            _C6[r] = t
     else:
         p = len(b)
     return ('{'
@@ -847,7 +984,7 @@ def _PartitionRecord_15(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _PartitionRecord_tail_16(b: bytes, p: int) -> tuple[str, int]:
+def _PartitionRecord_tail_18(b: bytes, p: int) -> tuple[str, int]:
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -974,18 +1111,18 @@ def _PartitionRecord_tail_16(b: bytes, p: int) -> tuple[str, int]:
             f'{t12}'), p
 
 
-def _PartitionRecord_17(b: bytes, p: int) -> tuple[str, int]:
+def _PartitionRecord_19(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P10.unpack_from(b, p)
     p += 20
     x1 = UUIDS.get(x1) or uuid_json(x1)
     r = b[p:]
-    t = _C6.get(r)
+    t = _C7.get(r)
     if t is None:
-        t, p = _PartitionRecord_tail_16(b, p)
+        t, p = _PartitionRecord_tail_18(b, p)
         if p == len(b):
-            if len(_C6) >= CACHE_LIMIT:
-                _C6.clear()
-            _C6[r] = t
+            if len(_C7) >= CACHE_LIMIT:
+                _C7.clear()
+            _C7[r] = t
     else:
         p = len(b)
     return ('{'
@@ -995,7 +1132,7 @@ def _PartitionRecord_17(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _ConfigRecord_18(b: bytes, p: int) -> tuple[str, int]:
+def _ConfigRecord_20(b: bytes, p: int) -> tuple[str, int]:
     x0, = _P9.unpack_from(b, p)
     p += 1
     n = b[p] - 1
@@ -1063,7 +1200,7 @@ def _ConfigRecord_18(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _PartitionChangeRecord_tail_19(b: bytes, p: int) -> tuple[str, int]:
+def _PartitionChangeRecord_tail_21(b: bytes, p: int) -> tuple[str, int]:
     t2 = ''
     t3 = ''
     t4 = ''
@@ -1172,18 +1309,18 @@ def _PartitionChangeRecord_tail_19(b: bytes, p: int) -> tuple[str, int]:
             f'{t7}'), p
 
 
-def _PartitionChangeRecord_20(b: bytes, p: int) -> tuple[str, int]:
+def _PartitionChangeRecord_22(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P10.unpack_from(b, p)
     p += 20
     x1 = UUIDS.get(x1) or uuid_json(x1)
     r = b[p:]
-    t = _C7.get(r)
+    t = _C8.get(r)
     if t is None:
-        t, p = _PartitionChangeRecord_tail_19(b, p)
+        t, p = _PartitionChangeRecord_tail_21(b, p)
         if p == len(b):
-            if len(_C7) >= CACHE_LIMIT:
-                _C7.clear()
-            _C7[r] = t
+            if len(_C8) >= CACHE_LIMIT:
+                _C8.clear()
+            _C8[r] = t
     else:
         p = len(b)
     return ('{'
@@ -1193,7 +1330,7 @@ def _PartitionChangeRecord_20(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _PartitionChangeRecord_tail_21(b: bytes, p: int) -> tuple[str, int]:
+def _PartitionChangeRecord_tail_23(b: bytes, p: int) -> tuple[str, int]:
     t2 = ''
     t3 = ''
     t4 = ''
@@ -1317,18 +1454,18 @@ def _PartitionChangeRecord_tail_21(b: bytes, p: int) -> tuple[str, int]:
             f'{t8}'), p
 
 
-def _PartitionChangeRecord_22(b: bytes, p: int) -> tuple[str, int]:
+def _PartitionChangeRecord_24(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P10.unpack_from(b, p)
     p += 20
     x1 = UUIDS.get(x1) or uuid_json(x1)
     r = b[p:]
-    t = _C8.get(r)
+    t = _C9.get(r)
     if t is None:
-        t, p = _PartitionChangeRecord_tail_21(b, p)
+        t, p = _PartitionChangeRecord_tail_23(b, p)
         if p == len(b):
-            if len(_C8) >= CACHE_LIMIT:
-                _C8.clear()
-            _C8[r] = t
+            if len(_C9) >= CACHE_LIMIT:
+                _C9.clear()
+            _C9[r] = t
     else:
         p = len(b)
     return ('{'
@@ -1338,7 +1475,7 @@ def _PartitionChangeRecord_22(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _PartitionChangeRecord_tail_23(b: bytes, p: int) -> tuple[str, int]:
+def _PartitionChangeRecord_tail_25(b: bytes, p: int) -> tuple[str, int]:
     t2 = ''
     t3 = ''
     t4 = ''
@@ -1492,18 +1629,18 @@ def _PartitionChangeRecord_tail_23(b: bytes, p: int) -> tuple[str, int]:
             f'{t10}'), p
 
 
-def _PartitionChangeRecord_24(b: bytes, p: int) -> tuple[str, int]:
+def _PartitionChangeRecord_26(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P10.unpack_from(b, p)
     p += 20
     x1 = UUIDS.get(x1) or uuid_json(x1)
     r = b[p:]
-    t = _C9.get(r)
+    t = _C10.get(r)
     if t is None:
-        t, p = _PartitionChangeRecord_tail_23(b, p)
+        t, p = _PartitionChangeRecord_tail_25(b, p)
         if p == len(b):
-            if len(_C9) >= CACHE_LIMIT:
-                _C9.clear()
-            _C9[r] = t
+            if len(_C10) >= CACHE_LIMIT:
+                _C10.clear()
+            _C10[r] = t
     else:
         p = len(b)
     return ('{'
@@ -1513,7 +1650,7 @@ def _PartitionChangeRecord_24(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _FenceBrokerRecord_25(b: bytes, p: int) -> tuple[str, int]:
+def _FenceBrokerRecord_27(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P6.unpack_from(b, p)
     p += 12
     n = b[p]
@@ -1539,7 +1676,7 @@ def _FenceBrokerRecord_25(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _RemoveTopicRecord_26(b: bytes, p: int) -> tuple[str, int]:
+def _RemoveTopicRecord_28(b: bytes, p: int) -> tuple[str, int]:
     x0, = _P7.unpack_from(b, p)
     p += 16
     x0 = UUIDS.get(x0) or uuid_json(x0)
@@ -1565,7 +1702,7 @@ def _RemoveTopicRecord_26(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _DelegationTokenRecord_27(b: bytes, p: int) -> tuple[str, int]:
+def _DelegationTokenRecord_29(b: bytes, p: int) -> tuple[str, int]:
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -1661,7 +1798,7 @@ def _DelegationTokenRecord_27(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _UserScramCredentialRecord_28(b: bytes, p: int) -> tuple[str, int]:
+def _UserScramCredentialRecord_30(b: bytes, p: int) -> tuple[str, int]:
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -1739,7 +1876,7 @@ def _UserScramCredentialRecord_28(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _FeatureLevelRecord_29(b: bytes, p: int) -> tuple[str, int]:
+def _FeatureLevelRecord_31(b: bytes, p: int) -> tuple[str, int]:
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -1778,7 +1915,7 @@ def _FeatureLevelRecord_29(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _ClientQuotaRecord_EntityData_30(b: bytes, p: int) -> tuple[str, int]:
+def _ClientQuotaRecord_EntityData_32(b: bytes, p: int) -> tuple[str, int]:
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -1829,7 +1966,7 @@ def _ClientQuotaRecord_EntityData_30(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _ClientQuotaRecord_31(b: bytes, p: int) -> tuple[str, int]:
+def _ClientQuotaRecord_33(b: bytes, p: int) -> tuple[str, int]:
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -1841,7 +1978,7 @@ def _ClientQuotaRecord_31(b: bytes, p: int) -> tuple[str, int]:
         raise Malformed('array longer than the bytes left')
     items = []
     for _ in range(n):
-        item, p = _ClientQuotaRecord_EntityData_30(b, p)
+        item, p = _ClientQuotaRecord_EntityData_32(b, p)
         items.append(item)
     x0 = '[' + ','.join(items) + ']'
     n = b[p] - 1
@@ -1886,7 +2023,7 @@ def _ClientQuotaRecord_31(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _ProducerIdsRecord_32(b: bytes, p: int) -> tuple[str, int]:
+def _ProducerIdsRecord_34(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, x2, = _P15.unpack_from(b, p)
     p += 20
     n = b[p]
@@ -1913,7 +2050,7 @@ def _ProducerIdsRecord_32(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _BrokerRegistrationChangeRecord_tail_33(b: bytes, p: int) -> tuple[str, int]:
+def _BrokerRegistrationChangeRecord_tail_35(b: bytes, p: int) -> tuple[str, int]:
     t2 = ''
     n = b[p]
     p += 1
@@ -1945,17 +2082,17 @@ def _BrokerRegistrationChangeRecord_tail_33(b: bytes, p: int) -> tuple[str, int]
     return (f'{t2}'), p
 
 
-def _BrokerRegistrationChangeRecord_34(b: bytes, p: int) -> tuple[str, int]:
+def _BrokerRegistrationChangeRecord_36(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P6.unpack_from(b, p)
     p += 12
     r = b[p:]
-    t = _C10.get(r)
+    t = _C11.get(r)
     if t is None:
-        t, p = _BrokerRegistrationChangeRecord_tail_33(b, p)
+        t, p = _BrokerRegistrationChangeRecord_tail_35(b, p)
         if p == len(b):
-            if len(_C10) >= CACHE_LIMIT:
-                _C10.clear()
-            _C10[r] = t
+            if len(_C11) >= CACHE_LIMIT:
+                _C11.clear()
+            _C11[r] = t
     else:
         p = len(b)
     return ('{'
@@ -1965,7 +2102,7 @@ def _BrokerRegistrationChangeRecord_34(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _BrokerRegistrationChangeRecord_tail_35(b: bytes, p: int) -> tuple[str, int]:
+def _BrokerRegistrationChangeRecord_tail_37(b: bytes, p: int) -> tuple[str, int]:
     t2 = ''
     t3 = ''
     n = b[p]
@@ -2002,17 +2139,17 @@ def _BrokerRegistrationChangeRecord_tail_35(b: bytes, p: int) -> tuple[str, int]
             f'{t3}'), p
 
 
-def _BrokerRegistrationChangeRecord_36(b: bytes, p: int) -> tuple[str, int]:
+def _BrokerRegistrationChangeRecord_38(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P6.unpack_from(b, p)
     p += 12
     r = b[p:]
-    t = _C11.get(r)
+    t = _C12.get(r)
     if t is None:
-        t, p = _BrokerRegistrationChangeRecord_tail_35(b, p)
+        t, p = _BrokerRegistrationChangeRecord_tail_37(b, p)
         if p == len(b):
-            if len(_C11) >= CACHE_LIMIT:
-                _C11.clear()
-            _C11[r] = t
+            if len(_C12) >= CACHE_LIMIT:
+                _C12.clear()
+            _C12[r] = t
     else:
         p = len(b)
     return ('{'
@@ -2022,7 +2159,7 @@ def _BrokerRegistrationChangeRecord_36(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _BrokerRegistrationChangeRecord_tail_37(b: bytes, p: int) -> tuple[str, int]:
+def _BrokerRegistrationChangeRecord_tail_39(b: bytes, p: int) -> tuple[str, int]:
     t2 = ''
     t3 = ''
     t4 = ''
@@ -2073,17 +2210,17 @@ def _BrokerRegistrationChangeRecord_tail_37(b: bytes, p: int) -> tuple[str, int]
             f'{t4}'), p
 
 
-def _BrokerRegistrationChangeRecord_38(b: bytes, p: int) -> tuple[str, int]:
+def _BrokerRegistrationChangeRecord_40(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P6.unpack_from(b, p)
     p += 12
     r = b[p:]
-    t = _C12.get(r)
+    t = _C13.get(r)
     if t is None:
-        t, p = _BrokerRegistrationChangeRecord_tail_37(b, p)
+        t, p = _BrokerRegistrationChangeRecord_tail_39(b, p)
         if p == len(b):
-            if len(_C12) >= CACHE_LIMIT:
-                _C12.clear()
-            _C12[r] = t
+            if len(_C13) >= CACHE_LIMIT:
+                _C13.clear()
+            _C13[r] = t
     else:
         p = len(b)
     return ('{'
@@ -2093,7 +2230,7 @@ def _BrokerRegistrationChangeRecord_38(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _AccessControlEntryRecord_39(b: bytes, p: int) -> tuple[str, int]:
+def _AccessControlEntryRecord_41(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P16.unpack_from(b, p)
     p += 17
     x0 = UUIDS.get(x0) or uuid_json(x0)
@@ -2169,7 +2306,7 @@ def _AccessControlEntryRecord_39(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _RemoveAccessControlEntryRecord_40(b: bytes, p: int) -> tuple[str, int]:
+def _RemoveAccessControlEntryRecord_42(b: bytes, p: int) -> tuple[str, int]:
     x0, = _P7.unpack_from(b, p)
     p += 16
     x0 = UUIDS.get(x0) or uuid_json(x0)
@@ -2195,7 +2332,7 @@ def _RemoveAccessControlEntryRecord_40(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _NoOpRecord_41(b: bytes, p: int) -> tuple[str, int]:
+def _NoOpRecord_43(b: bytes, p: int) -> tuple[str, int]:
     n = b[p]
     p += 1
     if n:
@@ -2217,7 +2354,7 @@ def _NoOpRecord_41(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _ZkMigrationStateRecord_42(b: bytes, p: int) -> tuple[str, int]:
+def _ZkMigrationStateRecord_44(b: bytes, p: int) -> tuple[str, int]:
     x0, = _P9.unpack_from(b, p)
     p += 1
     n = b[p]
@@ -2242,7 +2379,7 @@ def _ZkMigrationStateRecord_42(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _RemoveUserScramCredentialRecord_43(b: bytes, p: int) -> tuple[str, int]:
+def _RemoveUserScramCredentialRecord_45(b: bytes, p: int) -> tuple[str, int]:
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -2281,7 +2418,7 @@ def _RemoveUserScramCredentialRecord_43(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _BeginTransactionRecord_44(b: bytes, p: int) -> tuple[str, int]:
+def _BeginTransactionRecord_46(b: bytes, p: int) -> tuple[str, int]:
     t0 = ''
     n = b[p]
     p += 1
@@ -2322,7 +2459,7 @@ def _BeginTransactionRecord_44(b: bytes, p: int) -> tuple[str, int]:
     return '{' + s[1:] + '}', p
 
 
-def _AbortTransactionRecord_45(b: bytes, p: int) -> tuple[str, int]:
+def _AbortTransactionRecord_47(b: bytes, p: int) -> tuple[str, int]:
     t0 = ''
     n = b[p]
     p += 1
@@ -2363,7 +2500,7 @@ def _AbortTransactionRecord_45(b: bytes, p: int) -> tuple[str, int]:
     return '{' + s[1:] + '}', p
 
 
-def _RemoveDelegationTokenRecord_46(b: bytes, p: int) -> tuple[str, int]:
+def _RemoveDelegationTokenRecord_48(b: bytes, p: int) -> tuple[str, int]:
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -2399,7 +2536,7 @@ def _RemoveDelegationTokenRecord_46(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _RegisterControllerRecord_tail_47(b: bytes, p: int) -> tuple[str, int]:
+def _RegisterControllerRecord_tail_49(b: bytes, p: int) -> tuple[str, int]:
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -2449,19 +2586,19 @@ def _RegisterControllerRecord_tail_47(b: bytes, p: int) -> tuple[str, int]:
             f',"features":{x4}'), p
 
 
-def _RegisterControllerRecord_48(b: bytes, p: int) -> tuple[str, int]:
+def _RegisterControllerRecord_50(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, x2, = _P18.unpack_from(b, p)
     p += 21
     x1 = UUIDS.get(x1) or uuid_json(x1)
     x2 = 'true' if x2 else 'false'
     r = b[p:]
-    t = _C13.get(r)
+    t = _C14.get(r)
     if t is None:
-        t, p = _RegisterControllerRecord_tail_47(b, p)
+        t, p = _RegisterControllerRecord_tail_49(b, p)
         if p == len(b):
-            if len(_C13) >= CACHE_LIMIT:
-                _C13.clear()
-            _C13[r] = t
+            if len(_C14) >= CACHE_LIMIT:
+                _C14.clear()
+            _C14[r] = t
     else:
         p = len(b)
     return ('{'
@@ -2472,7 +2609,7 @@ def _RegisterControllerRecord_48(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _ClearElrRecord_49(b: bytes, p: int) -> tuple[str, int]:
+def _ClearElrRecord_51(b: bytes, p: int) -> tuple[str, int]:
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -2544,86 +2681,87 @@ WRITERS: dict[int, tuple[int, tuple[Callable[[bytes, int], tuple[str, int]], ...
         _RegisterBrokerRecord_5,
         _RegisterBrokerRecord_7,
         _RegisterBrokerRecord_9,
+        _RegisterBrokerRecord_11,
     )),
     1: (0, (
-        _UnregisterBrokerRecord_10,
+        _UnregisterBrokerRecord_12,
     )),
     2: (0, (
-        _TopicRecord_11,
+        _TopicRecord_13,
     )),
     3: (0, (
-        _PartitionRecord_13,
         _PartitionRecord_15,
         _PartitionRecord_17,
+        _PartitionRecord_19,
     )),
     4: (0, (
-        _ConfigRecord_18,
+        _ConfigRecord_20,
     )),
     5: (0, (
-        _PartitionChangeRecord_20,
         _PartitionChangeRecord_22,
         _PartitionChangeRecord_24,
+        _PartitionChangeRecord_26,
     )),
     7: (0, (
-        _FenceBrokerRecord_25,
+        _FenceBrokerRecord_27,
     )),
     8: (0, (
-        _FenceBrokerRecord_25,
+        _FenceBrokerRecord_27,
     )),
     9: (0, (
-        _RemoveTopicRecord_26,
+        _RemoveTopicRecord_28,
     )),
     10: (0, (
-        _DelegationTokenRecord_27,
+        _DelegationTokenRecord_29,
     )),
     11: (0, (
-        _UserScramCredentialRecord_28,
+        _UserScramCredentialRecord_30,
     )),
     12: (0, (
-        _FeatureLevelRecord_29,
+        _FeatureLevelRecord_31,
     )),
     14: (0, (
-        _ClientQuotaRecord_31,
+        _ClientQuotaRecord_33,
     )),
     15: (0, (
-        _ProducerIdsRecord_32,
+        _ProducerIdsRecord_34,
     )),
     17: (0, (
-        _BrokerRegistrationChangeRecord_34,
         _BrokerRegistrationChangeRecord_36,
         _BrokerRegistrationChangeRecord_38,
+        _BrokerRegistrationChangeRecord_40,
     )),
     18: (0, (
-        _AccessControlEntryRecord_39,
+        _AccessControlEntryRecord_41,
     )),
     19: (0, (
-        _RemoveAccessControlEntryRecord_40,
+        _RemoveAccessControlEntryRecord_42,
     )),
     20: (0, (
-        _NoOpRecord_41,
+        _NoOpRecord_43,
     )),
     21: (0, (
-        _ZkMigrationStateRecord_42,
+        _ZkMigrationStateRecord_44,
     )),
     22: (0, (
-        _RemoveUserScramCredentialRecord_43,
+        _RemoveUserScramCredentialRecord_45,
     )),
     23: (0, (
-        _BeginTransactionRecord_44,
+        _BeginTransactionRecord_46,
     )),
     24: (0, (
-        _NoOpRecord_41,
+        _NoOpRecord_43,
     )),
     25: (0, (
-        _AbortTransactionRecord_45,
+        _AbortTransactionRecord_47,
     )),
     26: (0, (
-        _RemoveDelegationTokenRecord_46,
+        _RemoveDelegationTokenRecord_48,
     )),
     27: (0, (
-        _RegisterControllerRecord_48,
+        _RegisterControllerRecord_50,
     )),
     28: (0, (
-        _ClearElrRecord_49,
+        _ClearElrRecord_51,
     )),
 }

@@ -2534,6 +2534,7 @@ def _w_RegisterBrokerRecord(o: Any) -> str:
     v7 = o.fenced
     v8 = o.in_controlled_shutdown
     v9 = o.log_dirs
+    v10 = o.cordoned_log_dirs
     return ''.join((
         '{"broker_id":',
         (str(v0) if v0.__class__ is int else json_text(v0)),
@@ -2558,6 +2559,9 @@ def _w_RegisterBrokerRecord(o: Any) -> str:
         ',"log_dirs":',
         ('[' + ','.join([uuid_json(u) if u.__class__ is Uuid else json_text(u) for u in v9]) + ']'
          if v9.__class__ is list else json_text(v9)),
+        ',"cordoned_log_dirs":',
+        ('[' + ','.join([uuid_json(u) if u.__class__ is Uuid else json_text(u) for u in v10]) + ']'
+         if v10.__class__ is list else json_text(v10)),
         '}',
     ))
 

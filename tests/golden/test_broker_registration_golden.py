@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.exceptions import EncodeError
 from kafka_admin_kraft.protocol.primitives import Uuid
 
 UUID_A_BYTES = b"\x6d\x2a\x1f\x0e\x43\x5c\x4b\x8a\x9e\x01\x23\x45\x67\x89\xab\xcd"
@@ -94,6 +95,26 @@ BROKER_REGISTRATION_CHANGE_RECORD_V2_NO_CHANGE = b"".join([
     b"\x00",                              # tagged fields: none (Fenced 0 and the rest default)
 ])
 
+REGISTER_BROKER_RECORD_V4 = b"".join([
+    b"\x00\x00\x00\x64",                  # BrokerId int32 = 100
+    b"\x00",                              # IsMigratingZkBroker bool (v2+) = false
+    UUID_A_BYTES,                         # IncarnationId uuid
+    b"\x00\x00\x00\x00\x00\x00\x00\x2a",  # BrokerEpoch int64 = 42
+    b"\x02",                              # EndPoints compact array, 1 element
+    b"\x02" b"B", b"\x02" b"h",            #   Name, Host
+    b"\x23\x84", b"\x00\x00",              #   Port uint16 = 9092, SecurityProtocol int16 = 0
+    b"\x00",                              #   tagged fields: none
+    b"\x02",                              # Features compact array, 1 element
+    b"\x02" b"m", b"\x00\x07", b"\x00\x1e",  #   Name, MinSupportedVersion 7, MaxSupportedVersion 30
+    b"\x00",                              #   tagged fields: none
+    b"\x00",                              # Rack compact nullable string = null
+    b"\x01",                              # Fenced bool = true
+    b"\x00",                              # InControlledShutdown bool (v1+) = false
+    b"\x02",                              # tagged fields: 2
+    b"\x00\x11", b"\x02", UUID_A_BYTES,    #   tag 0 (LogDirs, v3+), 17 bytes: compact array of 1 uuid
+    b"\x01\x11", b"\x02", UUID_A_BYTES,    #   tag 1 (CordonedLogDirs, v4+, KIP-1066), 17 bytes: 1 uuid
+])
+
 FENCE_BROKER_RECORD_V0 = b"".join([
     b"\x00\x00\x00\x64",                  # Id int32 = 100
     b"\x00\x00\x00\x00\x00\x00\x00\x2a",  # Epoch int64 = 42
@@ -106,6 +127,19 @@ DEFAULT_PRINCIPAL_DATA_V0 = b"".join([
     b"\x00",           # TokenAuthenticated bool = false
     b"\x00",           # tagged fields: none
 ])
+
+RECORD = messages.RegisterBrokerRecord
+
+
+def register_broker_record(**overrides: object) -> messages.RegisterBrokerRecord:
+    fields: dict[str, object] = dict(
+        broker_id=100, incarnation_id=UUID_A, broker_epoch=42,
+        end_points=[RECORD.BrokerEndpoint(name="B", host="h", port=9092, security_protocol=0)],
+        features=[RECORD.BrokerFeature(name="m", min_supported_version=7, max_supported_version=30)],
+        rack=None, fenced=True, log_dirs=[UUID_A])
+    fields.update(overrides)
+    return RECORD(**fields)  # type: ignore[arg-type]
+
 
 CASES = [
     pytest.param(REQ, 4, REQ(broker_id=100, cluster_id="abc", incarnation_id=UUID_A, listeners=[
@@ -130,6 +164,8 @@ CASES = [
     pytest.param(messages.BrokerRegistrationChangeRecord, 2, messages.BrokerRegistrationChangeRecord(
         broker_id=100, broker_epoch=42), BROKER_REGISTRATION_CHANGE_RECORD_V2_NO_CHANGE,
         id="BrokerRegistrationChangeRecord-v2"),
+    pytest.param(RECORD, 4, register_broker_record(cordoned_log_dirs=[UUID_A]), REGISTER_BROKER_RECORD_V4,
+                 id="RegisterBrokerRecord-v4"),
     pytest.param(messages.FenceBrokerRecord, 0, messages.FenceBrokerRecord(id=100, epoch=42),
                  FENCE_BROKER_RECORD_V0, id="FenceBrokerRecord-v0"),
     pytest.param(messages.UnfenceBrokerRecord, 0, messages.UnfenceBrokerRecord(id=100, epoch=42),
@@ -151,8 +187,19 @@ def test_decode_matches_golden(cls: type, version: int, obj: object, golden: byt
     assert decoded == obj, f"{decoded!r} != {obj!r}"
 
 
+def test_register_broker_record_v4_without_cordoned_dirs_is_v3s_bytes() -> None:
+    """The tagged CordonedLogDirs is written only when not empty, so a registration with none (what the
+    reference controller writes: no broker cordons here) has v3's bytes at v4, and v3 cannot carry one."""
+    v3_bytes = REGISTER_BROKER_RECORD_V4[:-19].replace(b"\x02\x00\x11", b"\x01\x00\x11")
+    assert register_broker_record().encode(4) == register_broker_record().encode(3) == v3_bytes
+    assert RECORD.decode(v3_bytes, 4) == register_broker_record()
+    with pytest.raises(EncodeError, match="CordonedLogDirs"):
+        register_broker_record(cordoned_log_dirs=[UUID_A]).encode(3)
+
+
 def test_the_api_keys_and_versions() -> None:
     assert (REQ.API_KEY, REQ.VERSIONS) == (62, (0, 4))
     assert (messages.BrokerHeartbeatRequest.API_KEY, messages.BrokerHeartbeatRequest.VERSIONS) == (63, (0, 1))
     assert messages.BrokerRegistrationChangeRecord.API_KEY == 17
+    assert (RECORD.API_KEY, RECORD.VERSIONS) == (0, (0, 4))
     assert (messages.FenceBrokerRecord.API_KEY, messages.UnfenceBrokerRecord.API_KEY) == (7, 8)
