@@ -1,4 +1,9 @@
-"""``kraft-server --config controller.properties`` (or ``python -m kafka_admin_kraft_server --config ...``).
+"""``kraft-server --config controller.properties [--release-version 4.2]`` (or
+``python -m kafka_admin_kraft_server --config ...``).
+
+``--release-version`` picks the Kafka line the node runs as, 3.9 to 4.4 (default the newest): the API
+versions it advertises, accepts and sends, its feature levels and rules, and how it holds elections
+(``kafka_line``).
 
 Loads the Kafka-style properties file, runs Kafka's start-up checks (formatted directories, cluster
 and node ids, the ``.lock`` file, kraft.version and the voter set), opens the metadata log and
@@ -19,6 +24,7 @@ import argparse  # noqa: E402
 import asyncio  # noqa: E402
 import logging  # noqa: E402
 import random  # noqa: E402
+import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -26,9 +32,10 @@ from pathlib import Path  # noqa: E402
 from kafka_admin_kraft.config.server import ConfigError, ServerConfig, load_config  # noqa: E402
 from kafka_admin_kraft.storage.bootstrap import BOOTSTRAP_FILE  # noqa: E402
 
-from . import settings  # noqa: E402
+from . import kafka_line, settings  # noqa: E402
 from .broker import BrokerOptions  # noqa: E402
 from .connections import ConnectionLimits  # noqa: E402
+from .kafka_line import ServerLine  # noqa: E402
 from .raft.core import RaftCore  # noqa: E402
 from .runtime import (  # noqa: E402
     ControllerRuntime,
@@ -41,6 +48,7 @@ from .security import from_config as security_from_config  # noqa: E402
 from .startup import StartupError, StartupState, start_storage  # noqa: E402
 
 log = logging.getLogger("kafka.Kafka$")
+version_log = logging.getLogger("org.apache.kafka.common.utils.AppInfoParser")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
@@ -49,13 +57,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                                      "or both) of the reference KRaft quorum from a Kafka-style properties "
                                      "file.")
     parser.add_argument("-c", "--config", required=True, type=Path, help="the server properties file")
+    parser.add_argument("--release-version", default=kafka_line.DEFAULT_LINE, metavar="LINE",
+                        help="the Kafka line to run as: its API versions, feature levels and behaviour; "
+                             f"one of {', '.join(kafka_line.LINE_NAMES)} (default {kafka_line.DEFAULT_LINE})")
     parser.add_argument("--log-level", default="INFO", type=str.upper, choices=LOG_LEVELS,
                         help="log level of the lines written to stderr (default INFO)")
     return parser.parse_args(argv)
 
 
 def runtime_options(config: ServerConfig, state: StartupState, security: Security | None,
-                    limits: ConnectionLimits) -> RuntimeOptions:
+                    limits: ConnectionLimits, line: ServerLine) -> RuntimeOptions:
     bootstrap_file = state.metadata_dir / BOOTSTRAP_FILE
     source = (f"the binary bootstrap metadata file: {bootstrap_file}" if bootstrap_file.exists()
               else "the default bootstrap")
@@ -83,7 +94,8 @@ def runtime_options(config: ServerConfig, state: StartupState, security: Securit
         broker_session_timeout_ms=config.broker_session_timeout_ms,
         connection_limits=limits,
         unstable_feature_versions=config.unstable_feature_versions_enable,
-        max_vote_version=settings.max_vote_version(config),
+        line=line,
+        unstable_api_versions=settings.unstable_api_versions_enable(config),
         security=security.listeners if security is not None else {},
         peer_security=security.client if security is not None else ClientSecurity(),
     )
@@ -110,16 +122,23 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    try:
+        line = kafka_line.line(args.release_version)
+    except ValueError as exc:
+        print(f"kraft-server: error: argument --release-version: {exc}", file=sys.stderr)
+        return 2
     configure_logging(args.log_level)
+    version_log.info("Kafka version: %s (the reference server runs as Kafka %s: --release-version)",
+                     line.name, line.name)
     # Until the runtime installs its own handlers, SIGTERM stops start-up cleanly (lock released).
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         config = load_config(args.config)
-        settings.warn_unknown_keys(config)
+        settings.warn_unknown_keys(config, line)
         security = security_from_config(config)
         limits = settings.connection_limits(config)
-        settings.max_vote_version(config)  # a bad value stops the start here, in one line
-        state = start_storage(config)
+        settings.unstable_api_versions_enable(config)  # a bad value stops the start here, in one line
+        state = start_storage(config, line)
     except _Interrupted as exc:
         log.info("Received %s during start-up, exiting", exc)
         return 0
@@ -136,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         core = RaftCore(state.identity, state.raft_config, state.bootstrap, state.log, state.store,
                         random.Random(), now_ms)
         runtime = ControllerRuntime(state.identity, state.raft_config, core, state.log,
-                                    runtime_options(config, state, security, limits))
+                                    runtime_options(config, state, security, limits, line))
         return asyncio.run(serve(runtime))
     except (KeyboardInterrupt, _Interrupted):
         log.info("Interrupted during start-up, exiting")

@@ -39,16 +39,17 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from kafka_admin_kraft.config.security import SECURITY_PROTOCOLS
-from kafka_admin_kraft.features import SUPPORTED_FEATURES
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.primitives import Uuid
 
 from .handlers import envelope, registry
-from .handlers.registry import Answer, Call
+from .handlers.registry import BROKER, Answer, Call
 from .handlers.view import BrokerNode, BrokerView, ServerView
+from .kafka_line import NEWEST, ServerLine
 from .peers import Channel, open_channel
 from .raft.api import Endpoint, RaftDriverFacing
 from .security import ClientSecurity
@@ -90,9 +91,11 @@ class ControllerChannels:
     """Connections to controllers, one request at a time each, idle ones kept for the next request."""
 
     def __init__(self, node_id: int, security: ClientSecurity, max_frame_bytes: int,
-                 client_id: str | None = None) -> None:
+                 client_id: str | None = None, max_versions: Mapping[int, int] | None = None) -> None:
         self.security = security
         self.max_frame_bytes = max_frame_bytes
+        self.max_versions = dict(max_versions or {})
+        """API key -> the highest version this node's line speaks: requests never go above it."""
         self.client_id = client_id or f"broker-{node_id}-to-controller"
         self._idle: dict[tuple[str, int], list[Channel]] = {}
         self._correlation_ids = itertools.count(1)
@@ -118,7 +121,7 @@ class ControllerChannels:
 
     async def _exchange(self, channel: Channel, body: Struct, timeout: float, idle: list[Channel]) -> Struct:
         try:
-            version = channel.version_for(body.API_KEY)
+            version = channel.version_for(body.API_KEY, self.max_versions.get(body.API_KEY))
             response = await asyncio.wait_for(
                 channel.exchange(body, version, next(self._correlation_ids), self.client_id), timeout)
         except BaseException:
@@ -143,8 +146,11 @@ class BrokerFrontend:
 
     def __init__(self, options: BrokerOptions, node_id: int, cluster_id: str, core: RaftDriverFacing,
                  server_view: Callable[[str], ServerView], bound: Mapping[str, tuple[str, int]],
-                 channels: ControllerChannels) -> None:
+                 channels: ControllerChannels, line: ServerLine = NEWEST,
+                 unstable_api_versions: bool = False) -> None:
         self.options = options
+        self.line = line
+        self.unstable_api_versions = unstable_api_versions
         self.node_id = node_id
         self.cluster_id = cluster_id
         self.core = core
@@ -184,9 +190,14 @@ class BrokerFrontend:
         return BrokerView(self.cluster_id, self.node_id, tuple(sorted(nodes, key=lambda n: n.node_id)))
 
     async def handle(self, call: Call) -> Answer:
-        """The response and its version; None for an API the broker listener does not serve."""
+        """The response and its version; None for an API the broker listener does not serve, or a
+        version the node's line does not accept (ApiVersions answers every version)."""
         entry = registry.api(call.api_key)
         if entry is None or entry.broker is None:
+            return None
+        if call.api_key != ApiKey.API_VERSIONS and not registry.accepts(
+                BROKER, call.api_key, call.version, self.line,
+                unstable_api_versions=self.unstable_api_versions):
             return None
         return await entry.broker(self, call)
 
@@ -236,7 +247,7 @@ class BrokerFrontend:
         return R(broker_id=self.node_id, cluster_id=self.cluster_id, incarnation_id=self.incarnation_id,
                  listeners=listeners,
                  features=[R.Feature(name=name, min_supported_version=low, max_supported_version=high)
-                           for name, low, high in SUPPORTED_FEATURES],
+                           for name, low, high in self.line.features.supported_features()],
                  rack=None, is_migrating_zk_broker=False, log_dirs=[directory] if directory else [],
                  previous_broker_epoch=-1)
 

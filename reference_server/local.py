@@ -1,11 +1,13 @@
 """A reference quorum on this machine: format directories, write configs, start and stop processes.
 
-Directories are formatted with the project's storage writers exactly as ``kafka-storage format``
-does: ``meta.properties`` and ``bootstrap.checkpoint`` (Kafka 4.2 defaults: metadata.version 4.2-IV1
-and its default feature levels) everywhere, plus, for a dynamic quorum (``--initial-controllers``),
-the bootstrap snapshot ``00000000000000000000-0000000000.checkpoint`` holding every voter. A static
-quorum gets ``controller.quorum.voters`` in its properties instead. ``close`` kills whatever is
-still running. Used by the demo, the integration tests and the benchmarks.
+Each node runs as one Kafka line (``LocalNode.line``, ``kraft-server --release-version``; the newest
+by default, ``LocalQuorum(lines={1: "3.9"})`` for others). Directories are formatted with the
+project's storage writers as that line's ``kafka-storage format`` does: ``meta.properties`` and
+``bootstrap.checkpoint`` (the line's latest production metadata.version and its default feature
+levels) everywhere, plus, for a dynamic quorum (``--initial-controllers``), the bootstrap snapshot
+``00000000000000000000-0000000000.checkpoint`` holding every voter. A static quorum gets
+``controller.quorum.voters`` in its properties instead. ``close`` kills whatever is still running.
+Used by the demo, the integration tests and the benchmarks.
 """
 
 from __future__ import annotations
@@ -17,12 +19,12 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kafka_admin_kraft.config.properties import format_config_file
-from kafka_admin_kraft.features import DEFAULT_FEATURE_LEVELS, LATEST_PRODUCTION_METADATA_VERSION
+from kafka_admin_kraft.features import KRAFT_VERSION, LINES, NEWEST
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.records import METADATA_PARTITION_DIR
 from kafka_admin_kraft.storage import (
@@ -53,8 +55,19 @@ def free_ports(count: int) -> list[int]:
             sock.close()
 
 
-def server_command(config: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "kafka_admin_kraft_server", "--config", str(config), *extra]
+def server_command(config: Path, *extra: str, line: str = NEWEST.name) -> list[str]:
+    return [sys.executable, "-m", "kafka_admin_kraft_server", "--config", str(config), "--release-version",
+            line, *extra]
+
+
+def format_levels(line: str) -> tuple[int, dict[str, int]]:
+    """What the line's ``kafka-storage format`` finalizes without ``--release-version``: its latest
+    production metadata.version, and the other features' default levels there that are above 0
+    (kraft.version is decided by the quorum, not by this table)."""
+    kafka = LINES[line]
+    level = kafka.latest_production_metadata_version
+    return level, {name: value for name, value in kafka.default_levels(level).items()
+                   if name != KRAFT_VERSION and value > 0}
 
 
 def server_env() -> dict[str, str]:
@@ -73,6 +86,8 @@ class LocalNode:
     starts: int = 0
     broker_port: int | None = None
     """The BROKER listener's port of a node that runs both roles, None otherwise."""
+    line: str = NEWEST.name
+    """The Kafka line the node runs as (``--release-version``) and is formatted by."""
 
     @property
     def metadata_dir(self) -> Path:
@@ -123,8 +138,15 @@ class LocalQuorum:
     combined_ids: set[int] = field(default_factory=set)
     """Controllers that run the broker role too (``process.roles=broker,controller``), with a second
     listener, ``BROKER://127.0.0.1:<broker_port>``."""
+    lines: Mapping[int, str] = field(default_factory=dict)
+    """Node id -> the Kafka line it runs as; the others run as ``release_version``."""
+    release_version: str = NEWEST.name
+    """The Kafka line of every node not in ``lines``."""
 
     def __post_init__(self) -> None:
+        for line in [self.release_version, *self.lines.values()]:
+            if line not in LINES:
+                raise ValueError(f"unknown Kafka line {line!r}: the lines are {', '.join(LINES)}")
         ports = free_ports(self.size + len(self.combined_ids))
         for index, port in enumerate(ports[:self.size]):
             self.nodes[index + 1] = self.new_node(index + 1, port)
@@ -132,7 +154,8 @@ class LocalQuorum:
             self.nodes[node_id].broker_port = port
 
     def new_node(self, node_id: int, port: int) -> LocalNode:
-        return LocalNode(node_id, port, Uuid.random(), self.root)
+        return LocalNode(node_id, port, Uuid.random(), self.root,
+                         line=self.lines.get(node_id, self.release_version))
 
     def controllers(self) -> list[LocalNode]:
         return [n for n in self.nodes.values() if n.node_id not in self.broker_ids]
@@ -195,8 +218,7 @@ class LocalQuorum:
         write_meta_properties(node.metadata_dir, MetaProperties(version=1, cluster_id=self.cluster_id,
                                                                 node_id=node.node_id,
                                                                 directory_id=node.directory_id))
-        write_bootstrap_checkpoint(node.metadata_dir, bootstrap_records(LATEST_PRODUCTION_METADATA_VERSION,
-                                                                        DEFAULT_FEATURE_LEVELS))
+        write_bootstrap_checkpoint(node.metadata_dir, bootstrap_records(*format_levels(node.line)))
         if not self.dynamic or node.node_id in self.broker_ids:
             return
         controllers = [InitialController(n.node_id, HOST, n.port, n.directory_id) for n in self.controllers()
@@ -216,7 +238,8 @@ class LocalQuorum:
             raise RuntimeError(f"node {node_id} is already running")
         node.log_path.parent.mkdir(parents=True, exist_ok=True)
         with open(node.log_path, "ab") as out:
-            node.process = subprocess.Popen(server_command(node.config_path, *extra), stdout=out, stderr=out,
+            node.process = subprocess.Popen(server_command(node.config_path, *extra, line=node.line),
+                                            stdout=out, stderr=out,
                                             stdin=subprocess.DEVNULL, env=server_env(), cwd=str(self.root))
         node.starts += 1
         return node

@@ -190,11 +190,14 @@ class Channel:
             return None
         return min(high, theirs[1])
 
-    def version_for(self, api_key: int) -> int:
-        """The highest version of ``api_key`` both sides speak; OSError when there is none."""
-        version = self.usable_version(api_key)
+    def version_for(self, api_key: int, highest: int | None = None) -> int:
+        """The highest version of ``api_key`` both sides speak (ours up to ``highest`` when given);
+        OSError when there is none."""
+        version = self.usable_version(api_key, highest)
         if version is None:
             low, high = messages.request_class(api_key).VERSIONS
+            if highest is not None:
+                high = min(high, highest)
             raise OSError(f"the peer does not support API key {api_key} in versions {low}-{high}")
         return version
 

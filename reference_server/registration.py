@@ -39,7 +39,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Final
 
 from kafka_admin_kraft.config.security import SECURITY_PROTOCOLS
-from kafka_admin_kraft.features import CONTROLLER_REGISTRATION_VERSION, SUPPORTED_FEATURES, supported_range
+from kafka_admin_kraft.features import CONTROLLER_REGISTRATION_VERSION, NEWEST, KafkaLine
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
@@ -72,7 +72,7 @@ class ControllerRegistrationManager:
 
     def __init__(self, identity: NodeIdentity, core: RaftDriverFacing, channels: ControllerChannels,
                  local: Local, *, bound: Mapping[str, tuple[str, int]], protocols: Mapping[str, str],
-                 unstable: bool, request_timeout_s: float) -> None:
+                 unstable: bool, request_timeout_s: float, features: KafkaLine = NEWEST) -> None:
         self.identity = identity
         self.core = core
         self.channels = channels
@@ -82,6 +82,8 @@ class ControllerRegistrationManager:
         self.protocols = protocols
         """Listener name -> security protocol; PLAINTEXT when absent."""
         self.unstable = unstable
+        self.features = features
+        """The feature tables of the node's Kafka line, whose ranges it registers."""
         self.request_timeout_s = request_timeout_s
         self.rng = random.Random()
         self.incarnation_id = Uuid.random()
@@ -109,10 +111,8 @@ class ControllerRegistrationManager:
             protocol = SECURITY_PROTOCOLS.index(self.protocols.get(endpoint.name, "PLAINTEXT"))
             listeners.append(Request.Listener(name=endpoint.name, host=endpoint.host, port=port,
                                               security_protocol=protocol))
-        features = []
-        for name, _, _ in SUPPORTED_FEATURES:
-            low, high = supported_range(name, unstable=self.unstable)
-            features.append(Request.Feature(name=name, min_supported_version=low, max_supported_version=high))
+        features = [Request.Feature(name=name, min_supported_version=low, max_supported_version=high)
+                    for name, low, high in self.features.supported_features(unstable=self.unstable)]
         return Request(controller_id=self.identity.node_id, incarnation_id=self.incarnation_id,
                        zk_migration_ready=False, listeners=listeners, features=features)
 

@@ -64,6 +64,7 @@ from .broker import BrokerFrontend, BrokerOptions, ControllerChannels
 from .connections import PROBATION_MS, Connection, ConnectionLimits, ConnectionQuotas, descriptor_room
 from .handlers import ServerView, api_versions, broker_lifecycle, controller_registration, registry
 from .handlers.registry import BROKER, CONTROLLER, Answer, Call
+from .kafka_line import NEWEST, ServerLine
 from .peers import PeerClient
 from .raft.api import (
     InboundRequest,
@@ -160,15 +161,17 @@ class RuntimeOptions:
     """The caps on client connections and the idle timeout (``kafka_admin_kraft_server.connections``)."""
     unstable_feature_versions: bool = False
     """``unstable.feature.versions.enable``: advertise and accept the feature levels still in testing."""
-    max_vote_version: int = messages.VoteRequest.VERSIONS[1]
-    """The highest Vote version this node advertises, accepts and sends: 1 for a node that runs as
-    Kafka 3.9 (Vote v2 carries KIP-996's PreVote, from Kafka 4.0). A Vote above it closes the
-    connection, as Kafka does with a version it does not serve."""
+    line: ServerLine = NEWEST
+    """The Kafka line this node runs as (``kafka_admin_kraft_server.kafka_line``): the API versions it
+    advertises, accepts and sends, its feature tables and rules. A request outside the line's versions
+    closes the connection, as Kafka does with a version it does not serve."""
+    unstable_api_versions: bool = False
+    """``unstable.api.versions.enable``: serve the project's unreleased versions (DescribeQuorum v3)."""
 
     @property
     def max_versions(self) -> dict[int, int]:
-        """The highest version per API key where this node stops below the API table's."""
-        return {ApiKey.VOTE: self.max_vote_version}
+        """The highest version per API key this node speaks, for its own requests."""
+        return self.line.max_versions(unstable_api_versions=self.unstable_api_versions)
 
 
 class ControllerRuntime:
@@ -205,20 +208,23 @@ class ControllerRuntime:
         frame_bytes = max(options.socket_request_max_bytes, framing.DEFAULT_MAX_FRAME_BYTES)
         self.broker = None
         if options.broker is not None:
-            channels = ControllerChannels(identity.node_id, options.peer_security, frame_bytes)
+            channels = ControllerChannels(identity.node_id, options.peer_security, frame_bytes,
+                                          max_versions=options.max_versions)
             self.broker = BrokerFrontend(options.broker, identity.node_id, identity.cluster_id, core,
-                                         self.view, self.bound, channels)
+                                         self.view, self.bound, channels, options.line,
+                                         options.unstable_api_versions)
         self.registration = None
         if identity.is_controller and identity.listeners:
             channels = ControllerChannels(identity.node_id, options.peer_security, frame_bytes,
-                                          client_id=registration_client_id(identity.node_id))
+                                          client_id=registration_client_id(identity.node_id),
+                                          max_versions=options.max_versions)
             listener = identity.listeners[0].name
             self.registration = ControllerRegistrationManager(
                 identity, core, channels,
                 lambda request: controller_registration.serve_registration(self, request, listener),
                 bound=self.bound,
                 protocols={name: security.protocol for name, security in options.security.items()},
-                unstable=options.unstable_feature_versions,
+                features=options.line.features, unstable=options.unstable_feature_versions,
                 request_timeout_s=config.request_timeout_ms / 1000)
         self._registering: asyncio.Task[None] | None = None
         self._commit_waits: list[_CommitWait] = []
@@ -481,13 +487,14 @@ class ControllerRuntime:
             text += f"Aborting in-progress metadata transaction at offset {transaction_start}."
             return [messages.AbortTransactionRecord(reason="Controller failover")], text
         bootstrap = self.options.bootstrap_metadata
-        level = bootstrap.metadata_version if bootstrap else features.LATEST_PRODUCTION_METADATA_VERSION
+        line = self.options.line.features
+        level = bootstrap.metadata_version if bootstrap else line.latest_production_metadata_version
         if bootstrap is not None:
             payload = [r.message for r in bootstrap.records if isinstance(r, ApiMessageAndVersion)]
         else:
             payload = [messages.FeatureLevelRecord(name=features.METADATA_VERSION, feature_level=level)]
         transactional = level >= features.METADATA_TRANSACTIONS_VERSION
-        source = f"at metadata.version {features.release_string(level)} from bootstrap source " \
+        source = f"at metadata.version {line.release_string(level)} from bootstrap source " \
                  f"'{self.options.bootstrap_source}'."
         if transaction_start >= 0:
             text += (f"Aborting partial bootstrap records transaction at offset {transaction_start}. "
@@ -533,7 +540,7 @@ class ControllerRuntime:
         if metadata_version is None:  # nothing committed yet: what the bootstrap will write
             bootstrap = self.options.bootstrap_metadata
             metadata_version = (bootstrap.metadata_version if bootstrap
-                                else features.LATEST_PRODUCTION_METADATA_VERSION)
+                                else self.options.line.features.latest_production_metadata_version)
             finalized[features.METADATA_VERSION] = metadata_version
             epoch = -1
         return ServerView(cluster_id=self.identity.cluster_id, node_id=self.identity.node_id,
@@ -541,7 +548,7 @@ class ControllerRuntime:
                           finalized_features=finalized, finalized_features_epoch=epoch,
                           metadata_version=metadata_version,
                           unstable_feature_versions=self.options.unstable_feature_versions,
-                          max_versions=self.options.max_versions)
+                          line=self.options.line, unstable_api_versions=self.options.unstable_api_versions)
 
     async def _accept_loop(self, sock: socket.socket, listener: str) -> None:
         """Accept connections and decide at once whether each stays: a refused one is closed before the
@@ -712,7 +719,9 @@ class ControllerRuntime:
         entry = registry.api(call.api_key)
         if entry is None or entry.controller is None:
             return None
-        if call.version > self.options.max_versions.get(call.api_key, call.version):
+        if call.api_key != ApiKey.API_VERSIONS and not registry.accepts(
+                CONTROLLER, call.api_key, call.version, self.options.line,
+                unstable_api_versions=self.options.unstable_api_versions):
             return None
         return await entry.controller(self, call)
 
@@ -728,8 +737,8 @@ class ControllerRuntime:
             return session.handle(key, version, request.body)
         assert request.body is None or isinstance(request.body, messages.ApiVersionsRequest)
         kind = BROKER if self.broker is not None and listener in self.broker.listeners else CONTROLLER
-        body, response_version = api_versions.handle(request.body, version, self.view(listener),
-                                                     api_keys=registry.served(kind, sasl=True))
+        body, response_version = api_versions.handle(request.body, version, self.view(listener), kind,
+                                                     sasl=True)
         return SaslOutcome(body, response_version)
 
     def _pending_answer(self) -> tuple[int, asyncio.Future[Struct]]:

@@ -1,14 +1,11 @@
 """The node's configuration (:class:`~kafka_admin_kraft.config.server.ServerConfig`) in the consensus
-core's terms: its identity and endpoints, the raft timings, the static voters and bootstrap servers.
+core's terms: its identity and endpoints, the raft timings, the static voters and bootstrap servers,
+as a node of one Kafka line (``kafka_line``) reads them.
 
-Two keys are the reference server's own, not Kafka's; they make a node hold elections as an older
-Kafka line does, so that quorums of mixed lines can be run (``kraft-server`` reads them from the same
-properties file, Kafka would warn about them as unknown):
-
-- ``reference.server.pre.vote.enable`` (default ``true``): whether an election starts with a KIP-996
-  pre-vote round, as from Kafka 4.0 on; ``false`` as Kafka 3.9 (``RaftConfig.pre_vote``).
-- ``reference.server.vote.max.version`` (default ``2``): the highest Vote version the node
-  advertises, accepts and sends; ``1`` as Kafka 3.9 (``RuntimeOptions.max_vote_version``).
+The line decides what a key means: ``controller.quorum.auto.join.enable`` exists from Kafka 4.2 on
+(an older line warns about it as unknown and ignores it), and elections start with a pre-vote round
+from Kafka 4.0 on (``RaftConfig.pre_vote``). ``unstable.api.versions.enable`` (Kafka's switch for
+versions not yet released) is read here, since the SDK's configuration does not model it.
 """
 
 from __future__ import annotations
@@ -17,53 +14,44 @@ import logging
 import socket
 from typing import Final
 
-from kafka_admin_kraft.config.server import MAX_CONNECTIONS_PER_IP_OVERRIDES, ConfigError, ServerConfig
-from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.config.server import (
+    MAX_CONNECTIONS_PER_IP_OVERRIDES,
+    QUORUM_AUTO_JOIN_ENABLE,
+    ConfigError,
+    ServerConfig,
+)
 from kafka_admin_kraft.protocol.primitives import Uuid
 
 from .connections import ConnectionLimits
+from .kafka_line import ServerLine
 from .raft.api import Address, Endpoint, NodeIdentity, RaftConfig, ReplicaKey, VoterInfo, VoterSet
 
 log = logging.getLogger("kafka.server.KafkaConfig")
 
-PRE_VOTE_ENABLE: Final = "reference.server.pre.vote.enable"
-VOTE_MAX_VERSION: Final = "reference.server.vote.max.version"
-OWN_KEYS: Final = (PRE_VOTE_ENABLE, VOTE_MAX_VERSION)
-"""The reference server's own keys (the module docstring): known here, unknown to Kafka."""
+UNSTABLE_API_VERSIONS_ENABLE: Final = "unstable.api.versions.enable"
 
 
-def warn_unknown_keys(config: ServerConfig) -> None:
-    """Kafka's server ignores configurations it does not know, with one warning each."""
-    for key in config.unknown_keys:
-        if key not in OWN_KEYS:
-            log.warning("The configuration '%s' was supplied but isn't a known config.", key)
+def warn_unknown_keys(config: ServerConfig, line: ServerLine) -> None:
+    """Kafka's server ignores configurations it does not know, with one warning each; a line older
+    than 4.2 does not know ``controller.quorum.auto.join.enable``."""
+    unknown = [key for key in config.unknown_keys if key != UNSTABLE_API_VERSIONS_ENABLE]
+    if not line.auto_join and QUORUM_AUTO_JOIN_ENABLE in config.originals:
+        unknown = sorted([*unknown, QUORUM_AUTO_JOIN_ENABLE])
+    for key in unknown:
+        log.warning("The configuration '%s' was supplied but isn't a known config.", key)
 
 
-def pre_vote_enable(config: ServerConfig) -> bool:
-    """``reference.server.pre.vote.enable``; ConfigError naming the key for a value that is neither
-    true nor false."""
-    raw = config.originals.get(PRE_VOTE_ENABLE)
+def unstable_api_versions_enable(config: ServerConfig) -> bool:
+    """``unstable.api.versions.enable`` (default false); ConfigError naming the key for a value that is
+    neither true nor false."""
+    raw = config.originals.get(UNSTABLE_API_VERSIONS_ENABLE)
     if raw is None:
-        return True
+        return False
     text = raw.strip().lower()
     if text not in ("true", "false"):
-        raise ConfigError(f"Invalid value {raw} for configuration {PRE_VOTE_ENABLE}: Expected value to be "
-                          "either true or false")
+        raise ConfigError(f"Invalid value {raw} for configuration {UNSTABLE_API_VERSIONS_ENABLE}: Expected "
+                          "value to be either true or false")
     return text == "true"
-
-
-def max_vote_version(config: ServerConfig) -> int:
-    """``reference.server.vote.max.version``; ConfigError naming the key and the versions there are
-    for anything else."""
-    low, high = messages.VoteRequest.VERSIONS
-    raw = config.originals.get(VOTE_MAX_VERSION)
-    if raw is None:
-        return high
-    text = raw.strip()
-    if text not in [str(version) for version in range(low, high + 1)]:
-        raise ConfigError(f"Invalid value {raw} for configuration {VOTE_MAX_VERSION}: Vote versions are "
-                          f"{low} to {high} (1: as Kafka 3.9, 2: as Kafka 4.0 and later)")
-    return int(text)
 
 
 def controller_endpoints(config: ServerConfig) -> tuple[Endpoint, ...]:
@@ -73,7 +61,7 @@ def controller_endpoints(config: ServerConfig) -> tuple[Endpoint, ...]:
                  for listener in config.advertised_controller_listeners)
 
 
-def raft_config(config: ServerConfig) -> RaftConfig:
+def raft_config(config: ServerConfig, line: ServerLine) -> RaftConfig:
     return RaftConfig(
         election_timeout_ms=config.election_timeout_ms,
         fetch_timeout_ms=config.fetch_timeout_ms,
@@ -83,8 +71,8 @@ def raft_config(config: ServerConfig) -> RaftConfig:
         append_linger_ms=config.append_linger_ms,
         max_fetch_bytes=config.metadata_max_fetch_size_bytes,
         snapshot_interval_bytes=config.metadata_snapshot_max_new_record_bytes,
-        auto_join_enable=config.auto_join_enable,
-        pre_vote=pre_vote_enable(config),
+        auto_join_enable=config.auto_join_enable and line.auto_join,
+        pre_vote=line.pre_vote,
     )
 
 
@@ -108,7 +96,6 @@ def static_voter_set(config: ServerConfig) -> VoterSet | None:
 def bootstrap_servers(config: ServerConfig) -> tuple[Address, ...]:
     """``controller.quorum.bootstrap.servers``: where a replica that knows no voter asks."""
     return tuple(Address(host, port) for host, port in config.quorum_bootstrap_servers)
-
 
 
 def connection_limits(config: ServerConfig) -> ConnectionLimits:

@@ -45,12 +45,7 @@ from kafka_admin_kraft.config.server import (
     QUORUM_VOTERS,
     ServerConfig,
 )
-from kafka_admin_kraft.features import (
-    LATEST_PRODUCTION_METADATA_VERSION,
-    LATEST_TESTING_METADATA_VERSION,
-    METADATA_VERSION,
-    MINIMUM_METADATA_VERSION,
-)
+from kafka_admin_kraft.features import METADATA_VERSION
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.records import (
@@ -74,6 +69,7 @@ from kafka_admin_kraft.storage.bootstrap import BOOTSTRAP_FILE, feature_level_re
 from kafka_admin_kraft.storage.meta_properties import META_PROPERTIES_FILE
 
 from . import settings
+from .kafka_line import NEWEST, ServerLine
 from .raft.api import (
     Bootstrap,
     Endpoint,
@@ -277,12 +273,13 @@ def _new_directory_id(taken: Iterable[Uuid]) -> Uuid:
 # --------------------------------------------------------------------------- bootstrap metadata
 
 
-def read_bootstrap_metadata(metadata_dir: str | os.PathLike[str]) -> BootstrapMetadata:
+def read_bootstrap_metadata(metadata_dir: str | os.PathLike[str],
+                            line: ServerLine = NEWEST) -> BootstrapMetadata:
     """The records the first active controller writes to an empty log, from a directory formatted by
     any Kafka line: the metadata records of the zero checkpoint (Kafka 4.4's formatter, KIP-1170: they
     win over a ``bootstrap.checkpoint``), else ``bootstrap.checkpoint`` (``BootstrapDirectory.read``),
-    else the latest production metadata.version alone; the metadata.version level must be one Kafka
-    knows."""
+    else the line's latest production metadata.version alone. The metadata.version level must be one
+    the node's line knows (``MetadataVersion.fromFeatureLevel``)."""
     directory = Path(metadata_dir)
     if not directory.is_dir():
         if directory.exists():
@@ -291,14 +288,27 @@ def read_bootstrap_metadata(metadata_dir: str | os.PathLike[str]) -> BootstrapMe
     target = directory / BOOTSTRAP_FILE
     zero = read_zero_checkpoint_bootstrap(directory)
     if zero is None and not target.exists():
-        record = feature_level_record(METADATA_VERSION, LATEST_PRODUCTION_METADATA_VERSION)
-        return BootstrapMetadata([record], LATEST_PRODUCTION_METADATA_VERSION)
+        latest = line.features.latest_production_metadata_version
+        return BootstrapMetadata([feature_level_record(METADATA_VERSION, latest)], latest)
     metadata = zero if zero is not None else read_bootstrap_checkpoint(target)
-    level = metadata.metadata_version
-    if not MINIMUM_METADATA_VERSION <= level <= LATEST_TESTING_METADATA_VERSION:
-        raise StartupError(f"No MetadataVersion with feature level {level}. Valid feature levels are from "
-                           f"{MINIMUM_METADATA_VERSION} to {LATEST_TESTING_METADATA_VERSION}.")
+    problem = unknown_metadata_version(metadata.metadata_version, line)
+    if problem is not None:
+        raise StartupError(problem)
     return metadata
+
+
+def unknown_metadata_version(level: int, line: ServerLine) -> str | None:
+    """Kafka's refusal of a metadata.version level its line does not define, None for a known one.
+    3.9 names the level alone; from 4.0 on the text gives the valid range (KAFKA-18601's
+    ``MINIMUM_VERSION`` to ``latestTesting``)."""
+    kafka = line.features
+    if line.name == "3.9":
+        known = kafka.is_known_metadata_version(level)
+        return None if known else f"No MetadataVersion with feature level {level}"
+    low, high = kafka.minimum_metadata_version, kafka.latest_testing_metadata_version
+    if low <= level <= high:
+        return None
+    return f"No MetadataVersion with feature level {level}. Valid feature levels are from {low} to {high}."
 
 
 def feature_levels(metadata: BootstrapMetadata) -> dict[str, int]:
@@ -413,19 +423,20 @@ class StartupState:
         self.close()
 
 
-def start_storage(config: ServerConfig) -> StartupState:
+def start_storage(config: ServerConfig, line: ServerLine = NEWEST) -> StartupState:
     """Run every start-up check, lock the metadata directory and open the log and quorum-state.
 
     Raises :class:`StartupError` (Kafka's message) when the node must not start; the caller should
-    print it and exit with status 1, as ``kafka-server-start`` does.
+    print it and exit with status 1, as ``kafka-server-start`` does. ``line``: the Kafka line the node
+    runs as, which decides the bootstrap levels it accepts and how it holds elections.
     """
     dirs = check_log_dirs(config)
-    bootstrap_metadata = read_bootstrap_metadata(config.metadata_log_dir)
+    bootstrap_metadata = read_bootstrap_metadata(config.metadata_log_dir, line)
     lock = lock_directory(config.metadata_log_dir)
     try:
         log_ = FileReplicatedLog(config.metadata_log_dir, segment_bytes=config.metadata_log_segment_bytes)
         try:
-            state = _finish(config, dirs, bootstrap_metadata, log_, lock)
+            state = _finish(config, line, dirs, bootstrap_metadata, log_, lock)
         except BaseException:
             log_.close()
             raise
@@ -447,7 +458,7 @@ def check_quorum_state(store: FileQuorumStateStore) -> None:
                            f"{exc.strerror or exc}") from None
 
 
-def _finish(config: ServerConfig, dirs: LogDirsState, bootstrap_metadata: BootstrapMetadata,
+def _finish(config: ServerConfig, line: ServerLine, dirs: LogDirsState, bootstrap_metadata: BootstrapMetadata,
             log_: FileReplicatedLog, lock: DirectoryLock) -> StartupState:
     warnings: list[str] = []
     control = read_control_state(log_)
@@ -482,7 +493,7 @@ def _finish(config: ServerConfig, dirs: LogDirsState, bootstrap_metadata: Bootst
         metadata_dir=dirs.metadata_dir, partition_dir=log_.path, kraft_version=kraft_version,
         voters=control.voters, bootstrap=bootstrap,
         identity=settings.node_identity(config, dirs.cluster_id, dirs.directory_id),
-        raft_config=settings.raft_config(config),
+        raft_config=settings.raft_config(config, line),
         bootstrap_metadata=bootstrap_metadata, features=feature_levels(bootstrap_metadata),
         log_empty=log_empty,
         log=log_, store=store, lock=lock, recovery=log_.recovery, rewritten_dirs=dirs.rewritten,

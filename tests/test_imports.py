@@ -40,7 +40,7 @@ LAYERS: Mapping[str, Sequence[frozenset[str]]] = {
         frozenset({""}),
     ],
     "reference_server": [
-        frozenset({"raft", "connections", "security", "storage", "local"}),
+        frozenset({"raft", "connections", "security", "storage", "local", "kafka_line"}),
         frozenset({"settings", "peers", "handlers"}),
         frozenset({"startup", "broker"}),
         frozenset({"registration"}),

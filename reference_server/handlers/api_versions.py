@@ -1,4 +1,4 @@
-"""ApiVersions (API 18), versions 0-4, as a Kafka 4.2 controller answers it.
+"""ApiVersions (API 18), versions 0-4, as a Kafka controller (or broker) of the node's line answers it.
 
 - v0: ErrorCode and ApiKeys (key, min, max) of every API the listener serves.
 - v1: ThrottleTimeMs.
@@ -9,24 +9,28 @@
   Below v4, supported features whose minimum is 0 are left out (older clients reject min 0).
 - v4: supported features with minimum 0 are included.
 
-The supported ranges are Kafka 4.2's production levels, or its testing levels on a node with
+Kafka 4.4 adds v5 (KIP-1242: the cluster and node id the client expects); its fields could not be
+established from Kafka's sources, so the codec stops at v4 and a 4.4 node serves 0-4
+(``kafka_line.ServerLine.unserved``).
+
+ApiKeys lists what the listener's kind serves in the API table (``registry.served_versions``), at the
+versions of the node's Kafka line; a SASL listener adds SaslHandshake and SaslAuthenticate. The
+supported feature ranges are the line's production levels, or its testing levels on a node with
 ``unstable.feature.versions.enable`` (so nodes report different ranges, as during a rolling upgrade).
 
-A request of a version this server does not know is answered at v0 with UNSUPPORTED_VERSION and
-ApiKeys holding only ApiVersions' own range, so the client can retry inside it (the response header
-of every ApiVersions response is v0). Answered before any authentication.
-
-ApiKeys lists what the listener's kind serves in the API table (``registry.served``), with the
-versions of each; a SASL listener adds SaslHandshake and SaslAuthenticate.
+A request of a version above the line's is answered at v0 with UNSUPPORTED_VERSION and ApiKeys holding
+only ApiVersions' own range, so the client can retry inside it (Kafka's
+``ApiVersionsRequest.getErrorResponse``; the response header of every ApiVersions response is v0).
+Answered before any authentication.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Final
 
-from kafka_admin_kraft.features import METADATA_VERSION, SUPPORTED_FEATURES, supported_range
+from kafka_admin_kraft.features import METADATA_VERSION
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.error_codes import ErrorCode
@@ -40,19 +44,10 @@ _SOFTWARE: Final = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 Response = messages.ApiVersionsResponse
 
 
-def api_entries(api_keys: Iterable[int], max_versions: Mapping[int, int] | None = None
-                ) -> list[messages.ApiVersionsResponse.ApiVersion]:
-    """One ApiVersion entry per key, with the versions the table serves (capped by ``max_versions``),
-    in key order."""
-    entries = []
-    for key in sorted(api_keys):
-        entry = registry.api(key)
-        if entry is None:
-            raise ValueError(f"API key {key} is not in the API table")
-        low, high = entry.versions
-        high = min(high, (max_versions or {}).get(key, high))
-        entries.append(Response.ApiVersion(api_key=key, min_version=low, max_version=high))
-    return entries
+def api_entries(ranges: Mapping[int, tuple[int, int]]) -> list[messages.ApiVersionsResponse.ApiVersion]:
+    """One ApiVersion entry per key, in key order."""
+    return [Response.ApiVersion(api_key=key, min_version=low, max_version=high)
+            for key, (low, high) in sorted(ranges.items())]
 
 
 def is_valid(request: messages.ApiVersionsRequest, api_version: int) -> bool:
@@ -63,56 +58,61 @@ def is_valid(request: messages.ApiVersionsRequest, api_version: int) -> bool:
                 and _SOFTWARE.fullmatch(request.client_software_version))
 
 
-def unsupported_version_response() -> messages.ApiVersionsResponse:
-    """The v0 answer to an ApiVersions version this server does not know."""
-    return Response(error_code=ErrorCode.UNSUPPORTED_VERSION, api_keys=api_entries([ApiKey.API_VERSIONS]))
+def unsupported_version_response(view: ServerView) -> messages.ApiVersionsResponse:
+    """The v0 answer to an ApiVersions version above the node's line."""
+    own = view.line.versions(ApiKey.API_VERSIONS)
+    assert own is not None
+    return Response(error_code=ErrorCode.UNSUPPORTED_VERSION,
+                    api_keys=api_entries({ApiKey.API_VERSIONS: own}))
 
 
 def handle(request: messages.ApiVersionsRequest | None, api_version: int, view: ServerView,
-           api_keys: Iterable[int] | None = None) -> tuple[messages.ApiVersionsResponse, int]:
-    """The response and the version to encode it at (0 for an unknown request version). ``api_keys``:
-    what the listener serves, by default what a controller listener serves.
+           kind: str = CONTROLLER, *, sasl: bool = False) -> tuple[messages.ApiVersionsResponse, int]:
+    """The response and the version to encode it at (0 for a version above the line's), on a listener
+    of ``kind`` (a SASL listener lists the SASL APIs too).
 
     ``request`` is None when the version was unknown and its body could not be decoded.
     """
-    low, high = messages.ApiVersionsRequest.VERSIONS
-    if request is None or not low <= api_version <= high:
-        return unsupported_version_response(), 0
+    own = view.line.versions(ApiKey.API_VERSIONS)
+    if request is None or own is None or not own[0] <= api_version <= own[1]:
+        return unsupported_version_response(view), 0
     if not is_valid(request, api_version):
         return Response(error_code=ErrorCode.INVALID_REQUEST), api_version
     include_min_zero = api_version >= 4
-    ranges = [(name, *supported_range(name, unstable=view.unstable_feature_versions))
-              for name, _, _ in SUPPORTED_FEATURES]
     supported = [Response.SupportedFeatureKey(name=name, min_version=minimum, max_version=maximum)
-                 for name, minimum, maximum in ranges if maximum > 0 and (include_min_zero or minimum > 0)]
+                 for name, minimum, maximum
+                 in view.line.features.supported_features(unstable=view.unstable_feature_versions)
+                 if include_min_zero or minimum > 0]
     finalized = dict(view.finalized_features)
     if view.metadata_version is not None:
         finalized.setdefault(METADATA_VERSION, view.metadata_version)
     finalized_keys = [Response.FinalizedFeatureKey(name=name, max_version_level=level,
                                                    min_version_level=level)
-                      for name, level in _feature_order(finalized)]
-    served = registry.served(CONTROLLER) if api_keys is None else api_keys
-    response = Response(error_code=ErrorCode.NONE, api_keys=api_entries(served, view.max_versions),
+                      for name, level in _feature_order(finalized, view)]
+    ranges = registry.served_versions(kind, view.line, sasl=sasl,
+                                      unstable_api_versions=view.unstable_api_versions)
+    response = Response(error_code=ErrorCode.NONE, api_keys=api_entries(ranges),
                         throttle_time_ms=0, supported_features=supported,
                         finalized_features_epoch=view.finalized_features_epoch,
                         finalized_features=finalized_keys, zk_migration_ready=False)
     return response, api_version
 
 
-def _feature_order(levels: dict[str, int]) -> list[tuple[str, int]]:
-    """metadata.version first, then Kafka's feature-list order, then anything else by name."""
-    order = {name: index for index, (name, _, _) in enumerate(SUPPORTED_FEATURES)}
+def _feature_order(levels: dict[str, int], view: ServerView) -> list[tuple[str, int]]:
+    """metadata.version first, then the line's feature-list order, then anything else by name."""
+    names = [METADATA_VERSION, *(feature.name for feature in view.line.features.features)]
+    order = {name: index for index, name in enumerate(names)}
     return sorted(levels.items(), key=lambda item: (order.get(item[0], len(order)), item[0]))
 
 
 async def on_controller(node: ControllerRole, call: Call) -> Answer:
     assert call.body is None or isinstance(call.body, messages.ApiVersionsRequest)
-    return handle(call.body, call.version, node.view(call.listener), registry.served(CONTROLLER))
+    return handle(call.body, call.version, node.view(call.listener), CONTROLLER)
 
 
 async def on_broker(node: BrokerRole, call: Call) -> Answer:
     assert call.body is None or isinstance(call.body, messages.ApiVersionsRequest)
-    return handle(call.body, call.version, node.server_view(call.listener), registry.served(BROKER))
+    return handle(call.body, call.version, node.server_view(call.listener), BROKER)
 
 
 registry.register(ApiKey.API_VERSIONS, controller=on_controller, broker=on_broker)

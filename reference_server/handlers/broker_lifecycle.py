@@ -13,7 +13,8 @@ fields with the Features list including features whose minimum is 0). Checked in
    DUPLICATE_BROKER_REGISTRATION;
 4. the broker does not support the finalized metadata.version: UNSUPPORTED_VERSION;
 5. otherwise a RegisterBrokerRecord (Fenced true) is appended and the response, once it is committed,
-   carries the broker epoch: the record's offset.
+   carries the broker epoch: the record's offset. The record is v3 (LogDirs, from 3.7-IV2), or v4
+   (CordonedLogDirs, KIP-1066, empty here) on a node of Kafka 4.3 or later at 4.3-IV0 or later.
 
 BrokerHeartbeat v0-1 (v1 OfflineLogDirs): NOT_CONTROLLER from a non-active controller,
 BROKER_ID_NOT_REGISTERED for an unknown id, STALE_BROKER_EPOCH for another epoch. Otherwise the
@@ -34,7 +35,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
 
 from kafka_admin_kraft import features
 from kafka_admin_kraft.hosts import host_problem, printable_host
@@ -44,6 +44,7 @@ from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.records import ApiMessageAndVersion
 
+from ..kafka_line import NEWEST, ServerLine
 from ..raft.core import NotLeaderError
 from ..raft.image import FENCE, UNFENCE
 from . import registry
@@ -51,10 +52,6 @@ from .registry import Answer, Call, ControllerRole
 
 log = logging.getLogger("kafka.controller.ClusterControlManager")
 controller_log = logging.getLogger("kafka.controller.QuorumController")
-
-REGISTER_BROKER_RECORD_VERSION: Final = 3
-"""The RegisterBrokerRecord version from metadata.version 3.7-IV2 (JBOD) on: every level served here."""
-
 
 @dataclass(frozen=True)
 class Decision:
@@ -66,9 +63,10 @@ class Decision:
 
 def register(request: messages.BrokerRegistrationRequest, *, active: bool, cluster_id: str,
              metadata_version: int, registered: Mapping[int, messages.RegisterBrokerRecord],
-             live: frozenset[int], next_offset: int) -> Decision:
+             live: frozenset[int], next_offset: int, line: ServerLine = NEWEST) -> Decision:
     """Decide a registration. ``registered``: the committed registrations by broker id; ``live``: the
-    ids whose session has not expired; ``next_offset``: where the record would be written."""
+    ids whose session has not expired; ``next_offset``: where the record would be written; ``line``:
+    the node's Kafka line, which picks the RegisterBrokerRecord version (v4 from 4.3 at 4.3-IV0)."""
     def refuse(code: int) -> Decision:
         return Decision(messages.BrokerRegistrationResponse(throttle_time_ms=0, error_code=code))
 
@@ -101,7 +99,8 @@ def register(request: messages.BrokerRegistrationRequest, *, active: bool, clust
                rack=request.rack, fenced=True, in_controlled_shutdown=False, log_dirs=list(request.log_dirs))
     response = messages.BrokerRegistrationResponse(throttle_time_ms=0, error_code=ErrorCode.NONE,
                                                    broker_epoch=next_offset)
-    return Decision(response, ApiMessageAndVersion(record, REGISTER_BROKER_RECORD_VERSION))
+    version = line.register_broker_record_version(metadata_version)
+    return Decision(response, ApiMessageAndVersion(record, version))
 
 
 def heartbeat(request: messages.BrokerHeartbeatRequest, *, active: bool,
@@ -141,11 +140,12 @@ async def on_registration(node: ControllerRole, call: Call) -> Answer:
     request = call.body
     assert isinstance(request, messages.BrokerRegistrationRequest)
     image = node.core.committed_features()
+    line = node.view(call.listener).line
     decision = register(
         request, active=node.active, cluster_id=node.identity.cluster_id,
-        metadata_version=image.metadata_version or features.LATEST_PRODUCTION_METADATA_VERSION,
+        metadata_version=image.metadata_version or line.features.latest_production_metadata_version,
         registered={r.broker_id: r for r in node.core.registered_brokers()},
-        live=node.live_brokers(node.now_ms()), next_offset=node.log.end_offset())
+        live=node.live_brokers(node.now_ms()), next_offset=node.log.end_offset(), line=line)
     return await _decided(node, call, decision, request.broker_id, "Registering broker")
 
 

@@ -3,10 +3,11 @@
 Every handler module registers the APIs it answers once, when it is imported (``register``), as
 franz-go's kfake has one file per API: the API key; the handler for each listener kind that serves
 it; and, for an API a broker forwards to the active controller, the answer a broker gives when no
-controller can be reached. The versions served are those of the generated request class, and a
-handler may only be given for a listener kind the API's spec lists (``LISTENERS``, Kafka's
-``listeners``). ApiVersions (``served``), the runtime's and the broker's dispatch (``api``) and the
-controller's check of forwarded requests (``forwarded``) read this table and nothing else. The
+controller can be reached. A handler may only be given for a listener kind the API's spec lists
+(``LISTENERS``, Kafka's ``listeners``). The versions served are the node's Kafka line's
+(``kafka_line.ServerLine.versions``): ApiVersions (``served_versions``), the runtime's and the
+broker's dispatch (``api``, ``accepts``) and the controller's check of forwarded requests
+(``forwarded``) read this table and the line, nothing else. The
 package ``kafka_admin_kraft_server.handlers`` imports every handler module, so the table is whole
 once anything in it has been imported.
 
@@ -30,6 +31,7 @@ from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.message import Struct
 
+from ..kafka_line import ServerLine
 from ..raft.api import NodeIdentity, RaftDriverFacing, ReplicatedLog
 from .view import BrokerView, ServerView
 
@@ -140,7 +142,7 @@ class Api:
 
     key: ApiKey
     request: type[Struct]
-    """The generated request class: the versions served and the spec's listener kinds."""
+    """The generated request class: the versions the codec speaks and the spec's listener kinds."""
     controller: ControllerHandler | None = None
     broker: BrokerHandler | None = None
     unreachable: UnreachableAnswer | None = None
@@ -203,6 +205,29 @@ def served(kind: str, *, sasl: bool = False) -> tuple[ApiKey, ...]:
                         if entry.serves(kind) or (sasl and entry.sasl)))
 
 
+def served_versions(kind: str, line: ServerLine, *, sasl: bool = False,
+                    unstable_api_versions: bool = False) -> dict[int, tuple[int, int]]:
+    """API key -> the versions a listener of ``kind`` serves on a node of ``line``, in key order (an
+    API of which the line serves no version is left out)."""
+    found = {}
+    for key in served(kind, sasl=sasl):
+        versions = line.versions(key, unstable_api_versions=unstable_api_versions)
+        if versions is not None:
+            found[int(key)] = versions
+    return found
+
+
+def accepts(kind: str, key: int, version: int, line: ServerLine, *,
+            unstable_api_versions: bool = False) -> bool:
+    """Whether a listener of ``kind`` on a node of ``line`` takes the request: an API it serves at a
+    version the line has. Kafka closes the connection otherwise (ApiVersions has its own answer)."""
+    entry = _TABLE.get(key)
+    if entry is None or not entry.serves(kind):
+        return False
+    versions = line.versions(key, unstable_api_versions=unstable_api_versions)
+    return versions is not None and versions[0] <= version <= versions[1]
+
+
 def forwarded(key: int) -> bool:
     """Whether a broker forwards the API (so a controller accepts it inside an Envelope)."""
     entry = _TABLE.get(key)
@@ -210,5 +235,5 @@ def forwarded(key: int) -> bool:
 
 
 __all__ = ["BROKER", "CONTROLLER", "Answer", "Api", "BrokerHandler", "BrokerRole", "Call",
-           "ControllerHandler", "ControllerRole", "UnreachableAnswer", "api", "forward", "forwarded",
-           "register", "served"]
+           "ControllerHandler", "ControllerRole", "UnreachableAnswer", "accepts", "api", "forward",
+           "forwarded", "register", "served", "served_versions"]

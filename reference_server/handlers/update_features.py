@@ -1,4 +1,4 @@
-"""UpdateFeatures (API 57), versions 0-2, as a Kafka 4.2 active controller answers it.
+"""UpdateFeatures (API 57), versions 0-2, as an active controller of the node's Kafka line answers it.
 
 - v0: Feature, MaxVersionLevel and AllowDowngrade per feature; the response has a top-level
   ErrorCode/ErrorMessage and Results, one per feature. KRaft's controller does not read
@@ -35,6 +35,18 @@ kraft.version, the voters') are checked, not those of the registered brokers and
 checks them too, and from 3.7-IV0 on refuses a change while a voter has not registered). Cluster
 authorization is not modelled.
 
+The supported ranges and metadata.version tables are the node's line's (``ServerView.line``), and
+so are three rules that changed after Kafka 3.9 (``kafka_admin_kraft.features.KafkaLine``):
+
+- 3.9 decides each feature alone: a refused feature gets its own error and message in Results (no
+  "update failed for all features" prefix, a null message on success), the top-level error is NONE,
+  and the records of the features that passed are written together. 4.0 made it all or nothing.
+- 3.9 checks no dependencies (step 7 writes the record at once); 4.0 added ``Feature.validateVersion``.
+- Before 4.1 kraft.version has no rule of its own (step 6 is skipped): an update writes a
+  FeatureLevelRecord for it like any feature, which changes nothing, since kraft.version lives in the
+  control records (KAFKA-18979; the consensus core reports the control records' level). 4.1 added
+  the upgrade (KAFKA-16538).
+
 A broker forwards UpdateFeatures to the active controller; when none can be reached it answers
 NOT_CONTROLLER, which clients retry.
 """
@@ -48,6 +60,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from kafka_admin_kraft import features
+from kafka_admin_kraft.features import NEWEST, KafkaLine
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.error_codes import ErrorCode
@@ -148,16 +161,17 @@ def _invalid(name: str, level: int, reason: str) -> FeatureUpdateError:
 
 def check_update(name: str, level: int, upgrade_type: int, levels: Mapping[str, int],
                  proposed: Mapping[str, int], node_id: int, voters: VoterSet | None, *,
-                 unstable: bool = False) -> None:
-    """Kafka's ``FeatureControlManager.updateFeature`` checks for one feature; raises
-    FeatureUpdateError with Kafka's message. ``voters``: the voter set whose supported kraft.version
-    ranges a kraft.version upgrade must fit, None to leave that check to the consensus core."""
+                 unstable: bool = False, line: KafkaLine = NEWEST) -> None:
+    """Kafka's ``FeatureControlManager.updateFeature`` checks for one feature, as ``line`` makes them;
+    raises FeatureUpdateError with Kafka's message. ``voters``: the voter set whose supported
+    kraft.version ranges a kraft.version upgrade must fit, None to leave that check to the consensus
+    core."""
     if upgrade_type not in (UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE):
         raise _invalid(name, level, "The controller does not support the given upgrade type.")
     current = levels.get(name, 0)
     if level < 0:
         raise _invalid(name, level, "A feature version cannot be less than 0.")
-    low, high = features.supported_range(name, unstable=unstable)
+    low, high = line.supported_range(name, unstable=unstable)
     if not low <= level <= high:
         what = f"Local controller {node_id}"
         reason = (f"{what} does not support this feature." if high == 0
@@ -169,24 +183,24 @@ def check_update(name: str, level: int, upgrade_type: int, levels: Mapping[str, 
     if level > current and upgrade_type != UPGRADE:
         raise _invalid(name, level, "Can't downgrade to a newer version.")
     if name == features.METADATA_VERSION:
-        _check_metadata_version(current, level, upgrade_type, unstable=unstable)
-    elif name == features.KRAFT_VERSION:
+        _check_metadata_version(current, level, upgrade_type, line)
+    elif name == features.KRAFT_VERSION and line.update_upgrades_kraft_version:
         if upgrade_type != UPGRADE:
             raise _invalid(name, level, "Can't downgrade the version of this feature.")
         if level > current and voters is not None:
             _check_voters_support(level, voters)
-    else:
-        dependency = features.dependency_error(name, level, proposed)
+    elif line.update_checks_dependencies:
+        dependency = line.dependency_error(name, level, proposed)
         if dependency is not None:
             raise _invalid(name, level, dependency)
 
 
-def _check_metadata_version(current: int, level: int, upgrade_type: int, *, unstable: bool) -> None:
-    if not features.is_known_metadata_version(level):
+def _check_metadata_version(current: int, level: int, upgrade_type: int, line: KafkaLine) -> None:
+    if not line.is_known_metadata_version(level):
         raise FeatureUpdateError(
-            f"Invalid metadata.version {level}. Valid versions are from {features.MINIMUM_METADATA_VERSION} "
-            f"to {features.latest_metadata_version(unstable=True)}.")
-    if level < current and features.metadata_changed(current, level):
+            f"Invalid metadata.version {level}. Valid versions are from {line.minimum_metadata_version} "
+            f"to {line.latest_metadata_version(unstable=True)}.")
+    if level < current and line.metadata_changed(current, level):
         text = f"Unsupported metadata.version downgrade from {current} to {level}. "
         if upgrade_type == UNSAFE_DOWNGRADE:
             text += "Unsafe metadata downgrade is not supported in this version."
@@ -215,29 +229,45 @@ def handle(request: Request, api_version: int, view: ServerView, *, active: bool
     names = list(updates)
     if not active or view.metadata_version is None:
         return Outcome(not_controller(view.leader_id, view.node_id))
+    line = view.line.features
     levels = current_levels(view)
     proposed = dict(levels)
     proposed.update({name: level for name, (level, _) in updates.items()})
     records: list[Struct] = []
     changes: dict[str, int] = {}
+    errors: dict[str, FeatureUpdateError] = {}
     upgrade_kraft = False
-    try:
-        for name, (level, upgrade_type) in updates.items():
+    for name, (level, upgrade_type) in updates.items():
+        try:
             check_update(name, level, upgrade_type, levels, proposed, view.node_id,
-                         view.voters if check_voters else None, unstable=view.unstable_feature_versions)
-            if name == features.KRAFT_VERSION:
-                if level > levels.get(name, 0):
-                    upgrade_kraft = True
-                    changes[name] = level
-                continue
-            records.append(messages.FeatureLevelRecord(name=name, feature_level=level))
-            changes[name] = level
-    except FeatureUpdateError as error:
-        return Outcome(failed(api_version, names, error))
-    ok = response(api_version, names, ErrorCode.NONE, None)
+                         view.voters if check_voters else None, unstable=view.unstable_feature_versions,
+                         line=line)
+        except FeatureUpdateError as error:
+            if line.update_is_all_or_nothing:
+                return Outcome(failed(api_version, names, error))
+            errors[name] = error
+            continue
+        if name == features.KRAFT_VERSION and line.update_upgrades_kraft_version:
+            if level > levels.get(name, 0):
+                upgrade_kraft = True
+                changes[name] = level
+            continue
+        records.append(messages.FeatureLevelRecord(name=name, feature_level=level))
+        changes[name] = level
+    ok = (response(api_version, names, ErrorCode.NONE, None) if line.update_is_all_or_nothing
+          else per_feature_response(names, errors))
     if request.validate_only:
         return Outcome(ok)
     return Outcome(ok, tuple(records), upgrade_kraft, changes)
+
+
+def per_feature_response(names: list[str], errors: Mapping[str, FeatureUpdateError]) -> Response:
+    """Kafka 3.9's answer (v0/v1): top-level NONE, each feature's own error and message, null for a
+    feature that passed."""
+    results = [Response.UpdatableFeatureResult(
+        feature=name, error_code=errors[name].code if name in errors else ErrorCode.NONE,
+        error_message=errors[name].message if name in errors else None) for name in names]
+    return Response(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, results=results)
 
 
 async def on_controller(node: ControllerRole, call: Call) -> Answer:

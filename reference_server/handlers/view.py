@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..kafka_line import NEWEST, ServerLine
 from ..raft.api import VoterSet
 
 
@@ -26,8 +26,10 @@ class ServerView:
     unstable_feature_versions: bool = False
     """Whether the node supports the feature levels still in testing (Kafka's
     ``unstable.feature.versions.enable``)."""
-    max_versions: Mapping[int, int] = field(default_factory=dict)
-    """The highest version of an API the node serves where below the API table's, by API key."""
+    line: ServerLine = NEWEST
+    """The Kafka line the node runs as: its API versions, feature tables and rules."""
+    unstable_api_versions: bool = False
+    """Kafka's ``unstable.api.versions.enable``: the project's unreleased versions are served too."""
 
 
 @dataclass(frozen=True)

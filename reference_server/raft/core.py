@@ -245,6 +245,9 @@ class RaftCore:
         below its last applied offset), its highest offset and an open metadata transaction."""
         image = self._image_work.image
         levels = image.feature_levels()
+        # A FeatureLevelRecord for kraft.version (what a 3.9 or 4.0 controller writes for an update of it)
+        # changes nothing: the level is the control records' (KAFKA-18979).
+        levels.pop(KRAFT_VERSION, None)
         kraft_version = self._history.kraft_version_at(image.highest_offset)
         if kraft_version:
             levels[KRAFT_VERSION] = kraft_version

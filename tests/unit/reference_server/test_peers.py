@@ -133,11 +133,11 @@ def test_peer_requests_negotiate_and_match_responses() -> None:
         assert [r.api_version for r in peer.core.requests] == [2, 2, 2]  # min(ours, theirs)
 
 
-def test_a_node_capped_at_vote_v1_sends_v1_and_never_a_pre_vote() -> None:
+def test_a_kafka_3_9_node_sends_vote_v1_and_never_a_pre_vote() -> None:
     """A node running as Kafka 3.9 towards a Kafka 4.x peer (Vote 0-2): standard votes go at v1; a
     pre-vote (which such a node's core would not build) is answered UNSUPPORTED_VERSION unsent."""
     with running(make_runtime(node_id=2, lead=False)) as peer, \
-            running(make_runtime(node_id=1, max_vote_version=1)) as server:
+            running(make_runtime(node_id=1, line="3.9")) as server:
         destination = Address(peer.host, peer.port, 2)
 
         def send() -> None:

@@ -22,7 +22,8 @@ def describe_quorum_body() -> messages.DescribeQuorumRequest:
 
 
 def test_api_versions_and_describe_quorum_over_the_wire() -> None:
-    with running(make_runtime()) as server, server.client() as client:
+    """DescribeQuorum v3, the project's unreleased version, is served with unstable.api.versions.enable."""
+    with running(make_runtime(unstable_api_versions=True)) as server, server.client() as client:
         for version in range(5):
             response = client.api_versions(version)
             assert response.error_code == 0
@@ -32,6 +33,20 @@ def test_api_versions_and_describe_quorum_over_the_wire() -> None:
             assert answer.topics[0].partitions[0].leader_id == 1
         assert [r.api_version for r in server.core.requests if r.api_key == 55] == [0, 1, 2, 3]
         assert all(r.listener == "CONTROLLER" for r in server.core.requests)
+
+
+def test_describe_quorum_v3_is_neither_advertised_nor_accepted_by_default() -> None:
+    """No Kafka line serves DescribeQuorum v3: without unstable.api.versions.enable a node advertises
+    0-2 and closes the connection on a v3 request, unanswered, as Kafka does with a version it lacks."""
+    with running(make_runtime()) as server:
+        with server.client() as client:
+            client.api_versions()
+            assert client.versions[55] == (0, 2)
+            assert client.describe_quorum(2).topics[0].partitions[0].leader_id == 1
+        with server.client() as client:
+            client.send(describe_quorum_body(), 3)
+            assert client.is_closed_by_server()
+        assert [r.api_version for r in server.core.requests if r.api_key == 55] == [2]
 
 
 def test_unknown_api_versions_version_gets_v0_unsupported_version() -> None:
@@ -44,22 +59,20 @@ def test_unknown_api_versions_version_gets_v0_unsupported_version() -> None:
         assert client.api_versions(3).error_code == 0  # the connection stays usable
 
 
-def test_a_node_capped_at_vote_v1_advertises_it_and_closes_on_vote_v2() -> None:
-    """A node running as Kafka 3.9: ApiVersions says Vote 0-1 (on a SASL listener too, which shares
-    the view); Vote v1 is answered, Vote v2 closes the connection unanswered, as Kafka 3.9 does with
-    a version it does not know."""
+def test_a_kafka_3_9_node_advertises_vote_v0_1_and_closes_on_vote_v2() -> None:
+    """A node running as Kafka 3.9: ApiVersions says Vote 0-1; Vote v1 is answered, Vote v2 closes the
+    connection unanswered, as Kafka 3.9 does with a version it does not know. A 4.0 node takes v2."""
     vote = messages.VoteRequest(cluster_id=None, voter_id=1)
-    with running(make_runtime(max_vote_version=1)) as server:
+    with running(make_runtime(line="3.9")) as server:
         with server.client() as client:
             client.api_versions()
             assert client.versions[52] == (0, 1)
-            assert client.versions[55] == (0, 3)  # only Vote is capped
             assert isinstance(client.request(vote, 1), messages.VoteResponse)
         with server.client() as client:
             client.send(vote, 2)
             assert client.is_closed_by_server()
         assert [(r.api_key, r.api_version) for r in server.core.requests if r.api_key == 52] == [(52, 1)]
-    with running(make_runtime()) as server, server.client() as client:
+    with running(make_runtime(line="4.0")) as server, server.client() as client:
         client.api_versions()
         assert client.versions[52] == (0, 2)
         assert isinstance(client.request(vote, 2), messages.VoteResponse)

@@ -1,6 +1,7 @@
 """The node's configuration in the consensus core's terms (``settings``): its identity and advertised
 endpoints, the static voters and bootstrap servers, the warning for unknown keys, the connection
-limits the runtime is given and the reference server's own election keys."""
+limits the runtime is given, and what the node's Kafka line decides: pre-vote, the auto-join key and
+``unstable.api.versions.enable``."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from kafka_admin_kraft.config.server import ConfigError
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
 from kafka_admin_kraft_server import settings
+from kafka_admin_kraft_server.kafka_line import LINES, NEWEST
 from kafka_admin_kraft_server.raft.api import Address, Endpoint, ReplicaKey, VoterInfo
 from unit.config.config_testlib import INT_MAX, config, lone_voter_config, refused
 
@@ -19,7 +21,7 @@ from unit.config.config_testlib import INT_MAX, config, lone_voter_config, refus
 def test_unknown_keys_are_kept_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
     loaded = config(num__network__threads="3", log__retention__hours="1")
     with caplog.at_level(logging.WARNING):
-        settings.warn_unknown_keys(loaded)
+        settings.warn_unknown_keys(loaded, NEWEST)
     assert loaded.unknown_keys == ("log.retention.hours", "num.network.threads")
     assert loaded.originals["num.network.threads"] == "3"
     assert "The configuration 'num.network.threads' was supplied but isn't a known config." in caplog.text
@@ -79,29 +81,37 @@ def test_an_override_host_that_does_not_resolve_refuses_the_start() -> None:
             **{"max.connections.per.ip.overrides": "no-such-host.invalid:3"}))
 
 
-def test_the_reference_servers_own_election_keys(caplog: pytest.LogCaptureFixture) -> None:
-    """``reference.server.pre.vote.enable`` and ``reference.server.vote.max.version``: known here
-    (no unknown-key warning), Kafka 4.x's behaviour by default, Kafka 3.9's with false and 1."""
-    default = lone_voter_config()
-    assert settings.raft_config(default).pre_vote and settings.max_vote_version(default) == 2
-    old = lone_voter_config(**{settings.PRE_VOTE_ENABLE: " FALSE", settings.VOTE_MAX_VERSION: "1 "})
+def test_pre_vote_follows_the_line() -> None:
+    """Elections start with a pre-vote round from Kafka 4.0 on (KIP-996); a 3.9 node holds standard
+    elections only."""
+    loaded = lone_voter_config()
+    without = [name for name, line in LINES.items() if not settings.raft_config(loaded, line).pre_vote]
+    assert without == ["3.9"]
+
+
+def test_auto_join_is_a_key_of_kafka_4_2_and_later(caplog: pytest.LogCaptureFixture) -> None:
+    """``controller.quorum.auto.join.enable`` (KAFKA-19078, 4.2): older lines warn about it as an unknown
+    key and do not join; a line that knows it reads it without a warning."""
+    loaded = lone_voter_config(**{"controller.quorum.auto.join.enable": "true"})
+    for name, line in LINES.items():
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            settings.warn_unknown_keys(loaded, line)
+        known = name in ("4.2", "4.3", "4.4")
+        assert settings.raft_config(loaded, line).auto_join_enable == known, name
+        warning = ("The configuration 'controller.quorum.auto.join.enable' was supplied but isn't a known "
+                   "config.")
+        assert (warning in caplog.text) != known, name
+
+
+def test_unstable_api_versions_enable_is_read_without_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    assert not settings.unstable_api_versions_enable(lone_voter_config())
+    loaded = lone_voter_config(**{settings.UNSTABLE_API_VERSIONS_ENABLE: " TRUE"})
     with caplog.at_level(logging.WARNING):
-        settings.warn_unknown_keys(old)
-    assert old.unknown_keys == (settings.PRE_VOTE_ENABLE, settings.VOTE_MAX_VERSION)
-    assert caplog.text == ""
-    assert not settings.raft_config(old).pre_vote and settings.max_vote_version(old) == 1
-
-
-@pytest.mark.parametrize(("key", "value", "message"), [
-    (settings.PRE_VOTE_ENABLE, "no", "Invalid value no for configuration reference.server.pre.vote.enable: "
-                                     "Expected value to be either true or false"),
-    (settings.VOTE_MAX_VERSION, "3", "Invalid value 3 for configuration reference.server.vote.max.version: "
-                                     "Vote versions are 0 to 2 (1: as Kafka 3.9, 2: as Kafka 4.0 and later)"),
-    (settings.VOTE_MAX_VERSION, "²", "Invalid value ² for configuration reference.server.vote.max.version"),
-    (settings.VOTE_MAX_VERSION, "-1", "Invalid value -1 for configuration reference.server.vote.max.version"),
-])
-def test_a_bad_election_key_names_itself(key: str, value: str, message: str) -> None:
-    loaded = lone_voter_config(**{key: value})
-    read = settings.pre_vote_enable if key == settings.PRE_VOTE_ENABLE else settings.max_vote_version
-    with pytest.raises(ConfigError, match="^" + re.escape(message)):
-        read(loaded)
+        settings.warn_unknown_keys(loaded, NEWEST)
+    assert settings.unstable_api_versions_enable(loaded) and caplog.text == ""
+    bad = lone_voter_config(**{settings.UNSTABLE_API_VERSIONS_ENABLE: "yes"})
+    with pytest.raises(ConfigError, match="^" + re.escape(
+            "Invalid value yes for configuration unstable.api.versions.enable: Expected value to be either "
+            "true or false")):
+        settings.unstable_api_versions_enable(bad)

@@ -1,4 +1,4 @@
-"""ApiVersions as a Kafka 4.2 controller answers it."""
+"""ApiVersions as a controller of each Kafka line answers it."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import pytest
 
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft_server.handlers import api_versions
+from kafka_admin_kraft_server.handlers.registry import BROKER
+from kafka_admin_kraft_server.kafka_line import LINES
 from unit.reference_server.handlers.handlers_testlib import view
 
 
@@ -19,11 +21,52 @@ def test_api_versions_lists_the_controller_apis_at_every_version(version: int) -
     response, at = api_versions.handle(request(version), version, view())
     assert at == version and response.error_code == 0
     keys = {entry.api_key: (entry.min_version, entry.max_version) for entry in response.api_keys}
-    assert keys == {1: (4, 18), 18: (0, 4), 52: (0, 2), 53: (0, 1), 54: (0, 1), 55: (0, 3), 57: (0, 2),
+    assert keys == {1: (4, 18), 18: (0, 4), 52: (0, 2), 53: (0, 1), 54: (0, 1), 55: (0, 2), 57: (0, 2),
                     58: (0, 0), 59: (0, 1), 60: (0, 2), 62: (0, 4), 63: (0, 1), 70: (0, 0), 80: (0, 1),
                     81: (0, 0), 82: (0, 0)}
     assert [entry.api_key for entry in response.api_keys] == sorted(keys)
     framing.encode_response(response, version, 7)  # every version encodes (features dropped below v3)
+
+
+# The controller listener's ranges of each line where they differ from 4.4's above (the line table's
+# sources are in tests/unit/reference_server/test_kafka_line.py). The codec starts Fetch at v4 and stops
+# BrokerHeartbeat at v1 and ApiVersions at v4, so 3.9's Fetch 0-3, 4.3's BrokerHeartbeat v2 and 4.4's
+# ApiVersions v5 are not served (ServerLine.unserved).
+DIFFERENCES = {
+    "3.9": {1: (4, 17), 52: (0, 1), 57: (0, 1), 60: (0, 1), 80: (0, 0)},
+    "4.0": {1: (4, 17), 80: (0, 0)},
+    "4.1": {80: (0, 0)},
+    "4.2": {},
+    "4.3": {},
+    "4.4": {},
+}
+
+
+@pytest.mark.parametrize("line", sorted(LINES))
+def test_each_line_advertises_its_versions(line: str) -> None:
+    newest, _ = api_versions.handle(request(4), 4, view())
+    response, _ = api_versions.handle(request(4), 4, view(line=LINES[line]))
+    expected = {e.api_key: (e.min_version, e.max_version) for e in newest.api_keys} | DIFFERENCES[line]
+    assert {e.api_key: (e.min_version, e.max_version) for e in response.api_keys} == expected
+    broker, _ = api_versions.handle(request(4), 4, view(line=LINES[line]), BROKER)
+    metadata = (0, 12) if line == "3.9" else (0, 13)
+    assert {e.api_key: (e.min_version, e.max_version) for e in broker.api_keys} == {
+        3: metadata, 18: (0, 4), 55: (0, 2), 57: expected[57], 60: expected[60], 80: expected[80], 81: (0, 0)}
+
+
+def test_describe_quorum_v3_only_with_unstable_api_versions() -> None:
+    response, _ = api_versions.handle(request(4), 4, view(unstable_api_versions=True))
+    assert {e.api_key: (e.min_version, e.max_version) for e in response.api_keys}[55] == (0, 3)
+
+
+@pytest.mark.parametrize("line", sorted(LINES))
+def test_each_line_advertises_its_feature_ranges(line: str) -> None:
+    response, _ = api_versions.handle(request(4), 4, view(line=LINES[line]))
+    assert [(f.name, f.min_version, f.max_version) for f in response.supported_features] == list(
+        LINES[line].features.supported_features())
+    ranges = {f.name: (f.min_version, f.max_version) for f in response.supported_features}
+    assert ranges["metadata.version"] == {"3.9": (1, 21), "4.0": (7, 25), "4.1": (7, 27), "4.2": (7, 29),
+                                          "4.3": (7, 30), "4.4": (7, 33)}[line]
 
 
 def test_supported_features_hide_minimum_zero_below_v4() -> None:
@@ -51,8 +94,11 @@ def test_finalized_features_and_epoch() -> None:
     assert response.zk_migration_ready is False
 
 
-def test_unknown_version_gets_a_v0_unsupported_version_answer() -> None:
-    response, at = api_versions.handle(None, 9, view())
+@pytest.mark.parametrize("line", sorted(LINES))
+def test_unknown_version_gets_a_v0_unsupported_version_answer(line: str) -> None:
+    """Kafka answers a too-new ApiVersions at v0 with UNSUPPORTED_VERSION and only its own ApiVersions
+    range (the line's, as far as the codec speaks it)."""
+    response, at = api_versions.handle(None, 9, view(line=LINES[line]))
     assert at == 0
     assert response.error_code == 35
     assert [(e.api_key, e.min_version, e.max_version) for e in response.api_keys] == [(18, 0, 4)]
