@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import struct
 import time
+from typing import Any
 
 import pytest
 
@@ -76,6 +77,33 @@ def test_a_kafka_3_9_node_advertises_vote_v0_1_and_closes_on_vote_v2() -> None:
         client.api_versions()
         assert client.versions[52] == (0, 2)
         assert isinstance(client.request(vote, 2), messages.VoteResponse)
+
+
+def _too_new() -> list[tuple[str, Any, int]]:
+    """(line, request, version): the first version above each line's that the codec can write."""
+    U = messages.UpdateFeaturesRequest
+    cases: list[tuple[str, Any, int]] = [
+        ("3.9", U(timeout_ms=1000, feature_updates=[]), 2),
+        ("3.9", messages.DescribeClusterRequest(endpoint_type=2), 2),
+        ("4.0", messages.FetchRequest(), 18),
+    ]
+    for line in ("3.9", "4.0", "4.1"):
+        cases.append((line, messages.AddRaftVoterRequest(cluster_id="c", voter_id=2), 1))
+    return cases
+
+
+@pytest.mark.parametrize(("line", "body", "version"), _too_new(),
+                         ids=[f"{line}-{type(body).__name__}-v{v}" for line, body, v in _too_new()])
+def test_a_request_above_the_lines_versions_closes_the_connection(line: str, body: Any, version: int) -> None:
+    """Kafka's ApiVersionManager refuses a version its line does not serve and the connection is closed
+    unanswered; the handler never sees it. ApiVersions on the same node lists the line's top."""
+    with running(make_runtime(line=line)) as server:
+        with server.client() as client:
+            client.api_versions()
+            assert client.versions[body.API_KEY][1] == version - 1
+            client.send(body, version)
+            assert client.is_closed_by_server()
+        assert not [r for r in server.core.requests if r.api_key == body.API_KEY]
 
 
 @pytest.mark.parametrize("data", [

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,7 @@ from kafka_admin_kraft.storage import (
     write_meta_properties,
 )
 from kafka_admin_kraft_server import settings
+from kafka_admin_kraft_server.kafka_line import LINES
 from kafka_admin_kraft_server.raft.api import Address, Endpoint, ReplicaKey, VoterInfo
 from kafka_admin_kraft_server.startup import (
     DirectoryLock,
@@ -205,6 +207,42 @@ def test_bootstrap_metadata(tmp_path: Path) -> None:
         read_bootstrap_metadata(tmp_path / "c")
     with pytest.raises(StartupError, match="No such directory as"):
         read_bootstrap_metadata(tmp_path / "missing")
+
+
+@pytest.mark.parametrize(("line", "refused", "message"), [
+    ("3.9", 22, "No MetadataVersion with feature level 24"),
+    ("4.0", 27, "No MetadataVersion with feature level 27. Valid feature levels are from 7 to 26."),
+    ("4.2", 31, "No MetadataVersion with feature level 31. Valid feature levels are from 7 to 30."),
+    ("4.3", 32, "No MetadataVersion with feature level 32. Valid feature levels are from 7 to 31."),
+])
+def test_a_line_starts_from_the_levels_it_knows(tmp_path: Path, line: str, refused: int,
+                                                message: str) -> None:
+    """A node refuses a directory formatted at a metadata.version its line does not define, with its
+    line's text (``MetadataVersion.fromFeatureLevel``: 3.9 names the level alone); 3.9 knows 4.0-IV0 and
+    4.0-IV1 as testing levels, so its first unknown level is 24. Without a bootstrap file a node starts at
+    its line's latest production level."""
+    kafka = LINES[line]
+    if line == "3.9":
+        format_directory(tmp_path / "known", node_id=1, directory_id=DIR_IDS[0], metadata_version=refused)
+        assert read_bootstrap_metadata(tmp_path / "known", kafka).metadata_version == refused
+        refused = 24
+    format_directory(tmp_path / "new", node_id=1, directory_id=DIR_IDS[0], metadata_version=refused)
+    with pytest.raises(StartupError) as info:
+        read_bootstrap_metadata(tmp_path / "new", kafka)
+    assert str(info.value) == message
+    with pytest.raises(StartupError, match="^" + re.escape(message) + "$"):
+        start_storage(static_config(tmp_path / "new"), kafka)
+    format_directory(tmp_path / "none", node_id=1, directory_id=DIR_IDS[0], bootstrap_checkpoint=False)
+    latest = kafka.features.latest_production_metadata_version
+    assert read_bootstrap_metadata(tmp_path / "none", kafka).metadata_version == latest
+
+
+def test_a_line_holds_elections_its_way(tmp_path: Path) -> None:
+    format_directory(tmp_path / "d", node_id=1, directory_id=DIR_IDS[0], metadata_version=21)
+    with start_storage(static_config(tmp_path / "d"), LINES["3.9"]) as state:
+        assert not state.raft_config.pre_vote
+    with start_storage(static_config(tmp_path / "d")) as state:
+        assert state.raft_config.pre_vote
 
 
 # ----------------------------------------------------------------------------- refusals

@@ -10,6 +10,7 @@ import pytest
 from kafka_admin_kraft import features
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft_server.handlers import ServerView, update_features
+from kafka_admin_kraft_server.kafka_line import LINES
 from kafka_admin_kraft_server.raft.api import ReplicaKey, VoterInfo, VoterSet
 from kafka_admin_kraft_server.raft.core import KRaftUpgradeError
 from unit.reference_server.fakes import FakeCore, voter_set
@@ -333,3 +334,67 @@ def test_api_versions_advertises_update_features() -> None:
     response, _ = api_versions.handle(messages.ApiVersionsRequest(client_software_name="a",
                                                                   client_software_version="1"), 4, view())
     assert {(e.api_key, e.min_version, e.max_version) for e in response.api_keys} >= {(57, 0, 2)}
+
+
+# ------------------------------------------------------------------ the rules of each line
+
+def test_kraft_version_on_3_9_and_4_0_is_a_feature_level_record_that_upgrades_nothing() -> None:
+    """Before 4.1 (KAFKA-16538) a controller has no kraft.version rule: the update passes the range check
+    and writes a FeatureLevelRecord, the quorum stays static (KAFKA-18979: the level is the control
+    records'). From 4.1 the same update starts the upgrade and writes no such record."""
+    for name in ("3.9", "4.0"):
+        outcome = decide(("kraft.version", 1, UP), levels={"metadata.version": 21}, line=LINES[name])
+        assert outcome.response.error_code == 0 and not outcome.upgrade_kraft_version, name
+        assert [(r.name, r.feature_level) for r in outcome.records] == [("kraft.version", 1)], name
+    for name in ("4.1", "4.2", "4.3", "4.4"):
+        outcome = decide(("kraft.version", 1, UP), levels={"metadata.version": 21}, line=LINES[name])
+        assert outcome.upgrade_kraft_version and outcome.records == (), name
+    downgrade = decide(("kraft.version", 0, SAFE), levels={"metadata.version": 21, "kraft.version": 1},
+                       line=LINES["4.0"])
+    assert [(r.name, r.feature_level) for r in downgrade.records] == [("kraft.version", 0)]
+    newest = decide(("kraft.version", 0, SAFE), levels={"metadata.version": 21, "kraft.version": 1})
+    assert refusal(newest) == ("Invalid update version 0 for feature kraft.version. Can't downgrade the "
+                               "version of this feature.")
+
+
+def test_kafka_3_9_decides_each_feature_alone() -> None:
+    """3.9's FeatureControlManager: a refused feature gets its own result, the top level says NONE and
+    the features that passed are written; no dependency is checked."""
+    outcome = decide(("metadata.version", 22, UP), ("kraft.version", 1, UP), ("group.version", 1, UP),
+                     version=1, levels={"metadata.version": 21}, line=LINES["3.9"])
+    response = outcome.response
+    assert (response.error_code, response.error_message) == (0, None)
+    assert [(r.feature, r.error_code, r.error_message) for r in response.results] == [
+        ("metadata.version", 95, "Invalid update version 22 for feature metadata.version. Local controller "
+                                 "1 only supports versions SupportedVersionRange[min_version:1, "
+                                 "max_version:21]"),
+        ("kraft.version", 0, None),
+        ("group.version", 95, "Invalid update version 1 for feature group.version. Local controller 1 does "
+                              "not support this feature.")]
+    assert [(r.name, r.feature_level) for r in outcome.records] == [("kraft.version", 1)]
+    assert outcome.changes == {"kraft.version": 1}
+    assert decide(("metadata.version", 20, SAFE), version=1, validate_only=True,
+                  levels={"metadata.version": 21}, line=LINES["3.9"]).records == ()
+
+
+def test_dependencies_are_checked_from_4_0() -> None:
+    """ELR 1 needs metadata.version 4.0-IV1 (KIP-966); 4.0 checks it (Feature.validateVersion)."""
+    outcome = decide(("eligible.leader.replicas.version", 1, UP), levels={"metadata.version": 22},
+                     line=LINES["4.0"])
+    assert refusal(outcome) == ("Invalid update version 1 for feature eligible.leader.replicas.version. "
+                                "eligible.leader.replicas.version could not be set to 1 because it depends "
+                                "on metadata.version level 23")
+
+
+@pytest.mark.parametrize(("line", "level", "message"), [
+    ("4.2", 30, "SupportedVersionRange[min_version:7, max_version:29]"),
+    ("4.3", 31, "SupportedVersionRange[min_version:7, max_version:30]"),
+    ("4.0", 26, "SupportedVersionRange[min_version:7, max_version:25]"),
+])
+def test_metadata_version_range_is_the_lines(line: str, level: int, message: str) -> None:
+    outcome = decide(("metadata.version", level, UP), levels={"metadata.version": 21}, line=LINES[line])
+    assert refusal(outcome) == (f"Invalid update version {level} for feature metadata.version. Local "
+                                f"controller 1 only supports versions {message}")
+    unstable = decide(("metadata.version", level, UP), levels={"metadata.version": 21}, line=LINES[line],
+                      unstable_feature_versions=True)
+    assert unstable.response.error_code == 0
