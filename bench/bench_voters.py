@@ -94,8 +94,10 @@ def endpoints(node: LocalNode) -> list[dict[str, Any]]:
 
 
 def standalone(root: Path, size: int, properties: dict[str, str] | None = None) -> LocalQuorum:
-    """Node 1 formatted ``--standalone``, the others ``--no-initial-controllers`` (observers)."""
-    quorum = LocalQuorum(root, size, properties=dict(properties or {}))
+    """Node 1 formatted ``--standalone``, the others ``--no-initial-controllers`` (observers); with
+    DescribeQuorum v3 (``unstable.api.versions.enable``), whose CommittedVoters the waits read."""
+    quorum = LocalQuorum(root, size,
+                         properties={"unstable.api.versions.enable": "true", **(properties or {})})
     for node in quorum.nodes.values():
         quorum.write_config(node)
         quorum.format_node(node, [1] if node.node_id == 1 else [])

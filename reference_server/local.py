@@ -142,9 +142,13 @@ class LocalQuorum:
     """Node id -> the Kafka line it runs as; the others run as ``release_version``."""
     release_version: str = NEWEST.name
     """The Kafka line of every node not in ``lines``."""
+    format_release_version: str | None = None
+    """The line whose ``kafka-storage format`` levels every node is formatted with (as for a quorum of
+    mixed lines, formatted at a level the oldest knows); None: each node's own line."""
 
     def __post_init__(self) -> None:
-        for line in [self.release_version, *self.lines.values()]:
+        chosen = [self.release_version, *self.lines.values()]
+        for line in chosen + ([self.format_release_version] if self.format_release_version else []):
             if line not in LINES:
                 raise ValueError(f"unknown Kafka line {line!r}: the lines are {', '.join(LINES)}")
         ports = free_ports(self.size + len(self.combined_ids))
@@ -153,9 +157,12 @@ class LocalQuorum:
         for node_id, port in zip(sorted(self.combined_ids), ports[self.size:], strict=True):
             self.nodes[node_id].broker_port = port
 
+    def line_of(self, node_id: int) -> str:
+        """The Kafka line node ``node_id`` runs as."""
+        return self.lines.get(node_id, self.release_version)
+
     def new_node(self, node_id: int, port: int) -> LocalNode:
-        return LocalNode(node_id, port, Uuid.random(), self.root,
-                         line=self.lines.get(node_id, self.release_version))
+        return LocalNode(node_id, port, Uuid.random(), self.root, line=self.line_of(node_id))
 
     def controllers(self) -> list[LocalNode]:
         return [n for n in self.nodes.values() if n.node_id not in self.broker_ids]
@@ -218,7 +225,8 @@ class LocalQuorum:
         write_meta_properties(node.metadata_dir, MetaProperties(version=1, cluster_id=self.cluster_id,
                                                                 node_id=node.node_id,
                                                                 directory_id=node.directory_id))
-        write_bootstrap_checkpoint(node.metadata_dir, bootstrap_records(*format_levels(node.line)))
+        levels = format_levels(self.format_release_version or node.line)
+        write_bootstrap_checkpoint(node.metadata_dir, bootstrap_records(*levels))
         if not self.dynamic or node.node_id in self.broker_ids:
             return
         controllers = [InitialController(n.node_id, HOST, n.port, n.directory_id) for n in self.controllers()

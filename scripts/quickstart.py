@@ -70,6 +70,8 @@ class Quickstart:
                 "listener.security.protocol.map=CONTROLLER:PLAINTEXT\n"
                 f"controller.quorum.bootstrap.servers={quorum}\n"
                 f"log.dirs={self.log_dir(node_id)}\n"
+                # DescribeQuorum v3 (CommittedVoters), the reference server's unreleased version
+                "unstable.api.versions.enable=true\n"
             )
 
     def tool(self, *args: str) -> str:

@@ -22,14 +22,17 @@ from kafka_admin_kraft_server.local import (
     server_env,
 )
 
-__all__ = ["FAST_ELECTIONS", "HOST", "LISTENER", "NOT_LEADER_OR_FOLLOWER", "Cluster", "Node", "free_ports",
-           "one_controller", "server_command", "server_env", "wait_until"]
+__all__ = ["FAST_ELECTIONS", "HOST", "LISTENER", "NOT_LEADER_OR_FOLLOWER", "UNSTABLE_API_VERSIONS", "Cluster",
+           "Node", "free_ports", "one_controller", "server_command", "server_env", "wait_until"]
 
 NOT_LEADER_OR_FOLLOWER = 6
 FAST_ELECTIONS = {"controller.quorum.election.timeout.ms": "500",
                   "controller.quorum.fetch.timeout.ms": "1000",
                   "controller.quorum.election.backoff.max.ms": "500"}
 """Shorter than Kafka's defaults (1000/2000/1000) to keep the suite quick; the bench uses the defaults."""
+UNSTABLE_API_VERSIONS = {"unstable.api.versions.enable": "true"}
+"""DescribeQuorum v3 (CommittedVoters) is the project's unreleased version: a node serves it only with
+Kafka's switch for versions not yet released."""
 
 T = TypeVar("T")
 
@@ -64,7 +67,7 @@ class Cluster(LocalQuorum):
     nodes: dict[int, Node]  # type: ignore[assignment]
 
     def new_node(self, node_id: int, port: int) -> Node:
-        return Node(node_id, port, Uuid.random(), self.root)
+        return Node(node_id, port, Uuid.random(), self.root, line=self.line_of(node_id))
 
     def assert_running(self) -> None:
         for node in self.exited():

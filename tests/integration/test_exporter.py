@@ -14,7 +14,7 @@ import requests
 from console_scripts import console_script
 from prometheus_client.parser import text_string_to_metric_families
 
-from integration.harness import FAST_ELECTIONS, Cluster, wait_until
+from integration.harness import FAST_ELECTIONS, UNSTABLE_API_VERSIONS, Cluster, wait_until
 
 SCRAPE_TIMEOUT = 3.0
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
@@ -58,7 +58,7 @@ class Exporter:
 
 @pytest.fixture
 def quorum(make_cluster: Callable[..., Cluster]) -> Cluster:
-    cluster = make_cluster(3, properties=dict(FAST_ELECTIONS)).format().start_all()
+    cluster = make_cluster(3, properties={**FAST_ELECTIONS, **UNSTABLE_API_VERSIONS}).format().start_all()
     leader, _ = cluster.wait_for_leader(30)
     cluster.wait_caught_up(leader, 30)
     return cluster

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from console_scripts import console_script
 
-from integration.harness import FAST_ELECTIONS, Cluster, wait_until
+from integration.harness import FAST_ELECTIONS, UNSTABLE_API_VERSIONS, Cluster, wait_until
 from integration.test_voters import endpoints, format_observer, observer_seen
 from kafka_admin_kraft import Admin
 from kafka_admin_kraft.features import default_levels
@@ -262,7 +262,7 @@ def test_voter_change_that_cannot_commit(make_cluster: Make) -> None:
     """Node 4 is added while two of three voters are down: CurrentVoters names it, CommittedVoters
     does not. One check that gives up before the threshold sees the change in progress (INFO); the
     next, given that result, counts from the first sighting and finds it pending (WARNING)."""
-    cluster = make_cluster(4, properties=dict(SLOW_RESIGN))
+    cluster = make_cluster(4, properties={**SLOW_RESIGN, **UNSTABLE_API_VERSIONS})  # CommittedVoters
     for node in cluster.nodes.values():
         cluster.write_config(node)
     for node_id in (1, 2, 3):

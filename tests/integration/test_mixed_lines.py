@@ -1,21 +1,19 @@
-"""A quorum whose voters run different Kafka lines, as during a rolling upgrade: node 1 holds
-elections as Kafka 3.9 does (``reference.server.pre.vote.enable=false``,
-``reference.server.vote.max.version=1``: no pre-vote, Vote v0-1), nodes 2 and 3 as Kafka 4.x.
-Each node in turn becomes the leader and the others follow, with records flowing from a 3.9 leader
-to 4.x followers and from a 4.x leader to the 3.9 follower."""
+"""A quorum whose voters run different Kafka lines, as during a rolling upgrade: node 1 runs as Kafka
+3.9 (``kraft-server --release-version 3.9``: no pre-vote, Vote v0-1), nodes 2 and 3 as Kafka 4.4,
+every directory formatted at 3.9's levels. Each node in turn becomes the leader and the others
+follow, with records flowing from a 3.9 leader to 4.x followers and from a 4.x leader to the 3.9
+follower."""
 
 from __future__ import annotations
 
 import signal
-import subprocess
 import time
 from collections.abc import Callable
 
-from integration.harness import FAST_ELECTIONS, Cluster, server_command, server_env, wait_until
+from integration.harness import FAST_ELECTIONS, Cluster, wait_until
 from kafka_admin_kraft.protocol import messages
 
 OLD_NODE = 1
-KAFKA_3_9 = {"reference.server.pre.vote.enable": "false", "reference.server.vote.max.version": "1"}
 SLOW = {"controller.quorum.election.timeout.ms": "60000", "controller.quorum.fetch.timeout.ms": "60000"}
 """Timeouts that keep a voter from running for office while it still votes."""
 FALLBACK = "does not support pre-vote (Vote v2); starting a standard election"
@@ -23,18 +21,15 @@ VOTE = messages.VoteRequest.API_KEY
 
 
 def start(cluster: Cluster, node_id: int, *, slow: bool = False) -> int:
-    """Start the node (killing it first if it runs) with its line's settings, and with ``SLOW``
-    timeouts when asked; the wall-clock ms it was started at.
+    """Start the node (killing it first if it runs), with ``SLOW`` timeouts when asked; the wall-clock
+    ms it was started at.
 
     SIGKILL, not SIGTERM: a node asked to stop while its controller registration is being answered
     can hang on the way out, which is not what this test is about."""
     node = cluster.nodes[node_id]
     if node.running:
         cluster.kill(node_id, signal.SIGKILL)
-    overrides = dict(KAFKA_3_9) if node_id == OLD_NODE else {}
-    if slow:
-        overrides.update(SLOW)
-    cluster.write_config(node, overrides)
+    cluster.write_config(node, dict(SLOW) if slow else {})
     started_ms = int(time.time() * 1000)
     cluster.start(node_id)
     return started_ms
@@ -91,8 +86,8 @@ def pre_vote(cluster: Cluster, voter_id: int) -> messages.VoteRequest:
 
 
 def test_each_voter_of_a_mixed_quorum_leads_in_turn(make_cluster: Callable[..., Cluster]) -> None:
-    cluster = make_cluster(3, properties=dict(FAST_ELECTIONS)).format()
-    cluster.write_config(cluster.nodes[OLD_NODE], dict(KAFKA_3_9))
+    cluster = make_cluster(3, properties=dict(FAST_ELECTIONS), lines={OLD_NODE: "3.9"},
+                           format_release_version="3.9").format()
     cluster.start_all()
     first, _ = cluster.wait_for_leader(30)
     for node_id in cluster.nodes:
@@ -112,14 +107,3 @@ def test_each_voter_of_a_mixed_quorum_leads_in_turn(make_cluster: Callable[..., 
     old_output = cluster.nodes[OLD_NODE].output()
     assert FALLBACK not in old_output and "unsupported version error" not in old_output
     cluster.assert_running()
-
-
-def test_a_bad_vote_version_refuses_the_start_in_one_line(make_cluster: Callable[..., Cluster]) -> None:
-    cluster = make_cluster(1).format()
-    cluster.write_config(cluster.nodes[1], {"reference.server.vote.max.version": "3"})
-    result = subprocess.run(server_command(cluster.nodes[1].config_path), capture_output=True, text=True,
-                            timeout=30, env=server_env(), stdin=subprocess.DEVNULL)
-    assert result.returncode == 1
-    assert ("ERROR Exiting Kafka due to fatal exception during startup: Invalid value 3 for configuration "
-            "reference.server.vote.max.version: Vote versions are 0 to 2") in result.stderr
-    assert "Traceback" not in result.stderr

@@ -11,13 +11,15 @@ from typing import Any
 
 import pytest
 
-from integration.harness import FAST_ELECTIONS, HOST, LISTENER, Cluster, wait_until
+from integration.harness import FAST_ELECTIONS, HOST, LISTENER, UNSTABLE_API_VERSIONS, Cluster, wait_until
 from kafka_admin_kraft import Admin
 from kafka_admin_kraft.protocol.exceptions import KafkaApiError
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft_server.local import LocalNode
 
-FAST = {**FAST_ELECTIONS, "controller.quorum.request.timeout.ms": "2000"}
+FAST = {**FAST_ELECTIONS, "controller.quorum.request.timeout.ms": "2000", **UNSTABLE_API_VERSIONS}
+"""With DescribeQuorum v3, which these tests (and those of reconcile and auto-join removal) read
+CommittedVoters from."""
 
 
 def format_observer(cluster: Cluster, node: LocalNode) -> None:

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 
 import pytest
-from integration.harness import HOST, Cluster, free_ports
+from integration.harness import FAST_ELECTIONS, HOST, UNSTABLE_API_VERSIONS, Cluster, free_ports
 
 from kafka_admin_kraft import Admin, AsyncAdmin
 from kafka_admin_kraft.errors import BootstrapError, KafkaTimeoutError
@@ -18,7 +18,7 @@ Make = Callable[..., Cluster]
 
 
 def test_describe_metadata_quorum_cluster_and_features(make_cluster: Make) -> None:
-    cluster = make_cluster(3)
+    cluster = make_cluster(3, properties={**FAST_ELECTIONS, **UNSTABLE_API_VERSIONS})  # DescribeQuorum v3
     leader, _ = cluster.wait_for_leader(30)
     cluster.wait_caught_up(leader)
     with Admin(
