@@ -17,7 +17,8 @@ The steps follow Kafka's start-up (``KafkaRaftServer.initializeLogDirs``,
    is rewritten, as Kafka does.
 5. The bootstrap metadata gives metadata.version and the feature levels: the metadata records of the
    zero checkpoint, where Kafka 4.4's formatter writes them (KIP-1170), else ``bootstrap.checkpoint``
-   (Kafka 4.3 and older), else the latest production metadata.version alone.
+   (Kafka 4.3 and older), else the latest production metadata.version of the node's Kafka line alone;
+   a level the line does not define refuses the start with the line's text (``kafka_line``).
 6. ``<metadata dir>/.lock`` is locked (``Failed to acquire lock on file .lock in ...``).
 7. The metadata log is opened (recovering a torn tail) and scanned for KRaftVersionRecord /
    VotersRecord: kraft.version 1 and the voter set come from there; without them the node runs at

@@ -1,5 +1,5 @@
-"""DescribeCluster (API 60), versions 0-2, as a Kafka 4.2 controller answers it (KIP-919), and as a
-KRaft broker answers it from its metadata cache.
+"""DescribeCluster (API 60), versions 0-2 (0-1 on Kafka 3.9), as a controller answers it (KIP-919),
+and as a KRaft broker answers it from its metadata cache.
 
 - v0: ClusterId, ControllerId and the nodes (id, host, port, rack), with the cluster's authorized
   operations on request. A v0 request cannot name the controller endpoint type, so a controller

@@ -6,7 +6,14 @@ from collections.abc import Callable
 
 import pytest
 
-from integration.harness import FAST_ELECTIONS, HOST, NOT_LEADER_OR_FOLLOWER, Cluster, wait_until
+from integration.harness import (
+    FAST_ELECTIONS,
+    HOST,
+    NOT_LEADER_OR_FOLLOWER,
+    UNSTABLE_API_VERSIONS,
+    Cluster,
+    wait_until,
+)
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID
 from kafka_admin_kraft.storage import read_quorum_state
@@ -26,7 +33,7 @@ def describe_cluster(cluster: Cluster, node_id: int) -> messages.DescribeCluster
 
 def test_single_controller_leads_serves_every_describe_quorum_version_and_grows_its_log(
         make_cluster: Callable[..., Cluster]) -> None:
-    cluster = make_cluster(1).format().start_all()
+    cluster = make_cluster(1, properties=dict(UNSTABLE_API_VERSIONS)).format().start_all()  # v3 too
     node = cluster.nodes[1]
     leader, partition = cluster.wait_for_leader(20)
     assert leader == 1 and partition.leader_epoch >= 1
@@ -69,7 +76,7 @@ def test_api_versions_reports_the_committed_features(make_cluster: Callable[...,
 
 def test_three_controllers_elect_one_leader_and_the_others_say_so(
         make_cluster: Callable[..., Cluster]) -> None:
-    cluster = make_cluster(3, properties=dict(FAST_ELECTIONS)).format().start_all()
+    cluster = make_cluster(3, properties={**FAST_ELECTIONS, **UNSTABLE_API_VERSIONS}).format().start_all()
     leader, partition = cluster.wait_for_leader(30)
     assert sorted(v.replica_id for v in partition.current_voters) == [1, 2, 3]
     assert {v.replica_id: v.replica_directory_id for v in partition.current_voters} == {
