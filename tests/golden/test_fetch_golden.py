@@ -1,6 +1,9 @@
-"""Golden wire vectors for Fetch (API 1) v12-v18, worked out by hand from Kafka's JSON schema.
+"""Golden wire vectors for Fetch (API 1) v0-v3 (Kafka 3.9's oldest, removed in 4.0 by KIP-896) and
+v12-v18, worked out by hand from Kafka's JSON schema.
 
-What changes per version (flexible from v12):
+v0-v3 are not flexible: int16 string lengths, int32 array lengths, int32 byte lengths (-1 null), no
+tagged fields. Request v3 adds MaxBytes; response v1 adds ThrottleTimeMs. What changes from v12 on
+(flexible):
 * request v12: tagged ClusterId (tag 0), LastFetchedEpoch; v13: TopicId replaces the topic name (also in
   ForgottenTopicsData); v14 = v13; v15: ReplicaId leaves the body for the tagged ReplicaState (tag 1);
   v16 = v15; v17: tagged ReplicaDirectoryId per partition (tag 0); v18: tagged HighWatermark per
@@ -32,6 +35,21 @@ FR = messages.FetchResponse
 # ---------------------------------------------------------------------------------------------
 # Requests
 # ---------------------------------------------------------------------------------------------
+
+FETCH_REQUEST_V0 = b"".join([
+    b"\x00\x00\x00\x01",  # ReplicaId int32 = 1
+    b"\x00\x00\x01\xf4",  # MaxWaitMs int32 = 500
+    b"\x00\x00\x00\x01",  # MinBytes int32 = 1
+    b"\x00\x00\x00\x01",  # Topics array, 1 element
+    b"\x00\x12" + META,   #   Topic string, 18 bytes
+    b"\x00\x00\x00\x01",  #   Partitions array, 1 element
+    b"\x00\x00\x00\x00",  #     Partition int32 = 0
+    b"\x00\x00\x00\x00\x00\x00\x00\x64",  # FetchOffset int64 = 100
+    b"\x00\x10\x00\x00",  #     PartitionMaxBytes int32 = 1048576
+])
+
+FETCH_REQUEST_V3 = FETCH_REQUEST_V0[:12] + b"\x00\x80\x00\x00" + FETCH_REQUEST_V0[12:]
+"""v3: MaxBytes int32 = 8388608 after MinBytes."""
 
 FETCH_REQUEST_V12 = b"".join([
     b"\x00\x00\x00\x01",  # ReplicaId int32 = 1
@@ -245,7 +263,15 @@ def _kraft_partition(**extra: object) -> messages.FetchRequest.FetchPartition:
                              log_start_offset=-1, partition_max_bytes=1048576, **extra)
 
 
+def _request_v0(**extra: object) -> messages.FetchRequest:
+    return FQ(replica_id=1, max_wait_ms=500, min_bytes=1, topics=[FQ.FetchTopic(
+        topic="__cluster_metadata", partitions=[FQ.FetchPartition(partition=0, fetch_offset=100,
+                                                                  partition_max_bytes=1048576)])], **extra)
+
+
 REQUEST_CASES = [
+    pytest.param(FQ, 0, _request_v0(), FETCH_REQUEST_V0, id="FetchRequest-v0"),
+    pytest.param(FQ, 3, _request_v0(max_bytes=8388608), FETCH_REQUEST_V3, id="FetchRequest-v3"),
     pytest.param(FQ, 12, FQ(
         cluster_id="abc", replica_id=1, max_wait_ms=500, min_bytes=1,
         topics=[FQ.FetchTopic(topic="__cluster_metadata", partitions=[FQ.FetchPartition(
@@ -289,6 +315,22 @@ REQUEST_CASES = [
 # ---------------------------------------------------------------------------------------------
 # Responses
 # ---------------------------------------------------------------------------------------------
+
+FETCH_RESPONSE_V0 = b"".join([
+    b"\x00\x00\x00\x01",  # Responses array, 1 element
+    b"\x00\x12" + META,   #   Topic string, 18 bytes
+    b"\x00\x00\x00\x01",  #   Partitions array, 1 element
+    b"\x00\x00\x00\x00",  #     PartitionIndex int32 = 0
+    b"\x00\x00",          #     ErrorCode int16 = 0
+    b"\x00\x00\x00\x00\x00\x00\x00\x64",  # HighWatermark int64 = 100
+    b"\x00\x00\x00\x02", b"\x01\x02",  # Records nullable bytes, 2 bytes
+])
+
+FETCH_RESPONSE_V1_NULL_RECORDS = b"".join([
+    b"\x00\x00\x00\x0a",  # ThrottleTimeMs int32 = 10 (v1+)
+    FETCH_RESPONSE_V0[:-6],
+    b"\xff\xff\xff\xff",  #     Records nullable bytes = null
+])
 
 FETCH_RESPONSE_V12 = b"".join([
     b"\x00\x00\x00\x00",  # ThrottleTimeMs int32 = 0
@@ -444,7 +486,15 @@ def _response_v16() -> messages.FetchResponse:
         node_endpoints=[FR.NodeEndpoint(node_id=2, host="c2", port=9093, rack=None)])
 
 
+def _response_v0(records: bytes | None, throttle_time_ms: int = 0) -> messages.FetchResponse:
+    return FR(throttle_time_ms=throttle_time_ms, responses=[FR.FetchableTopicResponse(
+        topic="__cluster_metadata", partitions=[FR.PartitionData(partition_index=0, high_watermark=100,
+                                                                 records=records)])])
+
+
 RESPONSE_CASES = [
+    pytest.param(FR, 0, _response_v0(b"\x01\x02"), FETCH_RESPONSE_V0, id="FetchResponse-v0"),
+    pytest.param(FR, 1, _response_v0(None, 10), FETCH_RESPONSE_V1_NULL_RECORDS, id="FetchResponse-v1"),
     pytest.param(FR, 12, FR(responses=[FR.FetchableTopicResponse(topic="__cluster_metadata", partitions=[
         FR.PartitionData(partition_index=0, high_watermark=100, last_stable_offset=100, log_start_offset=0,
                          diverging_epoch=FR.EpochEndOffset(epoch=4, end_offset=90),

@@ -923,8 +923,8 @@ def test_tagged_struct_with_default_fields_but_unknown_tags_is_written() -> None
 
 
 @pytest.mark.parametrize(("cls", "version"), [
-    (messages.FetchRequest, 3),             # Fetch v0-3 were removed in Kafka 4.0
-    (messages.FetchRequest, 19),
+    (messages.FetchRequest, 19),            # v0-3 are Kafka 3.9's (removed in 4.0), v18 is 4.1's
+    (messages.RegisterBrokerRecord, 5),     # v4 is Kafka 4.3's (KIP-1066)
     (messages.DescribeQuorumRequest, 4),
     (messages.BeginQuorumEpochResponse, 2),
     (messages.SaslHandshakeRequest, 2),

@@ -85,6 +85,9 @@ def _without_committed_voters(message: MessageSpec) -> MessageSpec:
 NEWER_THAN_REFERENCE = {"RegisterBrokerRecord": 3}
 """Message -> the reference schemas' highest version, where the spec goes further: RegisterBrokerRecord
 v4 (Kafka 4.3, KIP-1066), checked in tests/golden/test_broker_registration_golden.py."""
+OLDER_THAN_REFERENCE = {"FetchRequest": 4, "FetchResponse": 4}
+"""Message -> the reference schemas' lowest version, where the spec starts lower: Fetch v0-3, which Kafka
+4.0 removed (KIP-896) and Kafka 3.9 serves; checked against Kafka 3.9.0's schemas below."""
 
 
 def _up_to(message: MessageSpec, high: int) -> MessageSpec:
@@ -108,6 +111,8 @@ def test_spec_matches_kafka(shared_dir: Path, name: str) -> None:
         mine.versions = Versions(0, 2)
     if name in NEWER_THAN_REFERENCE:
         mine = _up_to(mine, NEWER_THAN_REFERENCE[name])
+    if name in OLDER_THAN_REFERENCE:
+        mine.versions = Versions(OLDER_THAN_REFERENCE[name], mine.versions.high)
     assert mine.kind == kafka["type"]
     assert mine.api_key == kafka.get("apiKey")
     assert mine.versions == Versions.parse(kafka["validVersions"])
@@ -120,6 +125,26 @@ def test_spec_matches_kafka(shared_dir: Path, name: str) -> None:
     their_common = {s["name"]: s["fields"] for s in kafka.get("commonStructs", [])}
     assert set(common) == set(their_common)
     _compare_fields(mine.fields, kafka["fields"], name, common, their_common)
+
+
+@pytest.mark.parametrize("name", sorted(OLDER_THAN_REFERENCE))
+def test_versions_older_than_the_reference_match_kafka_3_9(shared_dir: Path, name: str) -> None:
+    """The spec minus what came after Kafka 3.9 (Fetch v18) is Kafka 3.9.0's schema, versions included."""
+    kafka = _load(shared_dir / "kafka-spec" / "messages-3.9" / f"{name}.json")
+    mine = _up_to(all_messages_fresh()[name], 17)
+    assert (mine.api_key, mine.versions, mine.flexible) == (
+        kafka["apiKey"], Versions.parse(kafka["validVersions"]), Versions.parse(kafka["flexibleVersions"]))
+    common = {s.name: s.fields for s in mine.common_structs}
+    their_common = {s["name"]: s["fields"] for s in kafka.get("commonStructs", [])}
+    _compare_fields(_without_after(mine.fields, 17), kafka["fields"], name, common, their_common)
+
+
+def _without_after(fields: list[FieldSpec], high: int) -> list[FieldSpec]:
+    """``fields`` (nested too) without those that start above version ``high``."""
+    kept = [f for f in fields if f.versions.low <= high]
+    for f in kept:
+        f.fields = _without_after(f.fields, high)
+    return kept
 
 
 def all_messages_fresh() -> dict[str, MessageSpec]:

@@ -71,11 +71,10 @@ def test_every_served_api_has_a_row() -> None:
 
 
 def test_a_node_serves_kafkas_versions_as_far_as_the_codec_speaks_them() -> None:
-    """The gaps are stated: Fetch v0-3 of 3.9 (the codec starts at v4, as Kafka 4.x does), BrokerHeartbeat
-    v2 of 4.3 and 4.4 and ApiVersions v5 of 4.4, whose response and request fields could not be
-    established from Kafka's sources."""
+    """The gaps are stated: BrokerHeartbeat v2 of 4.3 and 4.4 and ApiVersions v5 of 4.4, whose fields
+    could not be established from Kafka's sources."""
     gaps = {name: line_.unserved() for name, line_ in LINES.items()}
-    assert gaps == {"3.9": {ApiKey.FETCH: (0, 3)}, "4.0": {}, "4.1": {}, "4.2": {},
+    assert gaps == {"3.9": {}, "4.0": {}, "4.1": {}, "4.2": {},
                     "4.3": {ApiKey.BROKER_HEARTBEAT: (2, 2)},
                     "4.4": {ApiKey.BROKER_HEARTBEAT: (2, 2), ApiKey.API_VERSIONS: (5, 5)}}
     for name, line_ in LINES.items():
@@ -99,6 +98,7 @@ def test_outgoing_requests_stay_within_the_line() -> None:
     assert (old[ApiKey.VOTE], old[ApiKey.FETCH], old[ApiKey.ADD_RAFT_VOTER]) == (1, 17, 0)
     assert (new[ApiKey.VOTE], new[ApiKey.FETCH], new[ApiKey.ADD_RAFT_VOTER]) == (2, 18, 1)
     assert line("4.0").max_versions()[ApiKey.FETCH] == 17
+    assert line("3.9").versions(ApiKey.FETCH) == (0, 17) and line("4.0").versions(ApiKey.FETCH) == (4, 17)
 
 
 def test_behaviour_by_line() -> None:

@@ -106,6 +106,23 @@ def test_a_request_above_the_lines_versions_closes_the_connection(line: str, bod
         assert not [r for r in server.core.requests if r.api_key == body.API_KEY]
 
 
+def test_fetch_v0_reaches_the_core_on_kafka_3_9_and_closes_the_connection_from_4_0() -> None:
+    """Kafka 4.0 removed Fetch v0-3 (KIP-896); a 3.9 node still takes them."""
+    fetch = messages.FetchRequest(replica_id=2, max_wait_ms=0, topics=[messages.FetchRequest.FetchTopic(
+        topic="__cluster_metadata", partitions=[messages.FetchRequest.FetchPartition(partition=0)])])
+    with running(make_runtime(line="3.9")) as server, server.client() as client:
+        client.api_versions()
+        assert client.versions[1] == (0, 17)
+        assert isinstance(client.request(fetch, 0), messages.FetchResponse)
+        assert [(r.api_key, r.api_version) for r in server.core.requests] == [(1, 0)]
+    with running(make_runtime(line="4.0")) as server, server.client() as client:
+        client.api_versions()
+        assert client.versions[1] == (4, 17)
+        client.send(fetch, 3)
+        assert client.is_closed_by_server()
+        assert not server.core.requests
+
+
 @pytest.mark.parametrize("data", [
     raw_request(999, 0, 1, b""),                          # unknown api key
     raw_request(3, 12, 1, b"\x01\x00\x00\x00"),            # Metadata: known, not served by a controller

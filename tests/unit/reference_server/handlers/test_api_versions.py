@@ -29,11 +29,11 @@ def test_api_versions_lists_the_controller_apis_at_every_version(version: int) -
 
 
 # The controller listener's ranges of each line where they differ from 4.4's above (the line table's
-# sources are in tests/unit/reference_server/test_kafka_line.py). The codec starts Fetch at v4 and stops
-# BrokerHeartbeat at v1 and ApiVersions at v4, so 3.9's Fetch 0-3, 4.3's BrokerHeartbeat v2 and 4.4's
-# ApiVersions v5 are not served (ServerLine.unserved).
+# sources are in tests/unit/reference_server/test_kafka_line.py). The codec stops BrokerHeartbeat at v1
+# and ApiVersions at v4, so 4.3's BrokerHeartbeat v2 and 4.4's ApiVersions v5 are not served
+# (ServerLine.unserved).
 DIFFERENCES = {
-    "3.9": {1: (4, 17), 52: (0, 1), 57: (0, 1), 60: (0, 1), 80: (0, 0)},
+    "3.9": {1: (0, 17), 52: (0, 1), 57: (0, 1), 60: (0, 1), 80: (0, 0)},
     "4.0": {1: (4, 17), 80: (0, 0)},
     "4.1": {80: (0, 0)},
     "4.2": {},
