@@ -152,9 +152,10 @@ class ServerLine:
         gaps = {}
         for key in _KAFKA_VERSIONS:
             kafka = self.kafka_versions(key)
+            served = self.versions(key)
             assert kafka is not None
-            served = self.versions(key) or (kafka[1] + 1, kafka[1])
-            missing = [v for v in range(kafka[0], kafka[1] + 1) if not served[0] <= v <= served[1]]
+            missing = [version for version in range(kafka[0], kafka[1] + 1)
+                       if served is None or not served[0] <= version <= served[1]]
             if missing:
                 gaps[key] = (missing[0], missing[-1])
         return gaps

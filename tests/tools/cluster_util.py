@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 from console_scripts import console_script
-from integration.harness import FAST_ELECTIONS, Cluster, wait_until
+from integration.harness import FAST_ELECTIONS, UNSTABLE_API_VERSIONS, Cluster, wait_until
 
 from kafka_admin_kraft_server.local import LocalNode, free_ports
 
-PROPERTIES = {**FAST_ELECTIONS, "controller.quorum.request.timeout.ms": "2000"}
+PROPERTIES = {**FAST_ELECTIONS, "controller.quorum.request.timeout.ms": "2000", **UNSTABLE_API_VERSIONS}
+"""With DescribeQuorum v3, whose CommittedVoters the tools print and wait on."""
 
 
 def run(tool: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

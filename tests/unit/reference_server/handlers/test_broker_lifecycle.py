@@ -10,6 +10,7 @@ from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft_server.handlers import broker_lifecycle as lifecycle
+from kafka_admin_kraft_server.kafka_line import LINES
 from unit.reference_server.server_testlib import BAD_HOSTS
 
 CLUSTER = "Q0RHZ3pHbmZTc3FyN2NQTg"
@@ -66,6 +67,19 @@ def test_a_registration_appends_a_fenced_record_whose_offset_is_the_broker_epoch
     assert (record.broker_id, record.broker_epoch, record.fenced, record.incarnation_id) == (100, 42, True,
                                                                                             INCARNATION)
     assert [(e.name, e.port, e.security_protocol) for e in record.end_points] == [("BROKER", 9092, 3)]
+
+
+@pytest.mark.parametrize(("line", "metadata_version", "version"), [
+    ("4.4", 33, 4), ("4.3", 30, 4), ("4.3", 29, 3), ("4.2", 30, 3), ("3.9", 21, 3)])
+def test_the_record_version_follows_the_line_and_the_metadata_version(line: str, metadata_version: int,
+                                                                     version: int) -> None:
+    """RegisterBrokerRecord v4 (CordonedLogDirs, KIP-1066) from 4.3-IV0 on a 4.3 or later controller;
+    4.2 knows 4.3-IV0 only as a placeholder and writes v3."""
+    decision = lifecycle.register(registration_request(mv=(1, 33)), active=True, cluster_id=CLUSTER,
+                                  metadata_version=metadata_version, registered={}, live=frozenset(),
+                                  next_offset=42, line=LINES[line])
+    assert decision.record is not None and decision.record.version == version
+    assert decision.record.message.encode(version)  # the record has a place at that version
 
 
 def beat(registration: messages.RegisterBrokerRecord | None, *, epoch: int = 42, offset: int = 42,
