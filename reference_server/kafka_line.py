@@ -44,9 +44,8 @@ DEFAULT_LINE: Final = features.NEWEST.name
 _Range = tuple[int, int]
 
 # Kafka's versions per API, as (first line, range) changes, oldest first. Sources: the request schemas
-# of Kafka 3.9.0 and of the 4.2 branch (clients/src/main/resources/common/message/*Request.json), the
-# pull requests named, and for 4.3/4.4 the ApiVersions answers of Kafka 4.3.1 and 4.4.0-rc1, which
-# differ in ApiVersions only among these APIs (franz-go PR #1446, which diffed both listeners).
+# of Kafka 3.9.0, 4.0.0, 4.1.0 and of the 4.2 branch (clients/src/main/resources/common/message/
+# *Request.json), and for 4.3 and 4.4 the pull requests named (no other change to these APIs is known).
 _KAFKA_VERSIONS: Final[Mapping[int, tuple[tuple[str, _Range], ...]]] = {
     # v5 (KIP-1242: the cluster and node the client expects) in 4.4: PR #22187, stable by PR #22512.
     ApiKey.API_VERSIONS: (("3.9", (0, 4)), ("4.4", (0, 5))),

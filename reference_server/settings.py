@@ -23,7 +23,7 @@ from kafka_admin_kraft.config.server import (
 from kafka_admin_kraft.protocol.primitives import Uuid
 
 from .connections import ConnectionLimits
-from .kafka_line import ServerLine
+from .kafka_line import NEWEST, ServerLine
 from .raft.api import Address, Endpoint, NodeIdentity, RaftConfig, ReplicaKey, VoterInfo, VoterSet
 
 log = logging.getLogger("kafka.server.KafkaConfig")
@@ -61,7 +61,7 @@ def controller_endpoints(config: ServerConfig) -> tuple[Endpoint, ...]:
                  for listener in config.advertised_controller_listeners)
 
 
-def raft_config(config: ServerConfig, line: ServerLine) -> RaftConfig:
+def raft_config(config: ServerConfig, line: ServerLine = NEWEST) -> RaftConfig:
     return RaftConfig(
         election_timeout_ms=config.election_timeout_ms,
         fetch_timeout_ms=config.fetch_timeout_ms,
