@@ -16,9 +16,12 @@ prints). Per feature:
 
 1. an unknown upgrade type: ``The controller does not support the given upgrade type.``;
 2. a negative level: ``A feature version cannot be less than 0.``;
-3. a level outside this controller's supported range: ``Local controller <id> only supports versions
-   SupportedVersionRange[min_version:<a>, max_version:<b>]`` (``... does not support this feature.``
-   for a feature it does not know, whose range is 0-0);
+3. a level outside a supported range (Kafka's ``FeatureControlManager.reasonNotSupported``): this
+   controller's (``Local controller <id> only supports versions <a>-<b>``, or ``... does not support
+   this feature.`` for a feature it does not know, whose range is 0-0), then each registered broker's
+   (``Broker <id> ...``) and, from metadata.version 3.7-IV0 on, each other registered controller's
+   (``Controller <id> ...``), as their registrations in the committed metadata say: no level is
+   finalized that a node of an older line, running or stopped mid-upgrade, does not know;
 4. the direction: a lower level with UPGRADE, or a higher one with a downgrade type;
 5. metadata.version: an unknown level, or a downgrade across a level that changed the metadata
    format (refused, whether safe or unsafe); a downgrade crossing none is allowed;
@@ -30,10 +33,8 @@ prints). Per feature:
 Reasons 1-4 and 6-7 are written ``Invalid update version <level> for feature <name>. <reason>``.
 ValidateOnly runs every check and writes nothing. Otherwise the FeatureLevelRecords go into one batch
 (atomic, as Kafka's ``ControllerResult.atomicOf``) and the runtime answers once that batch, and the
-kraft.version upgrade, are committed. Only the local controller's supported ranges (and, for
-kraft.version, the voters') are checked, not those of the registered brokers and controllers (Kafka
-checks them too, and from 3.7-IV0 on refuses a change while a voter has not registered). Cluster
-authorization is not modelled.
+kraft.version upgrade, are committed. Kafka also refuses a change while a voter named in
+``controller.quorum.voters`` has not registered; that, and cluster authorization, are not modelled.
 
 The supported ranges and metadata.version tables are the node's line's (``ServerView.line``), and
 so are three rules that changed after Kafka 3.9 (``kafka_admin_kraft.features.KafkaLine``):
@@ -55,9 +56,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, TypeAlias
 
 from kafka_admin_kraft import features
 from kafka_admin_kraft.features import NEWEST, KafkaLine
@@ -152,7 +153,55 @@ def current_levels(view: ServerView) -> dict[str, int]:
 
 
 def _range_text(low: int, high: int) -> str:
-    return f"SupportedVersionRange[min_version:{low}, max_version:{high}]"
+    """A supported range as Kafka's ``VersionRange`` prints it: ``7-33``, or ``1`` for one level."""
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def _not_supported(what: str, level: int, supported: tuple[int, int]) -> str | None:
+    """Kafka's ``QuorumFeatures.reasonNotSupported``: None when ``level`` is in the range."""
+    low, high = supported
+    if low <= level <= high:
+        return None
+    return (f"{what} does not support this feature." if high == 0
+            else f"{what} only supports versions {_range_text(low, high)}")
+
+
+_RegisteredFeature: TypeAlias = (messages.RegisterControllerRecord.ControllerFeature
+                                 | messages.RegisterBrokerRecord.BrokerFeature)
+
+
+def _ranges(registered: Iterable[_RegisteredFeature]) -> dict[str, tuple[int, int]]:
+    return {f.name: (f.min_supported_version, f.max_supported_version) for f in registered}
+
+
+@dataclass(frozen=True)
+class Registered:
+    """What the registered brokers and controllers support, by node id and feature (Kafka's
+    ``ClusterFeatureSupportDescriber``), from their registrations in the committed metadata."""
+
+    brokers: Mapping[int, Mapping[str, tuple[int, int]]] = field(default_factory=dict)
+    controllers: Mapping[int, Mapping[str, tuple[int, int]]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, brokers: Iterable[messages.RegisterBrokerRecord],
+           controllers: Iterable[messages.RegisterControllerRecord]) -> Registered:
+        return cls({r.broker_id: _ranges(r.features) for r in brokers},
+                   {r.controller_id: _ranges(r.features) for r in controllers})
+
+    def not_supported(self, name: str, level: int, node_id: int, metadata_version: int) -> str | None:
+        """The first registered node, brokers first, whose range for ``name`` lacks ``level`` (a feature
+        it does not list counts as 0-0); the controllers only from metadata.version 3.7-IV0, when
+        they started to register, and never this one, which checked its own range already."""
+        nodes = [(f"Broker {i}", ranges) for i, ranges in sorted(self.brokers.items())]
+        if metadata_version >= features.CONTROLLER_REGISTRATION_VERSION:
+            nodes += [(f"Controller {i}", ranges) for i, ranges in sorted(self.controllers.items())
+                      if i != node_id]
+        return next((reason for what, ranges in nodes
+                     if (reason := _not_supported(what, level, ranges.get(name, (0, 0)))) is not None), None)
+
+
+NOBODY: Final = Registered()
+"""No registered node besides this controller."""
 
 
 def _invalid(name: str, level: int, reason: str) -> FeatureUpdateError:
@@ -161,21 +210,20 @@ def _invalid(name: str, level: int, reason: str) -> FeatureUpdateError:
 
 def check_update(name: str, level: int, upgrade_type: int, levels: Mapping[str, int],
                  proposed: Mapping[str, int], node_id: int, voters: VoterSet | None, *,
-                 unstable: bool = False, line: KafkaLine = NEWEST) -> None:
+                 unstable: bool = False, line: KafkaLine = NEWEST, registered: Registered = NOBODY) -> None:
     """Kafka's ``FeatureControlManager.updateFeature`` checks for one feature, as ``line`` makes them;
     raises FeatureUpdateError with Kafka's message. ``voters``: the voter set whose supported
     kraft.version ranges a kraft.version upgrade must fit, None to leave that check to the consensus
-    core."""
+    core; ``registered``: the other nodes' supported ranges."""
     if upgrade_type not in (UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE):
         raise _invalid(name, level, "The controller does not support the given upgrade type.")
     current = levels.get(name, 0)
     if level < 0:
         raise _invalid(name, level, "A feature version cannot be less than 0.")
-    low, high = line.supported_range(name, unstable=unstable)
-    if not low <= level <= high:
-        what = f"Local controller {node_id}"
-        reason = (f"{what} does not support this feature." if high == 0
-                  else f"{what} only supports versions {_range_text(low, high)}")
+    local = line.supported_range(name, unstable=unstable)
+    reason = (_not_supported(f"Local controller {node_id}", level, local)
+              or registered.not_supported(name, level, node_id, levels.get(features.METADATA_VERSION, 0)))
+    if reason is not None:
         raise _invalid(name, level, reason)
     if level < current and upgrade_type == UPGRADE:
         raise _invalid(name, level, "Can't downgrade the version of this feature without setting the upgrade "
@@ -221,10 +269,11 @@ def _check_voters_support(level: int, voters: VoterSet) -> None:
 
 
 def handle(request: Request, api_version: int, view: ServerView, *, active: bool,
-           check_voters: bool = True) -> Outcome:
+           check_voters: bool = True, registered: Registered = NOBODY) -> Outcome:
     """Decide a request. ``active``: this node is the active controller; ``view.finalized_features``
     holds the levels to check against (the committed ones with this controller's uncommitted changes
-    applied). ``check_voters`` False leaves the kraft.version voter check to the consensus core."""
+    applied). ``check_voters`` False leaves the kraft.version voter check to the consensus core.
+    ``registered``: what the registered brokers and controllers support."""
     updates = requested_updates(request)
     names = list(updates)
     if not active or view.metadata_version is None:
@@ -241,7 +290,7 @@ def handle(request: Request, api_version: int, view: ServerView, *, active: bool
         try:
             check_update(name, level, upgrade_type, levels, proposed, view.node_id,
                          view.voters if check_voters else None, unstable=view.unstable_feature_versions,
-                         line=line)
+                         line=line, registered=registered)
         except FeatureUpdateError as error:
             if line.update_is_all_or_nothing:
                 return Outcome(failed(api_version, names, error))
@@ -280,7 +329,8 @@ async def on_controller(node: ControllerRole, call: Call) -> Answer:
     levels = dict(view.finalized_features)
     levels.update(node.uncommitted_levels())  # appended but not committed yet: the controller's own view
     view = dataclasses.replace(view, finalized_features=levels)
-    outcome = handle(request, version, view, active=node.active, check_voters=False)
+    registered = Registered.of(node.core.registered_brokers(), node.core.registered_controllers())
+    outcome = handle(request, version, view, active=node.active, check_voters=False, registered=registered)
     if not outcome.needs_commit:
         return outcome.response, version
     names = list(requested_updates(request))
@@ -316,4 +366,5 @@ def unreachable(api_version: int, node_id: int) -> Response:
 
 registry.register(ApiKey.UPDATE_FEATURES, controller=on_controller, forwarded=unreachable)
 
-__all__ = ["FeatureUpdateError", "Outcome", "check_update", "failed", "handle", "not_controller", "response"]
+__all__ = ["NOBODY", "FeatureUpdateError", "Outcome", "Registered", "check_update", "failed", "handle",
+           "not_controller", "response"]

@@ -135,15 +135,15 @@ def test_validate_only_changes_nothing(make_cluster: Make) -> None:
      "this version."),
     ({"metadata.version": 34},
      "Invalid update version 34 for feature metadata.version. Local controller {leader} only supports "
-     "versions SupportedVersionRange[min_version:7, max_version:33]"),
+     "versions 7-33"),
     ({"share.version": 3},
      "Invalid update version 3 for feature share.version. Local controller {leader} only supports versions "
-     "SupportedVersionRange[min_version:0, max_version:2]"),
+     "0-2"),
     ({"kraft.version": FeatureUpdate(level=0, upgrade_type=SAFE)},
      "Invalid update version 0 for feature kraft.version. Can't downgrade the version of this feature."),
     ({"streams.version": FeatureUpdate(level=0, upgrade_type=SAFE), "group.version": 2},
      "Invalid update version 2 for feature group.version. Local controller {leader} only supports versions "
-     "SupportedVersionRange[min_version:0, max_version:1]"),
+     "0-1"),
 ])
 def test_refusals_change_nothing(make_cluster: Make, updates: dict[str, FeatureUpdate | int],
                                  message: str) -> None:

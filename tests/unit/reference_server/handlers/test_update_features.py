@@ -65,14 +65,11 @@ def refusal(outcome: update_features.Outcome) -> str:
     (("group.version", -1, SAFE),
      "group.version: A feature version cannot be less than 0."),
     (("group.version", 2, UP),
-     "group.version: Local controller 1 only supports versions SupportedVersionRange[min_version:0, "
-     "max_version:1]"),
+     "group.version: Local controller 1 only supports versions 0-1"),
     (("metadata.version", 34, UP),
-     "metadata.version: Local controller 1 only supports versions SupportedVersionRange[min_version:7, "
-     "max_version:33]"),
+     "metadata.version: Local controller 1 only supports versions 7-33"),
     (("metadata.version", 0, SAFE),
-     "metadata.version: Local controller 1 only supports versions SupportedVersionRange[min_version:7, "
-     "max_version:33]"),
+     "metadata.version: Local controller 1 only supports versions 7-33"),
     (("no.such.feature", 1, UP),
      "no.such.feature: Local controller 1 does not support this feature."),
     (("no.such.feature", 0, SAFE),
@@ -366,8 +363,7 @@ def test_kafka_3_9_decides_each_feature_alone() -> None:
     assert (response.error_code, response.error_message) == (0, None)
     assert [(r.feature, r.error_code, r.error_message) for r in response.results] == [
         ("metadata.version", 95, "Invalid update version 22 for feature metadata.version. Local controller "
-                                 "1 only supports versions SupportedVersionRange[min_version:1, "
-                                 "max_version:21]"),
+                                 "1 only supports versions 1-21"),
         ("kraft.version", 0, None),
         ("group.version", 95, "Invalid update version 1 for feature group.version. Local controller 1 does "
                               "not support this feature.")]
@@ -387,9 +383,9 @@ def test_dependencies_are_checked_from_4_0() -> None:
 
 
 @pytest.mark.parametrize(("line", "level", "message"), [
-    ("4.2", 30, "SupportedVersionRange[min_version:7, max_version:29]"),
-    ("4.3", 31, "SupportedVersionRange[min_version:7, max_version:30]"),
-    ("4.0", 26, "SupportedVersionRange[min_version:7, max_version:25]"),
+    ("4.2", 30, "7-29"),
+    ("4.3", 31, "7-30"),
+    ("4.0", 26, "7-25"),
 ])
 def test_metadata_version_range_is_the_lines(line: str, level: int, message: str) -> None:
     outcome = decide(("metadata.version", level, UP), levels={"metadata.version": 21}, line=LINES[line])
@@ -398,3 +394,84 @@ def test_metadata_version_range_is_the_lines(line: str, level: int, message: str
     unstable = decide(("metadata.version", level, UP), levels={"metadata.version": 21}, line=LINES[line],
                       unstable_feature_versions=True)
     assert unstable.response.error_code == 0
+
+
+# ------------------------------------------------------------------ the registered nodes' ranges
+
+OLD_CONTROLLER = {"metadata.version": (1, 21), "kraft.version": (0, 1)}
+"""What a Kafka 3.9 controller registers (metadata.version 3.0-IV1 to 3.9-IV0)."""
+
+
+def decide_registered(*updates: tuple[str, int, int], registered: update_features.Registered,
+                      **view_overrides: Any) -> update_features.Outcome:
+    return update_features.handle(request(*updates), 2, view(**view_overrides), active=True,
+                                  registered=registered)
+
+
+def test_a_level_a_registered_controller_lacks_is_refused() -> None:
+    """Kafka's FeatureControlManager.reasonNotSupported: a 4.4 leader does not finalize what a 3.9
+    voter, running or stopped mid-upgrade, cannot run; a feature it does not list is 0-0."""
+    registered = update_features.Registered(controllers={2: OLD_CONTROLLER, 3: {"metadata.version": (7, 33)}})
+    assert refusal(decide_registered(("metadata.version", 22, UP), registered=registered,
+                                     levels={"metadata.version": 21})) == (
+        "Invalid update version 22 for feature metadata.version. Controller 2 only supports versions 1-21")
+    assert refusal(decide_registered(("group.version", 1, UP), registered=registered,
+                                     levels={"metadata.version": 21})) == (
+        "Invalid update version 1 for feature group.version. Controller 2 does not support this feature.")
+    # what every registered controller supports passes, and so does the level the 3.9 one knows
+    ok = decide_registered(("metadata.version", 20, SAFE), registered=registered,
+                           levels={"metadata.version": 21})
+    assert ok.response.error_code == 0 and [(r.name, r.feature_level) for r in ok.records] == [
+        ("metadata.version", 20)]
+
+
+def test_brokers_are_checked_first_and_the_local_registration_is_skipped() -> None:
+    registered = update_features.Registered(brokers={100: {"metadata.version": (7, 29)}},
+                                            controllers={1: {"metadata.version": (7, 21)}, 2: OLD_CONTROLLER})
+    assert refusal(decide_registered(("metadata.version", 33, UP), registered=registered)) == (
+        "Invalid update version 33 for feature metadata.version. Broker 100 only supports versions 7-29")
+    # node 1 (this controller) registered an older range once: its own range is what counts
+    mine = update_features.Registered(controllers={1: {"metadata.version": (7, 21)}})
+    assert decide_registered(("metadata.version", 33, UP), registered=mine).response.error_code == 0
+
+
+def test_controllers_are_checked_from_3_7_iv0_when_they_register() -> None:
+    """Below metadata.version 3.7-IV0 (15) controllers do not register (KIP-919): only brokers count.
+    A 3.9 controller answers each feature alone (v1)."""
+    registered = update_features.Registered(controllers={2: {"metadata.version": (1, 14)}})
+
+    def results(current: int) -> list[tuple[int, str | None]]:
+        outcome = update_features.handle(request(("metadata.version", 16, UP)), 1,
+                                         view({"metadata.version": current}, line=LINES["3.9"]), active=True,
+                                         registered=registered)
+        return [(r.error_code, r.error_message) for r in outcome.response.results]
+
+    assert results(14) == [(0, None)]
+    assert results(15) == [
+        (95, "Invalid update version 16 for feature metadata.version. Controller 2 only supports versions "
+             "1-14")]
+
+
+def test_registered_ranges_are_read_from_the_registration_records() -> None:
+    C, B = messages.RegisterControllerRecord, messages.RegisterBrokerRecord
+    registered = update_features.Registered.of(
+        [B(broker_id=100, features=[B.BrokerFeature(name="metadata.version", min_supported_version=7,
+                                                    max_supported_version=29)])],
+        [C(controller_id=2, features=[C.ControllerFeature(name="metadata.version", min_supported_version=1,
+                                                          max_supported_version=21)])])
+    assert registered == update_features.Registered(brokers={100: {"metadata.version": (7, 29)}},
+                                                    controllers={2: {"metadata.version": (1, 21)}})
+
+
+def test_runtime_checks_what_the_registered_controllers_support() -> None:
+    runtime, core = holding_runtime()
+    C = messages.RegisterControllerRecord
+    old = C(controller_id=2, features=[C.ControllerFeature(name="metadata.version", min_supported_version=1,
+                                                           max_supported_version=21)])
+    core.registered_controllers = lambda: [old]  # type: ignore[method-assign]
+    with running(runtime) as server:
+        wait_for(lambda: core.committed_features().metadata_version == 33)
+        refused = send_update(server, ("share.version", 1, SAFE), ("metadata.version", 30, SAFE), version=2)
+    assert refused.error_code == 95 and refused.error_message == (
+        PREFIX + "Invalid update version 1 for feature share.version. Controller 2 does not support this "
+        "feature.")
