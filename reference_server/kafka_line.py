@@ -100,8 +100,10 @@ class ServerLine:
         self.pre_vote = self._from("4.0")
         """Elections start with a pre-vote round (KIP-996); 3.9 holds standard elections only."""
         self.upgrades_kraft_version = self.features.update_upgrades_kraft_version
-        """UpdateFeatures kraft.version 0 -> 1 turns a static quorum dynamic (KAFKA-16538, 4.1); 3.9 and 4.0
-        only write a FeatureLevelRecord for it, which changes nothing (KAFKA-18979)."""
+        """UpdateFeatures kraft.version 0 -> 1 turns a static quorum dynamic (KAFKA-16538, 4.1), once every
+        voter has reported its kraft.version range with UpdateRaftVoter, which from 4.1 goes at
+        kraft.version 0 too; 3.9 and 4.0 only write a FeatureLevelRecord for it, which changes nothing
+        (KAFKA-18979), and neither send nor take UpdateRaftVoter at kraft.version 0."""
         self.auto_join = self._from("4.2")
         """``controller.quorum.auto.join.enable`` exists (KAFKA-19078, 4.2); older lines ignore it as an
         unknown key."""

@@ -73,6 +73,7 @@ def raft_config(config: ServerConfig, line: ServerLine = NEWEST) -> RaftConfig:
         snapshot_interval_bytes=config.metadata_snapshot_max_new_record_bytes,
         auto_join_enable=config.auto_join_enable and line.auto_join,
         pre_vote=line.pre_vote,
+        update_voter_at_kraft_version_0=line.upgrades_kraft_version,
     )
 
 

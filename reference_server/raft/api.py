@@ -246,6 +246,11 @@ class RaftConfig:
     """Whether an election starts with a KIP-996 pre-vote round (Prospective), as from Kafka 4.0 on;
     off, the election timer starts a standard election at once (Candidate, epoch + 1), as Kafka 3.9
     does."""
+    update_voter_at_kraft_version_0: bool = True
+    """Whether UpdateRaftVoter also works at kraft.version 0, as from Kafka 4.1 on (KAFKA-16538): a
+    voter of a static quorum reports its kraft.version range to the leader, which keeps it for the
+    kraft.version upgrade. Off, as in Kafka 3.9 and 4.0, a voter sends it only at kraft.version 1 and
+    a leader answers it UNSUPPORTED_VERSION at 0."""
 
 
 @dataclass(frozen=True)

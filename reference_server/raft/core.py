@@ -180,7 +180,8 @@ class RaftCore:
                                           self._pending_change)
         self._remove_voter = RemoveVoterHandler(context, config, identity.cluster_id, self._history,
                                                 self._pending_change)
-        self._update_voter = UpdateVoterHandler(context, self._history, self._pending_change)
+        self._update_voter = UpdateVoterHandler(context, self._history, self._pending_change,
+                                                at_kraft_version_0=config.update_voter_at_kraft_version_0)
         self._kraft_upgrade = KRaftVersionUpgrade(context, identity, self._history,
                                                   self._update_voter.reported)
         self._follower_voter = FollowerVoterRequests(context, identity, config, self._history)

@@ -35,7 +35,8 @@ class FollowerVoterRequests:
     1. Nothing before a fetch from this leader has succeeded.
     2. A voter whose voter-set entry differs from what it is (endpoints, kraft.version range) sends
        UpdateRaftVoter, once per leader; a request timeout later again after a retriable error
-       (such as the leader's missing high watermark). Fetches go on in between.
+       (such as the leader's missing high watermark). Fetches go on in between. At kraft.version 0
+       only with ``RaftConfig.update_voter_at_kraft_version_0`` (Kafka 4.1 on, KAFKA-16538).
     3. An observer controller with auto-join on a kraft.version 1 quorum removes a voter entry with
        its id and another directory id (RemoveRaftVoter), else adds itself (AddRaftVoter with
        AckWhenCommitted = false); the next attempt waits a fetch timeout.
@@ -58,8 +59,11 @@ class FollowerVoterRequests:
         self._local_key = ReplicaKey(identity.node_id, identity.directory_id)
 
     def _needs_update(self) -> bool:
-        """This voter's endpoints or kraft.version range differ from its voter-set entry."""
+        """This voter's endpoints or kraft.version range differ from its voter-set entry (at
+        kraft.version 0 only from Kafka 4.1 on, which reports for the kraft.version upgrade)."""
         if not self._context.is_voter:
+            return False
+        if not self._config.update_voter_at_kraft_version_0 and self._history.kraft_version() == 0:
             return False
         info = self._context.voters.voters[self._local_key.id]
         return (info.endpoints != self._identity.listeners

@@ -36,17 +36,21 @@ class UpdateVoterHandler:
     7. A kraft.version range that is negative or upside down -> INVALID_REQUEST.
     8. An add or remove pending (one past its deadline is ended first), or no high watermark yet in
        this epoch -> REQUEST_TIMED_OUT.
-    9. kraft.version 1: the latest VotersRecord is not committed -> REQUEST_TIMED_OUT.
-    10. The finalized kraft.version is outside the voter's range -> INVALID_REQUEST.
-    11. Not a voter (kraft.version 1: by id and directory id; 0: by id) -> VOTER_NOT_FOUND.
-    12. kraft.version 1: append the VotersRecord with the updated voter; 0: keep the update in memory
+    9. kraft.version 0 on a leader that takes no update there (Kafka 3.9 and 4.0, before
+       KAFKA-16538: ``RaftConfig.update_voter_at_kraft_version_0`` off) -> UNSUPPORTED_VERSION.
+    10. kraft.version 1: the latest VotersRecord is not committed -> REQUEST_TIMED_OUT.
+    11. The finalized kraft.version is outside the voter's range -> INVALID_REQUEST.
+    12. Not a voter (kraft.version 1: by id and directory id; 0: by id) -> VOTER_NOT_FOUND.
+    13. kraft.version 1: append the VotersRecord with the updated voter; 0: keep the update in memory
         (``reported``, Kafka's in-memory voter set) for ``KRaftVersionUpgrade``. Answer NONE.
     """
 
-    def __init__(self, context: RaftContext, history: VoterSetHistory, pending: PendingChange) -> None:
+    def __init__(self, context: RaftContext, history: VoterSetHistory, pending: PendingChange, *,
+                 at_kraft_version_0: bool = True) -> None:
         self._context = context
         self._history = history
         self._pending = pending
+        self._at_kraft_version_0 = at_kraft_version_0
         self.reported: dict[int, VoterInfo] = {}
         """kraft.version 0: what voters told this leader, by voter id."""
 
@@ -101,21 +105,24 @@ class UpdateVoterHandler:
         # 8. No change in progress, previous leaders fenced.
         if self._pending.is_pending(now_ms) or state.high_watermark is None:
             return answer(ErrorCode.REQUEST_TIMED_OUT)
-        # 9. The last voter change committed.
+        # 9. A leader that takes no update at kraft.version 0.
         kraft_version = self._history.kraft_version()
+        if kraft_version == 0 and not self._at_kraft_version_0:
+            return answer(ErrorCode.UNSUPPORTED_VERSION)
+        # 10. The last voter change committed.
         last = self._history.last_voters_offset()
         if kraft_version >= 1 and (last is None or last >= state.high_watermark):
             return answer(ErrorCode.REQUEST_TIMED_OUT)
-        # 10. The voter supports the finalized kraft.version.
+        # 11. The voter supports the finalized kraft.version.
         if not low <= kraft_version <= high:
             return answer(ErrorCode.INVALID_REQUEST)
-        # 11. A voter.
+        # 12. A voter.
         key = ReplicaKey(body.voter_id, body.voter_directory_id)
         voters = context.voters
         info = voters.voters.get(key.id)
         if info is None or (kraft_version >= 1 and info.key != key):
             return answer(ErrorCode.VOTER_NOT_FOUND)
-        # 12. Record the update.
+        # 13. Record the update.
         updated = VoterInfo(key if kraft_version == 0 else info.key, endpoints, low, high)
         if kraft_version >= 1:
             context.append_control([voters_record(VoterSet({**voters.voters, key.id: updated}))], now_ms)

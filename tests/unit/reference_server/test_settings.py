@@ -89,6 +89,14 @@ def test_pre_vote_follows_the_line() -> None:
     assert without == ["3.9"]
 
 
+def test_update_voter_at_kraft_version_0_from_kafka_4_1() -> None:
+    """A static quorum's voters report their kraft.version range from Kafka 4.1 on (KAFKA-16538)."""
+    loaded = lone_voter_config()
+    without = [name for name, line in LINES.items()
+               if not settings.raft_config(loaded, line).update_voter_at_kraft_version_0]
+    assert without == ["3.9", "4.0"]
+
+
 def test_auto_join_is_a_key_of_kafka_4_2_and_later(caplog: pytest.LogCaptureFixture) -> None:
     """``controller.quorum.auto.join.enable`` (KAFKA-19078, 4.2): older lines warn about it as an unknown
     key and do not join; a line that knows it reads it without a warning."""

@@ -1,5 +1,6 @@
-"""UpdateRaftVoter on the leader (Kafka's UpdateVoterHandler): its refusals, malformed hosts, and the
-kraft.version 0 -> 1 upgrade once every voter has reported."""
+"""UpdateRaftVoter on the leader (Kafka's UpdateVoterHandler): its refusals, malformed hosts, the
+kraft.version 0 -> 1 upgrade once every voter has reported, and Kafka 3.9 and 4.0, which neither send
+nor take it at kraft.version 0."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID
-from kafka_admin_kraft_server.raft.api import Endpoint, ReplicaKey
+from kafka_admin_kraft_server.raft.api import Endpoint, RaftConfig, ReplicaKey
 from kafka_admin_kraft_server.raft.core import KRaftUpgradeError, NotLeaderError
 from unit.reference_server.raft.raft_testlib import LISTENER, Network, make_replica, uuid
 from unit.reference_server.raft.voter_testlib import (
@@ -105,3 +106,35 @@ def test_upgrade_kraft_version_refuses_while_a_voter_has_not_reported() -> None:
     with pytest.raises(KRaftUpgradeError, match=r"voters \[3\]"):
         lead.core.upgrade_kraft_version(network.now)
     assert lead.core.kraft_version == 0
+
+
+BEFORE_4_1 = RaftConfig(pre_vote=False, update_voter_at_kraft_version_0=False)
+"""A node of Kafka 3.9 (4.0 has pre-vote, and the same UpdateRaftVoter rules)."""
+
+
+def test_kafka_3_9_neither_sends_nor_takes_update_voter_at_kraft_version_0() -> None:
+    """Before KAFKA-16538 (4.1) a voter of a static quorum does not report itself and a leader answers
+    UNSUPPORTED_VERSION; a 4.4 leader with a 3.9 voter therefore cannot upgrade kraft.version until
+    that voter runs 4.1 or later."""
+    static = static_voters([1, 2, 3])
+    sent: list[int] = []
+    replicas = [make_replica(node, static, seed=node, kraft_version=0,
+                             config=BEFORE_4_1 if node == 3 else None) for node in (1, 2, 3)]
+    network = Network(replicas)
+    network.on_message = lambda message: sent.append(message.source or 0) if isinstance(
+        message.body, messages.UpdateRaftVoterRequest) else None
+    network.dropped = {3}
+    network.run(until=5000)  # 1 or 2 leads: node 3 has not voted yet
+    network.dropped = set()
+    network.run(until=network.now + 5000)
+    lead = leader(network)
+    assert lead.node_id != 3 and 3 not in sent and sent  # the 4.x voter reported, the 3.9 one did not
+    with pytest.raises(KRaftUpgradeError, match=r"voters \[3\]"):
+        lead.core.upgrade_kraft_version(network.now)
+    # A 3.9 leader answers a report at kraft.version 0 UNSUPPORTED_VERSION.
+    old = [make_replica(node, static, seed=node, kraft_version=0, config=BEFORE_4_1) for node in (1, 2, 3)]
+    old_network = Network(old)
+    old_network.run(until=5000)
+    old_lead = leader(old_network)
+    follower = next(i for i in (1, 2, 3) if i != old_lead.node_id)
+    assert update(old_network, old_lead.node_id, update_body(old_network, follower)).error_code == 35
