@@ -1,7 +1,8 @@
 """A reference quorum on this machine: format directories, write configs, start and stop processes.
 
 Each node runs as one Kafka line (``LocalNode.line``, ``kraft-server --release-version``; the newest
-by default, ``LocalQuorum(lines={1: "3.9"})`` for others). Directories are formatted with the
+by default, ``LocalQuorum(lines={1: "3.9"})`` for others; ``start(node_id, line="4.4")`` starts one
+as another line on the same directory, as a rolling upgrade does). Directories are formatted with the
 project's storage writers as that line's ``kafka-storage format`` does: ``meta.properties`` and
 ``bootstrap.checkpoint`` (the line's latest production metadata.version and its default feature
 levels) everywhere, plus, for a dynamic quorum (``--initial-controllers``), the bootstrap snapshot
@@ -68,6 +69,13 @@ def format_levels(line: str) -> tuple[int, dict[str, int]]:
     level = kafka.latest_production_metadata_version
     return level, {name: value for name, value in kafka.default_levels(level).items()
                    if name != KRAFT_VERSION and value > 0}
+
+
+def check_line(line: str) -> str:
+    """``line`` if it names a Kafka line the server runs as, else ValueError naming them."""
+    if line not in LINES:
+        raise ValueError(f"unknown Kafka line {line!r}: the lines are {', '.join(LINES)}")
+    return line
 
 
 def server_env() -> dict[str, str]:
@@ -149,8 +157,7 @@ class LocalQuorum:
     def __post_init__(self) -> None:
         chosen = [self.release_version, *self.lines.values()]
         for line in chosen + ([self.format_release_version] if self.format_release_version else []):
-            if line not in LINES:
-                raise ValueError(f"unknown Kafka line {line!r}: the lines are {', '.join(LINES)}")
+            check_line(line)
         ports = free_ports(self.size + len(self.combined_ids))
         for index, port in enumerate(ports[:self.size]):
             self.nodes[index + 1] = self.new_node(index + 1, port)
@@ -240,10 +247,14 @@ class LocalQuorum:
             self.format_node(node)
         return self
 
-    def start(self, node_id: int, *extra: str) -> LocalNode:
+    def start(self, node_id: int, *extra: str, line: str | None = None) -> LocalNode:
+        """Start the node's process; ``line``: run it as that Kafka line from now on, on the same
+        directory (a node upgraded to new binaries in a rolling upgrade)."""
         node = self.nodes[node_id]
         if node.running:
             raise RuntimeError(f"node {node_id} is already running")
+        if line is not None:
+            node.line = check_line(line)
         node.log_path.parent.mkdir(parents=True, exist_ok=True)
         with open(node.log_path, "ab") as out:
             node.process = subprocess.Popen(server_command(node.config_path, *extra, line=node.line),

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from integration.client import ConnectionClosed, KafkaClient
+from kafka_admin_kraft import Admin
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft_server.local import (
@@ -80,6 +81,17 @@ class Cluster(LocalQuorum):
     def describe_quorum(self, node_id: int, version: int = 2) -> messages.DescribeQuorumResponse:
         with self.nodes[node_id].client() as client:
             return client.describe_quorum(version)
+
+    def finalized(self, node_id: int) -> dict[str, int]:
+        """The feature levels node ``node_id`` has finalized, as its ApiVersions answer says."""
+        with self.nodes[node_id].client() as client:
+            response = client.api_versions(3)
+        return {feature.name: feature.max_version_level for feature in response.finalized_features}
+
+    def admin(self) -> Admin:
+        """An Admin client bootstrapped from every controller, with timeouts that ride out elections."""
+        return Admin(bootstrap_controllers=self.bootstrap_servers(), default_api_timeout_ms=20000,
+                     request_timeout_ms=5000)
 
     def quorum_from(self, node_id: int) -> Any:
         """The leader's partition data when ``node_id`` is the leader, else None."""

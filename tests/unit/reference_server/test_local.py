@@ -1,9 +1,11 @@
 """The configuration files a local reference quorum writes: plain ``key=value`` lines that the server's
-reader (and Kafka's) loads back exactly."""
+reader (and Kafka's) loads back exactly; the Kafka line each node runs as."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 from kafka_admin_kraft.config.properties import read_properties
 from kafka_admin_kraft.config.server import load_config
@@ -30,3 +32,14 @@ def test_values_that_need_escapes_survive(tmp_path: Path) -> None:
     props = read_properties(path)
     assert props["note"] == " padded\\ and\nsplit"
     assert props["log.dirs"] == str(tmp_path / "caf\u00e9 dir" / "node-1" / "metadata")
+
+
+def test_each_node_runs_as_its_line_and_an_unknown_line_is_refused_unstarted(tmp_path: Path) -> None:
+    quorum = LocalQuorum(tmp_path, 3, lines={1: "3.9"}, release_version="4.2")
+    assert [node.line for node in quorum.nodes.values()] == ["3.9", "4.2", "4.2"]
+    with pytest.raises(ValueError) as refused:
+        quorum.start(1, line="3.8")
+    assert str(refused.value) == "unknown Kafka line '3.8': the lines are 3.9, 4.0, 4.1, 4.2, 4.3, 4.4"
+    assert (quorum.nodes[1].line, quorum.nodes[1].process, quorum.nodes[1].starts) == ("3.9", None, 0)
+    with pytest.raises(ValueError, match="unknown Kafka line '5.0'"):
+        LocalQuorum(tmp_path, 1, lines={1: "5.0"})
