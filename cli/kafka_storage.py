@@ -2,10 +2,11 @@
 
 Subcommands, options, text output, feature levels and exit codes are Kafka 4.4's (``info``,
 ``format``, ``version-mapping``, ``feature-dependencies``, ``random-uuid``); ``--output json`` and
-``format --controller-quorum-voters`` are additions. The files written keep the layout of Kafka 4.3
-and older (``bootstrap.checkpoint`` in every directory), which every Kafka line from 3.9 starts from;
-Kafka 4.4's tool moves the bootstrap records into the metadata directory's zero checkpoint instead
-(KIP-1170), which the lines before 4.4 cannot start from. The checks and the writing live in
+``format --controller-quorum-voters`` are additions. ``format`` writes Kafka 4.4's layout (KIP-1170:
+the bootstrap records in the zero checkpoint of a controller's metadata directory, no
+``bootstrap.checkpoint``), and, another addition, the layout of Kafka 4.3 and older when the release
+version is older than 4.4, so that the line it names can start the directory. The checks and the
+writing live in
 :mod:`kafka_admin_kraft.storage.formatter`; this module parses arguments and prints. The SDK is
 imported inside the commands so that ``--help`` and argument errors stay fast.
 """
@@ -118,11 +119,16 @@ def info(config: str, output_format: str) -> None:
 
 # --------------------------------------------------------------------------- format
 
-FORMAT_HELP = """Format the log directories of a node: every directory in log.dirs and metadata.log.dir
-gets meta.properties and bootstrap.checkpoint; a controller of a dynamic quorum (no
-controller.quorum.voters) started with --standalone or --initial-controllers also gets the bootstrap
-snapshot holding the initial voters. Refuses, writing nothing, when a directory is already formatted
-or cannot be written.
+FORMAT_HELP = """Format the log directories of a node. Every directory in log.dirs and metadata.log.dir
+gets meta.properties. As Kafka 4.4's tool does (KIP-1170), a controller's metadata directory also gets
+the zero checkpoint __cluster_metadata-0/00000000000000000000-0000000000.checkpoint, holding
+kraft.version, the initial voters of --standalone or --initial-controllers, and the bootstrap metadata
+(metadata.version, the other feature levels, the --add-scram credentials); a broker gets
+meta.properties alone. Kafka 4.3 and older cannot start such a directory, so with an older release
+version (below 4.4-IV0) the format writes their layout instead, which Kafka 4.4 starts too: the
+bootstrap metadata in bootstrap.checkpoint in every directory, and the zero checkpoint with the initial
+voters alone. (Kafka 4.4's own tool writes its layout whatever the release version.) Refuses, writing
+nothing, when a directory is already formatted or cannot be written.
 
 The default metadata.version is Kafka 4.4's, 4.4-IV2 (level 33): an older Kafka refuses to start on
 it (3.9: "No MetadataVersion with feature level 33"). For an older Kafka pass its release:
@@ -183,7 +189,7 @@ def _format_json(plan: FormatPlan, written: dict[str, list[str]]) -> dict[str, A
 @click.option("--release-version", "-r", "release_version", metavar="RELEASE_VERSION",
               help="The metadata.version to start with, and the default levels of the other features "
               "(default: Kafka 4.4's, 4.4-IV2, which Kafka 3.9 to 4.3 refuse: pass their release, "
-              "-r 3.9 to -r 4.3, to format for them). Example: -r 3.9")
+              "-r 3.9 to -r 4.3, to format for them, in the file layout they start from). Example: -r 3.9")
 @click.option("--feature", "-f", "feature", multiple=True, metavar="FEATURE",
               help="A feature level to start with instead of the release's default (repeatable). "
               "Example: -f transaction.version=1")

@@ -8,6 +8,7 @@ from kafka_admin_kraft.storage.bootstrap import (
     read_zero_checkpoint_bootstrap,
     write_bootstrap_checkpoint,
     write_bootstrap_snapshot,
+    write_zero_checkpoint,
 )
 from kafka_admin_kraft.storage.errors import StorageFormatError
 from kafka_admin_kraft.storage.formatter import (
@@ -76,4 +77,5 @@ __all__ = [
     "write_meta_properties",
     "write_partition_metadata",
     "write_quorum_state",
+    "write_zero_checkpoint",
 ]

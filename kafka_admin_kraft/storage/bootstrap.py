@@ -1,18 +1,24 @@
-"""The files ``kafka-storage format`` writes besides meta.properties.
+"""The files ``kafka-storage format`` writes besides meta.properties, in the two layouts of Kafka's tool.
 
-``bootstrap.checkpoint`` (every formatted directory): snapshot-format batches, offsets from 0, epoch
-0 - a control batch with SnapshotHeaderRecord(LastContainedLogTimestamp 0), the bootstrap metadata
-records (FeatureLevelRecord metadata.version first, then the other features above level 0 sorted by
-name, then any SCRAM records) in one data batch per 8 MiB, and a control batch with
-SnapshotFooterRecord. kraft.version never gets a FeatureLevelRecord.
+Kafka 4.3 and older (``BootstrapDirectory``, ``Formatter.writeDynamicQuorumSnapshot``):
 
-``__cluster_metadata-0/00000000000000000000-0000000000.checkpoint`` (dynamic quorums only): one
-control batch with SnapshotHeaderRecord(format time), KRaftVersionRecord(1) and VotersRecord (the
-initial controllers), then a control batch with SnapshotFooterRecord; no metadata records.
+* ``bootstrap.checkpoint`` (every formatted directory): snapshot-format batches, offsets from 0,
+  epoch 0 - a control batch with SnapshotHeaderRecord(LastContainedLogTimestamp 0), the bootstrap
+  metadata records (FeatureLevelRecord metadata.version first, then the other features above level 0
+  sorted by name, then any SCRAM records) in one data batch per 8 MiB, and a control batch with
+  SnapshotFooterRecord. kraft.version never gets a FeatureLevelRecord.
+* ``__cluster_metadata-0/00000000000000000000-0000000000.checkpoint`` (dynamic quorums with initial
+  controllers only): one control batch with SnapshotHeaderRecord(format time), KRaftVersionRecord(1)
+  and VotersRecord (the initial controllers), then a control batch with SnapshotFooterRecord.
 
-That is the layout of Kafka 4.3 and older, which this package writes. Kafka 4.4's formatter writes no
-``bootstrap.checkpoint`` and puts the bootstrap records into the zero checkpoint instead, after its
-control batch (KIP-1170, PR #20707); :func:`read_zero_checkpoint_bootstrap` reads them back.
+Kafka 4.4 (KIP-1170; apache/kafka PR #20707, PR #22418): no ``bootstrap.checkpoint``; on a controller
+the metadata directory's zero checkpoint is always written and holds the bootstrap records too.
+``Formatter.writeBoostrapSnapshot`` builds it with ``RecordsSnapshotWriter``: the builder's control
+batch (SnapshotHeaderRecord with the format time; from kraft.version 1 on a KRaftVersionRecord, then
+the initial controllers' VotersRecord when there are any), the bootstrap records in one ``append``
+call, which KRaft's ``BatchAccumulator`` keeps in a single batch (so at most 8 MiB of them, as KIP-1170
+says), and the footer batch written by ``freeze``. :func:`zero_checkpoint_batches` lays out both
+forms; :func:`read_zero_checkpoint_bootstrap` reads the records back.
 """
 
 from __future__ import annotations
@@ -27,14 +33,21 @@ from typing import Final
 from kafka_admin_kraft.features import KRAFT_VERSION, METADATA_VERSION
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import Uuid
-from kafka_admin_kraft.records.batch import RecordBatch, encode_batch
-from kafka_admin_kraft.records.builder import MAX_BATCH_SIZE, control_batch, metadata_batches
+from kafka_admin_kraft.records.batch import BATCH_HEADER_SIZE, RecordBatch, encode_batch
+from kafka_admin_kraft.records.builder import (
+    MAX_BATCH_SIZE,
+    control_batch,
+    data_batch,
+    data_record_size,
+    metadata_batches,
+)
 from kafka_admin_kraft.records.fsutil import atomic_write
 from kafka_admin_kraft.records.log_dir import METADATA_PARTITION_DIR
 from kafka_admin_kraft.records.metadata import (
     ApiMessageAndVersion,
     MetadataRecord,
     decode_control_batch,
+    encode_metadata_record,
     iter_metadata_records,
 )
 from kafka_admin_kraft.records.snapshot import BOOTSTRAP_SNAPSHOT_ID, SnapshotWriter, read_snapshot
@@ -157,30 +170,72 @@ def voters_record(controllers: Sequence[InitialController], listener_name: str) 
         for controller in controllers])
 
 
-def bootstrap_snapshot_batches(controllers: Sequence[InitialController], listener_name: str, *,
-                               timestamp_ms: int) -> list[RecordBatch]:
-    """Control batch (header, kraft.version 1, voters) at offsets 0-2, footer batch at offset 3."""
-    if not controllers:
-        raise ValueError("the bootstrap snapshot needs at least one initial controller")
-    first = control_batch(0, 0, timestamp_ms, [
-        messages.SnapshotHeaderRecord(version=0, last_contained_log_timestamp=timestamp_ms),
-        messages.KRaftVersionRecord(version=0, k_raft_version=KRAFT_VERSION_LATEST),
-        voters_record(controllers, listener_name),
-    ])
-    footer = control_batch(first.next_offset, 0, timestamp_ms, [messages.SnapshotFooterRecord(version=0)])
-    return [first, footer]
+def _batch_size(values: Sequence[bytes]) -> int:
+    return BATCH_HEADER_SIZE + sum(data_record_size(index, len(value)) for index, value in enumerate(values))
+
+
+def bootstrap_batch_size(records: Sequence[MetadataRecord]) -> int:
+    """Bytes of the single batch the zero checkpoint of Kafka 4.4 holds ``records`` in, header
+    included: what KRaft's ``BatchAccumulator`` compares with its 8 MiB limit."""
+    return _batch_size([encode_metadata_record(record) for record in records])
+
+
+def zero_checkpoint_batches(records: Sequence[MetadataRecord] = (), *, kraft_version: int,
+                            controllers: Sequence[InitialController] = (), listener_name: str = "",
+                            timestamp_ms: int) -> list[RecordBatch]:
+    """The zero checkpoint as ``RecordsSnapshotWriter`` lays it out, offsets from 0, epoch 0.
+
+    The control batch holds SnapshotHeaderRecord(LastContainedLogTimestamp = ``timestamp_ms``), and
+    from kraft.version 1 on KRaftVersionRecord, then VotersRecord when ``controllers`` are given (a
+    voter set at kraft.version 0 is refused, as the writer's builder refuses it); ``records`` (Kafka
+    4.4's bootstrap records, none in Kafka 4.3's file) follow in one data batch; the footer control
+    batch ends it. Raises ValueError when the records do not fit in one 8 MiB batch."""
+    if controllers and kraft_version == 0:
+        raise ValueError("a voter set needs kraft.version 1")
+    control: list[messages.SnapshotHeaderRecord | messages.KRaftVersionRecord | messages.VotersRecord] = [
+        messages.SnapshotHeaderRecord(version=0, last_contained_log_timestamp=timestamp_ms)]
+    if kraft_version > 0:
+        control.append(messages.KRaftVersionRecord(version=0, k_raft_version=kraft_version))
+        if controllers:
+            control.append(voters_record(controllers, listener_name))
+    batches = [control_batch(0, 0, timestamp_ms, control)]
+    if records:
+        values = [encode_metadata_record(record) for record in records]
+        size = _batch_size(values)
+        if size > MAX_BATCH_SIZE:
+            raise ValueError(f"The total record(s) size of {size} exceeds the maximum allowed batch size of "
+                             f"{MAX_BATCH_SIZE}")
+        batches.append(data_batch(batches[0].next_offset, 0, timestamp_ms, values))
+    footer = control_batch(batches[-1].next_offset, 0, timestamp_ms,
+                           [messages.SnapshotFooterRecord(version=0)])
+    return [*batches, footer]
+
+
+def write_zero_checkpoint(metadata_dir: str | os.PathLike[str], records: Sequence[MetadataRecord] = (), *,
+                          kraft_version: int, controllers: Sequence[InitialController] = (),
+                          listener_name: str = "", timestamp_ms: int | None = None) -> Path:
+    """Write the (0, 0) snapshot of :func:`zero_checkpoint_batches` into
+    ``<metadata dir>/__cluster_metadata-0`` (created if missing), through a ``.part`` file renamed once
+    synced."""
+    stamp = _now_ms() if timestamp_ms is None else timestamp_ms
+    batches = zero_checkpoint_batches(records, kraft_version=kraft_version, controllers=controllers,
+                                      listener_name=listener_name, timestamp_ms=stamp)
+    partition_dir = Path(metadata_dir) / METADATA_PARTITION_DIR
+    partition_dir.mkdir(parents=True, exist_ok=True)
+    with SnapshotWriter(partition_dir, BOOTSTRAP_SNAPSHOT_ID) as writer:
+        for batch in batches:
+            writer.append(batch)
+    return writer.path
 
 
 def write_bootstrap_snapshot(metadata_dir: str | os.PathLike[str], controllers: Sequence[InitialController],
                              listener_name: str, *, timestamp_ms: int | None = None) -> Path:
-    """Write the (0, 0) snapshot into ``<metadata dir>/__cluster_metadata-0`` (created if missing)."""
-    partition_dir = Path(metadata_dir) / METADATA_PARTITION_DIR
-    partition_dir.mkdir(parents=True, exist_ok=True)
-    stamp = _now_ms() if timestamp_ms is None else timestamp_ms
-    with SnapshotWriter(partition_dir, BOOTSTRAP_SNAPSHOT_ID) as writer:
-        for batch in bootstrap_snapshot_batches(controllers, listener_name, timestamp_ms=stamp):
-            writer.append(batch)
-    return writer.path
+    """Kafka 4.3's zero checkpoint of a dynamic quorum: kraft.version 1 and the initial voters, no
+    metadata records."""
+    if not controllers:
+        raise ValueError("the bootstrap snapshot needs at least one initial controller")
+    return write_zero_checkpoint(metadata_dir, kraft_version=KRAFT_VERSION_LATEST, controllers=controllers,
+                                 listener_name=listener_name, timestamp_ms=timestamp_ms)
 
 
 def read_bootstrap_voters(path: str | os.PathLike[str]) -> messages.VotersRecord | None:

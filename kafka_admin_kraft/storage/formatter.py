@@ -6,25 +6,28 @@ with Kafka's messages and Kafka 4.4's feature tables (:data:`FORMATTER_LINE`), a
 directories, without writing anything; :meth:`FormatPlan.write` then writes every directory, or,
 when the disk refuses one, none. Splitting the two keeps a refused format from touching the disk.
 
-What a formatted directory holds (the writers live in :mod:`kafka_admin_kraft.storage.bootstrap` and
-:mod:`kafka_admin_kraft.storage.meta_properties`), in the layout of Kafka 4.3 and older, which every
-line from 3.9 on starts from (Kafka 4.4's own tool writes no ``bootstrap.checkpoint`` and puts its
-records into the metadata directory's zero checkpoint, on controllers only: KIP-1170, PR #20707; a
-directory in that layout cannot be started by a Kafka before 4.4, PR #22429):
+Every formatted directory gets ``meta.properties``: version 1, cluster id, node id and a fresh
+directory id; the metadata directory of a node named among the initial controllers gets the directory
+id given there. The bootstrap metadata (metadata.version, the other features above level 0 by name,
+then the ``--add-scram`` credentials as UserScramCredentialRecord) goes where the Kafka line of the
+metadata.version written expects it (the writers live in :mod:`kafka_admin_kraft.storage.bootstrap`):
 
-* ``meta.properties``: version 1, cluster id, node id and a fresh directory id; the metadata
-  directory of a node named among the initial controllers gets the directory id given there;
-* ``bootstrap.checkpoint``: metadata.version, the other features above level 0 by name, then the
-  ``--add-scram`` credentials (UserScramCredentialRecord);
-* for a dynamic quorum with known initial controllers, the metadata directory also gets
-  ``__cluster_metadata-0/00000000000000000000-0000000000.checkpoint`` (KRaftVersionRecord and
-  VotersRecord).
+* from 4.4-IV0 on (the default), Kafka 4.4's layout (KIP-1170; apache/kafka PR #20707, PR #22418): on a
+  controller only, and only in its metadata directory, the zero checkpoint
+  ``__cluster_metadata-0/00000000000000000000-0000000000.checkpoint`` holds KRaft's control records
+  (kraft.version, the initial voters) and then the bootstrap records; no ``bootstrap.checkpoint``
+  anywhere, and a broker gets meta.properties alone. No Kafka before 4.4 starts such a directory
+  (PR #22429).
+* below it, the layout of Kafka 4.3 and older, which every line from 3.9 on (4.4 too) starts:
+  ``bootstrap.checkpoint`` in every directory, and for a dynamic quorum with known initial controllers
+  the zero checkpoint with KRaft's control records alone. Kafka 4.4's own tool writes its new layout
+  whatever the release version; choosing the layout by it is this module's addition, so that a
+  directory formatted for an older line can be started by that line.
 
 Besides Kafka's options this module parses the voter syntax of the dynamic-quorum proposal,
 ``<id>[-<directory id>]@<host>:<port>``, which has the effect of ``--initial-controllers`` once
 every voter has a directory id.
 """
-
 from __future__ import annotations
 
 import base64
@@ -51,12 +54,15 @@ from kafka_admin_kraft.protocol.primitives import (
     write_compact_string,
     write_uvarint,
 )
+from kafka_admin_kraft.records.builder import MAX_BATCH_SIZE
 from kafka_admin_kraft.records.metadata import ApiMessageAndVersion, MetadataRecord, RawMetadataRecord
 from kafka_admin_kraft.storage.bootstrap import (
     InitialController,
+    bootstrap_batch_size,
     bootstrap_records,
     write_bootstrap_checkpoint,
     write_bootstrap_snapshot,
+    write_zero_checkpoint,
 )
 from kafka_admin_kraft.storage.errors import StorageFormatError
 from kafka_admin_kraft.storage.meta_properties import (
@@ -95,6 +101,10 @@ FORMAT_COMMAND_SOURCE: Final = "format command"
 FORMATTER_LINE: Final = ft.NEWEST
 """The Kafka line whose feature tables ``kafka-storage format`` uses: Kafka 4.4's, so without
 --release-version it writes 4.4-IV2 (33) with share.version 2."""
+ZERO_CHECKPOINT_LAYOUT_METADATA_VERSION: Final = 31
+"""4.4-IV0, the first metadata.version of Kafka 4.4: from it on the bootstrap records go into the zero
+checkpoint as Kafka 4.4 writes them (KIP-1170); below it into ``bootstrap.checkpoint`` (Kafka 4.3 and
+older), so that the line the release names can start the directory."""
 
 DirectoryKind = Literal["data directory", "metadata directory", "dynamic metadata voter directory",
                         "dynamic metadata directory"]
@@ -461,10 +471,6 @@ class FormatTarget:
     kind: DirectoryKind
     directory_id: Uuid
 
-    @property
-    def writes_bootstrap_snapshot(self) -> bool:
-        return self.kind in ("dynamic metadata voter directory", "dynamic metadata directory")
-
 
 def _feature_record_string(record: MetadataRecord) -> str:
     """Kafka's ``toString`` of a FeatureLevelRecord in its ApiMessageAndVersion frame."""
@@ -488,6 +494,8 @@ class FormatPlan:
     scram_credentials: tuple[ScramCredential, ...]
     initial_controllers: tuple[InitialController, ...] | None
     controller_listener_name: str
+    is_controller: bool
+    """The node has the controller role: only a controller gets Kafka 4.4's zero checkpoint."""
     targets: tuple[FormatTarget, ...]
     """The directories to format, sorted."""
     already_formatted: tuple[str, ...]
@@ -502,9 +510,14 @@ class FormatPlan:
 
     @property
     def records(self) -> list[MetadataRecord]:
-        """The bootstrap.checkpoint records: features, then the SCRAM credentials."""
+        """The bootstrap records: features, then the SCRAM credentials."""
         return bootstrap_records(self.metadata_version, self.feature_levels,
                                  [credential.record() for credential in self.scram_credentials])
+
+    @property
+    def zero_checkpoint_layout(self) -> bool:
+        """Kafka 4.4's layout (the bootstrap records in the zero checkpoint), else Kafka 4.3's."""
+        return self.metadata_version >= ZERO_CHECKPOINT_LAYOUT_METADATA_VERSION
 
     def bootstrap_metadata_string(self) -> str:
         """What Kafka prints after ``Bootstrap metadata: ``."""
@@ -551,13 +564,24 @@ class FormatPlan:
         return written
 
     def _write_directory(self, target: FormatTarget) -> list[Path]:
+        """Kafka's ``preWriteHandler`` for one directory, then its meta.properties."""
         directory = Path(target.path)
         written: list[Path] = []
-        if target.writes_bootstrap_snapshot and self.initial_controllers is not None:
-            written.append(write_bootstrap_snapshot(directory, self.initial_controllers,
-                                                    self.controller_listener_name,
-                                                    timestamp_ms=self.timestamp_ms))
-        written.append(write_bootstrap_checkpoint(directory, self.records, timestamp_ms=self.timestamp_ms))
+        if self.zero_checkpoint_layout:
+            # Formatter.writeBoostrapSnapshot, on controllers (StorageTool, PR #20707) and in metadata
+            # directories (PR #22418) only
+            if self.is_controller and target.kind != "data directory":
+                written.append(write_zero_checkpoint(
+                    directory, self.records, kraft_version=self.feature_levels[ft.KRAFT_VERSION],
+                    controllers=self.initial_controllers or (), listener_name=self.controller_listener_name,
+                    timestamp_ms=self.timestamp_ms))
+        else:
+            if target.kind in ("dynamic metadata voter directory", "dynamic metadata directory"):
+                written.append(write_bootstrap_snapshot(directory, self.initial_controllers or (),
+                                                        self.controller_listener_name,
+                                                        timestamp_ms=self.timestamp_ms))
+            written.append(write_bootstrap_checkpoint(directory, self.records,
+                                                      timestamp_ms=self.timestamp_ms))
         written.append(write_meta_properties(directory, MetaProperties(
             version=1, cluster_id=self.cluster_id, node_id=self.node_id, directory_id=target.directory_id)))
         return written
@@ -758,12 +782,31 @@ def plan_format(config: NodeStorageConfig, options: FormatOptions) -> FormatPlan
         directory_id = (own.directory_id if own is not None and directory == config.metadata_log_dir
                         else _new_directory_id(taken))
         targets.append(FormatTarget(directory, kind, directory_id))
-    return FormatPlan(
+    plan = FormatPlan(
         cluster_id=options.cluster_id, node_id=config.node_id, metadata_log_dir=config.metadata_log_dir,
         metadata_version=metadata_version, feature_levels=levels, scram_credentials=scram,
         initial_controllers=tuple(controllers) if controllers is not None else None,
-        controller_listener_name=config.controller_listener_names[0], targets=tuple(targets),
+        controller_listener_name=config.controller_listener_names[0], is_controller=config.is_controller,
+        targets=tuple(targets),
         already_formatted=tuple(formatted), unreadable=tuple(unreadable))
+    _check_zero_checkpoint_fits(plan)
+    return plan
+
+
+def _check_zero_checkpoint_fits(plan: FormatPlan) -> None:
+    """Kafka 4.4 appends the bootstrap records to the zero checkpoint in one call, which KRaft keeps in
+    one batch of at most 8 MiB (``BatchAccumulator``; KIP-1170 states the limit): more fails Kafka's
+    tool part way with RecordBatchTooLargeException. Refused here, before anything is written."""
+    if not (plan.zero_checkpoint_layout and plan.is_controller
+            and any(target.kind != "data directory" for target in plan.targets)):
+        return
+    size = bootstrap_batch_size(plan.records)
+    if size > MAX_BATCH_SIZE:
+        raise FormatterError(
+            f"The total record(s) size of {size} exceeds the maximum allowed batch size of {MAX_BATCH_SIZE}: "
+            "Kafka 4.4 keeps the bootstrap records in one batch of the zero checkpoint (KIP-1170). Give "
+            f"fewer --add-scram credentials ({len(plan.scram_credentials)} given) and add the others with "
+            "kafka-configs once the cluster runs.")
 
 
 # --------------------------------------------------------------------------- inspecting (info)

@@ -12,15 +12,19 @@ from collections.abc import Callable
 
 import pytest
 from tools.cluster_util import run
-from unit.storage.storage_testlib import write_kip1170_zero_checkpoint
 
-from integration.harness import FAST_ELECTIONS, HOST, Cluster, wait_until
+from integration.harness import FAST_ELECTIONS, HOST, LISTENER, Cluster, wait_until
 from kafka_admin_kraft import Admin, FeatureUpdate
 from kafka_admin_kraft.errors import InvalidUpdateVersionError
 from kafka_admin_kraft.features import NEWEST
 from kafka_admin_kraft.models import UpgradeType
 from kafka_admin_kraft.protocol import messages
-from kafka_admin_kraft.storage import InitialController, bootstrap_records, write_bootstrap_checkpoint
+from kafka_admin_kraft.storage import (
+    InitialController,
+    bootstrap_records,
+    write_bootstrap_checkpoint,
+    write_zero_checkpoint,
+)
 
 Make = Callable[..., Cluster]
 SAFE = UpgradeType.SAFE_DOWNGRADE
@@ -227,8 +231,8 @@ def test_a_quorum_in_kafka_4_4s_layout_starts_from_its_zero_checkpoint(make_clus
     voters = [InitialController(n.node_id, HOST, n.port, n.directory_id) for n in cluster.nodes.values()]
     for node in cluster.nodes.values():
         (node.metadata_dir / "bootstrap.checkpoint").unlink()
-        write_kip1170_zero_checkpoint(node.metadata_dir, records, kraft_version=int(dynamic),
-                                      controllers=voters if dynamic else ())
+        write_zero_checkpoint(node.metadata_dir, records, kraft_version=int(dynamic),
+                              controllers=voters if dynamic else (), listener_name=LISTENER)
     cluster.start_all()
     leader, _ = cluster.wait_for_leader(30)
     cluster.wait_caught_up(leader)

@@ -110,6 +110,18 @@ def read_batches(path: Path) -> list[BatchSummary]:
     return summaries
 
 
+def bootstrap_values(metadata_dir: Path) -> list[tuple[int, int, Any]]:
+    """(key, version, message) of each bootstrap record, from whichever file the format wrote them to:
+    the zero checkpoint's data batch (Kafka 4.4's layout, KIP-1170) or bootstrap.checkpoint's."""
+    zero = metadata_dir / "__cluster_metadata-0" / "00000000000000000000-0000000000.checkpoint"
+    if (metadata_dir / "bootstrap.checkpoint").exists():
+        assert not zero.exists() or len(read_batches(zero)) == 2  # Kafka 4.3's: control records alone
+        return read_batches(metadata_dir / "bootstrap.checkpoint")[1].values
+    batches = read_batches(zero)
+    assert [batch.control for batch in batches] == [True, False, True]
+    return batches[1].values
+
+
 def decode_scram_record(body: bytes) -> dict[str, Any]:
     """UserScramCredentialRecord v0 read field by field (compact string, int8, three compact byte
     arrays, int32, empty tagged fields); anything left over fails."""

@@ -11,6 +11,7 @@ import pytest
 
 from tools.storage_util import (
     CLUSTER_ID,
+    bootstrap_values,
     controller_props,
     meta_properties,
     read_batches,
@@ -244,9 +245,10 @@ def test_format_json(tmp_path: Path, config: Path) -> None:
         (dirs[0], "data directory"), (dirs[1], "data directory"),
         (dirs[2], "dynamic metadata voter directory")]
     assert document["directories"][2]["directory_id"] == U1
+    assert document["directories"][0]["files"] == [f"{dirs[0]}/meta.properties"]
     assert document["directories"][2]["files"] == [
         f"{dirs[2]}/__cluster_metadata-0/00000000000000000000-0000000000.checkpoint",
-        f"{dirs[2]}/bootstrap.checkpoint", f"{dirs[2]}/meta.properties"]
+        f"{dirs[2]}/meta.properties"]
     assert document["already_formatted"] == [] and document["ignored"] == []
 
 
@@ -347,7 +349,7 @@ def test_each_documented_release_version_formats_the_stated_metadata_version(
         result = run_tool("format", "-c", str(config), "-t", CLUSTER_ID, "-N", *extra)
         assert result.code == 0, result.err
         assert result.out.endswith(f"with metadata.version {release_string}.\n")
-        records = read_batches(root / "meta-1" / "bootstrap.checkpoint")[1].values
+        records = bootstrap_values(root / "meta-1")
         assert records[0][:2] == (12, 0)  # FeatureLevelRecord v0 first, as Kafka writes it
         assert (records[0][2].name, records[0][2].feature_level) == ("metadata.version", level)
 

@@ -181,7 +181,7 @@ def test_unwritable_directories_fail_the_format_and_nothing_is_written(tmp_path:
     locked.chmod(0o555)
     try:
         for bad, reason in [(locked / "data", "Permission denied"),
-                            (locked / "empty", f"Permission denied: {locked / 'empty' / 'bootstrap.checkpoint.tmp'}")]:
+                            (locked / "empty", f"Permission denied: {locked / 'empty' / 'meta.properties.tmp'}")]:
             config = write_config(tmp_path / f"{bad.name}.properties", **controller_props(
                 tmp_path, 1, 9093, log_dirs=f"{tmp_path / 'a-data'},{bad},{tmp_path / 'meta-1'}",
                 metadata_log_dir=str(tmp_path / "meta-1")))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tools.release_levels import RELEASES, levels, version_mapping_text
-from tools.storage_util import CLUSTER_ID, controller_props, read_batches, run_tool, write_config
+from tools.storage_util import CLUSTER_ID, bootstrap_values, controller_props, run_tool, write_config
 
 
 @pytest.mark.parametrize("release", list(RELEASES))
@@ -31,8 +31,8 @@ def test_format_writes_every_releases_levels(tmp_path: Path, release: str) -> No
     # kraft.version comes from the quorum kind (a dynamic quorum here), never from the release (KAFKA-19719)
     assert document["features"] == {**{k: v for k, v in expected.items() if k != "metadata.version"},
                                     "kraft.version": 1}
-    # bootstrap.checkpoint: metadata.version first, then every other feature above 0 by name, no kraft.version
-    records = [value for _, _, value in read_batches(tmp_path / "meta-1" / "bootstrap.checkpoint")[1].values]
+    # metadata.version first, then every other feature above 0 by name, no kraft.version
+    records = [value for _, _, value in bootstrap_values(tmp_path / "meta-1")]
     assert [(r.name, r.feature_level) for r in records] == [("metadata.version", level)] + sorted(
         (name, value) for name, value in expected.items()
         if name not in ("metadata.version", "kraft.version") and value > 0)

@@ -96,7 +96,12 @@ def test_standalone_controller_boots_and_leads_with_observers(
         assert result.returncode == 0, result.stderr
         assert result.stdout.splitlines()[-1] == (
             f"Formatting metadata directory {tmp_path / f'meta-{node_id}'} with metadata.version 4.4-IV2.")
-        assert not (tmp_path / f"meta-{node_id}" / "__cluster_metadata-0").exists()
+        # Kafka 4.4 (KIP-1170): every controller's zero checkpoint holds the bootstrap records; without
+        # initial controllers its control batch has kraft.version 1 and no voter set
+        control, data, _ = read_batches(tmp_path / f"meta-{node_id}" / SNAPSHOT)
+        assert [type(value).__name__ for value in control.values] == ["SnapshotHeaderRecord",
+                                                                       "KRaftVersionRecord"]
+        assert data.values[0][2].name == "metadata.version" and data.values[0][2].feature_level == 33
     directory_ids = {i: Uuid.from_string(meta_properties(tmp_path / f"meta-{i}")["directory.id"])
                      for i in (1, 2, 3)}
 

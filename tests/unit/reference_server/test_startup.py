@@ -25,6 +25,7 @@ from kafka_admin_kraft.storage import (
     read_quorum_state,
     write_bootstrap_checkpoint,
     write_meta_properties,
+    write_zero_checkpoint,
 )
 from kafka_admin_kraft_server import settings
 from kafka_admin_kraft_server.kafka_line import LINES
@@ -38,7 +39,6 @@ from kafka_admin_kraft_server.startup import (
     start_storage,
 )
 from unit.reference_server.server_testlib import CLUSTER_ID, DIR_IDS, T0, format_directory, noop_batch
-from unit.storage.storage_testlib import write_kip1170_zero_checkpoint
 
 PARTITION = "__cluster_metadata-0"
 
@@ -172,8 +172,8 @@ def test_boots_from_a_directory_formatted_by_kafka_4_4(tmp_path: Path) -> None:
     meta_dir = tmp_path / "meta"
     format_directory(meta_dir, node_id=1, directory_id=DIR_IDS[0], bootstrap_checkpoint=False)
     records = bootstrap_records(30, {"share.version": 1, "group.version": 1})
-    write_kip1170_zero_checkpoint(meta_dir, records, kraft_version=1, controllers=CONTROLLERS,
-                                  timestamp_ms=T0)
+    write_zero_checkpoint(meta_dir, records, kraft_version=1, controllers=CONTROLLERS,
+                          listener_name="CONTROLLER", timestamp_ms=T0)
     assert sorted(os.listdir(meta_dir)) == ["__cluster_metadata-0", "meta.properties"]
     with start_storage(dynamic_config(meta_dir)) as state:
         assert (state.metadata_version, state.features) == (30, {"metadata.version": 30, "group.version": 1,
@@ -186,7 +186,7 @@ def test_boots_from_a_directory_formatted_by_kafka_4_4(tmp_path: Path) -> None:
 
     static_dir = tmp_path / "static"
     format_directory(static_dir, node_id=1, directory_id=DIR_IDS[0], bootstrap_checkpoint=False)
-    write_kip1170_zero_checkpoint(static_dir, bootstrap_records(33), timestamp_ms=T0)
+    write_zero_checkpoint(static_dir, bootstrap_records(33), kraft_version=0, timestamp_ms=T0)
     with start_storage(static_config(static_dir)) as state:
         assert (state.metadata_version, state.kraft_version, state.voters) == (33, 0, None)
         assert state.log_empty

@@ -3,6 +3,7 @@ files it writes read back record by record with the project's readers."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import os
@@ -26,6 +27,7 @@ from kafka_admin_kraft.storage import (
     parse_initial_controllers,
     parse_scram_credential,
     plan_format,
+    read_zero_checkpoint_bootstrap,
 )
 
 U1 = "3Db5QLSqSZieL3rJBUUegA"
@@ -302,7 +304,26 @@ def test_unreadable_directories_are_ignored_and_none_left_is_refused(tmp_path: P
 # --------------------------------------------------------------------------- what is written
 
 
-def test_standalone_writes_kafkas_files(tmp_path: Path) -> None:
+FEATURES_44 = [("metadata.version", 33), ("eligible.leader.replicas.version", 1), ("group.version", 1),
+               ("share.version", 2), ("streams.version", 1), ("transaction.version", 2)]
+"""Kafka 4.4's defaults at 4.4-IV2: share.version 2 (PR #23235)."""
+FEATURES_43 = [("metadata.version", 30), ("eligible.leader.replicas.version", 1), ("group.version", 1),
+               ("share.version", 1), ("streams.version", 1), ("transaction.version", 2)]
+
+
+def standalone_voter(tmp_path: Path, voters: messages.VotersRecord) -> None:
+    """The VotersRecord of --standalone: this node, its first controller listener, kraft.version 0-1."""
+    V = messages.VotersRecord
+    meta = meta_properties(tmp_path / "meta")
+    assert voters == V(version=0, voters=[V.Voter(
+        voter_id=1, voter_directory_id=Uuid.from_string(meta["directory.id"]),
+        endpoints=[V.Endpoint(name="CONTROLLER", host="ctl1.example", port=9093)],
+        k_raft_version_feature=V.KRaftVersionFeature(min_supported_version=0, max_supported_version=1))])
+
+
+def test_standalone_writes_kafka_4_4s_files(tmp_path: Path) -> None:
+    """KIP-1170: the bootstrap records follow KRaft's control records in the zero checkpoint of the
+    metadata directory; no bootstrap.checkpoint, and a data directory gets meta.properties alone."""
     config = node(tmp_path, data_dirs=("data",))
     before = time.time_ns() // 1_000_000
     plan = plan_format(config, options(standalone=True))
@@ -310,10 +331,8 @@ def test_standalone_writes_kafkas_files(tmp_path: Path) -> None:
         (str(tmp_path / "data"), "data directory"),
         (str(tmp_path / "meta"), "dynamic metadata voter directory")]
     written = plan.write()
-    assert written == {str(tmp_path / "data"): [tmp_path / "data" / "bootstrap.checkpoint",
-                                                 tmp_path / "data" / "meta.properties"],
+    assert written == {str(tmp_path / "data"): [tmp_path / "data" / "meta.properties"],
                        str(tmp_path / "meta"): [tmp_path / "meta" / SNAPSHOT,
-                                                 tmp_path / "meta" / "bootstrap.checkpoint",
                                                  tmp_path / "meta" / "meta.properties"]}
     voter = plan.initial_controllers
     assert voter is not None and len(voter) == 1
@@ -324,12 +343,43 @@ def test_standalone_writes_kafkas_files(tmp_path: Path) -> None:
                     "directory.id": str(voter[0].directory_id)}
     data_meta = meta_properties(tmp_path / "data")
     assert data_meta["directory.id"] not in (meta["directory.id"], "AAAAAAAAAAAAAAAAAAAAAA")
+    assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["meta.properties"]
+    assert sorted(p.name for p in (tmp_path / "meta").iterdir()) == [
+        "__cluster_metadata-0", "meta.properties"]
+    assert [p.name for p in (tmp_path / "meta" / "__cluster_metadata-0").iterdir()] == [
+        "00000000000000000000-0000000000.checkpoint"]
+
+    snapshot = read_batches(tmp_path / "meta" / SNAPSHOT)
+    assert [(b.base_offset, b.epoch, b.control, b.offsets) for b in snapshot] == [
+        (0, 0, True, [0, 1, 2]), (3, 0, False, [3, 4, 5, 6, 7, 8]), (9, 0, True, [9])]
+    assert all(b.producer == (-1, -1, -1) and b.compression == 0 for b in snapshot)
+    header, kraft, voters = snapshot[0].values
+    assert before <= header.last_contained_log_timestamp <= time.time_ns() // 1_000_000
+    assert header == messages.SnapshotHeaderRecord(
+        version=0, last_contained_log_timestamp=header.last_contained_log_timestamp)
+    assert kraft == messages.KRaftVersionRecord(version=0, k_raft_version=1)
+    standalone_voter(tmp_path, voters)
+    assert features_of(snapshot) == FEATURES_44
+    assert snapshot[2].values == [messages.SnapshotFooterRecord(version=0)]
+
+
+def test_standalone_at_4_3_writes_kafka_4_3s_files(tmp_path: Path) -> None:
+    """Below 4.4-IV0 the format keeps the layout of Kafka 4.3 and older, which those lines start:
+    bootstrap.checkpoint in every directory, the zero checkpoint with KRaft's control records alone."""
+    config = node(tmp_path, data_dirs=("data",))
+    before = time.time_ns() // 1_000_000
+    plan = plan_format(config, options(standalone=True, release_version="4.3"))
+    assert not plan.zero_checkpoint_layout
+    written = plan.write()
+    assert written == {str(tmp_path / "data"): [tmp_path / "data" / "bootstrap.checkpoint",
+                                                 tmp_path / "data" / "meta.properties"],
+                       str(tmp_path / "meta"): [tmp_path / "meta" / SNAPSHOT,
+                                                 tmp_path / "meta" / "bootstrap.checkpoint",
+                                                 tmp_path / "meta" / "meta.properties"]}
     assert sorted(p.name for p in (tmp_path / "data").iterdir()) == [
         "bootstrap.checkpoint", "meta.properties"]
     assert sorted(p.name for p in (tmp_path / "meta").iterdir()) == [
         "__cluster_metadata-0", "bootstrap.checkpoint", "meta.properties"]
-    assert [p.name for p in (tmp_path / "meta" / "__cluster_metadata-0").iterdir()] == [
-        "00000000000000000000-0000000000.checkpoint"]
 
     for directory in ("data", "meta"):
         batches = read_batches(tmp_path / directory / "bootstrap.checkpoint")
@@ -337,10 +387,7 @@ def test_standalone_writes_kafkas_files(tmp_path: Path) -> None:
             (0, 0, True, [0]), (1, 0, False, [1, 2, 3, 4, 5, 6]), (7, 0, True, [7])]
         assert all(b.producer == (-1, -1, -1) and b.compression == 0 for b in batches)
         assert batches[0].values == [messages.SnapshotHeaderRecord(version=0, last_contained_log_timestamp=0)]
-        # Kafka 4.4's defaults at 4.4-IV2: share.version 2 (PR #23235)
-        assert features_of(batches) == [("metadata.version", 33), ("eligible.leader.replicas.version", 1),
-                                        ("group.version", 1), ("share.version", 2), ("streams.version", 1),
-                                        ("transaction.version", 2)]
+        assert features_of(batches) == FEATURES_43
         assert batches[2].values == [messages.SnapshotFooterRecord(version=0)]
 
     snapshot = read_batches(tmp_path / "meta" / SNAPSHOT)
@@ -348,15 +395,110 @@ def test_standalone_writes_kafkas_files(tmp_path: Path) -> None:
         (0, 0, True, [0, 1, 2]), (3, 0, True, [3])]
     header, kraft, voters = snapshot[0].values
     assert before <= header.last_contained_log_timestamp <= time.time_ns() // 1_000_000
-    assert header == messages.SnapshotHeaderRecord(
-        version=0, last_contained_log_timestamp=header.last_contained_log_timestamp)
     assert kraft == messages.KRaftVersionRecord(version=0, k_raft_version=1)
-    V = messages.VotersRecord
-    assert voters == V(version=0, voters=[V.Voter(
-        voter_id=1, voter_directory_id=Uuid.from_string(meta["directory.id"]),
-        endpoints=[V.Endpoint(name="CONTROLLER", host="ctl1.example", port=9093)],
-        k_raft_version_feature=V.KRaftVersionFeature(min_supported_version=0, max_supported_version=1))])
+    standalone_voter(tmp_path, voters)
     assert snapshot[1].values == [messages.SnapshotFooterRecord(version=0)]
+
+
+def zero_checkpoint_summary(directory: Path) -> list[tuple[int, bool, list[str]]]:
+    """(base offset, control, what each record is) per batch of the zero checkpoint."""
+    summary = []
+    for b in read_batches(directory / SNAPSHOT):
+        kinds = ([type(value).__name__ for value in b.values] if b.control
+                 else [getattr(message, "name", f"key {key}") for key, _, message in b.values])
+        summary.append((b.base_offset, b.control, kinds))
+    return summary
+
+
+@pytest.mark.parametrize(("roles", "static", "extra", "kinds"), [
+    (("controller",), True, {}, ["SnapshotHeaderRecord"]),
+    (("controller",), False, {"no_initial_controllers": True},
+     ["SnapshotHeaderRecord", "KRaftVersionRecord"]),
+    (("controller",), False, {"initial_controllers": f"1@a:1:{U1},2@b:2:{U2}"},
+     ["SnapshotHeaderRecord", "KRaftVersionRecord", "VotersRecord"]),
+    (("broker", "controller"), False, {"standalone": True},
+     ["SnapshotHeaderRecord", "KRaftVersionRecord", "VotersRecord"]),
+], ids=["static", "no-initial-controllers", "initial-controllers", "combined-standalone"])
+def test_every_controller_gets_the_zero_checkpoint_in_its_metadata_directory_only(
+        tmp_path: Path, roles: tuple[str, ...], static: bool, extra: dict[str, object],
+        kinds: list[str]) -> None:
+    plan = plan_format(node(tmp_path, roles=roles, static=static, data_dirs=("data",)), options(**extra))
+    plan.write()
+    assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["meta.properties"]
+    assert sorted(p.name for p in (tmp_path / "meta").iterdir()) == [
+        "__cluster_metadata-0", "meta.properties"]
+    names = [name for name, _ in FEATURES_44]
+    assert zero_checkpoint_summary(tmp_path / "meta") == [
+        (0, True, kinds), (len(kinds), False, names),
+        (len(kinds) + len(names), True, ["SnapshotFooterRecord"])]
+    metadata = read_zero_checkpoint_bootstrap(tmp_path / "meta")
+    assert metadata is not None and metadata.records == plan.records and metadata.metadata_version == 33
+
+
+def test_a_broker_gets_meta_properties_alone(tmp_path: Path) -> None:
+    """StorageTool writes the zero checkpoint on controllers only (PR #20707): a broker cannot write its
+    records to the metadata log."""
+    plan = plan_format(node(tmp_path, roles=("broker",), data_dirs=("data",)),
+                       options(add_scram=["SCRAM-SHA-256=[name=a,password=b]"]))
+    assert plan.zero_checkpoint_layout
+    assert plan.write() == {str(tmp_path / d): [tmp_path / d / "meta.properties"] for d in ("data", "meta")}
+    assert sorted(p.name for p in tmp_path.rglob("*")) == [
+        "data", "meta", "meta.properties", "meta.properties"]
+    at_43 = tmp_path / "at-4.3"
+    plan_format(node(at_43, roles=("broker",)), options(release_version="4.3")).write()
+    assert sorted(p.name for p in (at_43 / "meta").iterdir()) == ["bootstrap.checkpoint", "meta.properties"]
+
+
+def test_scram_credentials_follow_the_features_in_the_zero_checkpoint(tmp_path: Path) -> None:
+    plan = plan_format(node(tmp_path, static=True), options(add_scram=[
+        "SCRAM-SHA-512=[name=alice,password=pw,salt=c2FsdA==,iterations=8192]",
+        "SCRAM-SHA-256=[name=bob,password=pw2]"]))
+    plan.write()
+    data = read_batches(tmp_path / "meta" / SNAPSHOT)[1]
+    assert [(key, version) for key, version, _ in data.values] == [(12, 0)] * 6 + [(11, 0)] * 2
+    salted = hi("sha512", b"pw", b"salt", 8192)
+    alice, bob = (decode_scram_record(body) for _, _, body in data.values[6:])
+    assert alice == {
+        "name": "alice", "mechanism": 2, "salt": b"salt", "iterations": 8192,
+        "stored_key": hashlib.sha512(hmac.new(salted, b"Client Key", "sha512").digest()).digest(),
+        "server_key": hmac.new(salted, b"Server Key", "sha512").digest()}
+    assert (bob["name"], bob["mechanism"], bob["iterations"]) == ("bob", 1, 4096)
+
+
+@pytest.mark.parametrize(("extra", "layout"), [
+    ({"release_version": "4.3"}, False), ({"release_version": "3.9"}, False),
+    ({"features": ["metadata.version=30"]}, False), ({"features": ["metadata.version=31"]}, True),
+    ({"release_version": "4.4-IV0"}, True), ({"release_version": "4.4"}, True), ({}, True),
+], ids=lambda value: str(value))
+def test_the_release_chooses_the_layout(tmp_path: Path, extra: dict[str, object], layout: bool) -> None:
+    """Kafka 4.4's tool always writes its layout; this one keeps Kafka 4.3's below 4.4-IV0, so that the
+    line the release names can start the directory."""
+    plan = plan_format(node(tmp_path), options(no_initial_controllers=True, **extra))
+    assert plan.zero_checkpoint_layout is layout
+    plan.write()
+    assert (tmp_path / "meta" / "bootstrap.checkpoint").exists() is not layout
+    assert (tmp_path / "meta" / SNAPSHOT).exists() is layout
+
+
+def test_bootstrap_records_beyond_one_batch_are_refused_before_writing(tmp_path: Path) -> None:
+    """Kafka 4.4 appends them to the zero checkpoint in one batch of at most 8 MiB (KIP-1170)."""
+    salted = base64.b64encode(b"k" * 64).decode()
+    scram = [f"SCRAM-SHA-512=[name={'u' * 60000}{i},salt=c2FsdA==,saltedpassword={salted}]"
+             for i in range(140)]
+    config = node(tmp_path, static=True)
+    before = tree(tmp_path)
+    message = refused(config, options(add_scram=scram))
+    assert message.startswith("The total record(s) size of ")
+    assert ("exceeds the maximum allowed batch size of 8388608: Kafka 4.4 keeps the bootstrap records in "
+            "one batch of the zero checkpoint (KIP-1170). Give fewer --add-scram credentials (140 given)"
+            in message)
+    assert tree(tmp_path) == before
+    plan_format(config, options(add_scram=scram[:130])).write()  # fits
+    broker = replace(config, process_roles=("broker",), log_dirs=(str(tmp_path / "b"),),
+                     metadata_log_dir=str(tmp_path / "b"))
+    plan_format(broker, options(add_scram=scram)).write()  # a broker writes no zero checkpoint
+    plan_format(node(tmp_path / "old", static=True), options(add_scram=scram, release_version="4.3")).write()
+    assert len(read_batches(tmp_path / "old" / "meta" / "bootstrap.checkpoint")) == 4  # split in two
 
 
 def test_initial_controllers_for_a_node_outside_the_list(tmp_path: Path) -> None:
@@ -488,11 +630,25 @@ def test_a_file_that_cannot_be_written_undoes_the_directories_already_formatted(
     config = node(tmp_path, data_dirs=("a-data", "new/data"))
     (tmp_path / "meta" / "bootstrap.checkpoint.tmp").mkdir(parents=True)  # where the file must go
     (tmp_path / "meta" / "keep.txt").write_text("left alone")
-    plan = plan_format(config, options(standalone=True))
+    plan = plan_format(config, options(standalone=True, release_version="4.3"))
     assert [t.path for t in plan.targets] == [str(tmp_path / d) for d in ("a-data", "meta", "new/data")]
     before = listing(tmp_path)
     with pytest.raises(FormatterError) as info:
         plan.write()
     assert str(info.value) == (f"Error while writing meta.properties file {tmp_path / 'meta'}: "
                                f"Is a directory: {tmp_path / 'meta' / 'bootstrap.checkpoint.tmp'}")
+    assert listing(tmp_path) == before
+
+
+def test_a_zero_checkpoint_that_cannot_be_written_undoes_the_directories_already_formatted(
+        tmp_path: Path) -> None:
+    config = node(tmp_path, data_dirs=("a-data", "new/data"))
+    (tmp_path / "meta").mkdir()
+    (tmp_path / "meta" / "__cluster_metadata-0").write_text("a file where the partition directory goes")
+    plan = plan_format(config, options(standalone=True))
+    before = listing(tmp_path)
+    with pytest.raises(FormatterError) as info:
+        plan.write()
+    assert str(info.value) == (f"Error while writing meta.properties file {tmp_path / 'meta'}: "
+                               f"File exists: {tmp_path / 'meta' / '__cluster_metadata-0'}")
     assert listing(tmp_path) == before
