@@ -62,6 +62,7 @@ _C11: dict[bytes, str] = {}
 _C12: dict[bytes, str] = {}
 _C13: dict[bytes, str] = {}
 _C14: dict[bytes, str] = {}
+_C15: dict[bytes, str] = {}
 
 
 def _RegisterBrokerRecord_BrokerEndpoint_0(b: bytes, p: int) -> tuple[str, int]:
@@ -650,12 +651,13 @@ def _RegisterBrokerRecord_tail_10(b: bytes, p: int) -> tuple[str, int]:
                     n, p = uvarint32(b, p - 1)
                     n -= 1
                 if n < 0:
-                    raise Malformed('null in a non-nullable field')
-                e = p + 16 * n
-                r = b[p:e]
-                p = e
-                v = UUID_ARRAYS.get(r) or uuid_array_json(r)
-                if n != 0:
+                    v = 'null'
+                else:
+                    e = p + 16 * n
+                    r = b[p:e]
+                    p = e
+                    v = UUID_ARRAYS.get(r) or uuid_array_json(r)
+                if n >= 0:
                     t10 = f',"cordonedLogDirs":{v}'
             else:
                 if size < 0 or p + size > len(b):
@@ -2075,6 +2077,8 @@ def _BrokerRegistrationChangeRecord_tail_35(b: bytes, p: int) -> tuple[str, int]
                 raise Malformed('tag 1 is not valid in version 0')
             elif tag == 2:
                 raise Malformed('tag 2 is not valid in version 0')
+            elif tag == 3:
+                raise Malformed('tag 3 is not valid in version 0')
             else:
                 if size < 0 or p + size > len(b):
                     raise Malformed('tagged field runs past the record')
@@ -2131,6 +2135,8 @@ def _BrokerRegistrationChangeRecord_tail_37(b: bytes, p: int) -> tuple[str, int]
                     t3 = f',"inControlledShutdown":{v}'
             elif tag == 2:
                 raise Malformed('tag 2 is not valid in version 1')
+            elif tag == 3:
+                raise Malformed('tag 3 is not valid in version 1')
             else:
                 if size < 0 or p + size > len(b):
                     raise Malformed('tagged field runs past the record')
@@ -2201,6 +2207,8 @@ def _BrokerRegistrationChangeRecord_tail_39(b: bytes, p: int) -> tuple[str, int]
                 v = UUID_ARRAYS.get(r) or uuid_array_json(r)
                 if n != 0:
                     t4 = f',"logDirs":{v}'
+            elif tag == 3:
+                raise Malformed('tag 3 is not valid in version 2')
             else:
                 if size < 0 or p + size > len(b):
                     raise Malformed('tagged field runs past the record')
@@ -2230,7 +2238,95 @@ def _BrokerRegistrationChangeRecord_40(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _AccessControlEntryRecord_41(b: bytes, p: int) -> tuple[str, int]:
+def _BrokerRegistrationChangeRecord_tail_41(b: bytes, p: int) -> tuple[str, int]:
+    t2 = ''
+    t3 = ''
+    t4 = ''
+    t5 = ''
+    n = b[p]
+    p += 1
+    if n:
+        if n > 127:
+            n, p = uvarint32(b, p - 1)
+        for _ in range(n):
+            tag = b[p]
+            p += 1
+            if tag > 127:
+                tag, p = uvarint32(b, p - 1)
+            size = b[p]
+            p += 1
+            if size > 127:
+                size, p = uvarint32(b, p - 1)
+            if tag == 0:
+                v, = _P9.unpack_from(b, p)
+                p += 1
+                if v != 0:
+                    t2 = f',"fenced":{v}'
+            elif tag == 1:
+                v, = _P9.unpack_from(b, p)
+                p += 1
+                if v != 0:
+                    t3 = f',"inControlledShutdown":{v}'
+            elif tag == 2:
+                n = b[p] - 1
+                p += 1
+                if n > 126:
+                    n, p = uvarint32(b, p - 1)
+                    n -= 1
+                if n < 0:
+                    raise Malformed('null in a non-nullable field')
+                e = p + 16 * n
+                r = b[p:e]
+                p = e
+                v = UUID_ARRAYS.get(r) or uuid_array_json(r)
+                if n != 0:
+                    t4 = f',"logDirs":{v}'
+            elif tag == 3:
+                n = b[p] - 1
+                p += 1
+                if n > 126:
+                    n, p = uvarint32(b, p - 1)
+                    n -= 1
+                if n < 0:
+                    v = 'null'
+                else:
+                    e = p + 16 * n
+                    r = b[p:e]
+                    p = e
+                    v = UUID_ARRAYS.get(r) or uuid_array_json(r)
+                if n >= 0:
+                    t5 = f',"cordonedLogDirs":{v}'
+            else:
+                if size < 0 or p + size > len(b):
+                    raise Malformed('tagged field runs past the record')
+                p += size
+    return (f'{t2}'
+            f'{t3}'
+            f'{t4}'
+            f'{t5}'), p
+
+
+def _BrokerRegistrationChangeRecord_42(b: bytes, p: int) -> tuple[str, int]:
+    x0, x1, = _P6.unpack_from(b, p)
+    p += 12
+    r = b[p:]
+    t = _C14.get(r)
+    if t is None:
+        t, p = _BrokerRegistrationChangeRecord_tail_41(b, p)
+        if p == len(b):
+            if len(_C14) >= CACHE_LIMIT:
+                _C14.clear()
+            _C14[r] = t
+    else:
+        p = len(b)
+    return ('{'
+            f'"brokerId":{x0}'
+            f',"brokerEpoch":{x1}'
+            f'{t}'
+            '}'), p
+
+
+def _AccessControlEntryRecord_43(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P16.unpack_from(b, p)
     p += 17
     x0 = UUIDS.get(x0) or uuid_json(x0)
@@ -2306,7 +2402,7 @@ def _AccessControlEntryRecord_41(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _RemoveAccessControlEntryRecord_42(b: bytes, p: int) -> tuple[str, int]:
+def _RemoveAccessControlEntryRecord_44(b: bytes, p: int) -> tuple[str, int]:
     x0, = _P7.unpack_from(b, p)
     p += 16
     x0 = UUIDS.get(x0) or uuid_json(x0)
@@ -2332,7 +2428,7 @@ def _RemoveAccessControlEntryRecord_42(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _NoOpRecord_43(b: bytes, p: int) -> tuple[str, int]:
+def _NoOpRecord_45(b: bytes, p: int) -> tuple[str, int]:
     n = b[p]
     p += 1
     if n:
@@ -2354,7 +2450,7 @@ def _NoOpRecord_43(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _ZkMigrationStateRecord_44(b: bytes, p: int) -> tuple[str, int]:
+def _ZkMigrationStateRecord_46(b: bytes, p: int) -> tuple[str, int]:
     x0, = _P9.unpack_from(b, p)
     p += 1
     n = b[p]
@@ -2379,7 +2475,7 @@ def _ZkMigrationStateRecord_44(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _RemoveUserScramCredentialRecord_45(b: bytes, p: int) -> tuple[str, int]:
+def _RemoveUserScramCredentialRecord_47(b: bytes, p: int) -> tuple[str, int]:
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -2418,7 +2514,7 @@ def _RemoveUserScramCredentialRecord_45(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _BeginTransactionRecord_46(b: bytes, p: int) -> tuple[str, int]:
+def _BeginTransactionRecord_48(b: bytes, p: int) -> tuple[str, int]:
     t0 = ''
     n = b[p]
     p += 1
@@ -2459,7 +2555,7 @@ def _BeginTransactionRecord_46(b: bytes, p: int) -> tuple[str, int]:
     return '{' + s[1:] + '}', p
 
 
-def _AbortTransactionRecord_47(b: bytes, p: int) -> tuple[str, int]:
+def _AbortTransactionRecord_49(b: bytes, p: int) -> tuple[str, int]:
     t0 = ''
     n = b[p]
     p += 1
@@ -2500,7 +2596,7 @@ def _AbortTransactionRecord_47(b: bytes, p: int) -> tuple[str, int]:
     return '{' + s[1:] + '}', p
 
 
-def _RemoveDelegationTokenRecord_48(b: bytes, p: int) -> tuple[str, int]:
+def _RemoveDelegationTokenRecord_50(b: bytes, p: int) -> tuple[str, int]:
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -2536,7 +2632,7 @@ def _RemoveDelegationTokenRecord_48(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _RegisterControllerRecord_tail_49(b: bytes, p: int) -> tuple[str, int]:
+def _RegisterControllerRecord_tail_51(b: bytes, p: int) -> tuple[str, int]:
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -2586,19 +2682,19 @@ def _RegisterControllerRecord_tail_49(b: bytes, p: int) -> tuple[str, int]:
             f',"features":{x4}'), p
 
 
-def _RegisterControllerRecord_50(b: bytes, p: int) -> tuple[str, int]:
+def _RegisterControllerRecord_52(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, x2, = _P18.unpack_from(b, p)
     p += 21
     x1 = UUIDS.get(x1) or uuid_json(x1)
     x2 = 'true' if x2 else 'false'
     r = b[p:]
-    t = _C14.get(r)
+    t = _C15.get(r)
     if t is None:
-        t, p = _RegisterControllerRecord_tail_49(b, p)
+        t, p = _RegisterControllerRecord_tail_51(b, p)
         if p == len(b):
-            if len(_C14) >= CACHE_LIMIT:
-                _C14.clear()
-            _C14[r] = t
+            if len(_C15) >= CACHE_LIMIT:
+                _C15.clear()
+            _C15[r] = t
     else:
         p = len(b)
     return ('{'
@@ -2609,7 +2705,7 @@ def _RegisterControllerRecord_50(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
-def _ClearElrRecord_51(b: bytes, p: int) -> tuple[str, int]:
+def _ClearElrRecord_53(b: bytes, p: int) -> tuple[str, int]:
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -2730,38 +2826,39 @@ WRITERS: dict[int, tuple[int, tuple[Callable[[bytes, int], tuple[str, int]], ...
         _BrokerRegistrationChangeRecord_36,
         _BrokerRegistrationChangeRecord_38,
         _BrokerRegistrationChangeRecord_40,
+        _BrokerRegistrationChangeRecord_42,
     )),
     18: (0, (
-        _AccessControlEntryRecord_41,
+        _AccessControlEntryRecord_43,
     )),
     19: (0, (
-        _RemoveAccessControlEntryRecord_42,
+        _RemoveAccessControlEntryRecord_44,
     )),
     20: (0, (
-        _NoOpRecord_43,
+        _NoOpRecord_45,
     )),
     21: (0, (
-        _ZkMigrationStateRecord_44,
+        _ZkMigrationStateRecord_46,
     )),
     22: (0, (
-        _RemoveUserScramCredentialRecord_45,
+        _RemoveUserScramCredentialRecord_47,
     )),
     23: (0, (
-        _BeginTransactionRecord_46,
+        _BeginTransactionRecord_48,
     )),
     24: (0, (
-        _NoOpRecord_43,
+        _NoOpRecord_45,
     )),
     25: (0, (
-        _AbortTransactionRecord_47,
+        _AbortTransactionRecord_49,
     )),
     26: (0, (
-        _RemoveDelegationTokenRecord_48,
+        _RemoveDelegationTokenRecord_50,
     )),
     27: (0, (
-        _RegisterControllerRecord_50,
+        _RegisterControllerRecord_52,
     )),
     28: (0, (
-        _ClearElrRecord_51,
+        _ClearElrRecord_53,
     )),
 }

@@ -148,11 +148,17 @@ def _w_ApiVersionsRequest(o: Any) -> str:
         return json_text(o)
     v0 = o.client_software_name
     v1 = o.client_software_version
+    v2 = o.cluster_id
+    v3 = o.node_id
     return ''.join((
         '{"client_software_name":',
         (str_json(v0) if v0.__class__ is str else json_text(v0)),
         ',"client_software_version":',
         (str_json(v1) if v1.__class__ is str else json_text(v1)),
+        ',"cluster_id":',
+        (str_json(v2) if v2.__class__ is str else json_text(v2)),
+        ',"node_id":',
+        (str(v3) if v3.__class__ is int else json_text(v3)),
         '}',
     ))
 
@@ -501,6 +507,7 @@ def _w_BrokerHeartbeatRequest(o: Any) -> str:
     v3 = o.want_fence
     v4 = o.want_shut_down
     v5 = o.offline_log_dirs
+    v6 = o.cordoned_log_dirs
     return ''.join((
         '{"broker_id":',
         (str(v0) if v0.__class__ is int else json_text(v0)),
@@ -515,6 +522,9 @@ def _w_BrokerHeartbeatRequest(o: Any) -> str:
         ',"offline_log_dirs":',
         ('[' + ','.join([uuid_json(u) if u.__class__ is Uuid else json_text(u) for u in v5]) + ']'
          if v5.__class__ is list else json_text(v5)),
+        ',"cordoned_log_dirs":',
+        ('[' + ','.join([uuid_json(u) if u.__class__ is Uuid else json_text(u) for u in v6]) + ']'
+         if v6.__class__ is list else json_text(v6)),
         '}',
     ))
 
@@ -574,6 +584,7 @@ def _w_BrokerRegistrationChangeRecord(o: Any) -> str:
     v2 = o.fenced
     v3 = o.in_controlled_shutdown
     v4 = o.log_dirs
+    v5 = o.cordoned_log_dirs
     return ''.join((
         '{"broker_id":',
         (str(v0) if v0.__class__ is int else json_text(v0)),
@@ -586,6 +597,9 @@ def _w_BrokerRegistrationChangeRecord(o: Any) -> str:
         ',"log_dirs":',
         ('[' + ','.join([uuid_json(u) if u.__class__ is Uuid else json_text(u) for u in v4]) + ']'
          if v4.__class__ is list else json_text(v4)),
+        ',"cordoned_log_dirs":',
+        ('[' + ','.join([uuid_json(u) if u.__class__ is Uuid else json_text(u) for u in v5]) + ']'
+         if v5.__class__ is list else json_text(v5)),
         '}',
     ))
 

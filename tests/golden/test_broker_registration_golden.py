@@ -67,6 +67,30 @@ BROKER_HEARTBEAT_REQUEST_V1 = b"".join([
     b"\x02", UUID_A_BYTES,                #   compact array of uuid, 1 element
 ])
 
+BROKER_HEARTBEAT_REQUEST_V2 = b"".join([
+    b"\x00\x00\x00\x64",                  # BrokerId int32 = 100
+    b"\x00\x00\x00\x00\x00\x00\x00\x2a",  # BrokerEpoch int64 = 42
+    b"\x00\x00\x00\x00\x00\x00\x00\x32",  # CurrentMetadataOffset int64 = 50
+    b"\x00",                              # WantFence bool = false
+    b"\x00",                              # WantShutDown bool = false
+    b"\x01",                              # tagged fields: 1 (OfflineLogDirs empty is the default)
+    b"\x01\x11",                          #   tag 1 (CordonedLogDirs, v2+, KIP-1066), 17 bytes
+    b"\x02", UUID_A_BYTES,                #   compact nullable array of uuid, 1 element
+])
+
+BROKER_HEARTBEAT_REQUEST_V2_NONE_CORDONED = b"".join([
+    b"\x00\x00\x00\x64", b"\x00\x00\x00\x00\x00\x00\x00\x2a",  # BrokerId 100, BrokerEpoch 42
+    b"\x00\x00\x00\x00\x00\x00\x00\x32",  # CurrentMetadataOffset int64 = 50
+    b"\x00", b"\x00",                     # WantFence false, WantShutDown false
+    b"\x01",                              # tagged fields: 1
+    b"\x01\x01",                          #   tag 1 (CordonedLogDirs), 1 byte
+    b"\x01",                              #   compact nullable array, empty (not null: none cordoned)
+])
+
+BROKER_HEARTBEAT_REQUEST_V2_NOT_CAUGHT_UP = BROKER_HEARTBEAT_REQUEST_V2_NONE_CORDONED[:-4] + b"".join([
+    b"\x00",                              # tagged fields: none (CordonedLogDirs null is the default)
+])
+
 BROKER_HEARTBEAT_REQUEST_V0 = b"".join([
     b"\x00\x00\x00\x64", b"\xff" * 8,     # BrokerId 100, BrokerEpoch -1 (the default)
     b"\x00" * 8,                          # CurrentMetadataOffset int64 = 0
@@ -88,6 +112,22 @@ BROKER_REGISTRATION_CHANGE_RECORD_V0_UNFENCE = b"".join([
     b"\x00\x00\x00\x00\x00\x00\x00\x2a",  # BrokerEpoch int64 = 42
     b"\x01",                              # tagged fields: 1
     b"\x00\x01\xff",                      #   tag 0 (Fenced), 1 byte: int8 -1 = unfenced
+])
+
+BROKER_REGISTRATION_CHANGE_RECORD_V3_CORDONED = b"".join([
+    b"\x00\x00\x00\x64",                  # BrokerId int32 = 100
+    b"\x00\x00\x00\x00\x00\x00\x00\x2a",  # BrokerEpoch int64 = 42
+    b"\x01",                              # tagged fields: 1 (Fenced 0, InControlledShutdown 0, LogDirs
+                                          # empty are defaults)
+    b"\x03\x11",                          #   tag 3 (CordonedLogDirs, v3+, KIP-1066), 17 bytes
+    b"\x02", UUID_A_BYTES,                #   compact nullable array of uuid, 1 element
+])
+
+BROKER_REGISTRATION_CHANGE_RECORD_V3_UNCORDONED = b"".join([
+    b"\x00\x00\x00\x64", b"\x00\x00\x00\x00\x00\x00\x00\x2a",  # BrokerId 100, BrokerEpoch 42
+    b"\x01",                              # tagged fields: 1
+    b"\x03\x01",                          #   tag 3 (CordonedLogDirs), 1 byte
+    b"\x01",                              #   compact nullable array, empty: none cordoned any more
 ])
 
 BROKER_REGISTRATION_CHANGE_RECORD_V2_NO_CHANGE = b"".join([
@@ -153,6 +193,19 @@ CASES = [
     pytest.param(messages.BrokerHeartbeatRequest, 1, messages.BrokerHeartbeatRequest(
         broker_id=100, broker_epoch=42, current_metadata_offset=50, want_fence=False, want_shut_down=True,
         offline_log_dirs=[UUID_A]), BROKER_HEARTBEAT_REQUEST_V1, id="BrokerHeartbeatRequest-v1"),
+    pytest.param(messages.BrokerHeartbeatRequest, 2, messages.BrokerHeartbeatRequest(
+        broker_id=100, broker_epoch=42, current_metadata_offset=50, want_fence=False,
+        cordoned_log_dirs=[UUID_A]), BROKER_HEARTBEAT_REQUEST_V2, id="BrokerHeartbeatRequest-v2"),
+    pytest.param(messages.BrokerHeartbeatRequest, 2, messages.BrokerHeartbeatRequest(
+        broker_id=100, broker_epoch=42, current_metadata_offset=50, want_fence=False,
+        cordoned_log_dirs=[]), BROKER_HEARTBEAT_REQUEST_V2_NONE_CORDONED,
+        id="BrokerHeartbeatRequest-v2-none-cordoned"),
+    pytest.param(messages.BrokerHeartbeatRequest, 2, messages.BrokerHeartbeatRequest(
+        broker_id=100, broker_epoch=42, current_metadata_offset=50, want_fence=False),
+        BROKER_HEARTBEAT_REQUEST_V2_NOT_CAUGHT_UP, id="BrokerHeartbeatRequest-v2-not-caught-up"),
+    pytest.param(messages.BrokerHeartbeatResponse, 2, messages.BrokerHeartbeatResponse(
+        error_code=77, is_caught_up=True, is_fenced=False), BROKER_HEARTBEAT_RESPONSE_V1,
+        id="BrokerHeartbeatResponse-v2"),
     pytest.param(messages.BrokerHeartbeatRequest, 0, messages.BrokerHeartbeatRequest(
         broker_id=100, want_fence=True), BROKER_HEARTBEAT_REQUEST_V0, id="BrokerHeartbeatRequest-v0"),
     pytest.param(messages.BrokerHeartbeatResponse, 1, messages.BrokerHeartbeatResponse(
@@ -164,6 +217,15 @@ CASES = [
     pytest.param(messages.BrokerRegistrationChangeRecord, 2, messages.BrokerRegistrationChangeRecord(
         broker_id=100, broker_epoch=42), BROKER_REGISTRATION_CHANGE_RECORD_V2_NO_CHANGE,
         id="BrokerRegistrationChangeRecord-v2"),
+    pytest.param(messages.BrokerRegistrationChangeRecord, 3, messages.BrokerRegistrationChangeRecord(
+        broker_id=100, broker_epoch=42, cordoned_log_dirs=[UUID_A]),
+        BROKER_REGISTRATION_CHANGE_RECORD_V3_CORDONED, id="BrokerRegistrationChangeRecord-v3"),
+    pytest.param(messages.BrokerRegistrationChangeRecord, 3, messages.BrokerRegistrationChangeRecord(
+        broker_id=100, broker_epoch=42, cordoned_log_dirs=[]),
+        BROKER_REGISTRATION_CHANGE_RECORD_V3_UNCORDONED, id="BrokerRegistrationChangeRecord-v3-uncordoned"),
+    pytest.param(messages.BrokerRegistrationChangeRecord, 3, messages.BrokerRegistrationChangeRecord(
+        broker_id=100, broker_epoch=42), BROKER_REGISTRATION_CHANGE_RECORD_V2_NO_CHANGE,
+        id="BrokerRegistrationChangeRecord-v3-no-change"),
     pytest.param(RECORD, 4, register_broker_record(cordoned_log_dirs=[UUID_A]), REGISTER_BROKER_RECORD_V4,
                  id="RegisterBrokerRecord-v4"),
     pytest.param(messages.FenceBrokerRecord, 0, messages.FenceBrokerRecord(id=100, epoch=42),
@@ -188,8 +250,9 @@ def test_decode_matches_golden(cls: type, version: int, obj: object, golden: byt
 
 
 def test_register_broker_record_v4_without_cordoned_dirs_is_v3s_bytes() -> None:
-    """The tagged CordonedLogDirs is written only when not empty, so a registration with none (what the
-    reference controller writes: no broker cordons here) has v3's bytes at v4, and v3 cannot carry one."""
+    """The tagged CordonedLogDirs is written only when not null (its default, KAFKA-20441), so a
+    registration that names none (what the reference controller writes: brokers report cordoned log
+    directories in heartbeats) has v3's bytes at v4, and v3 cannot carry one."""
     v3_bytes = REGISTER_BROKER_RECORD_V4[:-19].replace(b"\x02\x00\x11", b"\x01\x00\x11")
     assert register_broker_record().encode(4) == register_broker_record().encode(3) == v3_bytes
     assert RECORD.decode(v3_bytes, 4) == register_broker_record()
@@ -197,9 +260,30 @@ def test_register_broker_record_v4_without_cordoned_dirs_is_v3s_bytes() -> None:
         register_broker_record(cordoned_log_dirs=[UUID_A]).encode(3)
 
 
+def test_register_broker_record_v4_empty_cordoned_dirs_are_written() -> None:
+    """An empty list is not the (null) default: tag 1 carries an empty compact array (one byte, 0x01)."""
+    v3_bytes = register_broker_record().encode(3)
+    assert register_broker_record(cordoned_log_dirs=[]).encode(4) == b"".join([
+        v3_bytes[:-20],                # v3 up to its tagged fields (count 1, tag 0: 20 bytes)
+        b"\x02",                       # tagged fields: 2
+        b"\x00\x11", b"\x02", UUID_A_BYTES,  # tag 0 (LogDirs), 17 bytes: 1 uuid
+        b"\x01\x01", b"\x01",          # tag 1 (CordonedLogDirs), 1 byte: empty compact array
+    ])
+
+
+def test_cordoned_log_dirs_do_not_fit_older_versions() -> None:
+    """Heartbeat v0-1 and BrokerRegistrationChangeRecord v0-2 cannot carry CordonedLogDirs (not ignorable)."""
+    with pytest.raises(EncodeError, match="CordonedLogDirs"):
+        messages.BrokerHeartbeatRequest(broker_id=1, cordoned_log_dirs=[UUID_A]).encode(1)
+    with pytest.raises(EncodeError, match="CordonedLogDirs"):
+        messages.BrokerRegistrationChangeRecord(broker_id=1, broker_epoch=2, cordoned_log_dirs=[]).encode(2)
+
+
 def test_the_api_keys_and_versions() -> None:
     assert (REQ.API_KEY, REQ.VERSIONS) == (62, (0, 4))
-    assert (messages.BrokerHeartbeatRequest.API_KEY, messages.BrokerHeartbeatRequest.VERSIONS) == (63, (0, 1))
-    assert messages.BrokerRegistrationChangeRecord.API_KEY == 17
+    assert (messages.BrokerHeartbeatRequest.API_KEY, messages.BrokerHeartbeatRequest.VERSIONS) == (63, (0, 2))
+    assert messages.BrokerHeartbeatResponse.VERSIONS == (0, 2)
+    assert (messages.BrokerRegistrationChangeRecord.API_KEY,
+            messages.BrokerRegistrationChangeRecord.VERSIONS) == (17, (0, 3))
     assert (RECORD.API_KEY, RECORD.VERSIONS) == (0, (0, 4))
     assert (messages.FenceBrokerRecord.API_KEY, messages.UnfenceBrokerRecord.API_KEY) == (7, 8)

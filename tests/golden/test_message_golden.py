@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.exceptions import EncodeError
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
 
 UUID_A_BYTES = b"\x6d\x2a\x1f\x0e\x43\x5c\x4b\x8a\x9e\x01\x23\x45\x67\x89\xab\xcd"
@@ -27,7 +28,9 @@ DC = messages.DescribeClusterResponse
 
 # ---------------------------------------------------------------------------------------------
 # ApiVersions (API 18). Request v0-2 have no fields; v3 adds ClientSoftwareName/Version and
-# becomes flexible. Response v1 adds ThrottleTimeMs; v3 is flexible with four tagged fields.
+# becomes flexible; v5 (Kafka 4.4, KIP-1242) adds ClusterId (compact nullable string) and NodeId
+# (int32), untagged. Response v1 adds ThrottleTimeMs; v3 is flexible with four tagged fields; v4 and
+# v5 have v3's layout.
 # ---------------------------------------------------------------------------------------------
 
 API_VERSIONS_REQUEST_V0_TO_V2 = b""  # no fields at all in v0, v1 and v2
@@ -42,6 +45,29 @@ API_VERSIONS_REQUEST_V4 = b"".join([
     b"\x12" b"kafka-admin-kraft",  # ClientSoftwareName compact string, 17 bytes
     b"\x06" b"0.1.0",              # ClientSoftwareVersion compact string, 5 bytes
     b"\x00",                       # tagged fields: none
+])
+
+API_VERSIONS_REQUEST_V5 = b"".join([
+    b"\x12" b"apache-kafka-java",  # ClientSoftwareName compact string, 17 bytes
+    b"\x06" b"4.4.0",              # ClientSoftwareVersion compact string, 5 bytes
+    b"\x17" b"MkU3OEVBNTcwNTJENDM2Qg",  # ClusterId compact nullable string, 22 bytes (N+1 = 0x17)
+    b"\x00\x00\x00\x03",          # NodeId int32 = 3
+    b"\x00",                       # tagged fields: none
+])
+
+API_VERSIONS_REQUEST_V5_NO_TARGET = b"".join([
+    b"\x12" b"kafka-admin-kraft",  # ClientSoftwareName compact string, 17 bytes
+    b"\x06" b"0.1.0",              # ClientSoftwareVersion compact string, 5 bytes
+    b"\x00",                       # ClusterId compact nullable string = null (length 0)
+    b"\xff\xff\xff\xff",          # NodeId int32 = -1 (the default: no node named)
+    b"\x00",                       # tagged fields: none
+])
+
+API_VERSIONS_RESPONSE_V5_REBOOTSTRAP = b"".join([
+    b"\x00\x81",          # ErrorCode int16 = 129 REBOOTSTRAP_REQUIRED
+    b"\x01",              # ApiKeys compact array, empty
+    b"\x00\x00\x00\x00",  # ThrottleTimeMs int32 = 0
+    b"\x00",              # tagged fields: none (epoch -1 and the empty lists are defaults)
 ])
 
 API_VERSIONS_RESPONSE_V0 = b"".join([
@@ -138,6 +164,15 @@ API_VERSIONS_CASES = [
     pytest.param(messages.ApiVersionsRequest, 4, messages.ApiVersionsRequest(
         client_software_name="kafka-admin-kraft", client_software_version="0.1.0"),
         API_VERSIONS_REQUEST_V4, id="ApiVersionsRequest-v4"),
+    pytest.param(messages.ApiVersionsRequest, 5, messages.ApiVersionsRequest(
+        client_software_name="apache-kafka-java", client_software_version="4.4.0",
+        cluster_id="MkU3OEVBNTcwNTJENDM2Qg", node_id=3),
+        API_VERSIONS_REQUEST_V5, id="ApiVersionsRequest-v5"),
+    pytest.param(messages.ApiVersionsRequest, 5, messages.ApiVersionsRequest(
+        client_software_name="kafka-admin-kraft", client_software_version="0.1.0"),
+        API_VERSIONS_REQUEST_V5_NO_TARGET, id="ApiVersionsRequest-v5-no-target"),
+    pytest.param(AV, 5, AV(error_code=129, throttle_time_ms=0),
+                 API_VERSIONS_RESPONSE_V5_REBOOTSTRAP, id="ApiVersionsResponse-v5"),
     pytest.param(AV, 0, AV(error_code=35, api_keys=[AV.ApiVersion(api_key=18, min_version=0, max_version=4)]),
                  API_VERSIONS_RESPONSE_V0, id="ApiVersionsResponse-v0"),
     pytest.param(AV, 1, AV(error_code=0, throttle_time_ms=100, api_keys=[
@@ -599,3 +634,12 @@ def test_encode_matches_golden(cls: type, version: int, obj: object, golden: byt
 def test_decode_matches_golden(cls: type, version: int, obj: object, golden: bytes) -> None:
     decoded = cls.decode(golden, version)  # type: ignore[attr-defined]
     assert decoded == obj, f"{decoded!r} != {obj!r}"
+
+
+def test_api_versions_v4_cannot_name_a_cluster_or_node() -> None:
+    """ClusterId and NodeId exist from v5 on and are not ignorable: v4 cannot carry them."""
+    with pytest.raises(EncodeError, match="ClusterId"):
+        messages.ApiVersionsRequest(client_software_name="a", client_software_version="1",
+                                    cluster_id="c", node_id=1).encode(4)
+    with pytest.raises(EncodeError, match="NodeId"):
+        messages.ApiVersionsRequest(client_software_name="a", client_software_version="1", node_id=1).encode(4)

@@ -82,9 +82,10 @@ def _without_committed_voters(message: MessageSpec) -> MessageSpec:
     return message
 
 
-NEWER_THAN_REFERENCE = {"RegisterBrokerRecord": 3}
+NEWER_THAN_REFERENCE = {"RegisterBrokerRecord": 3, "ApiVersionsRequest": 4, "ApiVersionsResponse": 4}
 """Message -> the reference schemas' highest version, where the spec goes further: RegisterBrokerRecord
-v4 (Kafka 4.3, KIP-1066), checked in tests/golden/test_broker_registration_golden.py."""
+v4 (Kafka 4.3, KIP-1066), checked in tests/golden/test_broker_registration_golden.py, and ApiVersions v5
+(Kafka 4.4, KIP-1242), checked in tests/golden/test_message_golden.py."""
 OLDER_THAN_REFERENCE = {"FetchRequest": 4, "FetchResponse": 4}
 """Message -> the reference schemas' lowest version, where the spec starts lower: Fetch v0-3, which Kafka
 4.0 removed (KIP-896) and Kafka 3.9 serves; checked against Kafka 3.9.0's schemas below."""
