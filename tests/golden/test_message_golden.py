@@ -642,4 +642,5 @@ def test_api_versions_v4_cannot_name_a_cluster_or_node() -> None:
         messages.ApiVersionsRequest(client_software_name="a", client_software_version="1",
                                     cluster_id="c", node_id=1).encode(4)
     with pytest.raises(EncodeError, match="NodeId"):
-        messages.ApiVersionsRequest(client_software_name="a", client_software_version="1", node_id=1).encode(4)
+        messages.ApiVersionsRequest(client_software_name="a", client_software_version="1",
+                                    node_id=1).encode(4)
