@@ -1,4 +1,4 @@
-"""ApiVersions (API 18), versions 0-4, as a Kafka controller (or broker) of the node's line answers it.
+"""ApiVersions (API 18), versions 0-5, as a Kafka controller (or broker) of the node's line answers it.
 
 - v0: ErrorCode and ApiKeys (key, min, max) of every API the listener serves.
 - v1: ThrottleTimeMs.
@@ -8,10 +8,12 @@
   gains the tagged SupportedFeatures, FinalizedFeaturesEpoch, FinalizedFeatures and ZkMigrationReady.
   Below v4, supported features whose minimum is 0 are left out (older clients reject min 0).
 - v4: supported features with minimum 0 are included.
-
-Kafka 4.4 adds v5 (KIP-1242: the cluster and node id the client expects); its fields could not be
-established from Kafka's sources, so the codec stops at v4 and a 4.4 node serves 0-4
-(``kafka_line.ServerLine.unserved``).
+- v5 (Kafka 4.4, KIP-1242): the request names the cluster and node the client meant to reach. A broker
+  listener checks them (apache/kafka PR #22187, "checks it on the broker"; a controller listener does
+  not): a ClusterId that is not this cluster's, or a NodeId that is not this node's, is answered
+  REBOOTSTRAP_REQUIRED, so that a client sent to the wrong node by DNS or a load balancer starts over
+  from its bootstrap servers; a NodeId without a ClusterId is INVALID_REQUEST. A null ClusterId with
+  NodeId -1 (a client that knows neither, such as one on a bootstrap connection) is not checked.
 
 ApiKeys lists what the listener's kind serves in the API table (``registry.served_versions``), at the
 versions of the node's Kafka line; a SASL listener adds SaslHandshake and SaslAuthenticate. The
@@ -58,6 +60,19 @@ def is_valid(request: messages.ApiVersionsRequest, api_version: int) -> bool:
                 and _SOFTWARE.fullmatch(request.client_software_version))
 
 
+def misrouted_error(request: messages.ApiVersionsRequest, api_version: int, cluster_id: str,
+                    node_id: int) -> int | None:
+    """KIP-1242's check of the node a v5 request meant to reach: None when it is this one (or the client
+    did not say), else the error code to answer with."""
+    if api_version < 5:
+        return None
+    if request.cluster_id is None:
+        return None if request.node_id == -1 else ErrorCode.INVALID_REQUEST
+    if request.cluster_id != cluster_id or request.node_id != node_id:
+        return ErrorCode.REBOOTSTRAP_REQUIRED
+    return None
+
+
 def unsupported_version_response(view: ServerView) -> messages.ApiVersionsResponse:
     """The v0 answer to an ApiVersions version above the node's line."""
     own = view.line.versions(ApiKey.API_VERSIONS)
@@ -78,6 +93,10 @@ def handle(request: messages.ApiVersionsRequest | None, api_version: int, view: 
         return unsupported_version_response(view), 0
     if not is_valid(request, api_version):
         return Response(error_code=ErrorCode.INVALID_REQUEST), api_version
+    if kind == BROKER:
+        misrouted = misrouted_error(request, api_version, view.cluster_id, view.node_id)
+        if misrouted is not None:
+            return Response(error_code=misrouted), api_version
     include_min_zero = api_version >= 4
     supported = [Response.SupportedFeatureKey(name=name, min_version=minimum, max_version=maximum)
                  for name, minimum, maximum

@@ -16,7 +16,8 @@ fields with the Features list including features whose minimum is 0). Checked in
    carries the broker epoch: the record's offset. The record is v3 (LogDirs, from 3.7-IV2), or v4
    (CordonedLogDirs, KIP-1066, empty here) on a node of Kafka 4.3 or later at 4.3-IV0 or later.
 
-BrokerHeartbeat v0-1 (v1 OfflineLogDirs): NOT_CONTROLLER from a non-active controller,
+BrokerHeartbeat v0-2 (v1 OfflineLogDirs, v2 CordonedLogDirs from Kafka 4.3, KIP-1066; log directories
+are not modelled, so neither list changes the registration): NOT_CONTROLLER from a non-active controller,
 BROKER_ID_NOT_REGISTERED for an unknown id, STALE_BROKER_EPOCH for another epoch. Otherwise the
 heartbeat renews the session, and a fenced broker that does not want to be fenced and whose
 CurrentMetadataOffset reached its own registration (the broker epoch) is unfenced; a broker asking

@@ -56,7 +56,7 @@ def test_unknown_api_versions_version_gets_v0_unsupported_version() -> None:
         correlation_id, body = framing.decode_response(client.recv_frame(), 18, 0)
         assert correlation_id == 77
         assert body.error_code == 35
-        assert [(k.api_key, k.min_version, k.max_version) for k in body.api_keys] == [(18, 0, 4)]
+        assert [(k.api_key, k.min_version, k.max_version) for k in body.api_keys] == [(18, 0, 5)]
         assert client.api_versions(3).error_code == 0  # the connection stays usable
 
 

@@ -16,28 +16,27 @@ def request(version: int, name: str = "kafka-admin-kraft",
     return messages.ApiVersionsRequest(client_software_name=name, client_software_version=software)
 
 
-@pytest.mark.parametrize("version", range(5))
+@pytest.mark.parametrize("version", range(6))
 def test_api_versions_lists_the_controller_apis_at_every_version(version: int) -> None:
     response, at = api_versions.handle(request(version), version, view())
     assert at == version and response.error_code == 0
     keys = {entry.api_key: (entry.min_version, entry.max_version) for entry in response.api_keys}
-    assert keys == {1: (4, 18), 18: (0, 4), 52: (0, 2), 53: (0, 1), 54: (0, 1), 55: (0, 2), 57: (0, 2),
-                    58: (0, 0), 59: (0, 1), 60: (0, 2), 62: (0, 4), 63: (0, 1), 70: (0, 0), 80: (0, 1),
+    assert keys == {1: (4, 18), 18: (0, 5), 52: (0, 2), 53: (0, 1), 54: (0, 1), 55: (0, 2), 57: (0, 2),
+                    58: (0, 0), 59: (0, 1), 60: (0, 2), 62: (0, 4), 63: (0, 2), 70: (0, 0), 80: (0, 1),
                     81: (0, 0), 82: (0, 0)}
     assert [entry.api_key for entry in response.api_keys] == sorted(keys)
     framing.encode_response(response, version, 7)  # every version encodes (features dropped below v3)
 
 
 # The controller listener's ranges of each line where they differ from 4.4's above (the line table's
-# sources are in tests/unit/reference_server/test_kafka_line.py). The codec stops BrokerHeartbeat at v1
-# and ApiVersions at v4, so 4.3's BrokerHeartbeat v2 and 4.4's ApiVersions v5 are not served
-# (ServerLine.unserved).
+# sources are in tests/unit/reference_server/test_kafka_line.py).
+BEFORE_4_3 = {18: (0, 4), 63: (0, 1)}
 DIFFERENCES = {
-    "3.9": {1: (0, 17), 52: (0, 1), 57: (0, 1), 60: (0, 1), 80: (0, 0)},
-    "4.0": {1: (4, 17), 80: (0, 0)},
-    "4.1": {80: (0, 0)},
-    "4.2": {},
-    "4.3": {},
+    "3.9": {1: (0, 17), 52: (0, 1), 57: (0, 1), 60: (0, 1), 80: (0, 0), **BEFORE_4_3},
+    "4.0": {1: (4, 17), 80: (0, 0), **BEFORE_4_3},
+    "4.1": {80: (0, 0), **BEFORE_4_3},
+    "4.2": BEFORE_4_3,
+    "4.3": {18: (0, 4)},
     "4.4": {},
 }
 
@@ -51,7 +50,8 @@ def test_each_line_advertises_its_versions(line: str) -> None:
     broker, _ = api_versions.handle(request(4), 4, view(line=LINES[line]), BROKER)
     metadata = (0, 12) if line == "3.9" else (0, 13)
     assert {e.api_key: (e.min_version, e.max_version) for e in broker.api_keys} == {
-        3: metadata, 18: (0, 4), 55: (0, 2), 57: expected[57], 60: expected[60], 80: expected[80], 81: (0, 0)}
+        3: metadata, 18: expected[18], 55: (0, 2), 57: expected[57], 60: expected[60], 80: expected[80],
+        81: (0, 0)}
 
 
 def test_describe_quorum_v3_only_with_unstable_api_versions() -> None:
@@ -101,7 +101,8 @@ def test_unknown_version_gets_a_v0_unsupported_version_answer(line: str) -> None
     response, at = api_versions.handle(None, 9, view(line=LINES[line]))
     assert at == 0
     assert response.error_code == 35
-    assert [(e.api_key, e.min_version, e.max_version) for e in response.api_keys] == [(18, 0, 4)]
+    assert [(e.api_key, e.min_version, e.max_version) for e in response.api_keys] == [
+        (18, 0, 5 if line == "4.4" else 4)]
 
 
 @pytest.mark.parametrize(("name", "software"), [("", "1.0"), ("bad name", "1.0"), ("ok", "-1"), ("ok", "1.")])
@@ -111,3 +112,29 @@ def test_bad_software_name_or_version_is_invalid_request(name: str, software: st
     # Below v3 the fields do not exist, so nothing is checked.
     response, _ = api_versions.handle(request(2, name, software), 2, view())
     assert response.error_code == 0
+
+
+CLUSTER = view().cluster_id
+
+
+def identified(cluster_id: str | None, node_id: int) -> messages.ApiVersionsRequest:
+    return messages.ApiVersionsRequest(client_software_name="kafka-admin-kraft",
+                                       client_software_version="1.0", cluster_id=cluster_id, node_id=node_id)
+
+
+@pytest.mark.parametrize(("cluster_id", "node_id", "error"), [
+    (None, -1, 0), (CLUSTER, 1, 0), ("another-cluster", 1, 129), (CLUSTER, 2, 129),
+    ("another-cluster", -1, 129), (None, 1, 42)])
+def test_a_broker_checks_the_node_a_v5_request_means(cluster_id: str | None, node_id: int,
+                                                     error: int) -> None:
+    """KIP-1242: a broker answers a request meant for another cluster or node REBOOTSTRAP_REQUIRED; the
+    controller listener does not check, and before v5 there is nothing to check."""
+    node = view(line=LINES["4.4"])
+    assert (node.cluster_id, node.node_id) == (CLUSTER, 1)
+    response, at = api_versions.handle(identified(cluster_id, node_id), 5, node, BROKER)
+    assert (response.error_code, at) == (error, 5)
+    assert (response.api_keys == []) is (error != 0)
+    controller, _ = api_versions.handle(identified(cluster_id, node_id), 5, node)
+    assert controller.error_code == 0
+    below, _ = api_versions.handle(identified(cluster_id, node_id), 4, node, BROKER)
+    assert below.error_code == 0
