@@ -51,6 +51,8 @@ log = logging.getLogger("kafka.raft.KafkaNetworkChannel")
 CLIENT_SOFTWARE_NAME: Final = "kafka-admin-kraft-reference-server"
 CLIENT_SOFTWARE_VERSION: Final = "0.1.0"
 API_VERSIONS_LATEST: Final = 4
+"""Not v5: Kafka checks v5's ClusterId and NodeId on broker listeners only (KIP-1242), and peers are
+controllers."""
 READ_CHUNK: Final = 1 << 20
 
 ResponseCallback = Callable[[int, "Struct | None"], None]

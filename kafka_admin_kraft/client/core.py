@@ -61,6 +61,8 @@ S = TypeVar("S", bound=Struct)
 CLIENT_SOFTWARE_NAME = "kafka-admin-kraft"
 CLIENT_SOFTWARE_VERSION = "0.1.0"
 API_VERSIONS_MAX = 4
+"""ApiVersions v5 only adds the identity check of KIP-1242, which a client that does not rebootstrap has no
+use for; v4 also saves older nodes a retry."""
 CONTROLLER_ENDPOINTS = 2
 BROKER_ENDPOINTS = 1
 JITTER = 0.2
