@@ -2741,6 +2741,31 @@ def _ClearElrRecord_53(b: bytes, p: int) -> tuple[str, int]:
             '}'), p
 
 
+def _UnregisterControllerRecord_54(b: bytes, p: int) -> tuple[str, int]:
+    x0, = _P11.unpack_from(b, p)
+    p += 4
+    n = b[p]
+    p += 1
+    if n:
+        if n > 127:
+            n, p = uvarint32(b, p - 1)
+        for _ in range(n):
+            tag = b[p]
+            p += 1
+            if tag > 127:
+                tag, p = uvarint32(b, p - 1)
+            size = b[p]
+            p += 1
+            if size > 127:
+                size, p = uvarint32(b, p - 1)
+            if size < 0 or p + size > len(b):
+                raise Malformed('tagged field runs past the record')
+            p += size
+    return ('{'
+            f'"controllerId":{x0}'
+            '}'), p
+
+
 TYPE_NAMES: dict[int, str] = {
     0: 'REGISTER_BROKER_RECORD',
     1: 'UNREGISTER_BROKER_RECORD',
@@ -2768,6 +2793,7 @@ TYPE_NAMES: dict[int, str] = {
     26: 'REMOVE_DELEGATION_TOKEN_RECORD',
     27: 'REGISTER_CONTROLLER_RECORD',
     28: 'CLEAR_ELR_RECORD',
+    29: 'UNREGISTER_CONTROLLER_RECORD',
 }
 """Api key -> Kafka's ``MetadataRecordType`` constant, as the decoder prints it."""
 
@@ -2860,5 +2886,8 @@ WRITERS: dict[int, tuple[int, tuple[Callable[[bytes, int], tuple[str, int]], ...
     )),
     28: (0, (
         _ClearElrRecord_53,
+    )),
+    29: (0, (
+        _UnregisterControllerRecord_54,
     )),
 }

@@ -83,6 +83,7 @@ RECORD_NAMES: Final[dict[int, str]] = {
     26: "RemoveDelegationTokenRecord",
     27: "RegisterControllerRecord",
     28: "ClearElrRecord",
+    29: "UnregisterControllerRecord",
 }
 """Metadata record api key -> schema name, also for record types the codec keeps raw."""
 

@@ -3032,6 +3032,159 @@ def _bind_unfence_broker_record() -> dict[type, Writer]:
     }
 
 
+_C_UnregisterBrokerRecord: type[Any] = _Unbound
+
+
+def _w_UnregisterBrokerRecord(o: Any) -> str:
+    if o.__class__ is not _C_UnregisterBrokerRecord:
+        return json_text(o)
+    v0 = o.broker_id
+    v1 = o.broker_epoch
+    return ''.join((
+        '{"broker_id":',
+        (str(v0) if v0.__class__ is int else json_text(v0)),
+        ',"broker_epoch":',
+        (str(v1) if v1.__class__ is int else json_text(v1)),
+        '}',
+    ))
+
+
+def _bind_unregister_broker_record() -> dict[type, Writer]:
+    """Bind the classes of UnregisterBrokerRecord; their writers by class."""
+    global _C_UnregisterBrokerRecord
+    _C_UnregisterBrokerRecord = messages.UnregisterBrokerRecord
+    return {
+        _C_UnregisterBrokerRecord: _w_UnregisterBrokerRecord,
+    }
+
+
+_C_UnregisterBrokerRequest: type[Any] = _Unbound
+
+
+def _w_UnregisterBrokerRequest(o: Any) -> str:
+    if o.__class__ is not _C_UnregisterBrokerRequest:
+        return json_text(o)
+    v0 = o.broker_id
+    return ''.join((
+        '{"broker_id":',
+        (str(v0) if v0.__class__ is int else json_text(v0)),
+        '}',
+    ))
+
+
+def _bind_unregister_broker_request() -> dict[type, Writer]:
+    """Bind the classes of UnregisterBrokerRequest; their writers by class."""
+    global _C_UnregisterBrokerRequest
+    _C_UnregisterBrokerRequest = messages.UnregisterBrokerRequest
+    return {
+        _C_UnregisterBrokerRequest: _w_UnregisterBrokerRequest,
+    }
+
+
+_C_UnregisterBrokerResponse: type[Any] = _Unbound
+
+
+def _w_UnregisterBrokerResponse(o: Any) -> str:
+    if o.__class__ is not _C_UnregisterBrokerResponse:
+        return json_text(o)
+    v0 = o.throttle_time_ms
+    v1 = o.error_code
+    v2 = o.error_message
+    return ''.join((
+        '{"throttle_time_ms":',
+        (str(v0) if v0.__class__ is int else json_text(v0)),
+        ',"error_code":',
+        (str(v1) if v1.__class__ is int else json_text(v1)),
+        ',"error_message":',
+        (str_json(v2) if v2.__class__ is str else json_text(v2)),
+        '}',
+    ))
+
+
+def _bind_unregister_broker_response() -> dict[type, Writer]:
+    """Bind the classes of UnregisterBrokerResponse; their writers by class."""
+    global _C_UnregisterBrokerResponse
+    _C_UnregisterBrokerResponse = messages.UnregisterBrokerResponse
+    return {
+        _C_UnregisterBrokerResponse: _w_UnregisterBrokerResponse,
+    }
+
+
+_C_UnregisterControllerRecord: type[Any] = _Unbound
+
+
+def _w_UnregisterControllerRecord(o: Any) -> str:
+    if o.__class__ is not _C_UnregisterControllerRecord:
+        return json_text(o)
+    v0 = o.controller_id
+    return ''.join((
+        '{"controller_id":',
+        (str(v0) if v0.__class__ is int else json_text(v0)),
+        '}',
+    ))
+
+
+def _bind_unregister_controller_record() -> dict[type, Writer]:
+    """Bind the classes of UnregisterControllerRecord; their writers by class."""
+    global _C_UnregisterControllerRecord
+    _C_UnregisterControllerRecord = messages.UnregisterControllerRecord
+    return {
+        _C_UnregisterControllerRecord: _w_UnregisterControllerRecord,
+    }
+
+
+_C_UnregisterControllerRequest: type[Any] = _Unbound
+
+
+def _w_UnregisterControllerRequest(o: Any) -> str:
+    if o.__class__ is not _C_UnregisterControllerRequest:
+        return json_text(o)
+    v0 = o.controller_id
+    return ''.join((
+        '{"controller_id":',
+        (str(v0) if v0.__class__ is int else json_text(v0)),
+        '}',
+    ))
+
+
+def _bind_unregister_controller_request() -> dict[type, Writer]:
+    """Bind the classes of UnregisterControllerRequest; their writers by class."""
+    global _C_UnregisterControllerRequest
+    _C_UnregisterControllerRequest = messages.UnregisterControllerRequest
+    return {
+        _C_UnregisterControllerRequest: _w_UnregisterControllerRequest,
+    }
+
+
+_C_UnregisterControllerResponse: type[Any] = _Unbound
+
+
+def _w_UnregisterControllerResponse(o: Any) -> str:
+    if o.__class__ is not _C_UnregisterControllerResponse:
+        return json_text(o)
+    v0 = o.throttle_time_ms
+    v1 = o.error_code
+    v2 = o.error_message
+    return ''.join((
+        '{"throttle_time_ms":',
+        (str(v0) if v0.__class__ is int else json_text(v0)),
+        ',"error_code":',
+        (str(v1) if v1.__class__ is int else json_text(v1)),
+        ',"error_message":',
+        (str_json(v2) if v2.__class__ is str else json_text(v2)),
+        '}',
+    ))
+
+
+def _bind_unregister_controller_response() -> dict[type, Writer]:
+    """Bind the classes of UnregisterControllerResponse; their writers by class."""
+    global _C_UnregisterControllerResponse
+    _C_UnregisterControllerResponse = messages.UnregisterControllerResponse
+    return {
+        _C_UnregisterControllerResponse: _w_UnregisterControllerResponse,
+    }
+
+
 _C_UpdateFeaturesRequest: type[Any] = _Unbound
 _C_UpdateFeaturesRequest_FeatureUpdateKey: type[Any] = _Unbound
 
@@ -3598,6 +3751,12 @@ BINDERS: dict[str, Callable[[], dict[type, Writer]]] = {
     'SnapshotHeaderRecord': _bind_snapshot_header_record,
     'TopicRecord': _bind_topic_record,
     'UnfenceBrokerRecord': _bind_unfence_broker_record,
+    'UnregisterBrokerRecord': _bind_unregister_broker_record,
+    'UnregisterBrokerRequest': _bind_unregister_broker_request,
+    'UnregisterBrokerResponse': _bind_unregister_broker_response,
+    'UnregisterControllerRecord': _bind_unregister_controller_record,
+    'UnregisterControllerRequest': _bind_unregister_controller_request,
+    'UnregisterControllerResponse': _bind_unregister_controller_response,
     'UpdateFeaturesRequest': _bind_update_features_request,
     'UpdateFeaturesResponse': _bind_update_features_response,
     'UpdateRaftVoterRequest': _bind_update_raft_voter_request,

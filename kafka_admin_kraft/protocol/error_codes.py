@@ -1350,6 +1350,16 @@ class ShareSessionLimitReachedError(KafkaApiError):
     java_exception = 'ShareSessionLimitReachedException'
 
 
+class ControllerIdNotRegisteredError(KafkaApiError):
+    """Error 136: The given controller ID was not registered."""
+
+    code = 136
+    name = 'CONTROLLER_ID_NOT_REGISTERED'
+    retriable = False
+    description = 'The given controller ID was not registered.'
+    java_exception = 'ControllerIdNotRegisteredException'
+
+
 # The same classes under names with a doubled suffix, which stay importable.
 UnknownServerErrorError = UnknownServerError
 KafkaStorageErrorError = KafkaStorageError
@@ -1496,6 +1506,7 @@ class ErrorCode(IntEnum):
     STREAMS_INVALID_TOPOLOGY_EPOCH = 131
     STREAMS_TOPOLOGY_FENCED = 132
     SHARE_SESSION_LIMIT_REACHED = 133
+    CONTROLLER_ID_NOT_REGISTERED = 136
 
     @property
     def code(self) -> int:
@@ -1659,6 +1670,7 @@ _ROWS: dict[int, tuple[bool, str, str, type[KafkaApiError]]] = {
     131: (False, 'The supplied topology epoch is invalid.', 'StreamsInvalidTopologyEpochException', StreamsInvalidTopologyEpochError),
     132: (False, 'The supplied topology epoch is outdated.', 'StreamsTopologyFencedException', StreamsTopologyFencedError),
     133: (True, 'The limit of share sessions has been reached.', 'ShareSessionLimitReachedException', ShareSessionLimitReachedError),
+    136: (False, 'The given controller ID was not registered.', 'ControllerIdNotRegisteredException', ControllerIdNotRegisteredError),
 }
 
 ERRORS: dict[int, ErrorCode] = {int(error): error for error in ErrorCode}

@@ -123,6 +123,16 @@ GOLDEN = [
      """), '{"type":"BROKER_REGISTRATION_CHANGE_RECORD","version":1,"data":{"brokerId":2,"brokerEpoch":100,'
            '"inControlledShutdown":1}}'),
     ("NoOpRecord v0", hx("01 14 00 00"), '{"type":"NO_OP_RECORD","version":0,"data":{}}'),
+    ("UnregisterBrokerRecord v0", hx("""
+        01 01 00                          # frame, api key 1, version 0
+        00000065 000000000000012c         # BrokerId 101, BrokerEpoch 300
+        00                                # no tagged fields
+     """), '{"type":"UNREGISTER_BROKER_RECORD","version":0,"data":{"brokerId":101,"brokerEpoch":300}}'),
+    ("UnregisterControllerRecord v0 (Kafka 4.4, KIP-1312)", hx("""
+        01 1d 00                          # frame, api key 29, version 0
+        00000003                          # ControllerId 3
+        00                                # no tagged fields
+     """), '{"type":"UNREGISTER_CONTROLLER_RECORD","version":0,"data":{"controllerId":3}}'),
     ("a version above the range reads as the highest one (Kafka's generated checks)", hx("""
         01 0c 07 04 6d7676 0003 00        # FeatureLevelRecord at version 7: Name "mvv", FeatureLevel 3
      """), '{"type":"FEATURE_LEVEL_RECORD","version":7,"data":{"name":"mvv","featureLevel":3}}'),

@@ -64,6 +64,12 @@ if TYPE_CHECKING:
     from kafka_admin_kraft.protocol.messages.snapshot_header_record import SnapshotHeaderRecord as SnapshotHeaderRecord
     from kafka_admin_kraft.protocol.messages.topic_record import TopicRecord as TopicRecord
     from kafka_admin_kraft.protocol.messages.unfence_broker_record import UnfenceBrokerRecord as UnfenceBrokerRecord
+    from kafka_admin_kraft.protocol.messages.unregister_broker_record import UnregisterBrokerRecord as UnregisterBrokerRecord
+    from kafka_admin_kraft.protocol.messages.unregister_broker import UnregisterBrokerRequest as UnregisterBrokerRequest
+    from kafka_admin_kraft.protocol.messages.unregister_broker import UnregisterBrokerResponse as UnregisterBrokerResponse
+    from kafka_admin_kraft.protocol.messages.unregister_controller_record import UnregisterControllerRecord as UnregisterControllerRecord
+    from kafka_admin_kraft.protocol.messages.unregister_controller import UnregisterControllerRequest as UnregisterControllerRequest
+    from kafka_admin_kraft.protocol.messages.unregister_controller import UnregisterControllerResponse as UnregisterControllerResponse
     from kafka_admin_kraft.protocol.messages.update_features import UpdateFeaturesRequest as UpdateFeaturesRequest
     from kafka_admin_kraft.protocol.messages.update_features import UpdateFeaturesResponse as UpdateFeaturesResponse
     from kafka_admin_kraft.protocol.messages.update_raft_voter import UpdateRaftVoterRequest as UpdateRaftVoterRequest
@@ -125,6 +131,12 @@ _MODULES = {
     'SnapshotHeaderRecord': 'snapshot_header_record',
     'TopicRecord': 'topic_record',
     'UnfenceBrokerRecord': 'unfence_broker_record',
+    'UnregisterBrokerRecord': 'unregister_broker_record',
+    'UnregisterBrokerRequest': 'unregister_broker',
+    'UnregisterBrokerResponse': 'unregister_broker',
+    'UnregisterControllerRecord': 'unregister_controller_record',
+    'UnregisterControllerRequest': 'unregister_controller',
+    'UnregisterControllerResponse': 'unregister_controller',
     'UpdateFeaturesRequest': 'update_features',
     'UpdateFeaturesResponse': 'update_features',
     'UpdateRaftVoterRequest': 'update_raft_voter',
@@ -149,10 +161,12 @@ REQUEST_NAMES = {
     60: 'DescribeClusterRequest',
     62: 'BrokerRegistrationRequest',
     63: 'BrokerHeartbeatRequest',
+    64: 'UnregisterBrokerRequest',
     70: 'ControllerRegistrationRequest',
     80: 'AddRaftVoterRequest',
     81: 'RemoveRaftVoterRequest',
     82: 'UpdateRaftVoterRequest',
+    94: 'UnregisterControllerRequest',
 }
 RESPONSE_NAMES = {
     1: 'FetchResponse',
@@ -170,13 +184,16 @@ RESPONSE_NAMES = {
     60: 'DescribeClusterResponse',
     62: 'BrokerRegistrationResponse',
     63: 'BrokerHeartbeatResponse',
+    64: 'UnregisterBrokerResponse',
     70: 'ControllerRegistrationResponse',
     80: 'AddRaftVoterResponse',
     81: 'RemoveRaftVoterResponse',
     82: 'UpdateRaftVoterResponse',
+    94: 'UnregisterControllerResponse',
 }
 METADATA_RECORD_NAMES = {
     0: 'RegisterBrokerRecord',
+    1: 'UnregisterBrokerRecord',
     2: 'TopicRecord',
     3: 'PartitionRecord',
     7: 'FenceBrokerRecord',
@@ -188,8 +205,9 @@ METADATA_RECORD_NAMES = {
     24: 'EndTransactionRecord',
     25: 'AbortTransactionRecord',
     27: 'RegisterControllerRecord',
+    29: 'UnregisterControllerRecord',
 }
-__all__ = ['AbortTransactionRecord', 'AddRaftVoterRequest', 'AddRaftVoterResponse', 'ApiVersionsRequest', 'ApiVersionsResponse', 'BeginQuorumEpochRequest', 'BeginQuorumEpochResponse', 'BeginTransactionRecord', 'BrokerHeartbeatRequest', 'BrokerHeartbeatResponse', 'BrokerRegistrationChangeRecord', 'BrokerRegistrationRequest', 'BrokerRegistrationResponse', 'ControllerRegistrationRequest', 'ControllerRegistrationResponse', 'DefaultPrincipalData', 'DescribeClusterRequest', 'DescribeClusterResponse', 'DescribeQuorumRequest', 'DescribeQuorumResponse', 'EndQuorumEpochRequest', 'EndQuorumEpochResponse', 'EndTransactionRecord', 'EnvelopeRequest', 'EnvelopeResponse', 'FeatureLevelRecord', 'FenceBrokerRecord', 'FetchRequest', 'FetchResponse', 'FetchSnapshotRequest', 'FetchSnapshotResponse', 'KRaftVersionRecord', 'LeaderChangeMessage', 'MetadataRequest', 'MetadataResponse', 'NoOpRecord', 'PartitionRecord', 'QuorumStateData', 'RegisterBrokerRecord', 'RegisterControllerRecord', 'RemoveRaftVoterRequest', 'RemoveRaftVoterResponse', 'RequestHeader', 'ResponseHeader', 'SaslAuthenticateRequest', 'SaslAuthenticateResponse', 'SaslHandshakeRequest', 'SaslHandshakeResponse', 'SnapshotFooterRecord', 'SnapshotHeaderRecord', 'TopicRecord', 'UnfenceBrokerRecord', 'UpdateFeaturesRequest', 'UpdateFeaturesResponse', 'UpdateRaftVoterRequest', 'UpdateRaftVoterResponse', 'VoteRequest', 'VoteResponse', 'VotersRecord']
+__all__ = ['AbortTransactionRecord', 'AddRaftVoterRequest', 'AddRaftVoterResponse', 'ApiVersionsRequest', 'ApiVersionsResponse', 'BeginQuorumEpochRequest', 'BeginQuorumEpochResponse', 'BeginTransactionRecord', 'BrokerHeartbeatRequest', 'BrokerHeartbeatResponse', 'BrokerRegistrationChangeRecord', 'BrokerRegistrationRequest', 'BrokerRegistrationResponse', 'ControllerRegistrationRequest', 'ControllerRegistrationResponse', 'DefaultPrincipalData', 'DescribeClusterRequest', 'DescribeClusterResponse', 'DescribeQuorumRequest', 'DescribeQuorumResponse', 'EndQuorumEpochRequest', 'EndQuorumEpochResponse', 'EndTransactionRecord', 'EnvelopeRequest', 'EnvelopeResponse', 'FeatureLevelRecord', 'FenceBrokerRecord', 'FetchRequest', 'FetchResponse', 'FetchSnapshotRequest', 'FetchSnapshotResponse', 'KRaftVersionRecord', 'LeaderChangeMessage', 'MetadataRequest', 'MetadataResponse', 'NoOpRecord', 'PartitionRecord', 'QuorumStateData', 'RegisterBrokerRecord', 'RegisterControllerRecord', 'RemoveRaftVoterRequest', 'RemoveRaftVoterResponse', 'RequestHeader', 'ResponseHeader', 'SaslAuthenticateRequest', 'SaslAuthenticateResponse', 'SaslHandshakeRequest', 'SaslHandshakeResponse', 'SnapshotFooterRecord', 'SnapshotHeaderRecord', 'TopicRecord', 'UnfenceBrokerRecord', 'UnregisterBrokerRecord', 'UnregisterBrokerRequest', 'UnregisterBrokerResponse', 'UnregisterControllerRecord', 'UnregisterControllerRequest', 'UnregisterControllerResponse', 'UpdateFeaturesRequest', 'UpdateFeaturesResponse', 'UpdateRaftVoterRequest', 'UpdateRaftVoterResponse', 'VoteRequest', 'VoteResponse', 'VotersRecord']
 
 
 def __getattr__(name: str) -> Any:

@@ -18,11 +18,15 @@ OURS = {m.name: m for m in all_messages()}
 # Messages the project defines that are not among the reference schemas.
 # The broker registration messages and records and the principal encoding are checked against their
 # hand-worked golden vectors (tests/golden/test_broker_registration_golden.py) instead, and so is
-# ControllerRegistration (tests/golden/test_controller_registration_golden.py).
+# ControllerRegistration (tests/golden/test_controller_registration_golden.py), and UnregisterBroker,
+# UnregisterController (Kafka 4.4) and their records (tests/golden/test_unregister_golden.py).
 NOT_IN_REFERENCE = {"EnvelopeRequest", "EnvelopeResponse", "BrokerRegistrationRequest",
                     "BrokerRegistrationResponse", "BrokerHeartbeatRequest", "BrokerHeartbeatResponse",
                     "BrokerRegistrationChangeRecord", "FenceBrokerRecord", "UnfenceBrokerRecord",
-                    "DefaultPrincipalData", "ControllerRegistrationRequest", "ControllerRegistrationResponse"}
+                    "DefaultPrincipalData", "ControllerRegistrationRequest", "ControllerRegistrationResponse",
+                    "UnregisterBrokerRequest", "UnregisterBrokerResponse", "UnregisterBrokerRecord",
+                    "UnregisterControllerRequest", "UnregisterControllerResponse",
+                    "UnregisterControllerRecord"}
 
 
 def _load(path: Path) -> dict[str, Any]:
