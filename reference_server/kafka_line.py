@@ -17,7 +17,8 @@ place that says what that means:
   (KAFKA-16538, from 4.1), controller auto-join (``controller.quorum.auto.join.enable``, KIP-853's
   KAFKA-19078, from 4.2: an older line does not know the key) and AddRaftVoter v1's
   AckWhenCommitted (KIP-1186, from 4.2), and the RegisterBrokerRecord version a controller writes
-  (v4 from 4.3 at 4.3-IV0, KIP-1066).
+  (v4 from 4.3 at 4.3-IV0, KIP-1066). UnregisterBroker is served by every line, UnregisterController
+  (KIP-1312) from 4.4 on only: an older node neither advertises nor accepts it.
 
 DescribeQuorum v3 (``CommittedVoters``) is the project's own extension from a draft proposal
 (KAFKA-17243, PRs #17871 and #20712, never merged): no Kafka line serves it, so a node advertises and
@@ -75,6 +76,11 @@ _KAFKA_VERSIONS: Final[Mapping[int, tuple[tuple[str, _Range], ...]]] = {
     ApiKey.ADD_RAFT_VOTER: (("3.9", (0, 0)), ("4.2", (0, 1))),
     ApiKey.REMOVE_RAFT_VOTER: (("3.9", (0, 0)),),
     ApiKey.UPDATE_RAFT_VOTER: (("3.9", (0, 0)),),
+    # v0 on broker and controller listeners in every line (UnregisterBrokerRequest.json); the controller
+    # answers it itself (ControllerApis.handleUnregisterBroker), a broker forwards it.
+    ApiKey.UNREGISTER_BROKER: (("3.9", (0, 0)),),
+    # New in 4.4 (KIP-1312, KAFKA-20395, PR #22191): UnregisterControllerRequest.json, key 94, v0.
+    ApiKey.UNREGISTER_CONTROLLER: (("4.4", (0, 0)),),
 }
 
 UNRELEASED_VERSIONS: Final[Mapping[int, int]] = {ApiKey.DESCRIBE_QUORUM: 3}
@@ -118,11 +124,10 @@ class ServerLine:
 
     def kafka_versions(self, key: int) -> _Range | None:
         """The versions of ``key`` a Kafka node of this line advertises and accepts, None for an API
-        the reference server does not serve."""
-        changes = _KAFKA_VERSIONS.get(key)
-        if changes is None:
-            return None
-        return [versions for since, versions in changes if self._from(since)][-1]
+        the reference server does not serve or the line does not have (UnregisterController before
+        4.4)."""
+        known = [versions for since, versions in _KAFKA_VERSIONS.get(key, ()) if self._from(since)]
+        return known[-1] if known else None
 
     def versions(self, key: int, *, unstable_api_versions: bool = False) -> _Range | None:
         """The versions of ``key`` this node advertises and accepts: Kafka's, as far as the codec speaks
@@ -153,8 +158,9 @@ class ServerLine:
         gaps = {}
         for key in _KAFKA_VERSIONS:
             kafka = self.kafka_versions(key)
+            if kafka is None:
+                continue
             served = self.versions(key)
-            assert kafka is not None
             missing = [version for version in range(kafka[0], kafka[1] + 1)
                        if served is None or not served[0] <= version <= served[1]]
             if missing:

@@ -23,7 +23,7 @@ any controller lists every controller's endpoints.
   known; NOT_CONTROLLER (the leader is not active yet, or no longer leads) is retried after 100 ms
   without growing the backoff, as Kafka's channel to the controller retries it on its own.
 - Should the image come to show another incarnation for this id (a second process with the same
-  id), the node registers again, as Kafka does.
+  id), or none (UnregisterController removed it, KIP-1312), the node registers again, as Kafka does.
 
 The runtime calls ``wake`` whenever the core was polled; the manager itself reads only the core's
 committed state, so it never holds up the raft driver.
@@ -156,8 +156,9 @@ class ControllerRegistrationManager:
             if current == self.incarnation_id:
                 log.info("%s Our registration is in the committed metadata", self._prefix)
             elif self.registered or self.acknowledged:
-                log.info("%s The metadata now holds incarnation %s of this controller instead of ours; "
-                         "registering again", self._prefix, current)
+                holds = "no registration" if current is None else f"incarnation {current}"
+                log.info("%s The metadata now holds %s of this controller instead of ours; registering "
+                         "again", self._prefix, holds)
                 self.acknowledged = False
         self.registered = current == self.incarnation_id
 

@@ -22,6 +22,7 @@ from . import (
     metadata,
     raft_apis,
     sasl,
+    unregister,
     update_features,
 )
 from .registry import BROKER, CONTROLLER, served
@@ -35,4 +36,4 @@ rest forwarded to the active controller."""
 
 __all__ = ["BROKER_APIS", "CONTROLLER_APIS", "BrokerView", "ServerView", "api_versions", "broker_lifecycle",
            "controller_registration", "describe_cluster", "envelope", "metadata", "raft_apis", "sasl",
-           "update_features"]
+           "unregister", "update_features"]

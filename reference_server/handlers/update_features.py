@@ -21,7 +21,8 @@ prints). Per feature:
    this feature.`` for a feature it does not know, whose range is 0-0), then each registered broker's
    (``Broker <id> ...``) and, from metadata.version 3.7-IV0 on, each other registered controller's
    (``Controller <id> ...``), as their registrations in the committed metadata say: no level is
-   finalized that a node of an older line, running or stopped mid-upgrade, does not know;
+   finalized that a node of an older line, running or stopped mid-upgrade, does not know, until
+   UnregisterBroker or UnregisterController removes its registration (``handlers.unregister``);
 4. the direction: a lower level with UPGRADE, or a higher one with a downgrade type;
 5. metadata.version: an unknown level, or a downgrade across a level that changed the metadata
    format (refused, whether safe or unsafe); a downgrade crossing none is allowed;
@@ -130,13 +131,18 @@ def response(api_version: int, names: list[str], code: int, message: str | None)
     return Response(throttle_time_ms=0, error_code=code, error_message=message, results=results)
 
 
+def wrong_controller_message(leader_id: int, node_id: int) -> str:
+    """The message of the NotControllerException a non-active controller of Kafka throws
+    (``ControllerExceptions.newWrongControllerException``)."""
+    if leader_id >= 0 and leader_id != node_id:
+        return f"The active controller appears to be node {leader_id}."
+    return "No controller appears to be active."
+
+
 def not_controller(leader_id: int, node_id: int) -> Response:
     """A non-active controller's answer (QuorumController's NotControllerException, empty Results)."""
-    if leader_id >= 0 and leader_id != node_id:
-        text = f"The active controller appears to be node {leader_id}."
-    else:
-        text = "No controller appears to be active."
-    return Response(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, error_message=text, results=[])
+    return Response(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER,
+                    error_message=wrong_controller_message(leader_id, node_id), results=[])
 
 
 def failed(api_version: int, names: list[str], error: FeatureUpdateError) -> Response:
@@ -367,4 +373,4 @@ def unreachable(api_version: int, node_id: int) -> Response:
 registry.register(ApiKey.UPDATE_FEATURES, controller=on_controller, forwarded=unreachable)
 
 __all__ = ["NOBODY", "FeatureUpdateError", "Outcome", "Registered", "check_update", "failed", "handle",
-           "not_controller", "response"]
+           "not_controller", "response", "wrong_controller_message"]

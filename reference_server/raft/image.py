@@ -11,6 +11,9 @@ batches of a snapshot. Compaction keeps the latest record per key:
 * BrokerRegistrationChangeRecord, FenceBrokerRecord and UnfenceBrokerRecord change the Fenced flag of
   the broker's RegisterBrokerRecord when the broker epoch matches, and vanish: a snapshot holds each
   registration as it stands, as Kafka's image writes it;
+* UnregisterBrokerRecord and UnregisterControllerRecord (KIP-1312, Kafka 4.4) remove the broker's or
+  controller's registration, whatever its epoch or incarnation (Kafka's ``ClusterDelta``), and vanish:
+  a snapshot written afterwards holds no trace of it;
 * NoOpRecords vanish;
 * any other record (types the image does not key, raw records) is kept in log order.
 
@@ -53,7 +56,8 @@ _DECODED = frozenset({Record.FEATURE_LEVEL_RECORD, Record.TOPIC_RECORD, Record.P
                       Record.REGISTER_BROKER_RECORD, Record.REGISTER_CONTROLLER_RECORD,
                       Record.BEGIN_TRANSACTION_RECORD, Record.END_TRANSACTION_RECORD,
                       Record.ABORT_TRANSACTION_RECORD, Record.FENCE_BROKER_RECORD,
-                      Record.UNFENCE_BROKER_RECORD, Record.BROKER_REGISTRATION_CHANGE_RECORD})
+                      Record.UNFENCE_BROKER_RECORD, Record.BROKER_REGISTRATION_CHANGE_RECORD,
+                      Record.UNREGISTER_BROKER_RECORD, Record.UNREGISTER_CONTROLLER_RECORD})
 """Record types the image decodes; every other type is kept by reference without decoding."""
 
 
@@ -134,8 +138,9 @@ class SnapshotImage:
         return sorted(found, key=lambda registration: registration.broker_id)
 
     def controller_registrations(self) -> list[messages.RegisterControllerRecord]:
-        """The latest registration of every controller (KIP-919), by controller id. Kafka never drops
-        one: a controller that stopped, or left the voter set, stays registered."""
+        """The latest registration of every controller (KIP-919), by controller id. A controller that
+        stopped, or left the voter set, stays registered until an UnregisterControllerRecord removes
+        it (KIP-1312)."""
         found = [m for m in self._registrations(Record.REGISTER_CONTROLLER_RECORD)
                  if isinstance(m, messages.RegisterControllerRecord)]
         return sorted(found, key=lambda registration: registration.controller_id)
@@ -240,6 +245,11 @@ class SnapshotImage:
         elif isinstance(message, messages.RegisterControllerRecord):
             controller = (Record.REGISTER_CONTROLLER_RECORD, message.controller_id)
             self._change(("keyed", controller, value, 0), offset)
+        elif isinstance(message, messages.UnregisterBrokerRecord):
+            self._change(("unkeyed", (Record.REGISTER_BROKER_RECORD, message.broker_id), None, 0), offset)
+        elif isinstance(message, messages.UnregisterControllerRecord):
+            controller = (Record.REGISTER_CONTROLLER_RECORD, message.controller_id)
+            self._change(("unkeyed", controller, None, 0), offset)
         else:  # a type the codec does not model at this version
             self._change(("other", source, None, offset), offset)
 
@@ -262,6 +272,8 @@ class SnapshotImage:
         elif kind == "keyed":
             assert value is not None
             self._keyed[key] = value  # type: ignore[index]
+        elif kind == "unkeyed":
+            self._keyed.pop(key, None)  # type: ignore[call-overload]
         elif kind == "fencing":
             assert isinstance(key, tuple)
             self._fence(key[0], key[1], level)

@@ -14,8 +14,9 @@ from kafka_admin_kraft_server.kafka_line import LINES, NEWEST, line
 
 ORDER = ("3.9", "4.0", "4.1", "4.2", "4.3", "4.4")
 
-# API -> Kafka's versions per line (3.9, 4.0, 4.1, 4.2, 4.3, 4.4), and where that comes from.
-FACTS: dict[int, tuple[tuple[tuple[int, int], ...], str]] = {
+# API -> Kafka's versions per line (3.9, 4.0, 4.1, 4.2, 4.3, 4.4; None: the line has not the API), and
+# where that comes from.
+FACTS: dict[int, tuple[tuple[tuple[int, int] | None, ...], str]] = {
     ApiKey.API_VERSIONS: (
         ((0, 4),) * 5 + ((0, 5),),
         "ApiVersionsRequest.json 0-4 in 3.9.0 and 4.2; v5 in 4.4: PR #22187, stable by PR #22512"),
@@ -55,6 +56,12 @@ FACTS: dict[int, tuple[tuple[tuple[int, int], ...], str]] = {
         "AddRaftVoterRequest.json 0 to 4.1; v1 (AckWhenCommitted, KIP-1186) PR #19982, 4.2"),
     ApiKey.REMOVE_RAFT_VOTER: (((0, 0),) * 6, "RemoveRaftVoterRequest.json, 3.9.0 to trunk after 4.4"),
     ApiKey.UPDATE_RAFT_VOTER: (((0, 0),) * 6, "UpdateRaftVoterRequest.json, 3.9.0 to 4.2"),
+    ApiKey.UNREGISTER_BROKER: (
+        ((0, 0),) * 6,
+        "UnregisterBrokerRequest.json 0, listeners broker and controller; ControllerApis handles it"),
+    ApiKey.UNREGISTER_CONTROLLER: (
+        (None,) * 5 + ((0, 0),),
+        "UnregisterControllerRequest.json key 94, v0: new in 4.4 (KIP-1312, PR #22191)"),
 }
 
 
@@ -77,6 +84,9 @@ def test_a_node_serves_kafkas_versions_as_far_as_the_codec_speaks_them() -> None
     for name, line_ in LINES.items():
         for key in FACTS:
             served = line_.versions(key)
+            if line_.kafka_versions(key) is None:
+                assert served is None
+                continue
             assert served is not None
             assert messages.request_class(key).VERSIONS[0] <= served[0] <= served[1]
             assert served[1] <= messages.request_class(key).VERSIONS[1], (name, key)
@@ -128,3 +138,13 @@ def test_an_unknown_release_version_names_the_lines(text: str) -> None:
     assert str(info.value) == (f"unknown release version '{text}': the reference server runs as Kafka 3.9, "
                                "4.0, 4.1, 4.2, 4.3, 4.4 (for example --release-version 4.4)")
     assert kafka_line.DEFAULT_LINE == "4.4"
+
+
+def test_unregister_controller_is_a_44_api() -> None:
+    """KIP-1312: an older node neither advertises nor accepts API key 94, and states no gap for it."""
+    for name in ORDER[:-1]:
+        assert LINES[name].versions(ApiKey.UNREGISTER_CONTROLLER) is None
+        assert ApiKey.UNREGISTER_CONTROLLER not in LINES[name].max_versions()
+        assert ApiKey.UNREGISTER_CONTROLLER not in LINES[name].unserved()
+    assert NEWEST.versions(ApiKey.UNREGISTER_CONTROLLER) == (0, 0)
+    assert all(LINES[name].versions(ApiKey.UNREGISTER_BROKER) == (0, 0) for name in ORDER)

@@ -22,14 +22,15 @@ def test_api_versions_lists_the_controller_apis_at_every_version(version: int) -
     assert at == version and response.error_code == 0
     keys = {entry.api_key: (entry.min_version, entry.max_version) for entry in response.api_keys}
     assert keys == {1: (4, 18), 18: (0, 5), 52: (0, 2), 53: (0, 1), 54: (0, 1), 55: (0, 2), 57: (0, 2),
-                    58: (0, 0), 59: (0, 1), 60: (0, 2), 62: (0, 4), 63: (0, 2), 70: (0, 0), 80: (0, 1),
-                    81: (0, 0), 82: (0, 0)}
+                    58: (0, 0), 59: (0, 1), 60: (0, 2), 62: (0, 4), 63: (0, 2), 64: (0, 0), 70: (0, 0),
+                    80: (0, 1), 81: (0, 0), 82: (0, 0), 94: (0, 0)}
     assert [entry.api_key for entry in response.api_keys] == sorted(keys)
     framing.encode_response(response, version, 7)  # every version encodes (features dropped below v3)
 
 
 # The controller listener's ranges of each line where they differ from 4.4's above (the line table's
-# sources are in tests/unit/reference_server/test_kafka_line.py).
+# sources are in tests/unit/reference_server/test_kafka_line.py). UnregisterController (94, KIP-1312)
+# is new in 4.4: older lines leave it out.
 BEFORE_4_3 = {18: (0, 4), 63: (0, 1)}
 DIFFERENCES = {
     "3.9": {1: (0, 17), 52: (0, 1), 57: (0, 1), 60: (0, 1), 80: (0, 0), **BEFORE_4_3},
@@ -46,12 +47,14 @@ def test_each_line_advertises_its_versions(line: str) -> None:
     newest, _ = api_versions.handle(request(4), 4, view())
     response, _ = api_versions.handle(request(4), 4, view(line=LINES[line]))
     expected = {e.api_key: (e.min_version, e.max_version) for e in newest.api_keys} | DIFFERENCES[line]
+    if line != "4.4":
+        del expected[94]
     assert {e.api_key: (e.min_version, e.max_version) for e in response.api_keys} == expected
     broker, _ = api_versions.handle(request(4), 4, view(line=LINES[line]), BROKER)
     metadata = (0, 12) if line == "3.9" else (0, 13)
+    forwarded = {key: expected[key] for key in (55, 57, 64, 80, 81, 94) if key in expected}
     assert {e.api_key: (e.min_version, e.max_version) for e in broker.api_keys} == {
-        3: metadata, 18: expected[18], 55: (0, 2), 57: expected[57], 60: expected[60], 80: expected[80],
-        81: (0, 0)}
+        3: metadata, 18: expected[18], 60: expected[60], **forwarded}
 
 
 def test_describe_quorum_v3_only_with_unstable_api_versions() -> None:

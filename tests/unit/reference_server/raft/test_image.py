@@ -134,3 +134,43 @@ def test_the_image_keeps_the_latest_registration_per_controller_and_snapshots_ca
     loaded = SnapshotImage()
     loaded.load_snapshot(snapshot, metadata_batches(0, 1, 0, [decode_metadata_record(v) for v in values]))
     assert loaded.controller_registrations() == image.controller_registrations()
+
+
+def test_unregistration_records_remove_the_registration_and_vanish() -> None:
+    """UnregisterBrokerRecord and UnregisterControllerRecord (KIP-1312) drop the registration whatever
+    its epoch or incarnation, as Kafka's ClusterDelta does, in the log and when a snapshot is loaded;
+    a snapshot written afterwards holds neither the registration nor the record. Inside an aborted
+    transaction they change nothing."""
+    log = MemoryLog()
+    append(log, 1, broker(1, 10), broker(2, 11), controller_record(3, INCARNATION_A),
+           controller_record(4, INCARNATION_A))
+    append(log, 1, record(messages.UnregisterBrokerRecord(broker_id=1, broker_epoch=99)),
+           record(messages.UnregisterControllerRecord(controller_id=3)),
+           record(messages.BeginTransactionRecord(name="t")),
+           record(messages.UnregisterControllerRecord(controller_id=4)),
+           record(messages.UnregisterBrokerRecord(broker_id=2, broker_epoch=11)),
+           record(messages.AbortTransactionRecord(reason="Controller failover")),
+           record(messages.UnregisterControllerRecord(controller_id=5)))  # none registered: no-op
+    image = SnapshotImage()
+    apply_all(image, log)
+    assert [b.broker_id for b in image.broker_registrations()] == [2]
+    assert [c.controller_id for c in image.controller_registrations()] == [4]
+    assert image.other_count() == 0
+    values = [decode_metadata_record(v) for v in image.values(read(log))]
+    assert values == [broker(2, 11), controller_record(4, INCARNATION_A)]
+
+    # The same records replayed on top of a snapshot that still holds the registrations.
+    snapshot = SnapshotId(4, 1)
+    loaded = SnapshotImage()
+    loaded.load_snapshot(snapshot, metadata_batches(0, 1, 0, [broker(1, 10), broker(2, 11),
+                                                             controller_record(3, INCARNATION_A),
+                                                             controller_record(4, INCARNATION_A)]))
+    for batch in log.batches(4):
+        loaded.apply_batch(batch)
+    assert loaded.broker_registrations() == image.broker_registrations()
+    assert loaded.controller_registrations() == image.controller_registrations()
+    # A registration that comes back after its removal (a running controller registers again) stays.
+    append(log, 1, controller_record(3, INCARNATION_B))
+    apply_all(image, log)
+    assert [(c.controller_id, c.incarnation_id) for c in image.controller_registrations()] == [
+        (3, INCARNATION_B), (4, INCARNATION_A)]
