@@ -45,7 +45,7 @@ def test_bad_input_never_takes_a_node_down(make_cluster: Callable[..., Cluster])
             client.send_raw(frame(18, 7, b"\x00\x00", correlation_id=99))
             correlation_id, body = framing.decode_response(client.recv_frame(), 18, 0)
             assert (correlation_id, body.error_code) == (99, 35)
-            assert [(k.api_key, k.min_version, k.max_version) for k in body.api_keys] == [(18, 0, 4)]
+            assert [(k.api_key, k.min_version, k.max_version) for k in body.api_keys] == [(18, 0, 5)]
             assert client.api_versions(4).error_code == 0
     after = cluster.wait_for_leader(10)[1]
     assert after.leader_epoch == before.leader_epoch
