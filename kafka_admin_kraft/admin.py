@@ -55,6 +55,7 @@ if TYPE_CHECKING:
         FeatureMetadata,
         FeatureUpdate,
         FeatureUpdateResult,
+        NodeApiVersions,
         QuorumInfo,
     )
     from kafka_admin_kraft.protocol.primitives import Uuid
@@ -89,16 +90,29 @@ def _describe_metadata_quorum(core: AdminCore, timeout: float | None) -> Op[Quor
     return describe_metadata_quorum(core, check.timeout(timeout))
 
 
-def _describe_cluster(core: AdminCore, timeout: float | None) -> Op[ClusterDescription]:
+def _describe_cluster(
+    core: AdminCore, include_fenced_brokers: bool, timeout: float | None
+) -> Op[ClusterDescription]:
     from kafka_admin_kraft.client.operations.describe_cluster import describe_cluster
 
-    return describe_cluster(core, check.timeout(timeout))
+    if check.flag(include_fenced_brokers, "include_fenced_brokers") and core.config.bootstrap_controllers:
+        raise ValueError(
+            "include_fenced_brokers lists brokers, which only bootstrap_servers reach (controllers are "
+            "never fenced): connect with bootstrap_servers, or leave include_fenced_brokers False"
+        )
+    return describe_cluster(core, check.timeout(timeout), include_fenced_brokers=include_fenced_brokers)
 
 
 def _describe_features(core: AdminCore, node_id: int | None, timeout: float | None) -> Op[FeatureMetadata]:
     from kafka_admin_kraft.client.operations.describe_features import describe_features
 
     return describe_features(core, check.timeout(timeout), values.optional_node_id(node_id, "node_id"))
+
+
+def _api_versions(core: AdminCore, node_id: int, timeout: float | None) -> Op[NodeApiVersions]:
+    from kafka_admin_kraft.client.operations.api_versions import api_versions
+
+    return api_versions(core, values.node_id(node_id, "node_id"), check.timeout(timeout))
 
 
 def _add_raft_voter(
@@ -347,9 +361,13 @@ class Admin(_Base):
         ``timeout`` (every operation has it): seconds, above 0; None for ``default.api.timeout.ms``."""
         return self._run(_describe_metadata_quorum(self._core, timeout))
 
-    def describe_cluster(self, *, timeout: float | None = None) -> ClusterDescription:
-        """Cluster id, controller and nodes."""
-        return self._run(_describe_cluster(self._core, timeout))
+    def describe_cluster(
+        self, *, include_fenced_brokers: bool = False, timeout: float | None = None
+    ) -> ClusterDescription:
+        """Cluster id, controller and nodes: the registered controllers (bootstrap controllers) or the
+        live brokers (bootstrap servers). ``include_fenced_brokers`` lists the fenced brokers too, with
+        ``is_fenced`` set (brokers of Kafka 4.0 or newer; bootstrap servers only)."""
+        return self._run(_describe_cluster(self._core, include_fenced_brokers, timeout))
 
     def describe_features(
         self, *, node_id: int | None = None, timeout: float | None = None
@@ -357,6 +375,11 @@ class Admin(_Base):
         """Finalized feature levels, their epoch and the levels the node supports: the active
         controller's (or a broker's), or those of the node ``node_id``."""
         return self._run(_describe_features(self._core, node_id, timeout))
+
+    def api_versions(self, node_id: int, *, timeout: float | None = None) -> NodeApiVersions:
+        """The API version ranges the node ``node_id`` advertises (a controller with bootstrap
+        controllers, a broker with bootstrap servers), as ``kafka-cluster api-versions`` lists them."""
+        return self._run(_api_versions(self._core, node_id, timeout))
 
     def add_raft_voter(
         self,
@@ -551,15 +574,21 @@ class AsyncAdmin(_Base):
         """See :meth:`Admin.describe_metadata_quorum`."""
         return await self._run(_describe_metadata_quorum(self._core, timeout))
 
-    async def describe_cluster(self, *, timeout: float | None = None) -> ClusterDescription:
+    async def describe_cluster(
+        self, *, include_fenced_brokers: bool = False, timeout: float | None = None
+    ) -> ClusterDescription:
         """See :meth:`Admin.describe_cluster`."""
-        return await self._run(_describe_cluster(self._core, timeout))
+        return await self._run(_describe_cluster(self._core, include_fenced_brokers, timeout))
 
     async def describe_features(
         self, *, node_id: int | None = None, timeout: float | None = None
     ) -> FeatureMetadata:
         """See :meth:`Admin.describe_features`."""
         return await self._run(_describe_features(self._core, node_id, timeout))
+
+    async def api_versions(self, node_id: int, *, timeout: float | None = None) -> NodeApiVersions:
+        """See :meth:`Admin.api_versions`."""
+        return await self._run(_api_versions(self._core, node_id, timeout))
 
     async def add_raft_voter(
         self,

@@ -26,6 +26,7 @@ from kafka_admin_kraft.values import (
 
 __all__ = [
     "ZERO_UUID_TEXT",
+    "ApiVersionRange",
     "ClusterDescription",
     "ClusterNode",
     "Endpoint",
@@ -34,6 +35,7 @@ __all__ = [
     "FeatureUpdateResult",
     "FinalizedVersionRange",
     "Node",
+    "NodeApiVersions",
     "QuorumInfo",
     "RaftVoterEndpoint",
     "ReplicaState",
@@ -157,6 +159,31 @@ class ClusterDescription(_Frozen):
     report (in KRaft a random live broker). None when unknown."""
     nodes: tuple[ClusterNode, ...]
     """Brokers (bootstrap servers) or registered controllers (bootstrap controllers)."""
+
+
+class ApiVersionRange(_Frozen):
+    """The versions of one API a node accepts (an ApiKeys entry of its ApiVersions answer)."""
+
+    api_key: int
+    """The API's key, e.g. 55 for DescribeQuorum."""
+    min_version: int
+    """Oldest version the node accepts."""
+    max_version: int
+    """Newest version the node accepts."""
+
+
+class NodeApiVersions(_Frozen):
+    """The APIs one node advertises and their version ranges (ApiVersions), as Kafka's
+    ``NodeApiVersions`` holds them."""
+
+    node_id: int
+    """The node asked."""
+    api_versions: tuple[ApiVersionRange, ...]
+    """One range per API the node serves on the listener asked, in API key order."""
+
+    def get(self, api_key: int) -> ApiVersionRange | None:
+        """The range of ``api_key``, or None when the node does not serve it."""
+        return next((r for r in self.api_versions if r.api_key == api_key), None)
 
 
 class SupportedVersionRange(_Frozen):

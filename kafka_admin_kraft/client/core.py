@@ -452,15 +452,29 @@ class AdminCore:
         return conn
 
     def describe_cluster_request(
-        self, conn: Connection, operation: str, deadline: float, endpoint_type: int
+        self,
+        conn: Connection,
+        operation: str,
+        deadline: float,
+        endpoint_type: int,
+        *,
+        include_fenced_brokers: bool = False,
     ) -> Op[messages.DescribeClusterResponse]:
-        minimum = 1 if endpoint_type == CONTROLLER_ENDPOINTS else 0
-        why = "(bootstrap.controllers needs DescribeCluster v1+, Kafka 3.7 or newer)" if minimum else ""
+        """DescribeCluster at the highest version both sides speak: v1+ for controller endpoints
+        (KIP-919), v2+ to list fenced brokers too (KIP-1073)."""
+        if include_fenced_brokers:
+            minimum, why = 2, "(include_fenced_brokers needs DescribeCluster v2, Kafka 4.0 or newer)"
+        elif endpoint_type == CONTROLLER_ENDPOINTS:
+            minimum, why = 1, "(bootstrap.controllers needs DescribeCluster v1+, Kafka 3.7 or newer)"
+        else:
+            minimum, why = 0, ""
         version = self.choose_version(
             conn, messages.DescribeClusterRequest, operation, minimum=minimum, why=why
         )
         request = messages.DescribeClusterRequest(
-            include_cluster_authorized_operations=False, endpoint_type=endpoint_type
+            include_cluster_authorized_operations=False,
+            endpoint_type=endpoint_type,
+            include_fenced_brokers=include_fenced_brokers,
         )
         response: messages.DescribeClusterResponse = yield from self.request(conn, request, version, deadline)
         if response.error_code:

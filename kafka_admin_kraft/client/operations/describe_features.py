@@ -8,10 +8,9 @@ rolling upgrade."""
 
 from __future__ import annotations
 
-from kafka_admin_kraft.client.core import API_VERSIONS_MAX, AdminCore, Op
-from kafka_admin_kraft.errors import error_for_code
+from kafka_admin_kraft.client.core import AdminCore, Op
+from kafka_admin_kraft.client.operations.api_versions import exchange
 from kafka_admin_kraft.models import FeatureMetadata, FinalizedVersionRange, SupportedVersionRange
-from kafka_admin_kraft.protocol.api_keys import ApiKey
 
 OPERATION = "describe_features"
 
@@ -24,11 +23,7 @@ def describe_features(
             conn = yield from core.target(deadline)
         else:
             conn = yield from core.node(node_id, OPERATION, deadline)
-        theirs = conn.versions.get(ApiKey.API_VERSIONS, (0, 0))
-        version = min(API_VERSIONS_MAX, theirs[1])
-        response = yield from core.api_versions_request(conn, version, deadline)
-        if response.error_code:
-            raise error_for_code(response.error_code).in_context(OPERATION, conn.label)
+        response = yield from exchange(core, conn, OPERATION, deadline)
         epoch = response.finalized_features_epoch
         return FeatureMetadata(
             finalized_features={

@@ -47,6 +47,8 @@ class FakeNode:
     handlers: dict[int, Handler] = field(default_factory=dict)
     up: bool = True
     is_broker: bool = False
+    fenced: bool = False
+    """A fenced broker: DescribeCluster lists it only when asked for fenced brokers (v2+)."""
     directory_id: Uuid = field(default_factory=Uuid.random)
 
     @property
@@ -202,11 +204,16 @@ def describe_cluster(node: FakeNode, version: int, body: Any) -> Any:
         return r(error_code=114, error_message="wrong endpoint type", endpoint_type=wanted)
     same_kind = [n for n in net.nodes.values() if n.is_broker == node.is_broker]
     controller = net.leader if not node.is_broker else same_kind[0].node_id
+    with_fenced = version >= 2 and body.include_fenced_brokers
     return r(
         cluster_id=CLUSTER_ID,
         endpoint_type=wanted,
         controller_id=controller if controller is not None else -1,
-        brokers=[r.DescribeClusterBroker(broker_id=n.node_id, host=net.host, port=n.port) for n in same_kind],
+        brokers=[
+            r.DescribeClusterBroker(broker_id=n.node_id, host=net.host, port=n.port, is_fenced=n.fenced)
+            for n in same_kind
+            if with_fenced or not n.fenced
+        ],
     )
 
 

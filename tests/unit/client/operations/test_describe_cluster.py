@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kafka_admin_kraft import Admin
-from kafka_admin_kraft.errors import UnsupportedVersionError
+from kafka_admin_kraft.errors import UnsupportedOperationError, UnsupportedVersionError
 from kafka_admin_kraft.protocol import messages
 from unit.client.fake import FAST, FakeNetwork, admin
 
@@ -37,3 +37,35 @@ def test_describe_cluster_unsupported_version_on_old_metadata_version_is_not_ret
     with admin(net) as a, pytest.raises(UnsupportedVersionError):
         a.describe_cluster()
     assert net.sleeps == []
+
+
+def test_describe_cluster_lists_fenced_brokers_only_when_asked() -> None:
+    net = FakeNetwork(1, leader=1, brokers=3)
+    net.nodes[102].fenced = True
+    with admin(net, brokers=True) as a:
+        live = a.describe_cluster()
+        every = a.describe_cluster(include_fenced_brokers=True)
+    assert [(n.node_id, n.is_fenced) for n in live.nodes] == [(101, False), (103, False)]
+    assert [(n.node_id, n.is_fenced) for n in every.nodes] == [(101, False), (102, True), (103, False)]
+    sent = net.sent("DescribeCluster")
+    assert [(version, body.include_fenced_brokers) for _, version, body in sent] == [(2, False), (2, True)]
+
+
+def test_describe_cluster_fenced_brokers_need_describe_cluster_v2() -> None:
+    net = FakeNetwork(1, leader=1, brokers=1)
+    net.nodes[101].versions[60] = (0, 1)  # a Kafka 3.9 broker
+    with (
+        admin(net, brokers=True) as a,
+        pytest.raises(UnsupportedOperationError, match=r"v0-1, this request needs v2-2 \(include_fenced"),
+    ):
+        a.describe_cluster(include_fenced_brokers=True)
+    assert net.sent("DescribeCluster") == []
+
+
+def test_describe_cluster_fenced_brokers_are_refused_with_bootstrap_controllers() -> None:
+    net = FakeNetwork(3, leader=1)
+    with admin(net) as a, pytest.raises(ValueError, match="only bootstrap_servers reach"):
+        a.describe_cluster(include_fenced_brokers=True)
+    with admin(net) as a, pytest.raises(TypeError, match="include_fenced_brokers must be True or False"):
+        a.describe_cluster(include_fenced_brokers=1)  # type: ignore[arg-type]
+    assert net.requests == []
