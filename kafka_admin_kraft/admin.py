@@ -155,6 +155,18 @@ def _remove_raft_voter(
     )
 
 
+def _unregister_broker(core: AdminCore, broker_id: int, timeout: float | None) -> Op[None]:
+    from kafka_admin_kraft.client.operations.unregister import unregister_broker
+
+    return unregister_broker(core, values.node_id(broker_id, "broker_id"), check.timeout(timeout))
+
+
+def _unregister_controller(core: AdminCore, controller_id: int, timeout: float | None) -> Op[None]:
+    from kafka_admin_kraft.client.operations.unregister import unregister_controller
+
+    return unregister_controller(core, values.node_id(controller_id, "controller_id"), check.timeout(timeout))
+
+
 def _update_features(
     core: AdminCore, updates: Mapping[str, FeatureUpdate | int], validate_only: bool, timeout: float | None
 ) -> Op[dict[str, FeatureUpdateResult]]:
@@ -414,6 +426,21 @@ class Admin(_Base):
         """Remove the voter with this id and directory id from the voter set."""
         self._run(_remove_raft_voter(self._core, voter_id, voter_directory_id, cluster_id, timeout))
 
+    def unregister_broker(self, broker_id: int, *, timeout: float | None = None) -> None:
+        """Remove the registration of a broker that is gone for good (UnregisterBroker, KIP-631), so
+        that its supported feature levels no longer hold back upgrades. Raises
+        ``BrokerIdNotRegisteredError`` when there is none."""
+        self._run(_unregister_broker(self._core, broker_id, timeout))
+
+    def unregister_controller(self, controller_id: int, *, timeout: float | None = None) -> None:
+        """Remove the registration of a controller that is gone for good (UnregisterController,
+        KIP-1312: Kafka 4.4 at metadata.version 4.4-IV2 or later). The controller must be stopped and
+        no longer a voter (``remove_raft_voter``), or it is refused. Raises
+        ``ControllerIdNotRegisteredError`` when there is no registration, ``UnsupportedVersionError``
+        below 4.4-IV2 and ``UnsupportedOperationError`` on a node older than Kafka 4.4; each error's
+        text ends with what to do."""
+        self._run(_unregister_controller(self._core, controller_id, timeout))
+
     def update_features(
         self,
         updates: Mapping[str, FeatureUpdate | int],
@@ -617,6 +644,14 @@ class AsyncAdmin(_Base):
     ) -> None:
         """See :meth:`Admin.remove_raft_voter`."""
         await self._run(_remove_raft_voter(self._core, voter_id, voter_directory_id, cluster_id, timeout))
+
+    async def unregister_broker(self, broker_id: int, *, timeout: float | None = None) -> None:
+        """See :meth:`Admin.unregister_broker`."""
+        await self._run(_unregister_broker(self._core, broker_id, timeout))
+
+    async def unregister_controller(self, controller_id: int, *, timeout: float | None = None) -> None:
+        """See :meth:`Admin.unregister_controller`."""
+        await self._run(_unregister_controller(self._core, controller_id, timeout))
 
     async def update_features(
         self,

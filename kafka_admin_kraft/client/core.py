@@ -347,13 +347,17 @@ class AdminCore:
     def choose_version(
         self, conn: Connection, cls: type[Struct], operation: str, *, minimum: int = 0, why: str = ""
     ) -> int:
-        """The highest version of ``cls`` both sides speak, at least ``minimum``."""
+        """The highest version of ``cls`` both sides speak, at least ``minimum``; ``why`` ends the error
+        when there is none (which release it takes)."""
         ours_min, ours_max = cls.VERSIONS
         api = cls.NAME.removesuffix("Request")
         theirs = conn.versions.get(cls.API_KEY)
         if theirs is None:
             raise UnsupportedOperationError(
-                operation, api, conn.label, f"it does not advertise {api} (API key {cls.API_KEY})"
+                operation,
+                api,
+                conn.label,
+                f"it does not advertise {api} (API key {cls.API_KEY}){' ' + why if why else ''}",
             )
         low = max(ours_min, theirs[0], minimum)
         high = min(ours_max, theirs[1])

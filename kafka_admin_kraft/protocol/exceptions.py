@@ -91,6 +91,9 @@ class KafkaApiError(KafkaAdminError):
     """The admin operation that got this error, once the client knows it."""
     node: str | None = None
     """The node that answered (``id host:port`` or ``host:port``), once the client knows it."""
+    hint: str | None = None
+    """What to do about it, when the operation knows (``str()`` ends with it; ``message`` stays the
+    server's, which Kafka's tools print)."""
 
     def __init__(self, message: str | None = None) -> None:
         self.message = message if message else self.description
@@ -99,7 +102,8 @@ class KafkaApiError(KafkaAdminError):
     def _render(self) -> str:
         text = f"[{self.name}] {self.message}" if self.message else f"[{self.name}]"
         where = " on ".join(part for part in (self.operation, self.node) if part)
-        return f"{text} ({where})" if where else text
+        text = f"{text} ({where})" if where else text
+        return f"{text}: {self.hint}" if self.hint else text
 
     def in_context(self, operation: str | None = None, node: str | None = None) -> KafkaApiError:
         """Name the operation and the node that answered; returns ``self``."""
@@ -107,5 +111,11 @@ class KafkaApiError(KafkaAdminError):
             self.operation = operation
         if node is not None:
             self.node = node
+        self.args = (self._render(),)
+        return self
+
+    def with_hint(self, hint: str) -> KafkaApiError:
+        """Say what to do about the error; returns ``self``."""
+        self.hint = hint
         self.args = (self._render(),)
         return self

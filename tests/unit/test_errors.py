@@ -15,3 +15,13 @@ def test_error_texts() -> None:
         "describe_cluster timed out after 5 s; last error: "
         "[NOT_CONTROLLER] not active (update_features on node 2 (h:1))"
     )
+
+
+def test_a_hint_ends_the_text_and_leaves_the_servers_message() -> None:
+    error = error_for_code(136, "Controller 7 is not registered.").in_context("unregister_controller", "h:1")
+    error.with_hint("list the registered controllers")
+    assert error.message == "Controller 7 is not registered."
+    assert str(error) == (
+        "[CONTROLLER_ID_NOT_REGISTERED] Controller 7 is not registered. (unregister_controller on h:1): "
+        "list the registered controllers"
+    )

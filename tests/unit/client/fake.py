@@ -33,6 +33,8 @@ ALL_APIS: dict[int, tuple[int, int]] = {
     57: (0, 2),
     17: (0, 1),
     36: (0, 2),
+    64: (0, 0),
+    94: (0, 0),
 }
 
 Handler = Callable[["FakeNode", int, Any], Any]
@@ -73,10 +75,13 @@ class FakeNetwork:
         self.requests: list[tuple[int, str, int, Any]] = []
         self.connects: list[Address] = []
         self.opened: list[FakeConnection] = []
+        self.registrations: set[int] = set()
+        """Node ids with a registration, which UnregisterBroker / UnregisterController remove."""
         for i in range(1, size + 1):
             self.nodes[i] = FakeNode(i, 9090 + i, self)
         for i in range(101, 101 + brokers):
             self.nodes[i] = FakeNode(i, 9000 + i, self, is_broker=True)
+        self.registrations.update(self.nodes)
 
     def controllers(self) -> str:
         return ",".join(f"{self.host}:{n.port}" for n in self.nodes.values() if not n.is_broker)
@@ -284,6 +289,32 @@ def remove_raft_voter(node: FakeNode, version: int, body: Any) -> Any:
     return messages.RemoveRaftVoterResponse()
 
 
+def unregister_broker(node: FakeNode, version: int, body: Any) -> Any:
+    r = messages.UnregisterBrokerResponse
+    net = node.network
+    if leader_of(node) is None:
+        return r(error_code=41, error_message="not the active controller")
+    if body.broker_id not in net.registrations:
+        return r(error_code=102, error_message=f"Broker ID {body.broker_id} is not currently registered")
+    net.registrations.discard(body.broker_id)
+    return r(error_message="")
+
+
+def unregister_controller(node: FakeNode, version: int, body: Any) -> Any:
+    """Refuses a voter (every controller of the network) with INVALID_REQUEST."""
+    r = messages.UnregisterControllerResponse
+    net = node.network
+    wanted = body.controller_id
+    if leader_of(node) is None:
+        return r(error_code=41, error_message="not the active controller")
+    if wanted not in net.registrations:
+        return r(error_code=136, error_message=f"Controller {wanted} is not registered.")
+    if wanted in net.nodes and not net.nodes[wanted].is_broker:
+        return r(error_code=42, error_message=f"Controller {wanted} is a voter.")
+    net.registrations.discard(wanted)
+    return r(error_message="")
+
+
 def update_features(node: FakeNode, version: int, body: Any) -> Any:
     r = messages.UpdateFeaturesResponse
     if leader_of(node) is None:
@@ -301,6 +332,8 @@ DEFAULT_HANDLERS: dict[int, Handler] = {
     80: add_raft_voter,
     81: remove_raft_voter,
     57: update_features,
+    64: unregister_broker,
+    94: unregister_controller,
 }
 
 

@@ -21,7 +21,8 @@ def test_api_versions_of_one_controller() -> None:
         node = a.api_versions(3)
     assert node.node_id == 3
     assert [(r.api_key, r.min_version, r.max_version) for r in node.api_versions] == [
-        (17, 0, 1), (18, 0, 4), (36, 0, 2), (55, 0, 3), (57, 0, 2), (60, 0, 2), (81, 0, 0)]
+        (17, 0, 1), (18, 0, 4), (36, 0, 2), (55, 0, 3), (57, 0, 2), (60, 0, 2), (64, 0, 0), (81, 0, 0),
+        (94, 0, 0)]
     assert node.get(80) is None
     range_55 = node.get(55)
     assert range_55 is not None and (range_55.min_version, range_55.max_version) == (0, 3)
