@@ -91,8 +91,9 @@ def unregister_controller(core: AdminCore, controller_id: int, timeout: float | 
             level = NEWEST.metadata_version_from_string(UNREGISTRATION_RELEASE)
             return (
                 f"unregistering a controller needs metadata.version {UNREGISTRATION_RELEASE} (level {level}) "
-                "or later; finalize it once every node runs Kafka 4.4 (kafka-features upgrade "
-                "--release-version 4.4)"
+                "or later: finalize it once every node runs Kafka 4.4 (kafka-features upgrade "
+                "--release-version 4.4); a stopped controller of an older release that blocks the upgrade "
+                "is replaced by a Kafka 4.4 controller started with its node id until the upgrade is done"
             )
         if code == ErrorCode.INVALID_REQUEST:
             return (

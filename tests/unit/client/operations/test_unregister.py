@@ -72,8 +72,10 @@ def test_a_metadata_version_below_4_4_iv2_names_the_level_needed() -> None:
     with admin(net) as a, pytest.raises(UnsupportedVersionError) as info:
         a.unregister_controller(4)
     assert str(info.value).endswith(
-        "unregistering a controller needs metadata.version 4.4-IV2 (level 33) or later; finalize it once "
-        "every node runs Kafka 4.4 (kafka-features upgrade --release-version 4.4)")
+        "unregistering a controller needs metadata.version 4.4-IV2 (level 33) or later: finalize it once "
+        "every node runs Kafka 4.4 (kafka-features upgrade --release-version 4.4); a stopped controller of "
+        "an older release that blocks the upgrade is replaced by a Kafka 4.4 controller started with its "
+        "node id until the upgrade is done")
 
 
 def test_a_node_before_kafka_4_4_lacks_the_api() -> None:
