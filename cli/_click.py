@@ -8,7 +8,8 @@ Scripts written against Kafka's tools rely on argparse4j's behaviour, which clic
 * a parse error prints the usage line and ``<prog>: error: <message>`` on stderr and exits with 1;
 * ``-h``/``--help`` prints the help and exits with 0;
 * options that argparse4j puts in a mutually exclusive group are refused together
-  (``exclusive`` groups, optionally ``required``);
+  (``exclusive`` groups, optionally ``required``); a required group is shown at the end of the usage
+  line as ``(--a A | --b B)`` and named by all its flags when missing, as argparse4j does;
 * with ``from_file_prefix="@"``, an argument ``@path`` is replaced by the lines of that file.
 
 Use :class:`KafkaGroup` for the tool and :class:`KafkaCommand` (its default) for the subcommands;
@@ -94,23 +95,33 @@ class _KafkaParsing:
                     return out + args[index:], True
         return out, False
 
+    def _usage_options(self, ctx: click.Context) -> list[click.Option]:
+        """The options the usage line shows, in declaration order (not help, not hidden ones)."""
+        assert isinstance(self, click.Command)
+        return [param for param in self.get_params(ctx) if isinstance(param, click.Option)
+                and not set(param.opts) & set(HELP_OPTIONS) and not param.hidden]
+
     def _usage_pieces(self, ctx: click.Context) -> list[str]:
         """``[-h] --config CONFIG [--feature FEATURE] [--standalone]``: help first, then in order."""
-        assert isinstance(self, click.Command)
-        pieces = ["[-h]"]
-        for param in self.get_params(ctx):
-            if not isinstance(param, click.Option) or set(param.opts) & set(HELP_OPTIONS) or param.hidden:
-                continue
-            text = param.opts[0]
-            if _takes_value(param):
-                choices = param.type.choices if isinstance(param.type, click.Choice) else None
-                text += " " + (param.metavar or ("{" + ",".join(map(str, choices)) + "}" if choices
-                                                 else (param.name or "").upper()))
-            pieces.append(text if param.required else f"[{text}]")
-        return pieces
+        return ["[-h]", *(_usage_piece(param) for param in self._usage_options(ctx))]
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         formatter.write("usage: " + " ".join([ctx.command_path, *self._usage_pieces(ctx)]) + "\n")
+
+
+def _usage_syntax(param: click.Option) -> str:
+    """``--config CONFIG``: the first flag and, for an option that takes a value, its metavar."""
+    text = param.opts[0]
+    if _takes_value(param):
+        choices = param.type.choices if isinstance(param.type, click.Choice) else None
+        text += " " + (param.metavar or ("{" + ",".join(map(str, choices)) + "}" if choices
+                                         else (param.name or "").upper()))
+    return text
+
+
+def _usage_piece(param: click.Option) -> str:
+    return _usage_syntax(param) if param.required else f"[{_usage_syntax(param)}]"
+
 
 
 _GIVEN = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
@@ -151,9 +162,21 @@ class KafkaCommand(_KafkaParsing, click.Command):
                 raise click.UsageError(f"argument {_option_label(params[given[1]])}: not allowed with "
                                        f"argument {_option_label(params[given[0]])}", ctx)
             if group.required and not given:
-                labels = " ".join(params[name].opts[0] for name in group.names)
+                labels = " ".join(_option_label(params[name]) for name in group.names)
                 raise click.UsageError(f"one of the arguments {labels} is required", ctx)
         return rest
+
+    def _usage_pieces(self, ctx: click.Context) -> list[str]:
+        """argparse4j's order: the other options, then each required exclusive group as
+        ``(--a A | --b B)``."""
+        grouped = {name for group in self.exclusive if group.required for name in group.names}
+        options = self._usage_options(ctx)
+        pieces = ["[-h]", *(_usage_piece(param) for param in options if param.name not in grouped)]
+        for group in self.exclusive:
+            if group.required:
+                members = [param for name in group.names for param in options if param.name == name]
+                pieces.append("(" + " | ".join(_usage_syntax(param) for param in members) + ")")
+        return pieces
 
 
 class KafkaGroup(_KafkaParsing, click.Group):

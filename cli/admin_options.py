@@ -14,6 +14,7 @@ and `--help` must stay fast.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from . import output
 
 if TYPE_CHECKING:
     from kafka_admin_kraft.admin import Admin
+    from kafka_admin_kraft.errors import KafkaAdminError
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -190,6 +192,19 @@ def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def report_error(exc: KafkaAdminError) -> str:
+    """Write Kafka's line for a failed admin call on stderr, then, on a line of its own, what to do when
+    the SDK knows (``KafkaApiError.hint``); returns Kafka's line."""
+    from kafka_admin_kraft.errors import KafkaApiError
+
+    text = error_text(exc)
+    sys.stderr.write(text + "\n")
+    if isinstance(exc, KafkaApiError) and exc.hint:
+        sys.stderr.write(f"Note: {exc.hint}\n")
+    sys.stderr.flush()
+    return text
+
+
 @contextmanager
 def reported_errors() -> Iterator[None]:
     """Turn SDK errors into Kafka's stderr text and exit status 1."""
@@ -198,4 +213,5 @@ def reported_errors() -> Iterator[None]:
     try:
         yield
     except KafkaAdminError as exc:
-        output.fail(error_text(exc))
+        report_error(exc)
+        raise SystemExit(1) from None

@@ -26,6 +26,7 @@ TOOLS = {
     "kafka-storage": "kafka_admin_kraft_cli.kafka_storage",
     "kafka-features": "kafka_admin_kraft_cli.kafka_features",
     "kafka-dump-log": "kafka_admin_kraft_cli.kafka_dump_log",
+    "kafka-cluster": "kafka_admin_kraft_cli.kafka_cluster",
 }
 SHELLS = ("bash", "zsh", "fish")
 PROG = "python -m kafka_admin_kraft_cli.completions"

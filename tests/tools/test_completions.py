@@ -18,6 +18,7 @@ SUBCOMMANDS = {
     "kafka-storage": {"format", "info", "random-uuid", "version-mapping", "feature-dependencies"},
     "kafka-features": {"describe", "upgrade", "downgrade", "disable", "version-mapping",
                        "feature-dependencies"},
+    "kafka-cluster": {"cluster-id", "unregister", "list-endpoints", "api-versions", "unregister-controller"},
 }
 
 
@@ -53,6 +54,10 @@ def test_options_complete() -> None:
         "kafka-storage", ["format", "--"])
     assert {"--status", "--replication"} <= bash_complete(
         "kafka-metadata-quorum", ["--bootstrap-controller", "h:9093", "describe", "--"])
+    assert {"--bootstrap-server", "--bootstrap-controller", "--command-config",
+            "--include-fenced-brokers"} <= bash_complete("kafka-cluster", ["list-endpoints", "--"])
+    assert "--unregister" in bash_complete(
+        "kafka-metadata-quorum", ["--bootstrap-controller", "h:9093", "remove-controller", "--"])
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
