@@ -1,6 +1,6 @@
 """`kafka-cluster unregister-controller` against reference clusters: a stopped observer controller
-unregistered, then refused as not registered; a voter refused; a cluster of Kafka 4.3, and one of Kafka
-4.4 still at metadata.version 4.3-IV0, answered as Kafka 4.4's tool answers them.
+unregistered, then refused as not registered (through a broker); a voter refused; a cluster of Kafka
+4.3, and one of Kafka 4.4 still at metadata.version 4.3-IV0, answered as Kafka 4.4's tool answers them.
 
 Those that reach a Kafka 4.4 controller need the reference server's UnregisterController handler
 (KIP-1312)."""
@@ -15,7 +15,7 @@ import pytest
 from integration.harness import FAST_ELECTIONS, Cluster
 
 from kafka_admin_kraft import Admin
-from tools.kafka_cluster.conftest import QUICK, start_cluster
+from tools.kafka_cluster.conftest import LIVE, QUICK, start_cluster
 from tools.kafka_cluster.tool_util import tool
 
 OBSERVER = 2
@@ -42,7 +42,8 @@ def test_unregister_a_stopped_observer_then_it_is_not_registered(controllers: Cl
     assert tool("unregister-controller", "--bootstrap-controller", controllers.bootstrap_servers(),
                 "--id", str(OBSERVER)) == (0, f"Controller {OBSERVER} is no longer registered.\n", "")
     assert registered(controllers) == [1]
-    code, out, err = tool("unregister-controller", "-C", controllers.bootstrap_servers(), "-i", str(OBSERVER))
+    # through a broker, which forwards it to the active controller
+    code, out, err = tool("unregister-controller", "-b", controllers.nodes[LIVE].address, "-i", str(OBSERVER))
     assert (code, out) == (1, "")
     first, note = err.splitlines()
     assert first.startswith("org.apache.kafka.common.errors.ControllerIdNotRegisteredException: ")
