@@ -104,5 +104,5 @@ def unregister_controller(core: AdminCore, controller_id: int, timeout: float | 
         return None
 
     request = messages.UnregisterControllerRequest(controller_id=controller_id)
-    why = "(it needs Kafka 4.4, KIP-1312)"
+    why = f"(it needs Kafka 4.4 at metadata.version {UNREGISTRATION_RELEASE} or later, KIP-1312)"
     return (yield from _unregister(core, "unregister_controller", request, why, hint, timeout))

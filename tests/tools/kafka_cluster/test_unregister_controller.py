@@ -74,7 +74,7 @@ def test_a_kafka_4_3_cluster_lacks_the_api(tmp_path: Path) -> None:
         assert (code, out) == (0, UNSUPPORTED)
         assert err == ("Note: unregister_controller: the server at node 1 (" + cluster.bootstrap_servers()
                        + ") is too old: it does not advertise UnregisterController (API key 94) (it needs "
-                       "Kafka 4.4, KIP-1312)\n")
+                       "Kafka 4.4 at metadata.version 4.4-IV2 or later, KIP-1312)\n")
         code, out, _ = tool("unregister-controller", "-C", cluster.bootstrap_servers(), "-i", "2",
                             "--output", "json")
         assert code == 0 and json.loads(out)["unregistered"] is False

@@ -86,7 +86,8 @@ def test_a_node_before_kafka_4_4_lacks_the_api() -> None:
         a.unregister_controller(4)
     assert str(info.value) == (
         "unregister_controller: the server at node 1 (10.0.0.1:9091) is too old: it does not advertise "
-        "UnregisterController (API key 94) (it needs Kafka 4.4, KIP-1312)")
+        "UnregisterController (API key 94) (it needs Kafka 4.4 at metadata.version 4.4-IV2 or later, "
+        "KIP-1312)")
     assert net.sent("UnregisterController") == []
 
 
