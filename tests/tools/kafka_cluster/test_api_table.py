@@ -10,9 +10,7 @@ from kafka_admin_kraft_cli.kafka_cluster.api_table import API_KEYS, BY_KEY
 
 DIFFERENT = {
     ApiKey.FETCH: ((0, 18), (4, 18)),  # the codec still reads Kafka 3.9's v0-3; KIP-896 removed them in 4.0
-    ApiKey.API_VERSIONS: ((0, 4), (0, 5)),  # v5 (KIP-1242) is not modelled: its fields are not established
     ApiKey.DESCRIBE_QUORUM: ((0, 3), (0, 2)),  # v3 is the committed-voters proposal, never in Kafka
-    ApiKey.BROKER_HEARTBEAT: ((0, 1), (0, 2)),  # v2 (KIP-1066, Kafka 4.3) is not modelled
 }
 
 
