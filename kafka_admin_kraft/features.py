@@ -41,6 +41,9 @@ METADATA_TRANSACTIONS_VERSION: Final = 13
 """3.6-IV1: bootstrap records are written inside a metadata transaction from here on."""
 CONTROLLER_REGISTRATION_VERSION: Final = 15
 """3.7-IV0 (KIP-919): controllers answer DescribeCluster for the controller endpoint type."""
+CONTROLLER_UNREGISTRATION_VERSION: Final = 33
+"""4.4-IV2 (KIP-1312, ``MetadataVersion.isControllerUnregistrationSupported``): the first level at which
+a controller's registration may be removed."""
 
 
 def _index(line: str) -> int:

@@ -73,8 +73,6 @@ from .update_features import wrong_controller_message
 
 log = logging.getLogger("kafka.controller.QuorumController")
 
-CONTROLLER_UNREGISTRATION_VERSION: Final = 33
-"""4.4-IV2: the first metadata.version at which a controller may be unregistered (KIP-1312)."""
 RECORD_VERSION: Final = 0
 
 BrokerResponse = messages.UnregisterBrokerResponse
@@ -130,7 +128,7 @@ def unregister_controller(request: messages.UnregisterControllerRequest, *, acti
     if controller_id == node_id:
         return Decision(controller_error(ErrorCode.INVALID_REQUEST,
                                          "Controller cannot unregister itself while it is active."))
-    if metadata_version < CONTROLLER_UNREGISTRATION_VERSION:
+    if metadata_version < features.CONTROLLER_UNREGISTRATION_VERSION:
         return Decision(controller_error(
             ErrorCode.UNSUPPORTED_VERSION,
             "The current MetadataVersion is too old to support controller unregistration."))
@@ -221,5 +219,5 @@ registry.register(ApiKey.UNREGISTER_BROKER, controller=on_unregister_broker, for
 registry.register(ApiKey.UNREGISTER_CONTROLLER, controller=on_unregister_controller,
                   forwarded=controller_unreachable)
 
-__all__ = ["CONTROLLER_UNREGISTRATION_VERSION", "Decision", "broker_error", "controller_error",
+__all__ = ["Decision", "broker_error", "controller_error",
            "unregister_broker", "unregister_controller"]

@@ -25,11 +25,11 @@ from collections.abc import Callable
 
 from kafka_admin_kraft.client.core import AdminCore, Op, RetryPolicy, controller_errors
 from kafka_admin_kraft.errors import ErrorCode, KafkaApiError, error_for_code
-from kafka_admin_kraft.features import NEWEST
+from kafka_admin_kraft.features import CONTROLLER_UNREGISTRATION_VERSION, NEWEST
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.message import Struct
 
-UNREGISTRATION_RELEASE = "4.4-IV2"
+UNREGISTRATION_RELEASE = NEWEST.release_string(CONTROLLER_UNREGISTRATION_VERSION)
 """The metadata.version from which controllers can be unregistered (KIP-1312)."""
 
 
@@ -88,9 +88,9 @@ def unregister_controller(core: AdminCore, controller_id: int, timeout: float | 
                 "already); describe_cluster() with bootstrap controllers lists the registered controllers"
             )
         if code == ErrorCode.UNSUPPORTED_VERSION:
-            level = NEWEST.metadata_version_from_string(UNREGISTRATION_RELEASE)
             return (
-                f"unregistering a controller needs metadata.version {UNREGISTRATION_RELEASE} (level {level}) "
+                f"unregistering a controller needs metadata.version {UNREGISTRATION_RELEASE} "
+                f"(level {CONTROLLER_UNREGISTRATION_VERSION}) "
                 "or later: finalize it once every node runs Kafka 4.4 (kafka-features upgrade "
                 "--release-version 4.4); a stopped controller of an older release that blocks the upgrade "
                 "is replaced by a Kafka 4.4 controller started with its node id until the upgrade is done"
