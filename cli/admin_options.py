@@ -186,7 +186,7 @@ def error_text(exc: BaseException) -> str:
     if isinstance(exc, UnsupportedOperationError):
         return f"{JAVA_ERRORS_PACKAGE}UnsupportedVersionException: {exc}"
     if isinstance(exc, AuthenticationError):
-        return f"{JAVA_ERRORS_PACKAGE}AuthenticationException: {exc}"
+        return f"{JAVA_ERRORS_PACKAGE}{exc.java_exception}: {exc.reason}"
     if isinstance(exc, ConfigError):
         return str(exc)
     return f"{type(exc).__name__}: {exc}"

@@ -110,11 +110,15 @@ class UnsupportedOperationError(KafkaClientError):
 
 
 class AuthenticationError(KafkaClientError):
-    """SASL or TLS authentication with ``node`` failed."""
+    """SASL or TLS authentication with ``node`` failed, or the client's security settings do not fit the
+    listener there. ``reason`` is Kafka's message where Kafka's client has one, and the setting to
+    change; ``java_exception`` names the class Kafka's client raises for the same failure (in
+    ``org.apache.kafka.common.errors``: SaslAuthenticationException, SslAuthenticationException, ...)."""
 
-    def __init__(self, node: str, reason: str) -> None:
+    def __init__(self, node: str, reason: str, *, java_exception: str = "AuthenticationException") -> None:
         self.node = node
         self.reason = reason
+        self.java_exception = java_exception
         super().__init__(f"authentication with {node} failed: {reason}")
 
 

@@ -40,9 +40,9 @@ from typing import Any, TypeVar
 
 from kafka_admin_kraft.client.config import Address, ClientConfig, format_address
 from kafka_admin_kraft.errors import (
-    AuthenticationError,
     BootstrapError,
     ErrorCode,
+    KafkaAdminError,
     KafkaApiError,
     KafkaClientError,
     KafkaConnectionError,
@@ -125,6 +125,8 @@ class Connection:
     versions: dict[int, tuple[int, int]] = field(default_factory=dict)
     node_id: int | None = None
     correlation_id: int = 0
+    unproven: bool = True
+    """No request past ApiVersions has been answered yet: a close now may be a SASL listener's refusal."""
 
     @property
     def label(self) -> str:
@@ -296,11 +298,14 @@ class AdminCore:
 
     def _authenticate(self, conn: Connection, deadline: float) -> Op[None]:
         # hashlib, hmac and secrets load only for SASL connections, off the tools' start-up path
-        from kafka_admin_kraft.client.sasl import SaslFailure, mechanism_for
+        from kafka_admin_kraft.client import sasl as sasl_client
 
         sasl = self.config.sasl
         assert sasl is not None
-        mechanism = mechanism_for(sasl.mechanism, sasl.username, sasl.password)
+        mechanism = sasl_client.mechanism_for(sasl.mechanism, sasl.username, sasl.password)
+        where = format_address(conn.address)
+        if ApiKey.SASL_HANDSHAKE not in conn.versions:
+            raise sasl_client.listener_failure(where, tls=self.config.uses_tls, enabled=None)
         handshake_version = self.choose_version(
             conn, messages.SaslHandshakeRequest, "authenticate", minimum=1
         )
@@ -308,11 +313,8 @@ class AdminCore:
             conn, messages.SaslHandshakeRequest(mechanism=mechanism.name), handshake_version, deadline
         )
         if handshake.error_code:
-            offered = ", ".join(handshake.mechanisms) or "none"
-            error = error_for_code(handshake.error_code)
-            raise AuthenticationError(
-                conn.label,
-                f"SASL mechanism {mechanism.name} refused ({error.name}); the server enables: {offered}",
+            raise sasl_client.handshake_failure(
+                where, mechanism.name, handshake.error_code, handshake.mechanisms, tls=self.config.uses_tls
             )
         auth_version = self.choose_version(conn, messages.SaslAuthenticateRequest, "authenticate")
         token: bytes | None = mechanism.initial()
@@ -321,12 +323,38 @@ class AdminCore:
                 conn, messages.SaslAuthenticateRequest(auth_bytes=token), auth_version, deadline
             )
             if response.error_code:
-                error = error_for_code(response.error_code, response.error_message)
-                raise AuthenticationError(conn.label, f"{mechanism.name}: [{error.name}] {error.message}")
+                raise sasl_client.exchange_failure(
+                    where, mechanism.name, response.error_code, response.error_message
+                )
             try:
                 token = mechanism.respond(response.auth_bytes)
-            except SaslFailure as exc:
-                raise AuthenticationError(conn.label, f"{mechanism.name}: {exc}") from None
+            except sasl_client.SaslFailure as exc:
+                raise sasl_client.exchange_failure(where, mechanism.name, None, str(exc)) from None
+
+    def _sasl_listener(self, address: Address, deadline: float) -> Op[list[str] | None]:
+        """The mechanisms of the SASL listener at ``address``, or None when it is no SASL listener (or
+        does not say): on a fresh connection, a SASL listener answers a SaslHandshake with its enabled
+        mechanisms (Kafka's ``SaslServerAuthenticator``), any other refuses it or does not offer it."""
+        handle = yield Connect(address, min(self.config.connection_setup_timeout, self.remaining(deadline)))
+        conn = Connection(address, handle, unproven=False)
+        answer: messages.SaslHandshakeResponse | None = None
+        try:
+            yield from self._api_versions(conn, deadline)
+            if ApiKey.SASL_HANDSHAKE in conn.versions:
+                version = self.choose_version(conn, messages.SaslHandshakeRequest, "authenticate")
+                request = messages.SaslHandshakeRequest(mechanism="PLAIN")
+                answer = yield from self.request(conn, request, version, deadline)
+        except GeneratorExit:
+            raise  # abandoned by its driver: no effect can be yielded any more
+        except (KafkaAdminError, _Expired):
+            pass  # no answer: nothing to tell
+        except BaseException:
+            yield Close(handle)
+            raise
+        yield Close(handle)  # closing twice (after a lost exchange) is harmless
+        if answer is None or answer.error_code not in (ErrorCode.NONE, ErrorCode.UNSUPPORTED_SASL_MECHANISM):
+            return None
+        return list(answer.mechanisms)
 
     def probe(self, address: Address, deadline: float) -> Op[messages.ApiVersionsResponse]:
         """Ask ``address`` ApiVersions now, on its open connection or a new one: whether the node
@@ -380,6 +408,13 @@ class AdminCore:
             raw: bytes = yield Exchange(conn.handle, frame, timeout)
         except KafkaConnectionError as exc:
             yield from self.drop(conn)
+            if self._refused_without_sasl(conn, body, exc):
+                from kafka_admin_kraft.client.sasl import listener_failure
+
+                mechanisms = yield from self._sasl_listener(conn.address, deadline)
+                if mechanisms is not None:
+                    where = format_address(conn.address)
+                    raise listener_failure(where, tls=self.config.uses_tls, enabled=mechanisms) from None
             if exc.address != conn.label:
                 raise KafkaConnectionError(conn.label, exc.reason, timed_out=exc.timed_out) from None
             raise
@@ -397,7 +432,22 @@ class AdminCore:
             raise KafkaConnectionError(
                 conn.label, f"response correlation id {received} does not match request {conn.correlation_id}"
             )
+        if body.API_KEY != ApiKey.API_VERSIONS:
+            conn.unproven = False
         return raw
+
+    def _refused_without_sasl(self, conn: Connection, body: Struct, error: KafkaConnectionError) -> bool:
+        """Whether a lost exchange looks like a SASL listener's answer to a client without SASL: Kafka's
+        ``SaslServerAuthenticator`` answers ApiVersions before authentication and closes the connection
+        at any other request but SaslHandshake. So: the first request after ApiVersions, closed (not
+        timed out) by a server that offers SaslHandshake, from a client without SASL settings."""
+        return (
+            self.config.sasl is None
+            and conn.unproven
+            and not error.timed_out
+            and body.API_KEY != ApiKey.API_VERSIONS
+            and ApiKey.SASL_HANDSHAKE in conn.versions
+        )
 
     def _decode(self, conn: Connection, raw: bytes, api_key: int, versions: tuple[int, ...]) -> Op[Any]:
         """The response body, read at the first of ``versions`` that fits. Bytes that are not a response

@@ -4,6 +4,13 @@ A mechanism produces the first client message, then answers each server message 
 The connection layer carries the messages in SaslAuthenticate requests after a SaslHandshake v1.
 The SCRAM primitives (``scram_keys``, ``hmac_digest``, ``parse_attributes``, ``escape_saslname``) are
 shared with the reference server's SCRAM server side.
+
+The ``*_failure`` functions turn what went wrong into the :class:`AuthenticationError` the client
+raises: the exception class and message of Kafka's ``SaslClientAuthenticator`` (its
+``handleSaslHandshakeResponse`` and ``receiveToken``), then, in brackets, the setting to change. Where
+Kafka's client has no words for a case (a listener that wants SASL from a client without it), the
+class is the one Kafka documents for it (``IllegalSaslStateException``: unexpected requests before
+SASL authentication, as when PLAINTEXT reaches a SASL endpoint).
 """
 
 from __future__ import annotations
@@ -13,7 +20,10 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from kafka_admin_kraft.errors import AuthenticationError, ErrorCode, error_for_code
 
 __all__ = [
     "SCRAM_HASHES",
@@ -23,7 +33,10 @@ __all__ = [
     "ScramKeys",
     "ScramMechanism",
     "escape_saslname",
+    "exchange_failure",
+    "handshake_failure",
     "hmac_digest",
+    "listener_failure",
     "mechanism_for",
     "parse_attributes",
     "scram_keys",
@@ -193,3 +206,83 @@ def mechanism_for(name: str, username: str, password: str) -> SaslMechanism:
     if name == "PLAIN":
         return PlainMechanism(username, password)
     return ScramMechanism(name, username, password)
+
+
+# --------------------------------------------------------------------------- failures
+
+
+def _protocol(sasl: bool, tls: bool) -> str:
+    return ("SASL_" if sasl else "") + ("SSL" if tls else "PLAINTEXT")
+
+
+def handshake_failure(
+    node: str, mechanism: str, error_code: int, enabled: Sequence[str], *, tls: bool
+) -> AuthenticationError:
+    """A SaslHandshake answered with an error code. ILLEGAL_SASL_STATE is what a listener without SASL
+    answers (Kafka's ``KafkaApis`` and ``ControllerApis`` serve SaslHandshake only to say so)."""
+    listed = f"[{', '.join(enabled)}]"
+    if error_code == ErrorCode.UNSUPPORTED_SASL_MECHANISM:
+        return AuthenticationError(
+            node,
+            f"Client SASL mechanism '{mechanism}' not enabled in the server, enabled mechanisms are {listed} "
+            "(set sasl.mechanism to one of them)",
+            java_exception="UnsupportedSaslMechanismException",
+        )
+    if error_code == ErrorCode.ILLEGAL_SASL_STATE:
+        return AuthenticationError(
+            node,
+            f"Unexpected handshake request with client mechanism {mechanism}, enabled mechanisms are "
+            f"{listed} ({_no_sasl_here(node, tls)})",
+            java_exception="IllegalSaslStateException",
+        )
+    name = error_for_code(error_code).name
+    return AuthenticationError(
+        node,
+        f"Unknown error code {name}, client mechanism is {mechanism}, enabled mechanisms are {listed}",
+        java_exception="IllegalSaslStateException",
+    )
+
+
+def _no_sasl_here(node: str, tls: bool) -> str:
+    return (
+        f"the listener at {node} does not use SASL: set security.protocol={_protocol(False, tls)} "
+        "and drop sasl.mechanism and sasl.jaas.config"
+    )
+
+
+def listener_failure(node: str, *, tls: bool, enabled: Sequence[str] | None) -> AuthenticationError:
+    """The client's SASL settings do not fit the listener at ``node``: ``enabled`` lists the mechanisms
+    of a SASL listener reached without SASL settings; None means a listener without SASL reached with
+    them (it does not offer SaslHandshake at all)."""
+    if enabled is None:
+        return AuthenticationError(
+            node,
+            f"the server does not offer SaslHandshake: {_no_sasl_here(node, tls)}",
+            java_exception="IllegalSaslStateException",
+        )
+    mechanism = enabled[0] if len(enabled) == 1 else "<one of them>"
+    return AuthenticationError(
+        node,
+        f"the listener at {node} wants SASL authentication (enabled mechanisms are [{', '.join(enabled)}]) "
+        f"and closed the connection at the first request sent without it: set "
+        f"security.protocol={_protocol(True, tls)}, sasl.mechanism={mechanism} and sasl.jaas.config",
+        java_exception="IllegalSaslStateException",
+    )
+
+
+def exchange_failure(
+    node: str, mechanism: str, error_code: int | None, message: str | None
+) -> AuthenticationError:
+    """A SaslAuthenticate answered with an error code (Kafka's client raises that code's exception with
+    the server's message), or, with ``error_code`` None, a server message this client refused."""
+    if error_code is None:
+        return AuthenticationError(
+            node, f"{mechanism}: {message}", java_exception="SaslAuthenticationException"
+        )
+    error = error_for_code(error_code, message)
+    fix = " (check the username and password in sasl.jaas.config)"
+    return AuthenticationError(
+        node,
+        error.message + (fix if error_code == ErrorCode.SASL_AUTHENTICATION_FAILED else ""),
+        java_exception=error.java_exception,
+    )

@@ -3,6 +3,7 @@ connections to each other) use SSL, SASL_SSL or SASL_PLAINTEXT, described throug
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import ipaddress
 import time
@@ -13,7 +14,7 @@ import pytest
 from integration.client import ConnectionClosed
 from integration.harness import FAST_ELECTIONS, HOST, Cluster
 
-from kafka_admin_kraft import Admin
+from kafka_admin_kraft import Admin, AsyncAdmin
 from kafka_admin_kraft.errors import AuthenticationError
 from kafka_admin_kraft.protocol import messages
 
@@ -179,7 +180,7 @@ def test_sasl_ssl_quorum_with_every_mechanism(make_cluster: Make, pki: Pki) -> N
     with Admin(bootstrap_controllers=cluster.bootstrap_servers(), default_api_timeout_ms=20000,
                request_timeout_ms=5000, **tls, sasl_mechanism="SCRAM-SHA-512",
                sasl_jaas_config=f'{SCRAM} required username="alice" password="wrong";') as admin, \
-            pytest.raises(AuthenticationError, match="SASL_AUTHENTICATION_FAILED"):
+            pytest.raises(AuthenticationError, match="invalid credentials with SASL mechanism SCRAM-SHA-512"):
         admin.describe_metadata_quorum()
     assert time.monotonic() - started < 5
     cluster.assert_running()
@@ -213,3 +214,100 @@ def test_sasl_plaintext_quorum_with_every_mechanism(make_cluster: Make) -> None:
         with pytest.raises((OSError, ConnectionClosed)):
             client.describe_quorum(2)
     cluster.assert_running()
+
+
+# --------------------------------------------------------------------------- each failure, as Kafka names it
+
+
+def _failure(cluster: Cluster, **settings: str) -> AuthenticationError:
+    """The AuthenticationError a describe raises, within seconds: none of these is retried."""
+    started = time.monotonic()
+    with Admin(bootstrap_controllers=cluster.bootstrap_servers(), default_api_timeout_ms=30000,
+               request_timeout_ms=10000, **settings) as admin, pytest.raises(AuthenticationError) as caught:
+        admin.describe_metadata_quorum()
+    assert time.monotonic() - started < 5
+    return caught.value
+
+
+def test_each_sasl_failure_names_kafkas_exception_and_the_setting(make_cluster: Make) -> None:
+    users = {"admin": ADMIN_PASSWORD, "bob": "bob-secret"}
+    extra = {"sasl.enabled.mechanisms": "SCRAM-SHA-512,PLAIN", "sasl.mechanism.controller.protocol": "PLAIN",
+             "listener.name.controller.scram-sha-512.sasl.jaas.config": _jaas(SCRAM, users),
+             "listener.name.controller.plain.sasl.jaas.config": _jaas(PLAIN, users)}
+    cluster = _cluster(make_cluster, "SASL_PLAINTEXT", extra, size=1)
+    where = cluster.bootstrap_servers()
+
+    def client(mechanism: str, user: str, password: str) -> dict[str, str]:
+        module = PLAIN if mechanism == "PLAIN" else SCRAM
+        return {"security_protocol": "SASL_PLAINTEXT", "sasl_mechanism": mechanism,
+                "sasl_jaas_config": f'{module} required username="{user}" password="{password}";'}
+
+    scram_refused = ("Authentication failed during authentication due to invalid credentials with SASL "
+                     "mechanism SCRAM-SHA-512 (check the username and password in sasl.jaas.config)")
+    # A wrong password and an unknown user read the same: SaslServerAuthenticator does not tell them apart.
+    for user, password in (("bob", "wrong"), ("mallory", "bob-secret")):
+        error = _failure(cluster, **client("SCRAM-SHA-512", user, password))
+        assert (error.java_exception, error.reason, error.node) == (
+            "SaslAuthenticationException", scram_refused, where)
+    error = _failure(cluster, **client("PLAIN", "bob", "wrong"))
+    assert (error.java_exception, error.reason) == (
+        "SaslAuthenticationException",
+        "Authentication failed: Invalid username or password (check the username and password in "
+        "sasl.jaas.config)")
+
+    error = _failure(cluster, **client("SCRAM-SHA-256", "bob", "bob-secret"))
+    assert (error.java_exception, error.reason) == (
+        "UnsupportedSaslMechanismException",
+        "Client SASL mechanism 'SCRAM-SHA-256' not enabled in the server, enabled mechanisms are "
+        "[SCRAM-SHA-512, PLAIN] (set sasl.mechanism to one of them)")
+
+    # No SASL settings at all: the listener answers ApiVersions, then closes at DescribeCluster.
+    error = _failure(cluster)
+    assert (error.java_exception, error.reason) == (
+        "IllegalSaslStateException",
+        f"the listener at {where} wants SASL authentication (enabled mechanisms are [SCRAM-SHA-512, PLAIN]) "
+        "and closed the connection at the first request sent without it: set "
+        "security.protocol=SASL_PLAINTEXT, sasl.mechanism=<one of them> and sasl.jaas.config")
+
+    async def without_sasl() -> None:
+        async with AsyncAdmin(bootstrap_controllers=where, default_api_timeout_ms=30000) as admin:
+            await admin.describe_metadata_quorum()
+
+    with pytest.raises(AuthenticationError, match="wants SASL authentication"):
+        asyncio.run(without_sasl())
+    cluster.assert_running()
+
+
+def test_each_tls_mismatch_names_the_setting(make_cluster: Make, pki: Pki) -> None:
+    keystore = pki.keystore("server.pem", ["localhost"], [HOST])
+    tls = _cluster(make_cluster, "SSL", _ssl_properties(pki, keystore), size=1)
+    at_tls = tls.bootstrap_servers()
+    error = _failure(tls)
+    assert (error.java_exception, error.reason) == (
+        "SslAuthenticationException",
+        f"the listener at {at_tls} speaks TLS (it answered a TLS ClientHello) and drops plaintext requests: "
+        "set security.protocol=SSL (SASL_SSL with SASL) and ssl.truststore.location to the CA of its "
+        "certificate")
+    error = _failure(tls, security_protocol="SSL")
+    assert (error.java_exception, error.reason) == (
+        "SslAuthenticationException",
+        "SSL handshake failed: certificate verify failed: self-signed certificate in certificate chain (the "
+        "server's TLS certificate is not trusted: put the CA that signed it in ssl.truststore.location or "
+        "ssl.truststore.certificates)")
+    error = _failure(tls, security_protocol="SASL_SSL", ssl_truststore_location=str(pki.truststore),
+                     sasl_mechanism="PLAIN", sasl_jaas_config=f'{PLAIN} required username="a" password="b";')
+    assert (error.java_exception, error.reason) == (
+        "IllegalSaslStateException",
+        f"the server does not offer SaslHandshake: the listener at {at_tls} does not use SASL: set "
+        "security.protocol=SSL and drop sasl.mechanism and sasl.jaas.config")
+
+    plain = make_cluster(1)
+    at_plain = plain.bootstrap_servers()
+    error = _failure(plain, security_protocol="SSL", ssl_truststore_location=str(pki.truststore))
+    assert (error.java_exception, error.reason) == (
+        "SslAuthenticationException",
+        f"SSL handshake failed: the listener at {at_plain} does not speak TLS (it answered a plaintext "
+        "ApiVersions request): set security.protocol=PLAINTEXT (SASL_PLAINTEXT with SASL) and drop the "
+        "ssl.* settings")
+    tls.assert_running()
+    plain.assert_running()

@@ -5,12 +5,13 @@ exit status 1, as Kafka prints them, never a traceback; a garbage-answering addr
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from integration.harness import Cluster, one_controller
+from integration.harness import FAST_ELECTIONS, Cluster, one_controller
 from integration_sdk.bad_server import ANSWERS, garbage_server
 
 from kafka_admin_kraft_cli.kafka_features import main as features_main
@@ -91,3 +92,47 @@ def test_a_command_config_that_is_not_utf8_is_read_as_kafka_reads_it(controller:
                  "--command-config", str(config), "describe", "--status")
     assert (result.returncode, result.stderr) == (0, "")
     assert "LeaderId:               1\n" in result.stdout
+
+
+@pytest.fixture(scope="module")
+def sasl_controller(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """One reference controller whose listener wants SASL/SCRAM-SHA-512."""
+    jaas = ('org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" '
+            'password="admin-secret" user_admin="admin-secret";')
+    properties = {**FAST_ELECTIONS, "listener.security.protocol.map": "CONTROLLER:SASL_PLAINTEXT",
+                  "sasl.enabled.mechanisms": "SCRAM-SHA-512",
+                  "sasl.mechanism.controller.protocol": "SCRAM-SHA-512",
+                  "listener.name.controller.scram-sha-512.sasl.jaas.config": jaas}
+    cluster = Cluster(tmp_path_factory.mktemp("sasl"), 1, properties=properties)
+    try:
+        yield cluster.format().start_all()
+    finally:
+        cluster.close()
+
+
+@pytest.mark.parametrize(
+    ("settings", "line"),
+    [
+        ("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\nsasl.jaas.config="
+         "org.apache.kafka.common.security.scram.ScramLoginModule required username=admin password=wrong;\n",
+         "org.apache.kafka.common.errors.SaslAuthenticationException: Authentication failed during "
+         "authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512 (check the username "
+         "and password in sasl.jaas.config)"),
+        ("",
+         "org.apache.kafka.common.errors.IllegalSaslStateException: the listener at {address} wants SASL "
+         "authentication (enabled mechanisms are [SCRAM-SHA-512]) and closed the connection at the first "
+         "request sent without it: set security.protocol=SASL_PLAINTEXT, sasl.mechanism=SCRAM-SHA-512 and "
+         "sasl.jaas.config"),
+    ],
+    ids=["wrong-password", "no-sasl"],
+)
+def test_an_authentication_failure_is_kafkas_one_line(sasl_controller: Cluster, tmp_path: Path, settings: str,
+                                                      line: str) -> None:
+    config = tmp_path / "client.properties"
+    config.write_text(settings)
+    address = sasl_controller.bootstrap_servers()
+    started = time.monotonic()
+    result = run("kafka-metadata-quorum", "--bootstrap-controller", address, "--command-config", str(config),
+                 "describe", "--status")
+    assert time.monotonic() - started < 10  # not the 60 s of default.api.timeout.ms
+    assert (result.returncode, result.stdout, result.stderr) == (1, "", line.format(address=address) + "\n")

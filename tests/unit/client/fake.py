@@ -325,7 +325,13 @@ def update_features(node: FakeNode, version: int, body: Any) -> Any:
     return r(results=results if version < 2 else [])
 
 
+def sasl_handshake(node: FakeNode, version: int, body: Any) -> Any:
+    """A listener without SASL: Kafka's KafkaApis and ControllerApis refuse the handshake."""
+    return messages.SaslHandshakeResponse(error_code=34, mechanisms=[])
+
+
 DEFAULT_HANDLERS: dict[int, Handler] = {
+    17: sasl_handshake,
     18: api_versions,
     60: describe_cluster,
     55: describe_quorum,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
@@ -10,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from kafka_admin_kraft import Admin
+from kafka_admin_kraft import Admin, AsyncAdmin
 from kafka_admin_kraft.client.sasl import PlainMechanism, SaslFailure, ScramMechanism
 from kafka_admin_kraft.errors import AuthenticationError
 from kafka_admin_kraft.protocol import messages
-from unit.client.fake import FakeNetwork, FakeNode
+from unit.client.fake import DROP, AsyncFakeNetwork, FakeNetwork, FakeNode, admin, describe_cluster
 
 
 def test_rfc5802_scram_sha1_vector() -> None:
@@ -158,9 +159,128 @@ def test_a_wrong_password_is_an_authentication_error_not_a_retry(mechanism: str)
 
 def test_a_mechanism_the_server_does_not_enable() -> None:
     net = FakeNetwork(1, leader=1)
-    FakeSaslServer(["PLAIN"], "alice", "s3cret").install(net.nodes[1])
-    with (
-        sasl_admin(net, "SCRAM-SHA-512", "s3cret") as admin,
-        pytest.raises(AuthenticationError, match="SCRAM-SHA-512 refused.*enables: PLAIN"),
-    ):
+    FakeSaslServer(["PLAIN", "SCRAM-SHA-256"], "alice", "s3cret").install(net.nodes[1])
+    with sasl_admin(net, "SCRAM-SHA-512", "s3cret") as admin, pytest.raises(AuthenticationError) as caught:
         admin.describe_metadata_quorum()
+    # SaslClientAuthenticator.handleSaslHandshakeResponse's class and words, then the setting to change
+    assert caught.value.java_exception == "UnsupportedSaslMechanismException"
+    assert caught.value.reason == (
+        "Client SASL mechanism 'SCRAM-SHA-512' not enabled in the server, enabled mechanisms are "
+        "[PLAIN, SCRAM-SHA-256] (set sasl.mechanism to one of them)"
+    )
+    assert net.sleeps == []
+
+
+@pytest.mark.parametrize("mechanism", ["PLAIN", "SCRAM-SHA-512"])
+def test_a_refused_password_is_kafkas_sasl_authentication_exception(mechanism: str) -> None:
+    net = FakeNetwork(1, leader=1)
+    FakeSaslServer(["PLAIN", "SCRAM-SHA-512"], "alice", "s3cret").install(net.nodes[1])
+    with sasl_admin(net, mechanism, "wrong") as admin, pytest.raises(AuthenticationError) as caught:
+        admin.describe_metadata_quorum()
+    assert caught.value.java_exception == "SaslAuthenticationException"
+    assert caught.value.reason == (
+        "Authentication failed during authentication due to invalid credentials with SASL mechanism "
+        f"{mechanism} (check the username and password in sasl.jaas.config)"
+    )
+    assert caught.value.node == "10.0.0.1:9091"
+
+
+def test_a_server_signature_the_client_refuses() -> None:
+    net = FakeNetwork(1, leader=1)
+    FakeSaslServer(["SCRAM-SHA-512"], "alice", "s3cret").install(net.nodes[1])
+    authenticate = net.nodes[1].handlers[36]
+
+    def forged(node: FakeNode, version: int, body: Any) -> Any:
+        answer = authenticate(node, version, body)
+        if answer.auth_bytes.startswith(b"v="):
+            answer.auth_bytes = b"v=" + base64.b64encode(bytes(64))
+        return answer
+
+    net.nodes[1].handlers[36] = forged
+    with sasl_admin(net, "SCRAM-SHA-512", "s3cret") as admin, pytest.raises(AuthenticationError) as caught:
+        admin.describe_metadata_quorum()
+    assert caught.value.java_exception == "SaslAuthenticationException"
+    assert caught.value.reason == (
+        "SCRAM-SHA-512: the server's SCRAM signature is wrong: it does not know the password")
+
+
+def test_sasl_settings_against_a_kafka_listener_without_sasl() -> None:
+    """Kafka answers SaslHandshake outside SASL with ILLEGAL_SASL_STATE (the fake's default)."""
+    net = FakeNetwork(1, leader=1)
+    with sasl_admin(net, "PLAIN", "s3cret") as admin, pytest.raises(AuthenticationError) as caught:
+        admin.describe_metadata_quorum()
+    assert caught.value.java_exception == "IllegalSaslStateException"
+    assert caught.value.reason == (
+        "Unexpected handshake request with client mechanism PLAIN, enabled mechanisms are [] (the listener "
+        "at 10.0.0.1:9091 does not use SASL: set security.protocol=PLAINTEXT and drop sasl.mechanism and "
+        "sasl.jaas.config)"
+    )
+    assert net.sleeps == []
+
+
+def test_sasl_settings_against_a_listener_that_does_not_offer_the_handshake() -> None:
+    net = FakeNetwork(1, leader=1)
+    del net.nodes[1].versions[17], net.nodes[1].versions[36]
+    with sasl_admin(net, "SCRAM-SHA-256", "s3cret") as admin, pytest.raises(AuthenticationError) as caught:
+        admin.describe_metadata_quorum()
+    assert caught.value.java_exception == "IllegalSaslStateException"
+    assert caught.value.reason == (
+        "the server does not offer SaslHandshake: the listener at 10.0.0.1:9091 does not use SASL: set "
+        "security.protocol=PLAINTEXT and drop sasl.mechanism and sasl.jaas.config"
+    )
+
+
+def sasl_listener(net: FakeNetwork, mechanisms: list[str]) -> None:
+    """Every node a SASL listener: SaslHandshake answered, any other request but ApiVersions closes the
+    connection (Kafka's SaslServerAuthenticator before authentication)."""
+    FakeSaslServer(mechanisms, "alice", "s3cret").install(net.nodes[1])
+    for node in net.nodes.values():
+        node.handlers[17] = net.nodes[1].handlers[17]
+        for api in (55, 60, 80, 81, 57):
+            node.handlers[api] = lambda *_: DROP
+
+
+@pytest.mark.parametrize(("mechanisms", "named"), [(["SCRAM-SHA-512"], "SCRAM-SHA-512"),
+                                                  (["PLAIN", "SCRAM-SHA-256"], "<one of them>")])
+def test_a_sasl_listener_reached_without_sasl_fails_at_once(mechanisms: list[str], named: str) -> None:
+    net = FakeNetwork(3, leader=2)
+    sasl_listener(net, mechanisms)
+    with admin(net) as client, pytest.raises(AuthenticationError) as caught:
+        client.describe_metadata_quorum()
+    assert caught.value.java_exception == "IllegalSaslStateException"
+    assert caught.value.reason == (
+        f"the listener at 10.0.0.1:9091 wants SASL authentication (enabled mechanisms are "
+        f"[{', '.join(mechanisms)}]) and closed the connection at the first request sent without it: set "
+        f"security.protocol=SASL_PLAINTEXT, sasl.mechanism={named} and sasl.jaas.config"
+    )
+    assert net.sleeps == []
+    # the second connection asked the handshake, and both were closed
+    assert [api for _, api, _, _ in net.requests] == ["ApiVersions", "DescribeCluster", "ApiVersions",
+                                                     "SaslHandshake"]
+    assert all(conn.closed for conn in net.opened)
+
+
+def test_a_close_from_a_listener_without_sasl_is_still_a_lost_connection() -> None:
+    """The same close from a node that refuses the handshake is retried as before."""
+    net = FakeNetwork(1, leader=1)
+    drops = iter([DROP])
+    net.nodes[1].handlers[60] = lambda node, version, body: next(drops, None) or describe_cluster(
+        node, version, body)
+    with admin(net) as client:
+        assert client.describe_metadata_quorum().leader_id == 1
+    assert len(net.sleeps) == 1
+    assert [api for _, api, _, _ in net.requests][:4] == ["ApiVersions", "DescribeCluster", "ApiVersions",
+                                                         "SaslHandshake"]
+
+
+def test_the_async_client_tells_the_same() -> None:
+    net = FakeNetwork(1, leader=1)
+    sasl_listener(net, ["PLAIN"])
+
+    async def main() -> None:
+        async with AsyncAdmin.from_config({"bootstrap.controllers": net.controllers()},
+                                          transport=AsyncFakeNetwork(net)) as client:
+            await client.describe_metadata_quorum()
+
+    with pytest.raises(AuthenticationError, match="wants SASL authentication"):
+        asyncio.run(main())
