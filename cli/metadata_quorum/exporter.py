@@ -7,6 +7,12 @@ check. Each check gets 80% of ``--scrape-timeout-ms`` as its own deadline, so an
 is reported by the check itself (``up 0``, status UNKNOWN, finding ``QUORUM_UNREACHABLE``) within
 the scrape; ``metrics`` says what a scrape serves when a check takes longer still.
 Metric names and meanings: the HELP lines of /metrics, and ``monitoring/`` for rules and a dashboard.
+
+Like node_exporter it listens on every interface by default (Prometheus scrapes from elsewhere), over
+plain HTTP to anyone unless ``--web-config-file`` names a Prometheus web configuration file
+(``web_config``: TLS, client certificates, basic authentication, headers, a rate limit), read and
+checked before the exporter connects or listens; ``--redact`` leaves out what maps the cluster (its id,
+node addresses, directory ids).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from ..admin_options import connect
 from .health_options import HEALTH_OPTIONS, threshold_options, thresholds
 
 DEFAULT_LISTEN = "0.0.0.0:9309"
+"""Every IPv4 interface, as node_exporter's ``:9100``: Prometheus scrapes from another host."""
 READ_SHARE = 0.8
 """The share of the scrape timeout each check may take."""
 
@@ -37,14 +44,15 @@ def _listen_address(ctx: click.Context, param: click.Parameter, value: str) -> t
     return host or "0.0.0.0", int(port)
 
 
-def _url(host: str, port: int) -> str:
-    return f"http://{f'[{host}]' if ':' in host else host}:{port}/metrics"
+def _url(host: str, port: int, tls: bool) -> str:
+    return f"http{'s' if tls else ''}://{f'[{host}]' if ':' in host else host}:{port}/metrics"
 
 
 @click.command(
     "exporter",
     cls=KafkaCommand,
-    exact_only=[*HEALTH_OPTIONS, "--listen", "--min-interval-ms", "--scrape-timeout-ms"],
+    exact_only=[*HEALTH_OPTIONS, "--listen", "--min-interval-ms", "--scrape-timeout-ms", "--web-config-file",
+                "--redact"],
 )
 @threshold_options
 @click.option(
@@ -69,6 +77,17 @@ def _url(host: str, port: int) -> str:
     show_default=True,
     help="Longest a scrape waits for a read of the quorum before it serves kraft_quorum_up 0.",
 )
+@click.option(
+    "--web-config-file",
+    metavar="FILE",
+    help="Prometheus web configuration file (the exporter toolkit's format, as node_exporter's "
+    "--web.config.file): TLS, client certificates, basic auth users with bcrypt hashes, headers.",
+)
+@click.option(
+    "--redact",
+    is_flag=True,
+    help="Leave out the cluster id, node addresses and directory ids (node ids stay).",
+)
 @click.pass_context
 def exporter(
     ctx: click.Context,
@@ -76,6 +95,8 @@ def exporter(
     listen: tuple[str, int],
     min_interval_ms: int,
     scrape_timeout_ms: int,
+    web_config_file: str | None,
+    redact: bool,
     no_probe: bool,
     **limits: Any,
 ) -> None:
@@ -86,14 +107,24 @@ def exporter(
       kafka-metadata-quorum --bootstrap-controller localhost:9093 exporter
       kafka-metadata-quorum --bootstrap-controller localhost:9093 exporter --listen 127.0.0.1:9309 \\
           --min-interval-ms 10000 --max-lag-ms 5000
+      kafka-metadata-quorum --bootstrap-controller localhost:9093 exporter --web-config-file web.yml
     """
     limits_given = thresholds(limits)
+    web = None
+    if web_config_file is not None:
+        from .web_config import WebConfigError, load_web_config
+
+        try:
+            web = load_web_config(web_config_file)
+        except WebConfigError as exc:
+            output.fail(str(exc))
     _, admin = connect(ctx)
-    from prometheus_client import start_http_server
+    from prometheus_client import make_wsgi_app
 
     from kafka_admin_kraft.health import QuorumHealth
 
     from .metrics import QuorumCache, exporter_registry
+    from .web_server import make_server
 
     def read(previous: QuorumHealth | None) -> QuorumHealth:
         return admin.check_quorum(thresholds=limits_given, probe=not no_probe, previous=previous,
@@ -102,14 +133,16 @@ def exporter(
     cache = QuorumCache(read, min_interval=min_interval_ms / 1000, scrape_timeout=scrape_timeout_ms / 1000)
     host, port = listen
     try:
-        server, _ = start_http_server(port, addr=host, registry=exporter_registry(cache))
+        server = make_server(host, port, make_wsgi_app(exporter_registry(cache, redact=redact)), web)
     except OSError as exc:
         admin.close()
         output.fail(f"Cannot listen on {host}:{port}: {exc.strerror or exc}")
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     stop = threading.Event()
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, lambda *_: stop.set())
-    click.echo(f"Serving quorum metrics on {_url(host, server.server_port)}", err=True)
+    tls = web is not None and web.tls is not None
+    click.echo(f"Serving quorum metrics on {_url(host, server.server_port, tls)}", err=True)
     stop.wait()
     server.shutdown()
     server.server_close()

@@ -8,6 +8,11 @@ takes longer, that scrape serves ``kraft_quorum_up 0`` and ``kraft_quorum_status
 quorum details rather than values that may no longer hold, and counts in
 ``kraft_quorum_scrape_timeouts_total``; the read goes on and its result serves the next scrapes.
 
+With ``redact`` (``exporter --redact``) the families leave out what maps the cluster for whoever can
+read /metrics: the ``kraft_quorum_cluster`` info, the ``address`` label of ``node_reachable`` and the
+``directory_id`` label of the replica families (a node that shows twice in one role, under two directory
+ids, then shows once).
+
 Only the exporter imports this module (it pulls in prometheus_client and the SDK).
 """
 
@@ -139,20 +144,25 @@ def _replicas(quorum: QuorumInfo) -> Iterator[tuple[str, ReplicaState]]:
                 yield role, replica
 
 
-def replica_families(quorum: QuorumInfo | None) -> list[GaugeMetricFamily]:
+def replica_families(quorum: QuorumInfo | None, *, redact: bool = False) -> list[GaugeMetricFamily]:
     """Per-replica offsets and lag, as the leader sees them (Kafka's ``ReplicaState``)."""
+    names = tuple(n for n in REPLICA_LABELS if not (redact and n == "directory_id"))
     end_offset = _gauge("replica_log_end_offset", "Log end offset of the replica as the leader last saw "
-                        "it fetch (the leader's own for the leader; -1 if it never fetched).", REPLICA_LABELS)
-    lag = _gauge("replica_lag_offsets", "Offsets the replica is behind the leader's log end offset.",
-                 REPLICA_LABELS)
+                        "it fetch (the leader's own for the leader; -1 if it never fetched).", names)
+    lag = _gauge("replica_lag_offsets", "Offsets the replica is behind the leader's log end offset.", names)
     behind = _gauge("replica_seconds_since_caught_up", "Seconds between the leader's and the replica's last "
-                    "caught-up times, both on the leader's clock; absent when either is unknown.",
-                    REPLICA_LABELS)
+                    "caught-up times, both on the leader's clock; absent when either is unknown.", names)
     if quorum is None:
         return [end_offset, lag, behind]
     leader = next((v for v in quorum.voters if v.replica_id == quorum.leader_id), None)
+    shown: set[tuple[str, ...]] = set()
     for role, replica in _replicas(quorum):
         labels = [str(replica.replica_id), str(replica.replica_directory_id), role]
+        if redact:
+            labels = [labels[0], role]
+            if tuple(labels) in shown:
+                continue
+            shown.add(tuple(labels))
         end_offset.add_metric(labels, replica.log_end_offset)
         if leader is None or replica.log_end_offset < 0:
             continue
@@ -163,7 +173,7 @@ def replica_families(quorum: QuorumInfo | None) -> list[GaugeMetricFamily]:
     return [end_offset, lag, behind]
 
 
-def health_families(reading: Reading, *, reads: int, timeouts: int) -> list[Metric]:
+def health_families(reading: Reading, *, reads: int, timeouts: int, redact: bool = False) -> list[Metric]:
     """Every family the exporter serves, for one reading. Families without a value for this reading are
     still listed (with HELP and TYPE) so that the exposition always names the same metrics."""
     health = reading.health
@@ -181,7 +191,7 @@ def health_families(reading: Reading, *, reads: int, timeouts: int) -> list[Metr
     checked = _gauge("checked_timestamp_seconds", "Wall-clock time of the check being served, epoch seconds.")
     features = _gauge("finalized_feature_level", "Finalized level of each feature.", ("feature",))
     reachable = _gauge("node_reachable", "1 when the node answered ApiVersions within the probe timeout, "
-                       "else 0.", ("node_id", "address"))
+                       "else 0.", ("node_id",) if redact else ("node_id", "address"))
     cluster = InfoMetricFamily(PREFIX + "cluster", "The cluster id the quorum serves.")
     if health is not None:
         tolerance.add_metric([], health.fault_tolerance)
@@ -195,11 +205,12 @@ def health_families(reading: Reading, *, reads: int, timeouts: int) -> list[Metr
         for feature, level in sorted(health.finalized_features.items()):
             features.add_metric([feature], level)
         for probe in health.probes:
-            reachable.add_metric([str(probe.node_id), probe.address], 1 if probe.reachable else 0)
-        if health.cluster_id is not None:
+            node = [str(probe.node_id)] if redact else [str(probe.node_id), probe.address]
+            reachable.add_metric(node, 1 if probe.reachable else 0)
+        if health.cluster_id is not None and not redact:
             cluster.add_metric([], {"cluster_id": health.cluster_id})
     families: list[Metric] = [up, status, tolerance, findings, checked, features, reachable, cluster]
-    families += quorum_families(health, quorum)
+    families += quorum_families(health, quorum, redact=redact)
     duration = _gauge("check_duration_seconds", "How long the read being served took (Admin.check_quorum).")
     if reading.duration is not None:
         duration.add_metric([], reading.duration)
@@ -213,7 +224,8 @@ def health_families(reading: Reading, *, reads: int, timeouts: int) -> list[Metr
     return families
 
 
-def quorum_families(health: QuorumHealth | None, quorum: QuorumInfo | None) -> list[Metric]:
+def quorum_families(health: QuorumHealth | None, quorum: QuorumInfo | None, *,
+                    redact: bool = False) -> list[Metric]:
     """What the leader's DescribeQuorum answer says: leader, epoch, high watermark, voters, replicas."""
     leader_id = _gauge("leader_id", "Node id of the quorum leader (-1 when there is none).")
     epoch = _gauge("leader_epoch", "The leader's epoch; it rises with every election.")
@@ -226,7 +238,7 @@ def quorum_families(health: QuorumHealth | None, quorum: QuorumInfo | None) -> l
     pending = _gauge("voter_change_pending_seconds", "How long the current voter set has differed from the "
                      "committed one (0 when it does not; absent when the server cannot say).")
     families: list[Metric] = [leader_id, epoch, high_watermark, voters, committed, observers, pending]
-    families += replica_families(quorum)
+    families += replica_families(quorum, redact=redact)
     if health is None or quorum is None:
         return families
     leader_id.add_metric([], quorum.leader_id)
@@ -244,18 +256,20 @@ def quorum_families(health: QuorumHealth | None, quorum: QuorumInfo | None) -> l
 class QuorumCollector(Collector):
     """The exporter's collector: each collect() serves the cache's latest reading."""
 
-    def __init__(self, cache: QuorumCache) -> None:
+    def __init__(self, cache: QuorumCache, *, redact: bool = False) -> None:
         self._cache = cache
+        self._redact = redact
 
     def collect(self) -> Iterator[Metric]:
         reading = self._cache.get()
-        yield from health_families(reading, reads=self._cache.reads, timeouts=self._cache.timeouts)
+        yield from health_families(reading, reads=self._cache.reads, timeouts=self._cache.timeouts,
+                                   redact=self._redact)
 
 
-def exporter_registry(cache: QuorumCache) -> CollectorRegistry:
+def exporter_registry(cache: QuorumCache, *, redact: bool = False) -> CollectorRegistry:
     """What /metrics serves: the quorum's metrics, and the exporter process's own (memory, CPU, open
     files) for watching the exporter itself."""
     registry = CollectorRegistry()
-    registry.register(QuorumCollector(cache))
+    registry.register(QuorumCollector(cache, redact=redact))
     ProcessCollector(registry=registry)
     return registry

@@ -4,8 +4,6 @@ connections to each other) use SSL, SASL_SSL or SASL_PLAINTEXT, described throug
 from __future__ import annotations
 
 import asyncio
-import datetime
-import ipaddress
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,62 +16,13 @@ from kafka_admin_kraft import Admin, AsyncAdmin
 from kafka_admin_kraft.errors import AuthenticationError
 from kafka_admin_kraft.protocol import messages
 
-x509 = pytest.importorskip("cryptography.x509", reason="the cryptography package makes the test certificates")
-from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
-from cryptography.hazmat.primitives.asymmetric import ec  # noqa: E402
-from cryptography.x509.oid import NameOID  # noqa: E402
+pytest.importorskip("cryptography.x509", reason="the cryptography package makes the test certificates")
+from integration_sdk.pki import Pki  # noqa: E402
 
 Make = Callable[..., Cluster]
 ADMIN_PASSWORD = "admin-secret"
 PLAIN = "org.apache.kafka.common.security.plain.PlainLoginModule"
 SCRAM = "org.apache.kafka.common.security.scram.ScramLoginModule"
-
-
-def _name(common_name: str) -> x509.Name:
-    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-
-
-def _pem_key(key: ec.EllipticCurvePrivateKey) -> bytes:
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption())
-
-
-class Pki:
-    """A test CA and server keystores (PEM: key then certificate chain) signed by it."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        root.mkdir(parents=True, exist_ok=True)
-        self.key = ec.generate_private_key(ec.SECP256R1())
-        now = datetime.datetime.now(datetime.timezone.utc)
-        self.cert = (x509.CertificateBuilder().subject_name(_name("test CA")).issuer_name(_name("test CA"))
-                     .public_key(self.key.public_key()).serial_number(x509.random_serial_number())
-                     .not_valid_before(now - datetime.timedelta(days=1))
-                     .not_valid_after(now + datetime.timedelta(days=2))
-                     .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-                     .add_extension(x509.KeyUsage(digital_signature=False, content_commitment=False,
-                                                  key_encipherment=False, data_encipherment=False,
-                                                  key_agreement=False, key_cert_sign=True, crl_sign=True,
-                                                  encipher_only=False, decipher_only=False), critical=True)
-                     .sign(self.key, hashes.SHA256()))
-        self.truststore = root / "ca.pem"
-        self.truststore.write_bytes(self.cert.public_bytes(serialization.Encoding.PEM))
-
-    def keystore(self, file_name: str, dns: list[str], ips: list[str]) -> Path:
-        key = ec.generate_private_key(ec.SECP256R1())
-        now = datetime.datetime.now(datetime.timezone.utc)
-        names: list[x509.GeneralName] = [x509.DNSName(d) for d in dns]
-        names += [x509.IPAddress(ipaddress.ip_address(ip)) for ip in ips]
-        cert = (x509.CertificateBuilder().subject_name(_name(dns[0])).issuer_name(self.cert.subject)
-                .public_key(key.public_key()).serial_number(x509.random_serial_number())
-                .not_valid_before(now - datetime.timedelta(days=1))
-                .not_valid_after(now + datetime.timedelta(days=2))
-                .add_extension(x509.SubjectAlternativeName(names), critical=False)
-                .sign(self.key, hashes.SHA256()))
-        path = self.root / file_name
-        path.write_bytes(_pem_key(key) + cert.public_bytes(serialization.Encoding.PEM)
-                         + self.cert.public_bytes(serialization.Encoding.PEM))
-        return path
 
 
 @pytest.fixture(scope="module")

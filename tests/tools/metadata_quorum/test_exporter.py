@@ -1,10 +1,12 @@
-"""`kafka-metadata-quorum exporter`'s refusals: a bad --listen address, and a port already in use. What
-/metrics serves: test_metrics."""
+"""`kafka-metadata-quorum exporter`'s refusals: a bad --listen address, a port already in use, a bad
+--web-config-file. What /metrics serves: test_metrics; the web configuration: test_web_config and
+test_web_server."""
 
 from __future__ import annotations
 
 import socket
 import subprocess
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -32,3 +34,23 @@ def test_a_port_in_use_is_a_terse_error() -> None:
              "--listen", f"127.0.0.1:{port}"], capture_output=True, text=True, timeout=30)
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == f"Cannot listen on 127.0.0.1:{port}: Address already in use\n"
+
+
+def test_a_bad_web_config_file_is_one_line_before_anything_listens(tmp_path: Path) -> None:
+    web = tmp_path / "web.yml"
+    web.write_text("basic_auth_users:\n  prometheus: plain-text-password\n")
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    result = subprocess.run(
+        [console_script("kafka-metadata-quorum"), "--bootstrap-controller", "127.0.0.1:1", "exporter",
+         "--listen", f"127.0.0.1:{port}", "--web-config-file", str(web)], capture_output=True, text=True,
+        timeout=30)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == (f"web config file {web}: basic_auth_users 'prometheus': not a bcrypt hash (make "
+                             "one with: htpasswd -nBC 10 \"\" | tr -d ':\\n')\n")
+    missing = subprocess.run(
+        [console_script("kafka-metadata-quorum"), "--bootstrap-controller", "127.0.0.1:1", "exporter",
+         "--web-config-file", str(tmp_path / "none.yml")], capture_output=True, text=True, timeout=30)
+    assert (missing.returncode, missing.stderr) == (
+        1, f"cannot read the web config file {tmp_path / 'none.yml'}: No such file or directory\n")

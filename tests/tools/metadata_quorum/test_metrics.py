@@ -97,6 +97,31 @@ def test_quorum_values_and_labels() -> None:
         (("address", f"c{n}:9093"), ("node_id", str(n))): 0 if n == 3 else 1 for n in (1, 2, 3, 4)}
 
 
+def test_redacted_families_leave_out_what_maps_the_cluster() -> None:
+    health = rich_health()
+    assert health.quorum is not None
+    # node 2 twice in one role under two directory ids: one series once the directory id is gone
+    twice = replica(2, 400, 0).model_copy(update={"replica_directory_id": DIRS[100]})
+    quorum = health.quorum.model_copy(update={"observers": (*health.quorum.observers, twice,
+                                                            replica(2, 410, 0))})
+    registry = CollectorRegistry()
+    redacted = health.model_copy(update={"quorum": quorum})
+    cache = QuorumCache(lambda _: redacted, min_interval=0, scrape_timeout=5)
+    registry.register(QuorumCollector(cache, redact=True))
+    samples = scrape(registry)
+    text = generate_latest(registry).decode()
+    assert "MkU3OEVBNTcwNTJENDM2Qg" not in text and "c1:9093" not in text and "directory_id" not in text
+    assert all(str(d) not in text for d in DIRS.values())
+    assert named(samples, "kraft_quorum_cluster_info") == {}
+    assert named(samples, "kraft_quorum_node_reachable") == {
+        (("node_id", str(n)),): 0 if n == 3 else 1 for n in (1, 2, 3, 4)}
+    assert named(samples, "kraft_quorum_replica_log_end_offset") == {
+        (("node_id", "1"), ("role", "voter")): 500, (("node_id", "2"), ("role", "voter")): 420,
+        (("node_id", "3"), ("role", "voter")): -1, (("node_id", "4"), ("role", "voter")): 500,
+        (("node_id", "100"), ("role", "observer")): 499, (("node_id", "2"), ("role", "observer")): 400}
+    assert value(samples, "kraft_quorum_leader_epoch") == 7  # the rest as before
+
+
 def test_replica_offsets_lag_and_time_behind_on_the_leaders_clock() -> None:
     samples = scrape(one_shot(rich_health()))
 
