@@ -1,20 +1,28 @@
 """`kafka-metadata-quorum exporter` as operators run it: the console script against three reference
-controllers, scraped over HTTP while the leader is killed, then stopped by a signal."""
+controllers, scraped over HTTP while the leader is killed, then stopped by a signal; secured by a web
+configuration file (TLS, client certificates, basic auth), scraped by requests and, where the binary is
+installed, by a real Prometheus."""
 
 from __future__ import annotations
 
+import json
 import select
+import shutil
 import signal
 import subprocess
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
+import bcrypt
 import pytest
 import requests
 from console_scripts import console_script
 from prometheus_client.parser import text_string_to_metric_families
 
-from integration.harness import FAST_ELECTIONS, UNSTABLE_API_VERSIONS, Cluster, wait_until
+from integration.harness import FAST_ELECTIONS, UNSTABLE_API_VERSIONS, Cluster, free_ports, wait_until
 
 SCRAPE_TIMEOUT = 3.0
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
@@ -23,7 +31,7 @@ Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 class Exporter:
     """The exporter process and its /metrics URL (from the line it prints once it listens)."""
 
-    def __init__(self, cluster: Cluster, *options: str) -> None:
+    def __init__(self, cluster: Cluster, *options: str, scheme: str = "http") -> None:
         self.process = subprocess.Popen(
             [console_script("kafka-metadata-quorum"), "--bootstrap-controller", cluster.bootstrap_servers(),
              "exporter", "--listen", "127.0.0.1:0", *options],
@@ -31,14 +39,14 @@ class Exporter:
         assert self.process.stderr is not None
         ready, _, _ = select.select([self.process.stderr], [], [], 30)
         line = self.process.stderr.readline() if ready else ""
-        assert line.startswith("Serving quorum metrics on http://127.0.0.1:"), line
+        assert line.startswith(f"Serving quorum metrics on {scheme}://127.0.0.1:"), line
         self.url = line.split()[-1]
         assert self.url.endswith("/metrics") and not self.url.endswith(":0/metrics")
 
-    def scrape(self) -> Samples:
+    def scrape(self, **options: Any) -> Samples:
         """One scrape; it must answer within the scrape timeout (plus HTTP and parsing on a busy host)."""
         started = time.monotonic()
-        response = requests.get(self.url, timeout=SCRAPE_TIMEOUT + 5)
+        response = requests.get(self.url, timeout=SCRAPE_TIMEOUT + 5, **options)
         took = time.monotonic() - started
         assert response.status_code == 200
         assert took < SCRAPE_TIMEOUT + 1.5, f"a scrape took {took:.1f} s"
@@ -134,3 +142,115 @@ def test_exporter_follows_a_leader_failover_and_stops_on_a_signal(quorum: Cluste
     code, stdout, stderr = exporter.stop(signal.SIGTERM)
     assert (code, stdout) == (0, "")
     assert "Traceback" not in stderr
+
+
+# --------------------------------------------------------------------------- secured by a web config
+
+PASSWORD = "scrape-secret"
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    pytest.importorskip("cryptography.x509", reason="the cryptography package makes the test certificates")
+    from integration_sdk.pki import Pki
+
+    pki = Pki(tmp_path_factory.mktemp("pki"))
+    pki.keystore_with_key_apart("exporter", ["localhost"], ["127.0.0.1"])
+    pki.keystore_with_key_apart("prometheus", ["prometheus.example"], [])
+    return pki
+
+
+def web_config(pki: Any, *, client_certificates: bool) -> Path:
+    hashed = bcrypt.hashpw(PASSWORD.encode(), bcrypt.gensalt(rounds=10)).decode()
+    lines = ["tls_server_config:", "  cert_file: exporter.crt", "  key_file: exporter.key"]
+    if client_certificates:
+        lines += ["  client_auth_type: RequireAndVerifyClientCert", f"  client_ca_file: {pki.truststore}"]
+    lines += ["basic_auth_users:", f"  prometheus: '{hashed}'"]
+    path: Path = pki.root / ("web-mtls.yml" if client_certificates else "web.yml")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_the_exporter_serves_only_over_tls_with_a_password(quorum: Cluster, exporters: list[Exporter],
+                                                            pki: Any) -> None:
+    exporter = Exporter(quorum, "--web-config-file", str(web_config(pki, client_certificates=False)),
+                        "--redact", scheme="https")
+    exporters.append(exporter)
+    ca = str(pki.truststore)
+    for auth in (None, ("prometheus", "wrong"), ("nobody", PASSWORD)):
+        refused = requests.get(exporter.url, verify=ca, auth=auth, timeout=10)
+        assert (refused.status_code, refused.headers["WWW-Authenticate"]) == (401, "Basic")
+        assert "kraft_quorum" not in refused.text
+    samples = exporter.scrape(verify=ca, auth=("prometheus", PASSWORD))
+    assert gauge(samples, "kraft_quorum_up") == 1
+    assert gauge(samples, "kraft_quorum_voters") == 3
+    assert not any(name == "kraft_quorum_cluster_info" for name, _ in samples)  # --redact
+    assert not any(label == "address" for _, labels in samples for label, _ in labels)
+    with pytest.raises(requests.ConnectionError):  # no plain HTTP on the port
+        requests.get(exporter.url.replace("https://", "http://"), timeout=10)
+    with pytest.raises(requests.exceptions.SSLError):  # a client that does not trust the certificate
+        requests.get(exporter.url, auth=("prometheus", PASSWORD), timeout=10)
+    assert exporter.stop(signal.SIGTERM) == (0, "", "")
+
+
+def test_the_exporter_asks_for_a_client_certificate(quorum: Cluster, exporters: list[Exporter],
+                                                    pki: Any) -> None:
+    exporter = Exporter(quorum, "--web-config-file", str(web_config(pki, client_certificates=True)),
+                        scheme="https")
+    exporters.append(exporter)
+    ca, auth = str(pki.truststore), ("prometheus", PASSWORD)
+    with pytest.raises(requests.ConnectionError):
+        requests.get(exporter.url, verify=ca, auth=auth, timeout=10)
+    client = (str(pki.root / "prometheus.crt"), str(pki.root / "prometheus.key"))
+    assert requests.get(exporter.url, verify=ca, cert=client, timeout=10).status_code == 401
+    assert gauge(exporter.scrape(verify=ca, cert=client, auth=auth), "kraft_quorum_up") == 1
+
+
+@pytest.mark.skipif(shutil.which("prometheus") is None, reason="prometheus is not installed")
+def test_prometheus_scrapes_through_the_web_config(quorum: Cluster, exporters: list[Exporter], pki: Any,
+                                                    tmp_path: Path) -> None:
+    """A real Prometheus, with the TLS client certificate, CA and password of its scrape config."""
+    exporter = Exporter(quorum, "--web-config-file", str(web_config(pki, client_certificates=True)),
+                        "--scrape-timeout-ms", "1500", scheme="https")
+    exporters.append(exporter)
+    target = exporter.url.split("/")[2]
+    config = tmp_path / "prometheus.yml"
+    config.write_text(json.dumps({  # JSON is YAML
+        "global": {"scrape_interval": "2s", "scrape_timeout": "2s"},
+        "scrape_configs": [{
+            "job_name": "kraft", "scheme": "https", "static_configs": [{"targets": [target]}],
+            "tls_config": {"ca_file": str(pki.truststore), "cert_file": str(pki.root / "prometheus.crt"),
+                           "key_file": str(pki.root / "prometheus.key")},
+            "basic_auth": {"username": "prometheus", "password": PASSWORD},
+        }],
+    }))
+    prometheus = shutil.which("prometheus")
+    assert prometheus is not None
+    (port,) = free_ports(1)
+    server = subprocess.Popen(
+        [prometheus, f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'data'}",
+         f"--web.listen-address=127.0.0.1:{port}"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    api = f"http://127.0.0.1:{port}/api/v1"
+
+    def scraped_up() -> float | None:
+        query = urllib.parse.urlencode({"query": 'kraft_quorum_up{job="kraft"}'})
+        result = requests.get(f"{api}/query?{query}", timeout=5).json()["data"]["result"]
+        return float(result[0]["value"][1]) if result else None
+
+    seen: list[dict[str, Any]] = []
+
+    def target_up() -> bool:
+        seen[:] = requests.get(f"{api}/targets", timeout=5).json()["data"]["activeTargets"]
+        return bool(seen) and seen[0]["health"] == "up"
+
+    try:
+        try:
+            wait_until(target_up, 60, "Prometheus to scrape the exporter", interval=0.5)
+        except AssertionError:
+            raise AssertionError(f"the target as Prometheus last saw it: {seen}") from None
+        assert wait_until(scraped_up, 30, "kraft_quorum_up in Prometheus", interval=0.5) == 1
+    finally:
+        server.terminate()
+        _, stderr = server.communicate(timeout=30)
+    assert "TLS handshake error" not in stderr
