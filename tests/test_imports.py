@@ -36,6 +36,7 @@ LAYERS: Mapping[str, Sequence[frozenset[str]]] = {
         frozenset({"client"}),
         frozenset({"client.operations"}),
         frozenset({"admin", "dump", "pipeline"}),
+        frozenset({"image"}),
         frozenset({"codegen"}),
         frozenset({""}),
     ],

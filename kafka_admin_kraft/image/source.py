@@ -1,0 +1,300 @@
+"""Loading a metadata image from disk: a snapshot, a log segment, or a whole ``__cluster_metadata-0``
+directory, at its end or at an offset.
+
+* **One file** (a ``.checkpoint`` snapshot, the bootstrap snapshot, a ``.log`` segment) is read the
+  way Kafka's metadata shell reads its ``--snapshot`` (``SnapshotFileReader``): every data batch is
+  applied as a committed batch, in file order, and the image's provenance is that of the last data
+  batch (its last offset, leader epoch and max timestamp). A snapshot without metadata records (the
+  ``0000...-0000000000.checkpoint`` a dynamic quorum is formatted with) opens as an empty image,
+  where Kafka's tool waits forever.
+* **A directory** (the partition directory, or a log directory holding one) is read the way a node
+  loads it at start-up: the latest snapshot (at or below ``offset`` when one is given), its
+  provenance the snapshot's end offset - 1, epoch and header timestamp, then the log from the
+  snapshot's end offset on.
+* ``offset`` stops the image at that offset: records above it are not applied (inclusive, as the
+  provenance names the last offset applied).
+
+A running node's directory is read without its lock: the file list is taken once, every file is
+opened before any is read (a segment that retention deletes afterwards stays readable through its
+open descriptor; one deleted in between makes the listing start over), and each segment is read
+only up to the size it had when opened, so a batch the node appends meanwhile is never half-read; a
+batch torn by a crash ends the log as Kafka's recovery would end it.
+
+Committed offsets. Kafka persists no high watermark (``quorum-state`` holds only the election
+state), so one directory proves commitment only where the audit's rules
+(:mod:`kafka_admin_kraft.pipeline.rules`) find it without the other replicas: every offset of a
+snapshot is committed (Kafka snapshots only committed offsets), and when the voter set in force is
+this node alone, every record on its disk is (its own flush is the majority). The image's
+``committed_offset`` is the highest offset so proven; ``committed=True`` loads the image at that
+offset instead of at the end of the log.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Final
+
+from kafka_admin_kraft.image.model import MetadataImage, Provenance
+from kafka_admin_kraft.image.replay import ImageBuilder
+from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol.exceptions import DecodeError
+from kafka_admin_kraft.records.batch import RecordBatch
+from kafka_admin_kraft.records.control import ControlRecordType, decode_control_record
+from kafka_admin_kraft.records.log_dir import METADATA_PARTITION_DIR
+from kafka_admin_kraft.records.reader import BatchReader
+from kafka_admin_kraft.records.segment import list_segments
+from kafka_admin_kraft.records.snapshot import SnapshotId, list_snapshots
+from kafka_admin_kraft.storage.errors import StorageFormatError
+from kafka_admin_kraft.storage.meta_properties import read_meta_properties
+
+LISTING_ATTEMPTS: Final = 3
+"""Times the directory is listed again when a file vanishes between listing and opening."""
+
+
+class ImageError(Exception):
+    """An input that cannot be loaded; the message is one line naming the input and the cause."""
+
+
+class _Bounded:
+    """The first ``limit`` bytes of a file: what a segment held when it was opened."""
+
+    def __init__(self, stream: BinaryIO, limit: int) -> None:
+        self._stream = stream
+        self._left = limit
+
+    def read(self, size: int = -1) -> bytes:
+        if self._left <= 0:
+            return b""
+        size = self._left if size < 0 else min(size, self._left)
+        data = self._stream.read(size)
+        self._left -= len(data)
+        return data
+
+    def tell(self) -> int:
+        return self._stream.tell()
+
+
+def _batches(stream: BinaryIO, path: Path, size: int, image: MetadataImage) -> Iterator[RecordBatch]:
+    """The whole batches of the first ``size`` bytes of an open file; a torn tail is noted."""
+    reader = BatchReader(_Bounded(stream, size), path=path, start=0)  # type: ignore[arg-type]
+    yield from reader
+    if reader.torn_tail is not None:
+        image.warnings.append(f"{path}: the file ends inside a batch at position "
+                              f"{reader.torn_tail.valid_end}; the rest is not read")
+
+
+def _open(path: Path) -> tuple[BinaryIO, int]:
+    stream = open(path, "rb", buffering=0)  # noqa: SIM115 - the caller's ExitStack closes it
+    info = os.fstat(stream.fileno())
+    if not stat.S_ISREG(info.st_mode):
+        stream.close()
+        raise ImageError(f"{path} is not a regular file")
+    return stream, info.st_size
+
+
+def _describe(exc: OSError, path: Path) -> str:
+    return f"cannot read {path}: {exc.strerror or exc}"
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """What a partition directory held when listed: the snapshot to load and the segments after it."""
+
+    snapshot: SnapshotId | None
+    latest_snapshot: SnapshotId | None
+    segments: list[tuple[int, Path]]
+
+
+def partition_directory(path: Path) -> Path:
+    """The ``__cluster_metadata-0`` directory ``path`` is or holds."""
+    inner = path / METADATA_PARTITION_DIR
+    if inner.is_dir():
+        return inner
+    names = os.listdir(path)
+    if path.name.startswith("__cluster_metadata-") or any(
+            name.endswith((".log", ".checkpoint")) for name in names):
+        return path
+    raise ImageError(f"{path} is neither a metadata log directory nor a log directory holding "
+                     f"{METADATA_PARTITION_DIR} (it has no .log or .checkpoint files)")
+
+
+def _layout(directory: Path, offset: int | None) -> _Layout:
+    snapshots = list_snapshots(directory)
+    usable = [s for s in snapshots if offset is None or s.end_offset - 1 <= offset]
+    segments = [(segment.base_offset, segment.log) for segment in list_segments(directory)]
+    return _Layout(usable[-1] if usable else None, snapshots[-1] if snapshots else None, segments)
+
+
+def _snapshot_time(batch: RecordBatch) -> int | None:
+    """The SnapshotHeaderRecord's LastContainedLogTimestamp, when ``batch`` holds the header."""
+    if not batch.is_control:
+        return None
+    for record in batch.records:
+        try:
+            control = decode_control_record(record)
+        except DecodeError:
+            return None
+        if control.type_id == ControlRecordType.SNAPSHOT_HEADER and isinstance(
+                control.value, messages.SnapshotHeaderRecord):
+            return control.value.last_contained_log_timestamp
+    return None
+
+
+def _node_id(directory: Path) -> int | None:
+    """The node id of the log directory holding ``directory``, from its meta.properties."""
+    try:
+        return read_meta_properties(directory.parent / "meta.properties").node_id
+    except (OSError, StorageFormatError):
+        return None
+
+
+def _load_file(path: Path, offset: int | None) -> MetadataImage:
+    builder = ImageBuilder(last_offset=offset)
+    image = builder.image
+    image.source = str(path)
+    try:
+        stream, size = _open(path)
+    except OSError as exc:
+        raise ImageError(_describe(exc, path)) from None
+    with stream:
+        for batch in _batches(stream, path, size, image):
+            if not builder.apply_batch(batch):
+                break
+    if path.name.endswith(".checkpoint"):
+        image.committed_offset = image.provenance.offset  # a snapshot holds committed offsets only
+    return image
+
+
+def _load_directory(directory: Path, offset: int | None) -> tuple[MetadataImage, _Layout, int]:
+    """The image, the layout read and the offset after the last batch read (the log end)."""
+    for attempt in range(LISTING_ATTEMPTS):
+        layout = _layout(directory, offset)
+        with ExitStack() as files:
+            try:
+                snapshot_file = None
+                if layout.snapshot is not None:
+                    snapshot_path = directory / layout.snapshot.file_name
+                    snapshot_file = files.enter_context(_closing(_open(snapshot_path)))
+                segment_files = [(base, path, files.enter_context(_closing(_open(path))))
+                                 for base, path in layout.segments]
+            except FileNotFoundError:
+                if attempt + 1 < LISTING_ATTEMPTS:
+                    continue  # retention or a snapshot deleted a file after the listing: list again
+                raise ImageError(f"{directory}: files keep vanishing while it is read; try again") from None
+            except OSError as exc:
+                raise ImageError(_describe(exc, Path(exc.filename or directory))) from None
+            return _read_opened(directory, layout, snapshot_file, segment_files, offset)
+    raise AssertionError("unreachable")
+
+
+class _closing:
+    """An opened (stream, size) pair as a context manager that closes the stream."""
+
+    def __init__(self, opened: tuple[BinaryIO, int]) -> None:
+        self.opened = opened
+
+    def __enter__(self) -> tuple[BinaryIO, int]:
+        return self.opened
+
+    def __exit__(self, *exc: object) -> None:
+        self.opened[0].close()
+
+
+def _read_opened(directory: Path, layout: _Layout, snapshot_file: tuple[BinaryIO, int] | None,
+                 segment_files: list[tuple[int, Path, tuple[BinaryIO, int]]],
+                 offset: int | None) -> tuple[MetadataImage, _Layout, int]:
+    image = MetadataImage(source=str(directory))
+    start = 0
+    if layout.snapshot is not None and snapshot_file is not None:
+        snapshot_path = directory / layout.snapshot.file_name
+        builder = ImageBuilder(image)
+        timestamp = -1
+        for batch in _batches(snapshot_file[0], snapshot_path, snapshot_file[1], image):
+            header_time = _snapshot_time(batch)
+            if header_time is not None:
+                timestamp = header_time
+            builder.apply_batch(batch)
+        start = layout.snapshot.end_offset
+        image.provenance = Provenance(start - 1, layout.snapshot.epoch, timestamp)
+    first_log = segment_files[0][0] if segment_files else start
+    if first_log > start and (offset is None or offset >= start):
+        raise ImageError(f"{directory}: no snapshot or segment holds offsets {start} to {first_log - 1} (the "
+                         f"log starts at {first_log}); load it at a later offset or from a snapshot")
+    builder = ImageBuilder(image, last_offset=offset)
+    log_end = start
+    previous_end = -1
+    for _, path, (stream, size) in segment_files:
+        for batch in _batches(stream, path, size, image):
+            if batch.base_offset < previous_end:
+                raise ImageError(f"{path}: the batch at offset {batch.base_offset} goes back below offset "
+                                 f"{previous_end}, where the previous batch ended")
+            previous_end = batch.next_offset
+            if batch.last_offset < start:
+                continue
+            log_end = batch.next_offset
+            if batch.base_offset < start:
+                batch = _from(batch, start)
+            if not builder.apply_batch(batch):
+                return image, layout, log_end
+    if offset is not None and offset >= log_end:
+        raise ImageError(f"{directory}: the log ends at offset {log_end - 1}, there is no offset {offset}")
+    if builder.in_transaction:
+        image.warnings.append("a metadata transaction is still open at the end: its records are not applied")
+    return image, layout, log_end
+
+
+def _from(batch: RecordBatch, start: int) -> RecordBatch:
+    """``batch`` without its records below ``start`` (they are in the snapshot already)."""
+    return RecordBatch(base_offset=batch.base_offset, records=[r for r in batch.records if r.offset >= start],
+                       partition_leader_epoch=batch.partition_leader_epoch, attributes=batch.attributes,
+                       last_offset_delta=batch.last_offset_delta, base_timestamp=batch.base_timestamp,
+                       max_timestamp=batch.max_timestamp)
+
+
+def _committed(image: MetadataImage, directory: Path, layout: _Layout, log_end: int) -> int:
+    """The highest offset of the directory proven committed (see the module docstring)."""
+    bound = layout.latest_snapshot.end_offset - 1 if layout.latest_snapshot is not None else -1
+    node_id = _node_id(directory)
+    if image.voters is not None and node_id is not None and set(image.voters) == {node_id}:
+        bound = max(bound, log_end - 1)
+    return bound
+
+
+def load_image(path: str | os.PathLike[str], *, offset: int | None = None,
+               committed: bool = False) -> MetadataImage:
+    """The image of a snapshot, a log segment or a metadata log directory (see the module docstring);
+    raises :class:`ImageError` with one line naming the input and the cause."""
+    target = Path(path)
+    if offset is not None and offset < -1:
+        raise ImageError(f"offset {offset} is not an offset (use -1 for the empty image, or 0 and above)")
+    try:
+        info = os.stat(target)
+    except FileNotFoundError:
+        raise ImageError(f"{target}: no such file or directory") from None
+    except OSError as exc:
+        raise ImageError(_describe(exc, target)) from None
+    try:
+        if stat.S_ISDIR(info.st_mode):
+            directory = partition_directory(target)
+            image, layout, log_end = _load_directory(directory, offset)
+            proven = _committed(image, directory, layout, log_end)
+            image.committed_offset = min(proven, image.provenance.offset)
+            if committed and image.committed_offset < image.provenance.offset:
+                image, layout, log_end = _load_directory(directory, image.committed_offset)
+                image.committed_offset = image.provenance.offset
+            return image
+        if not stat.S_ISREG(info.st_mode):
+            raise ImageError(f"{target} is not a regular file or a directory")
+        image = _load_file(target, offset)
+        if committed and image.committed_offset < image.provenance.offset:
+            image = _load_file(target, image.committed_offset)
+        return image
+    except DecodeError as exc:
+        raise ImageError(str(exc).replace("\n", " ")) from None
+    except OSError as exc:
+        raise ImageError(_describe(exc, Path(exc.filename or target))) from None
