@@ -242,18 +242,25 @@ class KafkaGroup(_KafkaParsing, click.Group):
              **extra: Any) -> NoReturn:
         """Run the tool and exit: 0 on success and help, 1 on parse errors and refusals."""
         prog = prog_name or self.name or "kafka"
-        try:
-            arguments = self._expand_files(list(sys.argv[1:] if args is None else args))
-            code = super().main(arguments, prog, standalone_mode=False, **extra)
-        except click.UsageError as exc:
-            _parse_error(exc, prog)
-        except click.Abort:
-            sys.stderr.write("Aborted!\n")
-            sys.exit(1)
-        except click.ClickException as exc:
-            sys.stderr.write(exc.format_message() + "\n")
-            sys.exit(1)
-        sys.exit(code if isinstance(code, int) else 0)
+        arguments = list(sys.argv[1:] if args is None else args)
+        run_tool(lambda: super(KafkaGroup, self).main(self._expand_files(arguments), prog,
+                                                      standalone_mode=False, **extra), prog)
+
+
+def run_tool(main: Callable[[], Any], prog: str) -> NoReturn:
+    """Run a click tool's ``main(standalone_mode=False)`` and exit as argparse4j tools do: 0 on success
+    and help, 1 on parse errors (usage and ``<prog>: error: <message>``) and refusals."""
+    try:
+        code = main()
+    except click.UsageError as exc:
+        _parse_error(exc, prog)
+    except click.Abort:
+        sys.stderr.write("Aborted!\n")
+        sys.exit(1)
+    except click.ClickException as exc:
+        sys.stderr.write(exc.format_message() + "\n")
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 def _parse_error(exc: click.UsageError, prog: str) -> NoReturn:

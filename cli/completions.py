@@ -27,6 +27,8 @@ TOOLS = {
     "kafka-features": "kafka_admin_kraft_cli.kafka_features",
     "kafka-dump-log": "kafka_admin_kraft_cli.kafka_dump_log",
     "kafka-cluster": "kafka_admin_kraft_cli.kafka_cluster",
+    "kafka-metadata-shell": "kafka_admin_kraft_cli.metadata_shell",
+    "kafka-metadata-diff": "kafka_admin_kraft_cli.kafka_metadata_diff",
 }
 SHELLS = ("bash", "zsh", "fish")
 PROG = "python -m kafka_admin_kraft_cli.completions"

@@ -53,7 +53,7 @@ LAYERS: Mapping[str, Sequence[frozenset[str]]] = {
         frozenset({"output", "_click", "feature_tables"}),
         frozenset({"admin_options"}),
         frozenset({"kafka_storage", "kafka_features", "kafka_dump_log", "kafka_metadata_audit",
-                   "metadata_quorum", "kafka_cluster"}),
+                   "metadata_quorum", "kafka_cluster", "metadata_shell", "kafka_metadata_diff"}),
         frozenset({"completions"}),
         frozenset({""}),
     ],

@@ -255,9 +255,10 @@ def image_node(image: MetadataImage) -> Node:
     })
 
 
-def root_node(image: MetadataImage, version: str) -> Node:
-    """``RootShellNode``: ``/local`` (the shell's ``version`` and ``commitId``) and ``/image``."""
-    local = fixed({"version": lambda: Leaf(version), "commitId": lambda: Leaf(KAFKA_COMMIT_ID)})
+def root_node(image: MetadataImage, version: Callable[[], str]) -> Node:
+    """``RootShellNode``: ``/local`` (the shell's ``version``, asked when read, and ``commitId``) and
+    ``/image``."""
+    local = fixed({"version": lambda: Leaf(version()), "commitId": lambda: Leaf(KAFKA_COMMIT_ID)})
     return fixed({"local": lambda: local, "image": lambda: image_node(image)})
 
 

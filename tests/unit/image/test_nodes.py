@@ -53,7 +53,7 @@ def _image() -> MetadataImage:
 
 
 def test_the_layout_is_kafkas() -> None:
-    root = root_node(_image(), "0.1.0")
+    root = root_node(_image(), lambda: "0.1.0")
     paths = [path for path, node in walk(root) if not node.is_directory]
     assert paths == [
         "/image/acls/byId/" + str(ACL),
@@ -83,7 +83,7 @@ def test_the_layout_is_kafkas() -> None:
 
 
 def test_leaf_texts() -> None:
-    root = root_node(_image(), "0.1.0")
+    root = root_node(_image(), lambda: "0.1.0")
 
     def text(path: str) -> str:
         node = lookup(root, path)
@@ -101,7 +101,7 @@ def test_leaf_texts() -> None:
 
 
 def test_empty_image() -> None:
-    root = root_node(MetadataImage(), "v")
+    root = root_node(MetadataImage(), lambda: "v")
     node = lookup(root, "/image/features/metadataVersion")
     assert node is not None and node.text() == "Optional.empty" and node.value() is None
 
