@@ -168,9 +168,10 @@ class ControllerRegistration:
                 "supportedFeatures": _features_value(self.supported_features)}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Partition:
-    """``PartitionRegistration``: a partition's replicas, ISR, leader and epochs."""
+    """``PartitionRegistration``: a partition's replicas, ISR, leader and epochs. Changed in place
+    while records are replayed (a log holds many changes of each partition); read-only after."""
 
     replicas: tuple[int, ...]
     directories: tuple[str, ...]

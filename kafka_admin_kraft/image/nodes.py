@@ -135,11 +135,18 @@ def fixed(children: Mapping[str, Callable[[], Node]]) -> Directory:
 
 
 def keyed(keys: Callable[[], Mapping[str, Any]], make: Callable[[Any], Node]) -> Directory:
-    """A directory with one child per key of a mapping."""
+    """A directory with one child per key of a mapping (built once, when first asked for)."""
+    cache: list[Mapping[str, Any]] = []
+
+    def items() -> Mapping[str, Any]:
+        if not cache:
+            cache.append(keys())
+        return cache[0]
+
     def child(name: str) -> Node | None:
-        items = keys()
-        return make(items[name]) if name in items else None
-    return Directory(lambda: list(keys()), child)
+        found = items()
+        return make(found[name]) if name in found else None
+    return Directory(lambda: list(items()), child)
 
 
 def quota_entity_name(entity: QuotaEntity) -> str | None:

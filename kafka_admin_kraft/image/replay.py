@@ -35,9 +35,10 @@ from __future__ import annotations
 
 import json
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+from kafka_admin_kraft.dump.json_text import Malformed, uuid_text, uvarint32
 from kafka_admin_kraft.dump.metadata_json import WRITERS
 from kafka_admin_kraft.dump.payload import DECODE_FAILURES
 from kafka_admin_kraft.image.model import (
@@ -124,32 +125,100 @@ def _partition(record: Record) -> Partition:
                      record.get("leaderRecoveryState", 0), record["leaderEpoch"], record["partitionEpoch"])
 
 
-def merge_partition(partition: Partition, change: Record) -> Partition:
-    """``PartitionRegistration.merge`` of a PartitionChangeRecord."""
-    replicas = partition.replicas if change.get("replicas") is None else tuple(change["replicas"])
-    directories: tuple[str, ...] | list[str] = partition.directories
-    if change.get("directories") is not None:
-        directories = change["directories"]
-    if all(directory == MIGRATING_DIRECTORY for directory in directories):
-        directories = [MIGRATING_DIRECTORY] * len(replicas)
-    leader = change.get("leader", NO_LEADER_CHANGE)
-    if leader == NO_LEADER_CHANGE:
-        leader, leader_epoch = partition.leader, partition.leader_epoch
-    else:
-        leader_epoch = partition.leader_epoch + 1
-    state = change.get("leaderRecoveryState", NO_RECOVERY_CHANGE)
+def merge_partition(partition: Partition, change: Record) -> None:
+    """``PartitionRegistration.merge`` of a PartitionChangeRecord (in Kafka's JSON form), in place."""
+    merge_fields(partition, change.get("isr"), change.get("leader", NO_LEADER_CHANGE), change.get("replicas"),
+                 change.get("removingReplicas"), change.get("addingReplicas"),
+                 change.get("leaderRecoveryState", NO_RECOVERY_CHANGE), change.get("directories"),
+                 change.get("eligibleLeaderReplicas"), change.get("lastKnownElr"))
 
-    def field(name: str, current: tuple[int, ...]) -> tuple[int, ...]:
-        given = change.get(name)
-        return current if given is None else tuple(given)
 
-    return Partition(
-        replicas, tuple(directories), field("isr", partition.isr),
-        field("removingReplicas", partition.removing_replicas),
-        field("addingReplicas", partition.adding_replicas),
-        field("eligibleLeaderReplicas", partition.elr), field("lastKnownElr", partition.last_known_elr),
-        leader, partition.leader_recovery_state if state == NO_RECOVERY_CHANGE else state, leader_epoch,
-        partition.partition_epoch + 1)
+def merge_fields(partition: Partition, isr: Sequence[int] | None, leader: int, replicas: Sequence[int] | None,
+                 removing: Sequence[int] | None, adding: Sequence[int] | None, recovery: int,
+                 directories: Sequence[str] | None, elr: Sequence[int] | None,
+                 last_known_elr: Sequence[int] | None) -> None:
+    """``PartitionRegistration.merge``: null fields keep their value, leader -2 keeps the leader
+    (another one bumps the leader epoch), recovery -1 keeps the state, the partition epoch grows."""
+    if replicas is not None:
+        partition.replicas = tuple(replicas)
+    current = partition.directories if directories is None else tuple(directories)
+    if all(directory == MIGRATING_DIRECTORY for directory in current):
+        current = (MIGRATING_DIRECTORY,) * len(partition.replicas)
+    partition.directories = current
+    if isr is not None:
+        partition.isr = tuple(isr)
+    if removing is not None:
+        partition.removing_replicas = tuple(removing)
+    if adding is not None:
+        partition.adding_replicas = tuple(adding)
+    if elr is not None:
+        partition.elr = tuple(elr)
+    if last_known_elr is not None:
+        partition.last_known_elr = tuple(last_known_elr)
+    if leader != NO_LEADER_CHANGE:
+        partition.leader = leader
+        partition.leader_epoch += 1
+    if recovery != NO_RECOVERY_CHANGE:
+        partition.leader_recovery_state = recovery
+    partition.partition_epoch += 1
+
+
+_CHANGE_HEAD: Final = struct.Struct(">i16s")
+_INT32: Final = struct.Struct(">i")
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    """An unsigned varint; one byte in the common case, without a call."""
+    byte = data[pos]
+    return (byte, pos + 1) if byte < 0x80 else uvarint32(data, pos)
+
+
+def _array(data: bytes) -> tuple[int, ...] | None:
+    size, pos = _varint(data, 0)
+    if size == 0:
+        return None
+    if pos + 4 * (size - 1) != len(data):
+        raise ValueError("an array does not fill its field")
+    return struct.unpack_from(f">{size - 1}i", data, pos)
+
+
+def decode_partition_change(value: bytes, pos: int, version: int) -> tuple[int, bytes, list[Any]]:
+    """A PartitionChangeRecord body (v0-v2) read straight from its bytes, the way the log holds most
+    of them: (partition id, topic id bytes, [isr, leader, replicas, removing, adding, recovery,
+    directories, elr, last known elr]) with None, -2 and -1 for the fields it does not change."""
+    partition_id, topic = _CHANGE_HEAD.unpack_from(value, pos)
+    pos += 20
+    fields: list[Any] = [None, NO_LEADER_CHANGE, None, None, None, NO_RECOVERY_CHANGE, None, None, None]
+    count, pos = _varint(value, pos)
+    for _ in range(count):
+        tag, pos = _varint(value, pos)
+        size, pos = _varint(value, pos)
+        end = pos + size
+        if size < 0 or end > len(value):
+            raise ValueError("a tagged field runs past the record")
+        data = value[pos:end]
+        pos = end
+        if tag == 0:
+            fields[0] = _array(data)
+        elif tag == 1:
+            fields[1] = _INT32.unpack(data)[0]
+        elif tag in _ARRAY_TAGS and (tag < 6 or version >= 2):
+            fields[_ARRAY_TAGS[tag]] = _array(data)
+        elif tag == 5:
+            fields[5] = struct.unpack(">b", data)[0]
+        elif tag == 8 and version >= 1:
+            length, at = _varint(data, 0)
+            if length:
+                if at + 16 * (length - 1) != len(data):
+                    raise ValueError("the directories do not fill their field")
+                fields[6] = [uuid_text(data[at + 16 * i:at + 16 * i + 16]) for i in range(length - 1)]
+    if pos != len(value):
+        raise ValueError(f"{len(value) - pos} bytes follow the record")
+    return partition_id, topic, fields
+
+
+_ARRAY_TAGS: Final = {2: 2, 3: 3, 4: 4, 6: 7, 7: 8}
+"""Tagged int32 arrays of PartitionChangeRecord -> their place in the decoded fields."""
 
 
 class Skip(Exception):
@@ -166,6 +235,7 @@ class ImageBuilder:
         self._pending: list[tuple[int, int, Record]] | None = None
         """Records of the open metadata transaction: (offset, api key, record)."""
         self._warnings = 0
+        self._topic_ids: dict[bytes, str] = {}
         self.handlers: dict[int, Callable[[Record], None]] = {
             0: self._register_broker, 1: self._unregister_broker, 2: self._topic, 3: self._partition_record,
             4: self._config, 5: self._partition_change, 7: self._fence, 8: self._unfence,
@@ -206,8 +276,14 @@ class ImageBuilder:
             if value is None:
                 self.warn(f"offset {record.offset}: a metadata record without a value")
                 continue
-            if value[:1] == b"\x01" and value[1:2] in _IGNORED_KEYS and value[2:3] < b"\x80":
-                continue  # NoOpRecord, ZkMigrationStateRecord: nothing to decode
+            head = value[:3]
+            if head[:1] == b"\x01" and head[2:3] < b"\x80":
+                kind = head[1:2]
+                if kind in _IGNORED_KEYS:
+                    continue  # NoOpRecord, ZkMigrationStateRecord: nothing to decode
+                if kind == _CHANGE_KEY and head[2] <= 2 and self._pending is None:
+                    self._fast_change(record.offset, value)
+                    continue
             try:
                 api_key, data = decode_record(value)
             except ValueError as exc:
@@ -217,6 +293,23 @@ class ImageBuilder:
         if applied >= 0 and not self.in_transaction:
             self.image.provenance = Provenance(applied, batch.partition_leader_epoch, batch.max_timestamp)
         return True
+
+    def _fast_change(self, offset: int, value: bytes) -> None:
+        """A PartitionChangeRecord outside a transaction, without going through its JSON form."""
+        try:
+            partition_id, topic_bytes, fields = decode_partition_change(value, 3, value[2])
+        except (ValueError, IndexError, struct.error, Malformed) as exc:
+            self.warn(f"offset {offset}: record type 5 v{value[2]} does not decode: {exc}")
+            return
+        topic_id = self._topic_ids.get(topic_bytes)
+        if topic_id is None:
+            topic_id = self._topic_ids[topic_bytes] = uuid_text(topic_bytes)
+        topic = self.image.topics.get(topic_id)
+        partition = None if topic is None else topic.partitions.get(partition_id)
+        if partition is None:
+            self.warn(f"offset {offset}: Unable to find partition {topic_id}:{partition_id}")
+            return
+        merge_fields(partition, *fields)
 
     def _record(self, offset: int, api_key: int, data: Record) -> None:
         if api_key == BEGIN_TRANSACTION:
@@ -355,7 +448,7 @@ class ImageBuilder:
         partition = topic.partitions.get(data["partitionId"])
         if partition is None:
             raise Skip(f"Unable to find partition {data['topicId']}:{data['partitionId']}")
-        topic.partitions[data["partitionId"]] = merge_partition(partition, data)
+        merge_partition(partition, data)
 
     def _remove_topic(self, data: Record) -> None:
         topic = self.image.topics.pop(data["topicId"], None)
@@ -373,9 +466,9 @@ class ImageBuilder:
             topics = list(self.image.topics.values())
         clear: Record = {"eligibleLeaderReplicas": [], "lastKnownElr": []}
         for topic in topics:
-            for partition_id, partition in topic.partitions.items():
+            for partition in topic.partitions.values():
                 if partition.elr or partition.last_known_elr:
-                    topic.partitions[partition_id] = merge_partition(partition, clear)
+                    merge_partition(partition, clear)
 
     # ------------------------------------------------------------------ configs, quotas, producer ids
 
@@ -438,3 +531,4 @@ class ImageBuilder:
 
 
 _IGNORED_KEYS: Final = frozenset({bytes([NO_NOP]), bytes([ZK_MIGRATION_STATE])})
+_CHANGE_KEY: Final = bytes([5])

@@ -225,3 +225,23 @@ def test_unreadable_records_are_skipped_with_the_reason() -> None:
 def test_decode_record_gives_kafkas_json_form() -> None:
     api_key, data = decode_record(encode_metadata_record(feature("metadata.version", 33)))
     assert (api_key, data) == (12, {"name": "metadata.version", "featureLevel": 33})
+
+
+def test_changes_read_from_their_bytes_merge_as_through_their_json_form() -> None:
+    """PartitionChangeRecords outside a transaction are read straight from their bytes; inside one,
+    through Kafka's JSON form: both give the same partition."""
+    changes = [
+        partition_change(0, isr=[1, 2]),
+        partition_change(0, leader=2, recovery=1),
+        partition_change(0, replicas=[2, 3], elr=[3]),
+    ]
+    begin, end = record(messages.BeginTransactionRecord(name="t")), record(messages.EndTransactionRecord())
+    direct = image_of([topic("orders"), partition(0, [1, 2, 3], epoch=4)], *[[change] for change in changes])
+    through_json = image_of([topic("orders"), partition(0, [1, 2, 3], epoch=4)], [begin, *changes, end])
+    assert direct.topics[str(TOPIC)].partitions[0] == through_json.topics[str(TOPIC)].partitions[0]
+    broken = RawMetadataRecord(5, 2, encode_metadata_record(changes[0])[3:-1])
+    assert (
+        image_of([topic("orders"), partition(0, [1])], [broken])
+        .warnings[0]
+        .startswith("offset 2: record type 5 v2 does not decode")
+    )
