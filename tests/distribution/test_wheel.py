@@ -30,7 +30,7 @@ PACKAGE_DIRS = {"kafka_admin_kraft": "kafka_admin_kraft", "kafka_admin_kraft_cli
                 "kafka_admin_kraft_server": "reference_server"}
 """Installed top-level package -> its folder in the repository."""
 CONSOLE_SCRIPTS = ("kafka-metadata-quorum", "kafka-storage", "kafka-features", "kafka-cluster",
-                   "kafka-metadata-audit", "kraft-server")
+                   "kafka-metadata-audit", "kafka-metadata-shell", "kafka-metadata-diff", "kraft-server")
 NOT_SHIPPED = {".git", ".venv", "venv", "build", "dist", "__pycache__", ".pytest_cache", ".mypy_cache",
                ".ruff_cache", ".hypothesis", "spark-warehouse", "metastore_db"}
 
