@@ -29,6 +29,23 @@ Codes (the members of :class:`FindingCode`), with their severity:
   metadata.version than the finalized one.
 * ``SUPPORTED_FEATURES_DIFFER`` (INFO): nodes report different supported ranges for a feature (a
   rolling upgrade in progress).
+* ``FEATURE_UPGRADE_BLOCKED`` (INFO): the metadata.version every node that answered supports is refused
+  by the active controller (UpdateFeatures with validateOnly), which weighs the supported ranges of every
+  registered controller and broker, running or not (Kafka's ``FeatureControlManager``): names the
+  registration that holds it back and what clears it. It takes the place of
+  ``METADATA_VERSION_UPGRADE_AVAILABLE``.
+* ``GHOST_CONTROLLER_REGISTRATION`` (INFO): a registered controller (KIP-919) that is neither a voter
+  nor fetching from the leader: removing a controller from the voters leaves its registration, whose
+  supported ranges hold back every later upgrade until UnregisterController (KIP-1312, metadata.version
+  4.4-IV2) removes it. Known only with bootstrap controllers, which list the registered controllers.
+* ``FENCED_BROKER_REGISTERED`` (WARNING): a registered broker has been seen fenced for longer than the
+  threshold (a loop that passes ``previous`` measures it; INFO before that, and in a single check); its
+  registration counts in upgrades all the same. Known only with bootstrap servers (DescribeCluster v2,
+  KIP-1073).
+
+A node "fetches" when the leader saw it fetch within ``max_lag_ms`` of its own clock (DescribeQuorum's
+LastFetchTimestamp: the leader reports its own as the time of the answer); a running controller fetches
+every few hundred milliseconds, and Kafka's leader keeps an observer that stopped for five minutes.
 
 A voter counts as healthy when it is the leader, or when it is caught up within the thresholds and
 its endpoint answered (or was not probed). The fault tolerance is the number of healthy voters beyond
@@ -38,26 +55,43 @@ a majority: how many more voters can fail before the quorum stops.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from kafka_admin_kraft.features import KRAFT_VERSION, METADATA_VERSION
+from kafka_admin_kraft.features import (
+    CONTROLLER_UNREGISTRATION_VERSION,
+    KRAFT_VERSION,
+    LINES,
+    METADATA_VERSION,
+    NEWEST,
+)
 from kafka_admin_kraft.models import DirectoryId, QuorumInfo, ReplicaState, SupportedVersionRange
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID
 from kafka_admin_kraft.values import VoterKey, voter_order
 
 __all__ = [
+    "Blocker",
     "Finding",
     "FindingCode",
     "HealthStatus",
     "HealthThresholds",
     "NodeProbe",
     "QuorumHealth",
+    "Registrations",
     "Severity",
+    "UpgradeCheck",
     "assess",
+    "blocked_upgrade",
+    "fetching",
+    "finalized_levels",
+    "ghost_controllers",
     "majority",
+    "parse_refusal",
     "unreachable",
+    "upgrade_target",
 ]
 
 
@@ -101,6 +135,9 @@ class FindingCode(str, enum.Enum):
     STATIC_QUORUM = "STATIC_QUORUM"
     METADATA_VERSION_UPGRADE_AVAILABLE = "METADATA_VERSION_UPGRADE_AVAILABLE"
     SUPPORTED_FEATURES_DIFFER = "SUPPORTED_FEATURES_DIFFER"
+    FEATURE_UPGRADE_BLOCKED = "FEATURE_UPGRADE_BLOCKED"
+    GHOST_CONTROLLER_REGISTRATION = "GHOST_CONTROLLER_REGISTRATION"
+    FENCED_BROKER_REGISTERED = "FENCED_BROKER_REGISTERED"
 
     # As enum.StrEnum (Python 3.11+) does: a (str, Enum) member's own str() is "FindingCode.NO_LEADER",
     # and its format() follows the value or that name depending on the Python version.
@@ -127,6 +164,9 @@ class HealthThresholds(_Frozen):
     """How long CurrentVoters may differ from CommittedVoters before it is a warning."""
     probe_timeout_ms: int = Field(default=2_000, gt=0)
     """How long each node's ApiVersions probe may take."""
+    fenced_broker_ms: int = Field(default=3_600_000, ge=0)
+    """How long a broker may stay registered and fenced before it is a warning: an hour, longer than a
+    broker takes to recover its logs and catch up after a restart."""
 
 
 class Finding(_Frozen):
@@ -162,6 +202,52 @@ class NodeProbe(_Frozen):
         return self.error is None
 
 
+class Registrations(_Frozen):
+    """The nodes registered in the cluster's metadata, as DescribeCluster lists them. Each kind of node
+    answers for its own: controllers list the registered controllers (KIP-919), brokers the registered
+    brokers, the fenced ones too from DescribeCluster v2 (KIP-1073); None where the client's bootstrap
+    kind cannot see them."""
+
+    controllers: tuple[int, ...] | None = None
+    """Registered controllers, voters or not, running or not (bootstrap controllers)."""
+    brokers: tuple[int, ...] | None = None
+    """Registered brokers that are not fenced (bootstrap servers)."""
+    fenced_brokers: dict[int, int] | None = None
+    """Registered brokers that are fenced (bootstrap servers, brokers of Kafka 4.0 or newer), each with
+    when it was first seen fenced, epoch ms (carried from check to check through ``previous``)."""
+
+
+class UpgradeCheck(_Frozen):
+    """The active controller's verdict on raising one feature (UpdateFeatures with validateOnly): it
+    checks every registered controller's and broker's supported range, running or not, which a probe
+    of the running nodes cannot see."""
+
+    feature: str
+    level: int
+    refusal: str | None = None
+    """Kafka's message when the controller refuses the level; None when it accepts it."""
+    unchecked: str | None = None
+    """Why the controller could not be asked (a principal without ALTER on the cluster gets
+    CLUSTER_AUTHORIZATION_FAILED); None when it answered."""
+
+
+Role = Literal["local controller", "controller", "broker", "unregistered controller"]
+
+
+class Blocker(_Frozen):
+    """The node a refused feature update names, parsed from Kafka's reason
+    (``FeatureControlManager.reasonNotSupported``): the active controller itself (``Local controller
+    <id> ...``), a registered broker (``Broker <id> ...``, checked first) or controller (``Controller
+    <id> ...``), or a voter of ``controller.quorum.voters`` that never registered."""
+
+    feature: str
+    level: int
+    role: Role
+    node_id: int
+    supported: tuple[int, int] | None = None
+    """Its supported range; None when it does not support the feature at all, or never registered."""
+
+
 class QuorumHealth(_Frozen):
     """The result of a quorum check."""
 
@@ -182,6 +268,8 @@ class QuorumHealth(_Frozen):
     """Finalized feature levels (the leader's, else any node's that answered)."""
     voter_change_since_ms: int | None = None
     """When the current uncommitted voter change was first seen (epoch ms); None when none is."""
+    registrations: Registrations | None = None
+    """The registered nodes DescribeCluster listed; None when it could not be read."""
 
     @field_validator("findings")
     @classmethod
@@ -407,12 +495,29 @@ def _membership_findings(
     return findings
 
 
-def _feature_findings(
-    probes: Iterable[NodeProbe], finalized: Mapping[str, int], connect: str
-) -> list[Finding]:
+def finalized_levels(quorum: QuorumInfo, probes: Sequence[NodeProbe]) -> dict[str, int]:
+    """The finalized feature levels: the leader's, else those of any node that answered its probe."""
+    leader = next((p for p in probes if p.node_id == quorum.leader_id and p.reachable), None)
+    source = leader if leader is not None else next((p for p in probes if p.reachable), None)
+    return dict(source.finalized_features) if source is not None else {}
+
+
+def upgrade_target(probes: Iterable[NodeProbe], finalized: Mapping[str, int]) -> int | None:
+    """The metadata.version every node that answered supports, when it is above the finalized one."""
     answered = [p for p in probes if p.reachable and p.supported_features]
-    if not answered:
-        return []
+    current = finalized.get(METADATA_VERSION)
+    tops = [
+        p.supported_features[METADATA_VERSION].max_version
+        for p in answered
+        if METADATA_VERSION in p.supported_features
+    ]
+    if current is None or not answered or len(tops) < len(answered) or min(tops) <= current:
+        return None
+    return min(tops)
+
+
+def _feature_findings(probes: Iterable[NodeProbe]) -> list[Finding]:
+    answered = [p for p in probes if p.reachable and p.supported_features]
     findings: list[Finding] = []
     ranges: dict[str, dict[tuple[int, int], list[int]]] = {}
     for probe in answered:
@@ -434,22 +539,265 @@ def _feature_findings(
                     "a rolling upgrade is in progress",
                 )
             )
+    return findings
+
+
+# ------------------------------------------------------------------ registrations and blocked upgrades
+
+_REFUSAL = re.compile(
+    r"Invalid update version (?P<level>-?\d+) for feature (?P<feature>\S+)\. "
+    r"(?:(?P<role>Local controller|Controller|Broker) (?P<id>-?\d+) "
+    r"(?:only supports versions (?P<low>\d+)(?:-(?P<high>\d+))?|does not support this feature)"
+    r"|controller (?P<unregistered>-?\d+) has not registered)"
+)
+_ROLES: Mapping[str, Role] = {
+    "Local controller": "local controller", "Controller": "controller", "Broker": "broker"
+}
+UNREGISTRATION_RELEASE = NEWEST.release_string(CONTROLLER_UNREGISTRATION_VERSION)
+"""4.4-IV2: the metadata.version from which a controller can be unregistered (KIP-1312)."""
+
+
+def parse_refusal(message: str) -> Blocker | None:
+    """The node a refused feature update names, from Kafka's message (the top-level one of UpdateFeatures
+    v2, ``The update failed for all features since ...``, or a v0/v1 feature's); None when it names none
+    (a downgrade, a dependency, an unknown level)."""
+    found = _REFUSAL.search(message)
+    if found is None:
+        return None
+    feature, level = found["feature"], int(found["level"])
+    if found["unregistered"] is not None:
+        return Blocker(feature=feature, level=level, role="unregistered controller",
+                       node_id=int(found["unregistered"]))
+    supported = None
+    if found["low"] is not None:
+        supported = (int(found["low"]), int(found["high"] if found["high"] is not None else found["low"]))
+    return Blocker(feature=feature, level=level, role=_ROLES[found["role"]], node_id=int(found["id"]),
+                   supported=supported)
+
+
+def fetching(quorum: QuorumInfo, node_id: int, limits: HealthThresholds) -> bool:
+    """Whether ``node_id`` fetches from the leader as an observer (see the module docstring)."""
+    leader = leader_state(quorum)
+    now = leader.last_fetch_timestamp if leader is not None else None
+    for observer in quorum.observers:
+        last = observer.last_fetch_timestamp
+        if observer.replica_id != node_id or last is None or last < 0:
+            continue
+        if now is None or now < 0 or now - last <= limits.max_lag_ms:
+            return True
+    return False
+
+
+def ghost_controllers(
+    quorum: QuorumInfo, registered: Iterable[int], limits: HealthThresholds
+) -> tuple[int, ...]:
+    """The registered controllers that are neither voters nor fetching: stopped, or gone for good."""
+    voters = {v.replica_id for v in quorum.voters}
+    return tuple(
+        sorted(n for n in set(registered) if n not in voters and not fetching(quorum, n, limits))
+    )
+
+
+def _level_text(feature: str, level: int) -> str:
+    """``metadata.version 33 (4.4-IV2)``, ``group.version 1``."""
+    if feature == METADATA_VERSION and NEWEST.is_known_metadata_version(level):
+        return f"{feature} {level} ({NEWEST.release_string(level)})"
+    return f"{feature} {level}"
+
+
+def _release_supporting(feature: str, level: int) -> str:
+    """The first Kafka line whose nodes support ``level`` of ``feature``."""
+    line = next((line for line in LINES.values() if line.supported_range(feature)[1] >= level), None)
+    return f"Kafka {line.name} or later" if line is not None else "a Kafka release that supports it"
+
+
+def unregister_controller_fix(node_id: int, connect: str) -> str:
+    """The command that unregisters a controller (Kafka 4.4's ``kafka-cluster``, KIP-1312)."""
+    return f"kafka-cluster unregister-controller {connect} --id {node_id}"
+
+
+def _unregister_broker_fix(node_id: int, connect: str) -> str:
+    return f"kafka-cluster unregister {connect} --id {node_id}"
+
+
+def _restart_fix(node_id: int, cluster_id: str | None, finalized: Mapping[str, int]) -> str:
+    """Start a controller again under ``node_id``, on a disk of its own if its old one is gone: the
+    format is skipped where the directory is formatted already, joins as an observer on a dynamic
+    quorum, and writes the cluster's finalized metadata.version."""
+    config = f"<controller-{node_id}.properties>"
+    words = ["kafka-storage format", f"--cluster-id {cluster_id or '<cluster id>'}", f"--config {config}"]
     current = finalized.get(METADATA_VERSION)
-    tops = [
-        p.supported_features[METADATA_VERSION].max_version
-        for p in answered
-        if METADATA_VERSION in p.supported_features
-    ]
-    if current is not None and len(tops) == len(answered) and min(tops) > current:
-        target = min(tops)
-        findings.append(
-            Finding(
-                code=FindingCode.METADATA_VERSION_UPGRADE_AVAILABLE,
-                severity=Severity.INFO,
-                message=f"{METADATA_VERSION} is {current}; every node that answered supports {target}",
-                fix=f"kafka-features {connect} upgrade --feature {METADATA_VERSION}={target}",
-            )
+    if current is not None and NEWEST.is_known_metadata_version(current):
+        words.append(f"--release-version {NEWEST.release_string(current)}")
+    if finalized.get(KRAFT_VERSION, 0) >= 1:
+        words.append("--no-initial-controllers")
+    words.append("--ignore-formatted")
+    return f"{' '.join(words)} && kafka-server-start {config}"
+
+
+def _supporting(blocker: Blocker) -> str:
+    if blocker.supported is None:
+        return f"not supporting {blocker.feature}"
+    low, high = blocker.supported
+    return f"supporting {blocker.feature} {low}" + (f"-{high}" if high != low else "")
+
+
+def _can_unregister(finalized: Mapping[str, int]) -> bool:
+    return finalized.get(METADATA_VERSION, 0) >= CONTROLLER_UNREGISTRATION_VERSION
+
+
+def blocked_upgrade(
+    blocker: Blocker,
+    quorum: QuorumInfo,
+    *,
+    finalized: Mapping[str, int],
+    registrations: Registrations | None,
+    cluster_id: str | None,
+    connect: str,
+    thresholds: HealthThresholds,
+) -> Finding:
+    """``FEATURE_UPGRADE_BLOCKED``: who holds the refused level back, and what clears it. A voter or a
+    running node is upgraded (a restarted node registers again, with its new ranges); a stopped
+    controller that is no voter is unregistered from metadata.version 4.4-IV2 on, and below that, since
+    unregistering needs that very level, started again on a release that supports the level under the
+    same node id, until the upgrade is done; a fenced broker is unregistered."""
+    node_id, wanted = blocker.node_id, _level_text(blocker.feature, blocker.level)
+    release = _release_supporting(blocker.feature, blocker.level)
+    fix = None
+    if blocker.role == "local controller":
+        why = f"the active controller, node {node_id}, {_supporting(blocker)}: upgrade it to {release}"
+    elif blocker.role == "unregistered controller":
+        why = f"controller {node_id}, a voter that has never registered: start it on {release}"
+    elif blocker.role == "broker":
+        fenced = registrations is not None and node_id in (registrations.fenced_brokers or {})
+        running = registrations is not None and node_id in (registrations.brokers or ())
+        registered = f"broker {node_id}, registered as {_supporting(blocker)}"
+        if running:
+            why = f"{registered}: upgrade it to {release}"
+        else:
+            fix = _unregister_broker_fix(node_id, connect)
+            state = ", and fenced" if fenced else ""
+            why = f"{registered}{state}: unregister it if it is gone for good, else upgrade it to {release}"
+    else:
+        why, fix = _controller_blocker(blocker, quorum, finalized, cluster_id, connect, thresholds)
+    return Finding(
+        code=FindingCode.FEATURE_UPGRADE_BLOCKED,
+        severity=Severity.INFO,
+        node_id=node_id,
+        message=f"{wanted} is held back by {why}",
+        fix=fix,
+    )
+
+
+def _controller_blocker(
+    blocker: Blocker,
+    quorum: QuorumInfo,
+    finalized: Mapping[str, int],
+    cluster_id: str | None,
+    connect: str,
+    thresholds: HealthThresholds,
+) -> tuple[str, str | None]:
+    """Who a registered controller holding an upgrade back is, what clears it, and the command if one."""
+    node_id = blocker.node_id
+    release = _release_supporting(blocker.feature, blocker.level)
+    ranges = f"registered as {_supporting(blocker)}"
+    registered = f"controller {node_id}, {ranges}"
+    if node_id in {v.replica_id for v in quorum.voters}:
+        return f"voter {node_id}, {ranges}: restart it on {release} (it registers again)", None
+    if fetching(quorum, node_id, thresholds):
+        return f"{registered}, which fetches as an observer: upgrade it to {release}, or stop it and " \
+               "unregister it", None
+    left = f"{registered} but neither a voter nor fetching (a registration left behind)"
+    if _can_unregister(finalized):
+        return f"{left}: unregister it", unregister_controller_fix(node_id, connect)
+    reaches = blocker.feature == METADATA_VERSION and blocker.level >= CONTROLLER_UNREGISTRATION_VERSION
+    return (
+        f"{left}, which only {METADATA_VERSION} {UNREGISTRATION_RELEASE} lets be unregistered: start "
+        f"controller {node_id} again on {release} (it registers again with that release's ranges), "
+        f"upgrade, then {'stop it and unregister it' if reaches else 'stop it'}",
+        _restart_fix(node_id, cluster_id, finalized),
+    )
+
+
+def _upgrade_findings(
+    quorum: QuorumInfo,
+    probes: Sequence[NodeProbe],
+    finalized: Mapping[str, int],
+    check: UpgradeCheck | None,
+    registrations: Registrations | None,
+    cluster_id: str | None,
+    connect: str,
+    limits: HealthThresholds,
+) -> list[Finding]:
+    """The metadata.version upgrade every node that answered supports: available, or held back."""
+    target = upgrade_target(probes, finalized)
+    if target is None:
+        return []
+    if check is not None and check.level == target and check.refusal is not None:
+        blocker = parse_refusal(check.refusal)
+        if blocker is not None:
+            return [blocked_upgrade(blocker, quorum, finalized=finalized, registrations=registrations,
+                                    cluster_id=cluster_id, connect=connect, thresholds=limits)]
+        return [Finding(
+            code=FindingCode.FEATURE_UPGRADE_BLOCKED,
+            severity=Severity.INFO,
+            message=f"{_level_text(METADATA_VERSION, target)}, which every node that answered supports, is "
+            f"refused by the active controller: {check.refusal}",
+        )]
+    current = finalized[METADATA_VERSION]
+    message = f"{METADATA_VERSION} is {current}; every node that answered supports {target}"
+    if check is not None and check.unchecked is not None:
+        message += f" (not validated by the active controller: {check.unchecked})"
+    return [Finding(
+        code=FindingCode.METADATA_VERSION_UPGRADE_AVAILABLE,
+        severity=Severity.INFO,
+        message=message,
+        fix=f"kafka-features {connect} upgrade --feature {METADATA_VERSION}={target}",
+    )]
+
+
+def _registration_findings(
+    quorum: QuorumInfo,
+    finalized: Mapping[str, int],
+    registrations: Registrations | None,
+    limits: HealthThresholds,
+    connect: str,
+    checked_at_ms: int,
+) -> list[Finding]:
+    """Registered controllers left behind, and registered brokers that are fenced."""
+    if registrations is None:
+        return []
+    findings: list[Finding] = []
+    for node_id in ghost_controllers(quorum, registrations.controllers or (), limits):
+        message = (
+            f"controller {node_id} is registered but is neither a voter nor fetching from the leader: its "
+            "supported feature levels still count when features are upgraded"
         )
+        fix = None
+        if _can_unregister(finalized):
+            fix = unregister_controller_fix(node_id, connect)
+        else:
+            current = finalized.get(METADATA_VERSION)
+            now = f" ({METADATA_VERSION} is {current})" if current is not None else ""
+            message += (
+                f"; it can be unregistered from {METADATA_VERSION} {UNREGISTRATION_RELEASE} on{now}"
+            )
+        findings.append(Finding(
+            code=FindingCode.GHOST_CONTROLLER_REGISTRATION, severity=Severity.INFO, node_id=node_id,
+            message=message, fix=fix,
+        ))
+    for node_id, since in sorted((registrations.fenced_brokers or {}).items()):
+        fenced_ms = max(0, checked_at_ms - since)
+        late = fenced_ms >= limits.fenced_broker_ms
+        how_long = f"has been seen fenced for {fenced_ms} ms" if fenced_ms else "is fenced"
+        findings.append(Finding(
+            code=FindingCode.FENCED_BROKER_REGISTERED,
+            severity=Severity.WARNING if late else Severity.INFO,
+            node_id=node_id,
+            message=f"broker {node_id} is registered and {how_long}: if it is gone for good, unregister it "
+            "(its supported feature levels count when features are upgraded)",
+            fix=_unregister_broker_fix(node_id, connect),
+        ))
     return findings
 
 
@@ -462,19 +810,17 @@ def assess(
     connect: str,
     cluster_id: str | None = None,
     voter_change_since_ms: int | None = None,
+    registrations: Registrations | None = None,
+    upgrade_check: UpgradeCheck | None = None,
 ) -> QuorumHealth:
     """Judge a quorum from the leader's DescribeQuorum answer and the nodes' ApiVersions probes.
 
     ``connect`` is the connection part of the fix commands (``--bootstrap-controller host:port``);
-    ``voter_change_since_ms`` when the current uncommitted voter change was first seen."""
+    ``voter_change_since_ms`` when the current uncommitted voter change was first seen;
+    ``registrations`` what DescribeCluster listed; ``upgrade_check`` the active controller's verdict on
+    the metadata.version ``upgrade_target`` finds, when it was asked."""
     by_id = {p.node_id: p for p in probes}
-    leader_probe = by_id.get(quorum.leader_id)
-    source = (
-        leader_probe
-        if leader_probe is not None and leader_probe.reachable
-        else next((p for p in probes if p.reachable), None)
-    )
-    finalized = dict(source.finalized_features) if source is not None else {}
+    finalized = finalized_levels(quorum, probes)
     if quorum.leader_id < 0 or leader_state(quorum) is None:
         findings = [
             Finding(
@@ -493,6 +839,7 @@ def assess(
             cluster_id=cluster_id,
             probes=tuple(probes),
             finalized_features=finalized,
+            registrations=registrations,
         )
     findings = _voter_findings(quorum, by_id, thresholds)
     failed = {f.node_id for f in findings}
@@ -502,7 +849,11 @@ def assess(
     since = voter_change_since_ms if voter_change(quorum) is not None else None
     pending_ms = None if since is None else max(0, checked_at_ms - since)
     findings += _membership_findings(quorum, finalized, pending_ms, thresholds, connect)
-    findings += _feature_findings(probes, finalized, connect)
+    findings += _feature_findings(probes)
+    findings += _upgrade_findings(
+        quorum, probes, finalized, upgrade_check, registrations, cluster_id, connect, thresholds
+    )
+    findings += _registration_findings(quorum, finalized, registrations, thresholds, connect, checked_at_ms)
     return QuorumHealth(
         status=_status(findings),
         fault_tolerance=tolerance,
@@ -513,4 +864,5 @@ def assess(
         probes=tuple(probes),
         finalized_features=finalized,
         voter_change_since_ms=since,
+        registrations=registrations,
     )

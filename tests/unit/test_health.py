@@ -8,14 +8,22 @@ from typing import Any
 
 from kafka_admin_kraft import health as health_module
 from kafka_admin_kraft.health import (
+    Blocker,
     Finding,
     FindingCode,
     HealthStatus,
     HealthThresholds,
     NodeProbe,
     QuorumHealth,
+    Registrations,
     Severity,
+    UpgradeCheck,
     assess,
+    blocked_upgrade,
+    fetching,
+    ghost_controllers,
+    parse_refusal,
+    upgrade_target,
     voter_change,
 )
 from kafka_admin_kraft.models import QuorumInfo, ReplicaState, SupportedVersionRange
@@ -290,3 +298,192 @@ def test_a_finding_code_is_its_bare_text_wherever_it_is_shown() -> None:
     assert finding.code is code
     assert finding.model_dump(mode="json")["code"] == "VOTER_LAGGING"
     assert json.loads(finding.model_dump_json())["code"] == "VOTER_LAGGING"
+
+
+# ------------------------------------------------------------------ registrations and blocked upgrades
+
+BLOCKED = ("The update failed for all features since the following feature had an error: Invalid update "
+           "version 33 for feature metadata.version. Controller 4 only supports versions 7-29")
+CLUSTER = "MkU3OEVBNTcwNTJENDM2Qg"
+
+
+def newer(node_id: int, level: int = 29) -> NodeProbe:
+    """A node of Kafka 4.4 at ``level``."""
+    return probe(node_id, mv=(7, 33), level=level)
+
+
+def registered(*controllers: int, **options: Any) -> Registrations:
+    return Registrations(controllers=controllers, **options)
+
+
+def test_refusals_name_the_node_and_its_range_as_kafka_words_them() -> None:
+    assert parse_refusal(BLOCKED) == Blocker(
+        feature="metadata.version", level=33, role="controller", node_id=4, supported=(7, 29))
+    v1 = "Invalid update version 2 for feature group.version. Broker 101 only supports versions 0-1"
+    assert parse_refusal(v1) == Blocker(feature="group.version", level=2, role="broker", node_id=101,
+                                        supported=(0, 1))
+    single = parse_refusal("Invalid update version 2 for feature share.version. Broker 5 only supports "
+                           "versions 1")
+    assert single is not None and single.supported == (1, 1)
+    local = parse_refusal("Invalid update version 1 for feature streams.version. Local controller 2 does "
+                          "not support this feature.")
+    assert local == Blocker(feature="streams.version", level=1, role="local controller", node_id=2)
+    never = parse_refusal("Invalid update version 33 for feature metadata.version. controller 3 has not "
+                          "registered, and may not support this feature")
+    assert never == Blocker(feature="metadata.version", level=33, role="unregistered controller", node_id=3)
+    assert parse_refusal("Invalid update version 5 for feature group.version. Can't downgrade to a newer "
+                         "version.") is None
+    assert parse_refusal("Invalid metadata.version 99. Valid versions are from 7 to 34.") is None
+
+
+def test_a_registered_controller_neither_voting_nor_fetching_is_a_ghost_unregistered_from_4_4_iv2() -> None:
+    stopped = replica(4, caught_up=NOW - 60_000)
+    info = quorum(observers=(stopped, replica(5)))
+    at_33 = judge(info, [newer(i, 33) for i in (1, 2, 3)], registrations=registered(1, 2, 3, 4, 5))
+    (ghost,) = at_33.findings
+    assert (ghost.code, ghost.severity, ghost.node_id, at_33.status) == (
+        "GHOST_CONTROLLER_REGISTRATION", Severity.INFO, 4, HealthStatus.OK)
+    assert ghost.message.startswith("controller 4 is registered but is neither a voter nor fetching")
+    assert ghost.fix == f"kafka-cluster unregister-controller {CONNECT} --id 4"
+    # below 4.4-IV2 UnregisterController is refused: no command, the level it needs
+    below = judge(info, registrations=registered(1, 2, 3, 4, 5))
+    (ghost,) = below.findings
+    assert ghost.fix is None
+    assert ghost.message.endswith("it can be unregistered from metadata.version 4.4-IV2 on (metadata.version "
+                                  "is 29)")
+    # an observer that stopped fetching long ago is gone from DescribeQuorum: still a ghost
+    assert codes(judge(quorum(), registrations=registered(1, 2, 3, 6))) == ["GHOST_CONTROLLER_REGISTRATION"]
+    # a fetching observer, the voters, or no list of registrations (bootstrap servers): no finding
+    assert codes(judge(info, registrations=registered(1, 2, 3, 5))) == []
+    assert codes(judge(info, registrations=Registrations(brokers=(101,)))) == []
+
+
+def test_fetching_is_measured_on_the_leaders_clock() -> None:
+    limits = HealthThresholds(max_lag_ms=2000)
+    leader = replica(1)
+    for last, fetches in ((NOW - 2000, True), (NOW - 2001, False), (-1, False), (None, False)):
+        observer = ReplicaState(replica_id=4, replica_directory_id=DIRS[4], log_end_offset=100,
+                                last_fetch_timestamp=last, last_caught_up_timestamp=last)
+        info = quorum(leader, replica(2), replica(3), observers=(observer,))
+        assert fetching(info, 4, limits) is fetches, last
+    # a leader that does not report its own time (before DescribeQuorum v1): any fetch counts
+    blind = replica(1, caught_up=None)
+    info = quorum(blind, replica(2), replica(3), observers=(replica(4, caught_up=NOW - 60_000),))
+    assert fetching(info, 4, limits) and ghost_controllers(info, [1, 2, 3, 4, 9], limits) == (9,)
+
+
+def test_an_upgrade_the_controller_refuses_for_a_ghost_names_it_and_the_fix_follows_the_level() -> None:
+    info = quorum()
+    check = UpgradeCheck(feature="metadata.version", level=33, refusal=BLOCKED)
+    health = judge(info, [newer(i) for i in (1, 2, 3)], registrations=registered(1, 2, 3, 4),
+                   upgrade_check=check, cluster_id=CLUSTER)
+    assert codes(health) == ["FEATURE_UPGRADE_BLOCKED", "GHOST_CONTROLLER_REGISTRATION"]
+    blocked = health.findings[0]
+    assert (blocked.severity, blocked.node_id, health.status) == (Severity.INFO, 4, HealthStatus.OK)
+    assert blocked.message == (
+        "metadata.version 33 (4.4-IV2) is held back by controller 4, registered as supporting "
+        "metadata.version 7-29 but neither a voter nor fetching (a registration left behind), which only "
+        "metadata.version 4.4-IV2 lets be unregistered: start controller 4 again on Kafka 4.4 or later (it "
+        "registers again with that release's ranges), upgrade, then stop it and unregister it")
+    assert blocked.fix == (
+        f"kafka-storage format --cluster-id {CLUSTER} --config <controller-4.properties> --release-version "
+        "4.2-IV1 --no-initial-controllers --ignore-formatted && kafka-server-start <controller-4.properties>")
+    # a static quorum's controllers are formatted without the dynamic options; no cluster id: a placeholder
+    static = judge(info, [probe(i, mv=(7, 33), kraft=0) for i in (1, 2, 3)], upgrade_check=check)
+    assert static.findings[0].fix == (
+        "kafka-storage format --cluster-id <cluster id> --config <controller-4.properties> --release-version "
+        "4.2-IV1 --ignore-formatted && kafka-server-start <controller-4.properties>")
+    # at 4.4-IV2, a later feature held back by it: it is unregistered
+    group = "Invalid update version 2 for feature group.version. Controller 4 only supports versions 0-1"
+    blocker = parse_refusal(group)
+    assert blocker is not None
+    finding = blocked_upgrade(blocker, info, finalized={"metadata.version": 33}, registrations=None,
+                              cluster_id=None, connect=CONNECT, thresholds=HealthThresholds())
+    assert finding.message.endswith("(a registration left behind): unregister it")
+    assert finding.fix == f"kafka-cluster unregister-controller {CONNECT} --id 4"
+
+
+def test_a_refusal_naming_a_voter_an_observer_or_the_leader_says_to_upgrade_that_node() -> None:
+    info = quorum(observers=(replica(4),))
+    probes = [newer(i) for i in (1, 2, 3)]
+
+    def blocked(refusal: str) -> Finding:
+        check = UpgradeCheck(feature="metadata.version", level=33, refusal=refusal)
+        (finding,) = judge(info, probes, upgrade_check=check).findings
+        assert finding.code == "FEATURE_UPGRADE_BLOCKED" and finding.fix is None
+        return finding
+
+    prefix = "Invalid update version 33 for feature metadata.version. "
+    voter = blocked(prefix + "Controller 2 only supports versions 7-29")
+    assert voter.message == ("metadata.version 33 (4.4-IV2) is held back by voter 2, registered as "
+                             "supporting metadata.version 7-29: restart it on Kafka 4.4 or later (it "
+                             "registers again)")
+    observer = blocked(prefix + "Controller 4 only supports versions 7-29")
+    assert observer.message.endswith("controller 4, registered as supporting metadata.version 7-29, which "
+                                     "fetches as an observer: upgrade it to Kafka 4.4 or later, or stop it "
+                                     "and unregister it")
+    local = blocked(prefix + "Local controller 1 only supports versions 7-29")
+    assert local.message.endswith("the active controller, node 1, supporting metadata.version 7-29: upgrade "
+                                  "it to Kafka 4.4 or later")
+    never = blocked(prefix + "controller 5 has not registered, and may not support this feature")
+    assert never.message.endswith("controller 5, a voter that has never registered: start it on Kafka 4.4 "
+                                  "or later")
+    other = judge(info, probes, upgrade_check=UpgradeCheck(feature="metadata.version", level=33,
+                                                           refusal="something else"))
+    assert other.findings[0].message == (
+        "metadata.version 33 (4.4-IV2), which every node that answered supports, is refused by the active "
+        "controller: something else")
+    # a verdict on another level than the one proposed now is stale: the upgrade is offered
+    stale = judge(info, probes, upgrade_check=UpgradeCheck(feature="metadata.version", level=32,
+                                                           refusal=prefix + "Controller 4 only ..."))
+    assert codes(stale) == ["METADATA_VERSION_UPGRADE_AVAILABLE"]
+
+
+def test_a_broker_holding_an_upgrade_back_is_unregistered_unless_it_runs() -> None:
+    info = quorum()
+    probes = [newer(i) for i in (1, 2, 3)]
+    check = UpgradeCheck(feature="metadata.version", level=33, refusal=(
+        "Invalid update version 33 for feature metadata.version. Broker 101 only supports versions 7-29"))
+    unknown = judge(info, probes, upgrade_check=check).findings[0]
+    assert unknown.message.endswith("broker 101, registered as supporting metadata.version 7-29: unregister "
+                                    "it if it is gone for good, else upgrade it to Kafka 4.4 or later")
+    assert unknown.fix == f"kafka-cluster unregister {CONNECT} --id 101"
+    fenced = judge(info, probes, upgrade_check=check,
+                   registrations=Registrations(brokers=(), fenced_brokers={101: NOW}))
+    assert "7-29, and fenced: unregister it" in fenced.findings[0].message
+    assert codes(fenced) == ["FEATURE_UPGRADE_BLOCKED", "FENCED_BROKER_REGISTERED"]
+    running = judge(info, probes, upgrade_check=check, registrations=Registrations(brokers=(101,),
+                                                                                   fenced_brokers={}))
+    assert running.findings[0].message.endswith("broker 101, registered as supporting metadata.version 7-29: "
+                                                "upgrade it to Kafka 4.4 or later")
+    assert running.findings[0].fix is None
+
+
+def test_an_upgrade_the_controller_could_not_validate_is_offered_and_says_so() -> None:
+    check = UpgradeCheck(feature="metadata.version", level=33,
+                         unchecked="CLUSTER_AUTHORIZATION_FAILED: the principal may not alter the cluster")
+    (finding,) = judge(quorum(), [newer(i) for i in (1, 2, 3)], upgrade_check=check).findings
+    assert finding.code == "METADATA_VERSION_UPGRADE_AVAILABLE"
+    assert finding.message == (
+        "metadata.version is 29; every node that answered supports 33 (not validated by the active "
+        "controller: CLUSTER_AUTHORIZATION_FAILED: the principal may not alter the cluster)")
+    assert upgrade_target([newer(1), newer(2)], {"metadata.version": 29}) == 33
+    assert upgrade_target([newer(1), probe(2)], {"metadata.version": 29}) is None
+    assert upgrade_target([newer(1)], {}) is None
+
+
+def test_a_fenced_broker_is_information_until_seen_fenced_for_longer_than_the_threshold() -> None:
+    limits = {"fenced_broker_ms": 60_000}
+    first = judge(quorum(), registrations=Registrations(brokers=(102,), fenced_brokers={101: NOW}),
+                  limits=limits)
+    (fenced,) = first.findings
+    assert (fenced.code, fenced.severity, fenced.node_id, first.status) == (
+        "FENCED_BROKER_REGISTERED", Severity.INFO, 101, HealthStatus.OK)
+    assert fenced.message == ("broker 101 is registered and is fenced: if it is gone for good, unregister it "
+                              "(its supported feature levels count when features are upgraded)")
+    assert fenced.fix == f"kafka-cluster unregister {CONNECT} --id 101"
+    late = judge(quorum(), registrations=Registrations(fenced_brokers={101: NOW - 60_000}), limits=limits)
+    (fenced,) = late.findings
+    assert (fenced.severity, late.status) == (Severity.WARNING, HealthStatus.WARNING)
+    assert fenced.message.startswith("broker 101 is registered and has been seen fenced for 60000 ms:")
+    assert late.registrations == Registrations(fenced_brokers={101: NOW - 60_000})

@@ -3,44 +3,64 @@
 1. DescribeQuorum on the leader (retried until the deadline, as ``describe_metadata_quorum``). No
    answer at all is ``QUORUM_UNREACHABLE`` (UNKNOWN); nodes that answer but name no active controller
    until the deadline are ``NO_LEADER`` (CRITICAL).
-2. DescribeCluster for the cluster id and the nodes the client's bootstrap setting reaches
-   (controllers, or brokers); a failure here only leaves the cluster id unknown.
-3. ApiVersions to every voter and every listed node, each within the probe timeout and never
+2. DescribeCluster for the cluster id and the nodes the client's bootstrap setting reaches: the
+   registered controllers (bootstrap controllers, KIP-919), or the registered brokers, fenced ones
+   included (bootstrap servers; DescribeCluster v2, KIP-1073, else the unfenced ones alone). A failure
+   here only leaves the cluster id and the registrations unknown. A fenced broker keeps the time it
+   was first seen fenced from a ``previous`` result that saw it so.
+3. ApiVersions to every voter and every other listed node, each within the probe timeout and never
    retried: does it answer, and which feature levels does it support and see finalized. A voter is
    reached at the address DescribeCluster gave for its id, else at its first DescribeQuorum endpoint.
+   Fenced brokers and registered controllers that neither vote nor fetch (``health.ghost_controllers``)
+   are not running, and are not probed.
 4. When CurrentVoters differs from CommittedVoters, DescribeQuorum again every 200 ms until the change
    commits or has been pending for the threshold (or the deadline comes), so that a single check
    tells a change in flight from one that is stuck. A ``previous`` result that saw the same change
    carries its first sighting over, so a watch loop need not wait.
+5. When every node that answered supports a higher metadata.version than the finalized one
+   (``health.upgrade_target``), UpdateFeatures with validateOnly asks the active controller, within
+   the probe timeout, whether it would accept it: it weighs every registration, running or not, which
+   the probes cannot see (Kafka's ``FeatureControlManager``). Its refusal, or why it could not be
+   asked (CLUSTER_AUTHORIZATION_FAILED for a principal without ALTER on the cluster), goes to
+   ``assess`` as an ``UpgradeCheck``.
 """
 
 from __future__ import annotations
-
-import contextlib
 
 from kafka_admin_kraft.client.config import Address, format_address
 from kafka_admin_kraft.client.core import AdminCore, NotYetKnownError, Op, Sleep
 from kafka_admin_kraft.client.operations.describe_cluster import describe_cluster
 from kafka_admin_kraft.client.operations.describe_metadata_quorum import describe_metadata_quorum
+from kafka_admin_kraft.client.operations.update_features import update_features
 from kafka_admin_kraft.errors import (
+    ClusterAuthorizationFailedError,
+    ErrorCode,
     KafkaAdminError,
+    KafkaApiError,
     KafkaConnectionError,
     KafkaTimeoutError,
     LeaderNotAvailableError,
     NotControllerError,
     NotLeaderOrFollowerError,
+    UnsupportedOperationError,
 )
+from kafka_admin_kraft.features import METADATA_VERSION
 from kafka_admin_kraft.health import (
     FindingCode,
     HealthThresholds,
     NodeProbe,
     QuorumHealth,
+    Registrations,
     Severity,
+    UpgradeCheck,
     assess,
+    finalized_levels,
+    ghost_controllers,
     unreachable,
+    upgrade_target,
     voter_change,
 )
-from kafka_admin_kraft.models import ClusterDescription, QuorumInfo, SupportedVersionRange
+from kafka_admin_kraft.models import ClusterDescription, FeatureUpdate, QuorumInfo, SupportedVersionRange
 
 PENDING_POLL = 0.2
 NO_LEADER_ERRORS = (NotYetKnownError, NotControllerError, NotLeaderOrFollowerError, LeaderNotAvailableError)
@@ -80,9 +100,15 @@ def _probe(core: AdminCore, node_id: int, address: Address, timeout: float) -> O
     )
 
 
-def _targets(core: AdminCore, quorum: QuorumInfo, cluster: ClusterDescription | None) -> dict[int, Address]:
-    """Where to probe each voter and listed node."""
-    listed = {n.node_id: (n.host, n.port) for n in cluster.nodes} if cluster is not None else {}
+def _targets(
+    core: AdminCore, quorum: QuorumInfo, cluster: ClusterDescription | None, limits: HealthThresholds
+) -> dict[int, Address]:
+    """Where to probe each voter and listed node that runs (step 3)."""
+    nodes = cluster.nodes if cluster is not None else ()
+    listed = {n.node_id: (n.host, n.port) for n in nodes if not n.is_fenced}
+    if core.config.bootstrap_controllers:
+        for node_id in ghost_controllers(quorum, listed, limits):
+            del listed[node_id]
     targets: dict[int, Address] = {}
     for voter in quorum.voters:
         node = quorum.nodes.get(voter.replica_id)
@@ -94,6 +120,77 @@ def _targets(core: AdminCore, quorum: QuorumInfo, cluster: ClusterDescription | 
     for node_id, address in listed.items():
         targets.setdefault(node_id, address)
     return targets
+
+
+def _describe_cluster(core: AdminCore, deadline: float) -> Op[tuple[ClusterDescription | None, bool]]:
+    """Step 2: DescribeCluster, and whether it listed the fenced brokers."""
+    fenced = not core.config.bootstrap_controllers
+    try:
+        cluster = yield from describe_cluster(
+            core, max(0.001, deadline - core.clock()), include_fenced_brokers=fenced
+        )
+        return cluster, fenced
+    except UnsupportedOperationError:  # brokers before Kafka 4.0: DescribeCluster v1 at most
+        pass
+    except KafkaAdminError:
+        return None, False
+    try:
+        return (yield from describe_cluster(core, max(0.001, deadline - core.clock()))), False
+    except KafkaAdminError:
+        return None, False
+
+
+def _registrations(
+    core: AdminCore,
+    cluster: ClusterDescription | None,
+    listed_fenced: bool,
+    previous: QuorumHealth | None,
+    now_ms: int,
+) -> Registrations | None:
+    """Step 2's registrations, a fenced broker with the time it was first seen fenced."""
+    if cluster is None:
+        return None
+    running = tuple(sorted(n.node_id for n in cluster.nodes if not n.is_fenced))
+    if core.config.bootstrap_controllers:
+        return Registrations(controllers=running)
+    if not listed_fenced:
+        return Registrations(brokers=running)
+    before = previous.registrations if previous is not None else None
+    seen = before.fenced_brokers if before is not None and before.fenced_brokers is not None else {}
+    fenced = {n.node_id: seen.get(n.node_id, now_ms) for n in cluster.nodes if n.is_fenced}
+    return Registrations(brokers=running, fenced_brokers=fenced)
+
+
+def _unchecked(exc: KafkaAdminError) -> str:
+    if isinstance(exc, ClusterAuthorizationFailedError):
+        return f"the principal may not alter the cluster ({exc.name})"
+    if isinstance(exc, KafkaApiError):
+        return f"{exc.name}: {exc.message}"
+    return str(exc)
+
+
+def _validate(core: AdminCore, level: int, deadline: float, limits: HealthThresholds) -> Op[UpgradeCheck]:
+    """Step 5: the active controller's verdict on metadata.version ``level``."""
+    left = min(deadline - core.clock(), limits.probe_timeout_ms / 1000)
+    if left <= 0:
+        return UpgradeCheck(feature=METADATA_VERSION, level=level, unchecked="the check ran out of time")
+    update = {METADATA_VERSION: FeatureUpdate(level=level)}
+    try:
+        results = yield from update_features(core, update, validate_only=True, timeout=left)
+    except KafkaApiError as exc:  # UpdateFeatures v2 answers one error for all features
+        if exc.code == ErrorCode.INVALID_UPDATE_VERSION:
+            return UpgradeCheck(feature=METADATA_VERSION, level=level, refusal=exc.message)
+        return UpgradeCheck(feature=METADATA_VERSION, level=level, unchecked=_unchecked(exc))
+    except KafkaAdminError as exc:
+        return UpgradeCheck(feature=METADATA_VERSION, level=level, unchecked=_unchecked(exc))
+    result = results[METADATA_VERSION]
+    if result.ok:
+        return UpgradeCheck(feature=METADATA_VERSION, level=level)
+    if result.error_code == ErrorCode.INVALID_UPDATE_VERSION:
+        return UpgradeCheck(feature=METADATA_VERSION, level=level, refusal=result.error_message or "")
+    error = result.exception()
+    text = _unchecked(error) if isinstance(error, KafkaAdminError) else str(error)
+    return UpgradeCheck(feature=METADATA_VERSION, level=level, unchecked=text)
 
 
 def check_quorum(
@@ -118,12 +215,11 @@ def check_quorum(
             return unreachable(FindingCode.NO_LEADER, message, now_ms(), Severity.CRITICAL)
         message = f"cannot read the quorum: {exc}"
         return unreachable(FindingCode.QUORUM_UNREACHABLE, message, now_ms(), Severity.UNKNOWN)
-    cluster: ClusterDescription | None = None
-    with contextlib.suppress(KafkaAdminError):
-        cluster = yield from describe_cluster(core, max(0.001, deadline - core.clock()))
+    cluster, listed_fenced = yield from _describe_cluster(core, deadline)
+    registrations = _registrations(core, cluster, listed_fenced, previous, now_ms())
     probes: list[NodeProbe] = []
     if probe:
-        for node_id, address in _targets(core, quorum, cluster).items():
+        for node_id, address in _targets(core, quorum, cluster, thresholds).items():
             left = deadline - core.clock()
             if left <= 0:
                 break
@@ -142,6 +238,8 @@ def check_quorum(
                 quorum = yield from describe_metadata_quorum(core, max(0.001, deadline - core.clock()))
             except KafkaAdminError:
                 break
+    target = upgrade_target(probes, finalized_levels(quorum, probes))
+    upgrade = None if target is None else (yield from _validate(core, target, deadline, thresholds))
     return assess(
         quorum,
         probes,
@@ -150,4 +248,6 @@ def check_quorum(
         connect=options,
         cluster_id=cluster.cluster_id if cluster is not None else None,
         voter_change_since_ms=since if voter_change(quorum) == change else now_ms(),
+        registrations=registrations,
+        upgrade_check=upgrade,
     )

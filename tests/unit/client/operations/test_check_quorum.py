@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 
 from kafka_admin_kraft import Admin, AsyncAdmin
-from kafka_admin_kraft.health import HealthStatus, HealthThresholds, QuorumHealth
+from kafka_admin_kraft.health import HealthStatus, HealthThresholds, QuorumHealth, Registrations, Severity
+from kafka_admin_kraft.protocol import messages
 from unit.client.fake import AsyncFakeNetwork, FakeNetwork, FakeNode
+from unit.client.fake import admin as fake_admin
 
 
 def codes(health: QuorumHealth) -> list[str]:
@@ -148,3 +150,138 @@ def test_check_arguments_are_checked_before_anything_is_sent() -> None:
         with pytest.raises(ValueError, match="timeout"):
             client.check_quorum(timeout=0)
     assert net.requests == []
+
+
+# ------------------------------------------------------------------ registrations and the upgrade check
+
+BLOCKED = ("The update failed for all features since the following feature had an error: Invalid update "
+           "version 33 for feature metadata.version. Controller 4 only supports versions 7-29")
+
+
+def supports_4_4(net: FakeNetwork) -> None:
+    """Every node advertises metadata.version up to 33 (4.4-IV2), 29 finalized: an upgrade is available."""
+    from unit.client.fake import api_versions
+
+    def newer(node: FakeNode, version: int, body: Any) -> Any:
+        response = api_versions(node, version, body)
+        response.supported_features[0].max_version = 33
+        return response
+
+    for node in net.nodes.values():
+        node.handlers[18] = newer
+
+
+def with_ghost(net: FakeNetwork, ghost: int = 4) -> None:
+    """The controllers list a registration of ``ghost``, which is neither a voter nor fetching."""
+    from unit.client.fake import describe_cluster
+
+    def listed(node: FakeNode, version: int, body: Any) -> Any:
+        response = describe_cluster(node, version, body)
+        broker = messages.DescribeClusterResponse.DescribeClusterBroker
+        response.brokers.append(broker(broker_id=ghost, host="10.0.0.9", port=9999))
+        return response
+
+    for node in net.nodes.values():
+        node.handlers[60] = listed
+
+
+def refusing(message: str | None, code: int = 95) -> Any:
+    def answer(node: FakeNode, version: int, body: Any) -> Any:
+        if message is None:
+            return messages.UpdateFeaturesResponse()
+        return messages.UpdateFeaturesResponse(error_code=code, error_message=message)
+
+    return answer
+
+
+def test_a_ghost_registration_is_found_through_the_controllers_and_not_probed() -> None:
+    net = fake()
+    with_ghost(net)
+    with admin(net) as client:
+        health = client.check_quorum(connect="--bootstrap-controller x:1")
+    assert health.registrations == Registrations(controllers=(1, 2, 3, 4))
+    assert codes(health) == ["GHOST_CONTROLLER_REGISTRATION"]
+    assert health.findings[0].node_id == 4 and health.status is HealthStatus.OK
+    assert [p.node_id for p in health.probes] == [1, 2, 3]
+    assert ("10.0.0.9", 9999) not in net.connects
+
+
+def test_an_upgrade_every_node_supports_is_validated_and_a_refusal_names_the_registration() -> None:
+    net = fake()
+    supports_4_4(net)
+    with_ghost(net)
+    net.nodes[1].handlers[57] = refusing(BLOCKED)
+    with admin(net) as client:
+        health = client.check_quorum(connect="--bootstrap-controller x:1")
+    assert codes(health) == ["FEATURE_UPGRADE_BLOCKED", "GHOST_CONTROLLER_REGISTRATION"]
+    blocked = health.findings[0]
+    assert blocked.node_id == 4 and blocked.message.startswith(
+        "metadata.version 33 (4.4-IV2) is held back by controller 4, registered as supporting "
+        "metadata.version 7-29 but neither a voter nor fetching")
+    assert blocked.fix is not None and blocked.fix.startswith(
+        "kafka-storage format --cluster-id MkU3OEVBNTcwNTJENDM2Qg --config <controller-4.properties> "
+        "--release-version 4.2-IV1 ")
+    ((node, version, body),) = net.sent("UpdateFeatures")
+    assert (node, version, body.validate_only) == (1, 2, True)
+    assert [(u.feature, u.max_version_level, u.upgrade_type) for u in body.feature_updates] == [
+        ("metadata.version", 33, 1)]
+
+
+def test_an_accepted_upgrade_is_offered_and_one_the_principal_may_not_validate_says_so() -> None:
+    net = fake()
+    supports_4_4(net)
+    net.nodes[1].handlers[57] = refusing(None)
+    with admin(net) as client:
+        health = client.check_quorum()
+    assert codes(health) == ["METADATA_VERSION_UPGRADE_AVAILABLE"]
+    assert health.findings[0].message == "metadata.version is 29; every node that answered supports 33"
+    net.nodes[1].handlers[57] = refusing("Cluster authorization failed.", code=31)
+    with admin(net) as client:
+        health = client.check_quorum()
+    assert codes(health) == ["METADATA_VERSION_UPGRADE_AVAILABLE"]
+    assert health.findings[0].message.endswith(
+        "(not validated by the active controller: the principal may not alter the cluster "
+        "(CLUSTER_AUTHORIZATION_FAILED))")
+    # nothing to validate: no request
+    net = fake()
+    with admin(net) as client:
+        client.check_quorum()
+    assert net.sent("UpdateFeatures") == []
+
+
+def brokers(count: int = 2) -> FakeNetwork:
+    """Three controllers and ``count`` brokers, DescribeQuorum v2 (no pending change to wait for)."""
+    net = FakeNetwork(3, leader=1, brokers=count)
+    for node in net.nodes.values():
+        node.versions[55] = (0, 2)
+    return net
+
+
+def test_fenced_brokers_are_listed_through_brokers_timed_across_checks_and_not_probed() -> None:
+    net = brokers()
+    net.nodes[102].fenced = True
+    net.nodes[102].up = False
+    limits = HealthThresholds(fenced_broker_ms=1000)
+    with fake_admin(net, brokers=True) as client:
+        first = client.check_quorum(thresholds=limits)
+        net.now += 2
+        second = client.check_quorum(thresholds=limits, previous=first)
+    assert first.registrations is not None and first.registrations.brokers == (101,)
+    assert first.registrations.fenced_brokers == {102: first.checked_at_ms}
+    assert second.registrations is not None
+    assert second.registrations.fenced_brokers == {102: first.checked_at_ms}
+    assert [(f.code, f.severity) for f in first.findings] == [("FENCED_BROKER_REGISTERED", Severity.INFO)]
+    assert [(f.code, f.severity) for f in second.findings] == [("FENCED_BROKER_REGISTERED", Severity.WARNING)]
+    assert second.status is HealthStatus.WARNING
+    assert 102 not in {p.node_id for p in first.probes} | {p.node_id for p in second.probes}
+    assert all(body.include_fenced_brokers for _, _, body in net.sent("DescribeCluster")[1:])
+
+
+def test_brokers_before_kafka_4_0_list_no_fenced_brokers_and_the_check_goes_on() -> None:
+    net = brokers()
+    for broker in (101, 102):
+        net.nodes[broker].versions[60] = (0, 1)
+    with fake_admin(net, brokers=True) as client:
+        health = client.check_quorum()
+    assert health.registrations == Registrations(brokers=(101, 102))
+    assert health.cluster_id is not None and health.status is HealthStatus.OK
