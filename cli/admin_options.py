@@ -14,6 +14,7 @@ and `--help` must stay fast.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -110,6 +111,16 @@ class AdminTarget:
     def command_properties(self) -> dict[str, str]:
         """The `--command-config` file as read (empty without one)."""
         return {} if self.command_config is None else read_properties_file(self.command_config)
+
+    def connect_options(self) -> str:
+        """The connection options as given, for a printed command to repeat so that it runs as it is."""
+        if self.bootstrap_server is not None:
+            words = ["--bootstrap-server", self.bootstrap_server]
+        else:
+            words = ["--bootstrap-controller", str(self.bootstrap_controller)]
+        if self.command_config is not None:
+            words += ["--command-config", self.command_config]
+        return shlex.join(words)
 
     def admin_properties(self, properties: dict[str, str]) -> dict[str, str]:
         """Client properties for the SDK: the settings it uses, plus the chosen bootstrap key."""

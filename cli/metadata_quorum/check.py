@@ -14,7 +14,7 @@ import click
 from .. import output
 from .._click import KafkaCommand
 from ..admin_options import connect, target
-from .health_options import HEALTH_OPTIONS, fix_connect, health_json, threshold_options, thresholds
+from .health_options import HEALTH_OPTIONS, health_json, threshold_options, thresholds
 
 if TYPE_CHECKING:
     from kafka_admin_kraft.health import Finding, QuorumHealth
@@ -69,8 +69,10 @@ def health_text(health: QuorumHealth) -> str:
 @click.pass_context
 def check(ctx: click.Context, /, timeout_ms: int, output_format: str, **options: Any) -> None:
     """Check the quorum's health once: leader, voters caught up and reachable, fault tolerance, stuck
-    voter changes, replaced disks, feature levels. Prints one line per finding, most severe first,
-    with the command that fixes it where there is one.
+    voter changes, replaced disks, feature levels, and the registrations that hold an upgrade back (a
+    controller left registered after it left the voters, with --bootstrap-controller; a fenced
+    broker, with --bootstrap-server). Prints one line per finding, most severe first, with the command
+    that fixes it where there is one.
 
     \b
     Exit status (monitoring-plugin convention: Nagios, Icinga, Kubernetes probes):
@@ -93,7 +95,7 @@ def check(ctx: click.Context, /, timeout_ms: int, output_format: str, **options:
         health = admin.check_quorum(
             thresholds=limits,
             probe=not no_probe,
-            connect=fix_connect(target(ctx)),
+            connect=target(ctx).connect_options(),
             timeout=timeout_ms / 1000,
         )
     if output_format == "json":

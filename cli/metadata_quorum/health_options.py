@@ -1,18 +1,15 @@
-"""What `check`, `watch` and `exporter` share: the health thresholds as options, the connection options
-that fix commands repeat, and the JSON form of a check's result.
+"""What `check`, `watch` and `exporter` share: the health thresholds as options and the JSON form of a
+check's result.
 
 Nothing here imports the SDK at module level (the tool's start-up stays fast).
 """
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-
-from ..admin_options import AdminTarget
 
 if TYPE_CHECKING:
     from kafka_admin_kraft.health import HealthThresholds, QuorumHealth
@@ -24,6 +21,7 @@ HEALTH_OPTIONS = [
     "--max-lag-ms",
     "--pending-change-ms",
     "--probe-timeout-ms",
+    "--fenced-broker-ms",
     "--no-probe",
 ]
 """The options below; none is Kafka's, so each is matched exactly (see `_click`)."""
@@ -62,6 +60,14 @@ def threshold_options(command: F) -> F:
             help="How long each node's ApiVersions probe may take.",
         ),
         click.option(
+            "--fenced-broker-ms",
+            type=click.IntRange(min=0),
+            default=3_600_000,
+            show_default=True,
+            help="How long a broker may be seen registered and fenced, across the checks of watch and "
+            "exporter, before it is a warning (with --bootstrap-server).",
+        ),
+        click.option(
             "--no-probe",
             is_flag=True,
             help="Do not send ApiVersions to each node (when the controllers are not reachable from here).",
@@ -73,27 +79,12 @@ def threshold_options(command: F) -> F:
 
 
 def thresholds(options: dict[str, Any]) -> HealthThresholds:
-    """The ``HealthThresholds`` of the options ``threshold_options`` added (taken out of ``options``)."""
+    """The ``HealthThresholds`` of the options ``threshold_options`` added (taken out of ``options``; a
+    command that dropped some gets their defaults)."""
     from kafka_admin_kraft.health import HealthThresholds
 
-    return HealthThresholds(
-        max_lag_offsets=options.pop("max_lag_offsets"),
-        max_lag_ms=options.pop("max_lag_ms"),
-        pending_change_ms=options.pop("pending_change_ms"),
-        probe_timeout_ms=options.pop("probe_timeout_ms"),
-    )
-
-
-def fix_connect(where: AdminTarget) -> str:
-    """The connection options the fix commands repeat: the bootstrap option and `--command-config` as
-    given, so that a printed fix runs as it is."""
-    if where.bootstrap_server is not None:
-        words = ["--bootstrap-server", where.bootstrap_server]
-    else:
-        words = ["--bootstrap-controller", str(where.bootstrap_controller)]
-    if where.command_config is not None:
-        words += ["--command-config", where.command_config]
-    return shlex.join(words)
+    names = ("max_lag_offsets", "max_lag_ms", "pending_change_ms", "probe_timeout_ms", "fenced_broker_ms")
+    return HealthThresholds(**{name: options.pop(name) for name in names if name in options})
 
 
 def health_json(health: QuorumHealth) -> dict[str, Any]:
@@ -112,6 +103,7 @@ def health_json(health: QuorumHealth) -> dict[str, Any]:
         "healthy_voters": list(health.healthy_voters()),
         "voter_change_since_ms": health.voter_change_since_ms,
         "finalized_features": health.finalized_features,
+        **_registrations_json(health),
         "findings": [
             {
                 "code": f.code,
@@ -126,5 +118,19 @@ def health_json(health: QuorumHealth) -> dict[str, Any]:
         "probes": [
             {"node_id": p.node_id, "address": p.address, "reachable": p.reachable, "error": p.error}
             for p in health.probes
+        ],
+    }
+
+
+def _registrations_json(health: QuorumHealth) -> dict[str, Any]:
+    """``registered_controllers`` (with bootstrap controllers), ``fenced_brokers`` (with bootstrap
+    servers: ``[{node_id, fenced_since_ms}]``, when first seen fenced): null where not known."""
+    found = health.registrations
+    controllers = found.controllers if found is not None else None
+    fenced = found.fenced_brokers if found is not None else None
+    return {
+        "registered_controllers": None if controllers is None else list(controllers),
+        "fenced_brokers": None if fenced is None else [
+            {"node_id": node_id, "fenced_since_ms": since} for node_id, since in sorted(fenced.items())
         ],
     }

@@ -15,9 +15,9 @@ from .voter_changes import (
     CONFIG_OPTION,
     LISTENER_OPTION,
     describe_quorum,
+    planning_thresholds,
     reconcile_to,
     voter_options,
-    without_no_probe,
 )
 from .voter_entries import SYNTAX, VoterEntry, VoterSpecError, configured_voters, parse_entries
 
@@ -36,7 +36,7 @@ def _listener(admin: Admin, given: str | None, entries: Sequence[VoterEntry]) ->
     return voter_listener(describe_quorum(admin))
 
 
-@without_no_probe
+@planning_thresholds
 @click.command(
     "reconcile",
     cls=KafkaCommand,

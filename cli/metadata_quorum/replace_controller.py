@@ -11,13 +11,13 @@ from .. import output
 from .._click import KafkaCommand
 from ..admin_options import JAVA_INT, connect, target
 from .health_options import thresholds
-from .voter_changes import COMMON, change_voters, step_timeout, voter_options, without_no_probe
+from .voter_changes import COMMON, change_voters, planning_thresholds, step_timeout, voter_options
 
 if TYPE_CHECKING:
     from kafka_admin_kraft.voters import Progress, ReconcileResult
 
 
-@without_no_probe
+@planning_thresholds
 @click.command("replace-controller", cls=KafkaCommand, exact_only=["--controller-id", *COMMON])
 @click.option(
     "--controller-id", type=JAVA_INT, required=True, help="Node id of the controller whose disk was replaced."

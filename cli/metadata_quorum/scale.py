@@ -15,9 +15,9 @@ from .voter_changes import (
     CONFIG_OPTION,
     LISTENER_OPTION,
     describe_quorum,
+    planning_thresholds,
     reconcile_to,
     voter_options,
-    without_no_probe,
 )
 from .voter_entries import SYNTAX, VoterEntry, VoterSpecError, configured_voters, parse_entries
 
@@ -42,7 +42,7 @@ def scaled(
     return kept + list(added.values())
 
 
-@without_no_probe
+@planning_thresholds
 @click.command(
     "scale",
     cls=KafkaCommand,

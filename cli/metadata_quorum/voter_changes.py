@@ -36,8 +36,10 @@ if TYPE_CHECKING:
     """Plan (``True``: dry run) or carry out the change, reporting to the progress callback."""
 
 F = TypeVar("F", bound=Callable[..., object])
-THRESHOLDS = [option for option in HEALTH_OPTIONS if option != "--no-probe"]
-"""A voter change always probes the nodes: an unreachable voter counts as failed when planning."""
+UNPLANNED = ("--no-probe", "--fenced-broker-ms")
+"""Health options the planner has no use for: a voter change always probes the nodes (an unreachable
+voter counts as failed when planning), and it judges no brokers."""
+THRESHOLDS = [option for option in HEALTH_OPTIONS if option not in UNPLANNED]
 COMMON = ["--dry-run", "--yes", "--output", "--step-timeout-ms", *THRESHOLDS]
 
 
@@ -61,9 +63,10 @@ def voter_options(command: F) -> F:
     return threshold_options(command)
 
 
-def without_no_probe(command: click.Command) -> click.Command:
-    """Drop ``threshold_options``' ``--no-probe`` (see ``THRESHOLDS``)."""
-    command.params = [param for param in command.params if param.name != "no_probe"]
+def planning_thresholds(command: click.Command) -> click.Command:
+    """Drop the ``threshold_options`` of ``UNPLANNED``."""
+    unplanned = {option.removeprefix("--").replace("-", "_") for option in UNPLANNED}
+    command.params = [param for param in command.params if param.name not in unplanned]
     return command
 
 

@@ -26,7 +26,7 @@ import click
 from .. import output
 from .._click import KafkaCommand
 from ..admin_options import connect, target
-from .health_options import HEALTH_OPTIONS, fix_connect, threshold_options, thresholds
+from .health_options import HEALTH_OPTIONS, threshold_options, thresholds
 
 if TYPE_CHECKING:
     from rich.live import Live
@@ -251,7 +251,7 @@ def watch(
       kafka-metadata-quorum --bootstrap-controller localhost:9093 watch \\
           --webhook https://hooks.slack.com/services/T000/B000/XXXX
     """
-    fix = fix_connect(target(ctx))
+    fix = target(ctx).connect_options()
     limits = thresholds(options)
     probe = not options.pop("no_probe")
     _, admin = connect(ctx)

@@ -11,9 +11,17 @@ from pathlib import Path
 
 from integration.harness import Cluster, free_ports
 
-from kafka_admin_kraft.health import Finding, HealthStatus, QuorumHealth, Severity
+from kafka_admin_kraft.health import (
+    Finding,
+    HealthStatus,
+    HealthThresholds,
+    QuorumHealth,
+    Registrations,
+    Severity,
+)
 from kafka_admin_kraft.models import QuorumInfo, ReplicaState
 from kafka_admin_kraft_cli.metadata_quorum.check import health_text
+from kafka_admin_kraft_cli.metadata_quorum.health_options import health_json
 from tools.cluster_util import PROPERTIES, run
 
 TOOL = "kafka-metadata-quorum"
@@ -90,6 +98,41 @@ def test_no_leader_and_no_high_watermark_yet() -> None:
     health = result(HealthStatus.CRITICAL, 0, no_leader, quorum=quorum_info(leader=-1, high_watermark=-1))
     assert health_text(health) == ("CRITICAL: quorum of 3 voters, no leader (epoch 2), fault tolerance 0\n"
                                    "CRITICAL  NO_LEADER  the quorum reports no leader\n")
+
+
+def test_the_json_document_lists_the_registrations_the_bootstrap_kind_can_see() -> None:
+    ghost = Finding(code="GHOST_CONTROLLER_REGISTRATION", severity=Severity.INFO, node_id=4,
+                    message="controller 4 is registered but is neither a voter nor fetching from the leader",
+                    fix=f"kafka-cluster unregister-controller {CONNECT} --id 4")
+    controllers = result(HealthStatus.OK, 1, ghost, quorum=quorum_info()).model_copy(
+        update={"registrations": Registrations(controllers=(1, 2, 3, 4))})
+    document = health_json(controllers)
+    assert (document["registered_controllers"], document["fenced_brokers"]) == ([1, 2, 3, 4], None)
+    assert document["findings"][0]["fix"] == "kafka-cluster unregister-controller --bootstrap-controller " \
+        "c1:9093 --id 4"
+    brokers = controllers.model_copy(update={"registrations": Registrations(brokers=(101,),
+                                                                            fenced_brokers={102: NOW - 5})})
+    document = health_json(brokers)
+    assert (document["registered_controllers"], document["fenced_brokers"]) == (
+        None, [{"node_id": 102, "fenced_since_ms": NOW - 5}])
+    unread = health_json(result(HealthStatus.UNKNOWN, 0))
+    assert (unread["registered_controllers"], unread["fenced_brokers"]) == (None, None)
+
+
+def test_the_fenced_broker_threshold_is_an_option_and_voter_commands_leave_it_out() -> None:
+    from kafka_admin_kraft_cli.metadata_quorum import main
+    from kafka_admin_kraft_cli.metadata_quorum.health_options import thresholds
+
+    options = {"max_lag_offsets": 1, "max_lag_ms": 2, "pending_change_ms": 3, "probe_timeout_ms": 4,
+               "fenced_broker_ms": 5, "other": 6}
+    assert thresholds(options) == HealthThresholds(max_lag_offsets=1, max_lag_ms=2, pending_change_ms=3,
+                                                   probe_timeout_ms=4, fenced_broker_ms=5)
+    assert options == {"other": 6}
+    assert thresholds({"max_lag_ms": 7}) == HealthThresholds(max_lag_ms=7)
+    names = {name: {p.name for p in command.params} for name, command in main.commands.items()}
+    assert {"fenced_broker_ms", "no_probe"} <= names["check"] & names["watch"] & names["exporter"]
+    assert not {"fenced_broker_ms", "no_probe"} & (names["reconcile"] | names["scale"]
+                                                   | names["replace-controller"])
 
 
 # ------------------------------------------------------------------ the console script
