@@ -48,7 +48,7 @@ from kafka_admin_kraft.errors import KafkaClientError
 if TYPE_CHECKING:
     import asyncio
 
-    from kafka_admin_kraft.health import HealthThresholds, QuorumHealth
+    from kafka_admin_kraft.health import Finding, HealthThresholds, QuorumHealth
     from kafka_admin_kraft.models import (
         ClusterDescription,
         Endpoint,
@@ -202,6 +202,24 @@ def _check_quorum(
         previous=previous,
         connect=connect,
         timeout=check.timeout(timeout),
+    )
+
+
+def _explain_feature_refusal(
+    core: AdminCore,
+    message: str,
+    thresholds: HealthThresholds | None,
+    connect: str | None,
+    timeout: float | None,
+) -> Op[Finding | None]:
+    from kafka_admin_kraft.client.operations.explain_refusal import explain_refusal
+
+    if not isinstance(message, str):
+        raise TypeError(f"message must be a str, not {type(message).__name__}")
+    if connect is not None and not isinstance(connect, str):
+        raise TypeError(f"connect must be a str, not {type(connect).__name__}")
+    return explain_refusal(
+        core, message, _thresholds(thresholds), connect=connect, timeout=check.timeout(timeout)
     )
 
 
@@ -474,6 +492,25 @@ class Admin(_Base):
         bootstrap setting)."""
         return self._run(_check_quorum(self._core, thresholds, probe, previous, connect, timeout))
 
+    def explain_feature_refusal(
+        self,
+        message: str,
+        *,
+        thresholds: HealthThresholds | None = None,
+        connect: str | None = None,
+        timeout: float | None = None,
+    ) -> Finding | None:
+        """Who holds back a feature level the active controller refused, and what clears it.
+
+        ``message`` is the refusal (``KafkaApiError.message``, or a ``FeatureUpdateResult``'s
+        ``error_message``), which names the first registered node that does not support the level.
+        Reads the quorum, the registrations and the finalized levels to tell a voter or a running node
+        (upgrade it) from a registration left behind (unregister it, or below metadata.version 4.4-IV2
+        start a newer controller under its id) or a fenced broker, and returns a
+        ``FEATURE_UPGRADE_BLOCKED`` finding with the command where one exists; None when the message
+        names no node. ``connect``: the tools' connection options printed in the command."""
+        return self._run(_explain_feature_refusal(self._core, message, thresholds, connect, timeout))
+
     def reconcile_voters(
         self,
         desired: Iterable[int | DesiredVoter],
@@ -674,6 +711,17 @@ class AsyncAdmin(_Base):
     ) -> QuorumHealth:
         """See :meth:`Admin.check_quorum`."""
         return await self._run(_check_quorum(self._core, thresholds, probe, previous, connect, timeout))
+
+    async def explain_feature_refusal(
+        self,
+        message: str,
+        *,
+        thresholds: HealthThresholds | None = None,
+        connect: str | None = None,
+        timeout: float | None = None,
+    ) -> Finding | None:
+        """See :meth:`Admin.explain_feature_refusal`."""
+        return await self._run(_explain_feature_refusal(self._core, message, thresholds, connect, timeout))
 
     async def reconcile_voters(
         self,

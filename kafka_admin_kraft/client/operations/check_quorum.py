@@ -140,25 +140,24 @@ def _describe_cluster(core: AdminCore, deadline: float) -> Op[tuple[ClusterDescr
         return None, False
 
 
-def _registrations(
-    core: AdminCore,
-    cluster: ClusterDescription | None,
-    listed_fenced: bool,
-    previous: QuorumHealth | None,
-    now_ms: int,
-) -> Registrations | None:
-    """Step 2's registrations, a fenced broker with the time it was first seen fenced."""
+def describe_registrations(
+    core: AdminCore, deadline: float, previous: QuorumHealth | None
+) -> Op[tuple[ClusterDescription | None, Registrations | None]]:
+    """Step 2: the cluster as DescribeCluster describes it, and the registrations it lists, a fenced
+    broker with the time it was first seen fenced; (None, None) when it cannot be read."""
+    cluster, listed_fenced = yield from _describe_cluster(core, deadline)
     if cluster is None:
-        return None
+        return None, None
     running = tuple(sorted(n.node_id for n in cluster.nodes if not n.is_fenced))
     if core.config.bootstrap_controllers:
-        return Registrations(controllers=running)
+        return cluster, Registrations(controllers=running)
     if not listed_fenced:
-        return Registrations(brokers=running)
+        return cluster, Registrations(brokers=running)
     before = previous.registrations if previous is not None else None
     seen = before.fenced_brokers if before is not None and before.fenced_brokers is not None else {}
+    now_ms = core.wall_clock_ms()
     fenced = {n.node_id: seen.get(n.node_id, now_ms) for n in cluster.nodes if n.is_fenced}
-    return Registrations(brokers=running, fenced_brokers=fenced)
+    return cluster, Registrations(brokers=running, fenced_brokers=fenced)
 
 
 def _unchecked(exc: KafkaAdminError) -> str:
@@ -215,8 +214,7 @@ def check_quorum(
             return unreachable(FindingCode.NO_LEADER, message, now_ms(), Severity.CRITICAL)
         message = f"cannot read the quorum: {exc}"
         return unreachable(FindingCode.QUORUM_UNREACHABLE, message, now_ms(), Severity.UNKNOWN)
-    cluster, listed_fenced = yield from _describe_cluster(core, deadline)
-    registrations = _registrations(core, cluster, listed_fenced, previous, now_ms())
+    cluster, registrations = yield from describe_registrations(core, deadline, previous)
     probes: list[NodeProbe] = []
     if probe:
         for node_id, address in _targets(core, quorum, cluster, thresholds).items():
