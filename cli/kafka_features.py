@@ -2,7 +2,10 @@
 
 A drop-in for Kafka's tool of the same name (Kafka 4.4's options, messages and feature levels): same
 subcommands, same text and exit codes. From Kafka 4.3 on, `version-mapping` and `feature-dependencies`
-need no bootstrap option (KAFKA-19749). Addition: `--output json` on every subcommand that prints data.
+need no bootstrap option (KAFKA-19749). Additions: `--output json` on every subcommand that prints data;
+an upgrade the controller refuses because a registered controller or broker does not support the level
+gets, after Kafka's text, a ``Note:`` line on stderr naming that node, what it is and the command that
+clears it where one exists (``Admin.explain_feature_refusal``).
 """
 
 from __future__ import annotations
@@ -301,13 +304,33 @@ def _run_updates(
         updates = updates_of()
         _refuse_blank_names(updates)
         outcomes = apply_updates(admin, operation, updates, unsafe=unsafe, dry_run=dry_run)
+        note = None
+        if operation == "upgrade":
+            note = blocked_note(admin, outcomes, target(ctx).connect_options())
     if output_format == "json":
         output.write_json(outcome_json(operation, outcomes, dry_run=dry_run, unsafe=unsafe))
     else:
         output.write(outcome_text(operation, outcomes, dry_run=dry_run))
     failed = sum(1 for o in outcomes if o.error is not None)
     if failed:
-        output.fail(f"{failed} out of {len(outcomes)} operation(s) failed.")
+        summary = f"{failed} out of {len(outcomes)} operation(s) failed."
+        output.fail(summary + (f"\nNote: {note}" if note is not None else ""))
+
+
+def blocked_note(admin: Admin, outcomes: Sequence[Outcome], connect: str) -> str | None:
+    """What clears an upgrade the controller refused because a registered node does not support the
+    level (``Admin.explain_feature_refusal``): the node, what it is and the command where one exists,
+    for the line after Kafka's text; None when no refusal names a node, or the cluster cannot say."""
+    from kafka_admin_kraft.errors import KafkaAdminError
+
+    for refusal in dict.fromkeys(o.error for o in outcomes if o.error is not None):
+        try:
+            finding = admin.explain_feature_refusal(refusal, connect=connect)
+        except KafkaAdminError:
+            return None
+        if finding is not None:
+            return finding.message + (f"; fix: {finding.fix}" if finding.fix is not None else "")
+    return None
 
 
 def _level_options(command: F) -> F:
