@@ -279,6 +279,7 @@ def _reconcile_voters(
     progress: Callable[[Progress], None] | None,
     timeout: float | None,
     auto_join: Mapping[int, bool] | None,
+    keep_registrations: bool,
 ) -> Op[ReconcileResult]:
     from kafka_admin_kraft.client.operations.reconcile_voters import reconcile_voters
 
@@ -290,6 +291,7 @@ def _reconcile_voters(
         step_timeout=_step_timeout(core, timeout),
         progress=_progress(progress),
         auto_join=_auto_join(auto_join),
+        keep_registrations=check.flag(keep_registrations, "keep_registrations"),
     )
 
 
@@ -303,6 +305,7 @@ def _replace_controller(
     progress: Callable[[Progress], None] | None,
     timeout: float | None,
     auto_join: bool | None,
+    keep_registrations: bool,
 ) -> Op[ReconcileResult]:
     from kafka_admin_kraft.client.operations.reconcile_voters import replace_controller
 
@@ -316,6 +319,7 @@ def _replace_controller(
         step_timeout=_step_timeout(core, timeout),
         progress=_progress(progress),
         auto_join=None if auto_join is None else check.flag(auto_join, "auto_join"),
+        keep_registrations=check.flag(keep_registrations, "keep_registrations"),
     )
 
 
@@ -520,6 +524,7 @@ class Admin(_Base):
         progress: Callable[[Progress], None] | None = None,
         timeout: float | None = None,
         auto_join: Mapping[int, bool] | None = None,
+        keep_registrations: bool = False,
     ) -> ReconcileResult:
         """Change the voter set to ``desired`` (node ids, or ``DesiredVoter`` with a directory id and
         endpoints), one committed change at a time, in the order ``kafka_admin_kraft.voters`` plans.
@@ -535,9 +540,14 @@ class Admin(_Base):
         ``VoterChangeRefusedError`` when the plan would stop the quorum (or not stick),
         ``VoterChangeTimeoutError`` when a precondition does not hold in time and ``VoterChangeError``
         when a step keeps failing or a removed controller rejoins; each lists the steps already
-        committed (``.completed``)."""
+        committed (``.completed``). Once the voters are as desired, the controllers removed for good
+        that are stopped, and those left registered earlier, are unregistered from metadata.version
+        4.4-IV2 on (``result.unregistered``; the plan lists them and notes the registrations that stay,
+        ``kafka_admin_kraft.voters`` rule 7), unless ``keep_registrations``."""
         return self._run(
-            _reconcile_voters(self._core, desired, dry_run, thresholds, progress, timeout, auto_join)
+            _reconcile_voters(
+                self._core, desired, dry_run, thresholds, progress, timeout, auto_join, keep_registrations
+            )
         )
 
     def replace_controller(
@@ -551,6 +561,7 @@ class Admin(_Base):
         progress: Callable[[Progress], None] | None = None,
         timeout: float | None = None,
         auto_join: bool | None = None,
+        keep_registrations: bool = False,
     ) -> ReconcileResult:
         """Swap in a controller's new disk: wait until the new incarnation (same ``node_id``, new
         ``directory_id``) fetches as an observer and is caught up, remove the old directory id, add the
@@ -569,6 +580,7 @@ class Admin(_Base):
                 progress,
                 timeout,
                 auto_join,
+                keep_registrations,
             )
         )
 
@@ -732,10 +744,13 @@ class AsyncAdmin(_Base):
         progress: Callable[[Progress], None] | None = None,
         timeout: float | None = None,
         auto_join: Mapping[int, bool] | None = None,
+        keep_registrations: bool = False,
     ) -> ReconcileResult:
         """See :meth:`Admin.reconcile_voters`."""
         return await self._run(
-            _reconcile_voters(self._core, desired, dry_run, thresholds, progress, timeout, auto_join)
+            _reconcile_voters(
+                self._core, desired, dry_run, thresholds, progress, timeout, auto_join, keep_registrations
+            )
         )
 
     async def replace_controller(
@@ -749,6 +764,7 @@ class AsyncAdmin(_Base):
         progress: Callable[[Progress], None] | None = None,
         timeout: float | None = None,
         auto_join: bool | None = None,
+        keep_registrations: bool = False,
     ) -> ReconcileResult:
         """See :meth:`Admin.replace_controller`."""
         return await self._run(
@@ -762,6 +778,7 @@ class AsyncAdmin(_Base):
                 progress,
                 timeout,
                 auto_join,
+                keep_registrations,
             )
         )
 

@@ -28,6 +28,18 @@ Kafka's documentation for replacing a controller's disk:
    id and is what an auto-joining controller does itself (it removes the entry of its id with another
    directory, then adds itself): it is never refused for it, and a step the controller has made is
    not planned again, since each plan starts from the quorum as it is.
+7. A controller removed from the voters keeps its registration (KIP-919), and the active controller
+   refuses any feature level a registered node does not support, running or not (Kafka's
+   ``FeatureControlManager``): a controller removed for good holds back every later upgrade until
+   UnregisterController removes it (KIP-1312), which Kafka allows from metadata.version 4.4-IV2 on,
+   for a controller that is not a voter. Where the caller has read the registrations
+   (``registrations``), the plan unregisters, once the voters are as desired, each controller that
+   leaves for good and does not answer, and each registered controller that is neither desired, a
+   voter nor fetching (``health.ghost_controllers``: left behind earlier, or by an interrupted run,
+   which therefore finishes this too). A controller that still answers is not unregistered (it would
+   register again, as Kafka's ``ControllerRegistrationManager`` does when its registration goes), nor
+   any below 4.4-IV2: a note says so, and what to do. ``keep_registrations`` keeps them all, with a
+   note.
 
 A voter is healthy as in ``kafka_admin_kraft.health``: the leader, or caught up within the thresholds
 and not unreachable. The fault tolerance of a voter set is its healthy voters beyond a majority.
@@ -41,7 +53,16 @@ from itertools import chain
 from typing import Literal
 
 from kafka_admin_kraft.config.server import QUORUM_AUTO_JOIN_ENABLE as AUTO_JOIN
-from kafka_admin_kraft.health import HealthThresholds, lag_reason, leader_state, majority, voter_change
+from kafka_admin_kraft.features import CONTROLLER_UNREGISTRATION_VERSION, NEWEST
+from kafka_admin_kraft.health import (
+    HealthThresholds,
+    Registrations,
+    ghost_controllers,
+    lag_reason,
+    leader_state,
+    majority,
+    voter_change,
+)
 from kafka_admin_kraft.models import Endpoint, QuorumInfo, ReplicaState
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
 from kafka_admin_kraft.values import VoterKey, voter_order
@@ -106,12 +127,14 @@ class VoterPlan:
     """The current voter set's fault tolerance."""
     notes: tuple[str, ...] = field(default=())
     """What the operator should know that does not stop the plan, one line each: a removed controller
-    that may add itself back, one that joins by itself (rule 6)."""
+    that may add itself back, one that joins by itself (rule 6), a registration that stays (rule 7)."""
+    unregister: tuple[int, ...] = ()
+    """Controllers to unregister once the voters are as desired (rule 7)."""
 
     @property
     def done(self) -> bool:
-        """The quorum already has the desired voters."""
-        return self.refused is None and self.waiting is None and not self.steps
+        """The quorum already has the desired voters, and no registration is left to remove."""
+        return self.refused is None and self.waiting is None and not self.steps and not self.unregister
 
 
 def fault_tolerance(voters: Collection[VoterKey], healthy: Collection[VoterKey]) -> int:
@@ -219,11 +242,16 @@ def plan_voter_changes(
     thresholds: HealthThresholds | None = None,
     unreachable: Collection[int] = (),
     auto_join: Mapping[int, bool] | None = None,
+    registrations: Registrations | None = None,
+    metadata_version: int | None = None,
+    keep_registrations: bool = False,
 ) -> VoterPlan:
     """The ordered single-voter changes from ``quorum``'s voters to ``desired`` (see the module
     docstring). ``unreachable``: node ids whose endpoints did not answer (counted as failed).
     ``auto_join``: what the configuration of a controller sets ``controller.quorum.auto.join.enable``
-    to, by node id, where the caller has read it (rule 6)."""
+    to, by node id, where the caller has read it (rule 6). ``registrations``: what DescribeCluster
+    listed, and ``metadata_version`` the finalized level, where the caller has read them (rule 7; the
+    registered controllers are known with bootstrap controllers only)."""
     limits = thresholds or HealthThresholds()
     configured = auto_join or {}
     current = frozenset(_key(v) for v in quorum.voters)
@@ -265,7 +293,14 @@ def plan_voter_changes(
     if voter_change(quorum) is not None:
         waiting = "the previous voter change is not committed yet"
     notes = _auto_join_notes(leaving, joining, configured, unreachable)
-    return VoterPlan(current, target, steps, waiting=waiting, fault_tolerance=tolerance, notes=notes)
+    unregister: tuple[int, ...] = ()
+    if registrations is not None:
+        gone = _Registrations(quorum, {w.node_id for w in desired}, registrations, unreachable, limits)
+        unregister, more = gone.plan(leaving, metadata_version, keep_registrations)
+        notes += more
+    return VoterPlan(
+        current, target, steps, waiting=waiting, fault_tolerance=tolerance, notes=notes, unregister=unregister
+    )
 
 
 def _auto_join_refusal(
@@ -316,6 +351,66 @@ def _auto_join_notes(
             "again",
         ))
     return tuple(notes)
+
+
+UNREGISTRATION_RELEASE = NEWEST.release_string(CONTROLLER_UNREGISTRATION_VERSION)
+
+
+@dataclass(frozen=True)
+class _Registrations:
+    """Rule 7: the registrations of the controllers a plan leaves out of the voters."""
+
+    quorum: QuorumInfo
+    desired: Collection[int]
+    registrations: Registrations
+    unreachable: Collection[int]
+    limits: HealthThresholds
+
+    def plan(
+        self, leaving: Sequence[int], metadata_version: int | None, keep: bool
+    ) -> tuple[tuple[int, ...], tuple[str, ...]]:
+        """The controllers to unregister, and the notes on those whose registrations stay."""
+        registered = self.registrations.controllers
+        ids = [n for n in leaving if registered is None or n in registered]
+        if registered is not None:
+            ghosts = ghost_controllers(self.quorum, registered, self.limits)
+            ids += [n for n in ghosts if n not in self.desired]
+        ids = sorted(set(ids))
+        if not ids:
+            return (), ()
+        if keep:
+            return (), (_controllers(
+                ids,
+                "the registration of {who} is kept: its supported feature levels still count when features "
+                "are upgraded",
+                "the registrations of {who} are kept: their supported feature levels still count when "
+                "features are upgraded",
+            ),)
+        running = [n for n in ids if n in leaving and n not in self.unreachable]
+        stopped = [n for n in ids if n not in running]
+        notes = []
+        if running:
+            notes.append(_controllers(
+                running,
+                "{who} still answers, so it is not unregistered (a running controller registers again): "
+                "once it is stopped, unregister it (kafka-cluster unregister-controller --id "
+                f"{running[0]})",
+                "{who} still answer, so they are not unregistered (a running controller registers again): "
+                "once they are stopped, unregister them (kafka-cluster unregister-controller --id <id>)",
+            ))
+        if stopped and (metadata_version is None or metadata_version < CONTROLLER_UNREGISTRATION_VERSION):
+            level = "is not known" if metadata_version is None else f"is {metadata_version}"
+            notes.append(_controllers(
+                stopped,
+                f"the registration of {{who}} stays: unregistering needs metadata.version "
+                f"{UNREGISTRATION_RELEASE} ({CONTROLLER_UNREGISTRATION_VERSION}) or later, and it {level}; "
+                "until then its supported feature levels hold back feature upgrades",
+                f"the registrations of {{who}} stay: unregistering needs metadata.version "
+                f"{UNREGISTRATION_RELEASE} ({CONTROLLER_UNREGISTRATION_VERSION}) or later, and it {level}; "
+                "until then their supported feature levels hold back feature upgrades",
+            ))
+            stopped = []
+        return tuple(stopped), tuple(notes)
 
 
 def _refused_desired(desired: Sequence[DesiredVoter]) -> str | None:
@@ -518,21 +613,24 @@ class ReconcileResult:
     final: VoterPlan | None = None
     """The plan found done at the end (None for a dry run): its ``current`` voters are the ones the run
     left, whoever made the changes (this run, another client, or a controller joining by itself)."""
+    unregistered: tuple[int, ...] = ()
+    """Controllers the run unregistered (rule 7)."""
 
     @property
     def changed(self) -> bool:
-        return bool(self.completed)
+        return bool(self.completed or self.unregistered)
 
 
 @dataclass(frozen=True)
 class Progress:
     """What a reconciliation is doing, for a progress display: ``plan`` (the plan is known),
     ``waiting`` (a precondition does not hold yet: ``message`` says which), ``step`` (a change is
-    sent), ``committed`` (it is committed), ``watching`` (every change is made, and a removed
-    controller that still answered is watched for a moment in case it adds itself back, rule 6:
-    ``message`` says which)."""
+    sent), ``committed`` (it is committed), ``unregistered`` (a controller's registration is removed,
+    rule 7: ``message`` says which), ``watching`` (every change is made, and a removed controller that
+    still answered is watched for a moment in case it adds itself back, rule 6: ``message`` says
+    which)."""
 
-    kind: Literal["plan", "waiting", "step", "committed", "watching"]
+    kind: Literal["plan", "waiting", "step", "committed", "unregistered", "watching"]
     plan: VoterPlan
     step: VoterStep | None = None
     message: str = ""

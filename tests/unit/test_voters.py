@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kafka_admin_kraft.health import HealthThresholds
+from kafka_admin_kraft.health import HealthThresholds, Registrations
 from kafka_admin_kraft.models import Endpoint, QuorumInfo, ReplicaState
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
 from kafka_admin_kraft.voters import (
@@ -445,6 +445,86 @@ def test_a_new_controller_that_auto_joins_is_added_with_a_note() -> None:
     plan = plan_voter_changes(info, [DesiredVoter(i) for i in (1, 2, 3)], auto_join={3: True})
     assert actions(plan) == [("add", 3)] and plan.refused is None
     assert len(plan.notes) == 1 and plan.notes[0].startswith("controller 3 is configured with")
+
+
+# ------------------------------------------------------------------ rule 7: registrations
+
+
+def registered(*ids: int) -> Registrations:
+    return Registrations(controllers=ids)
+
+
+TWO = [DesiredVoter(1), DesiredVoter(2)]
+
+
+def test_a_stopped_controller_removed_for_good_is_unregistered_once_the_voters_are_as_desired() -> None:
+    info = quorum(replica(1), replica(2), replica(3, "never"))
+    plan = plan_voter_changes(info, TWO, unreachable={3}, auto_join={3: False},
+                              registrations=registered(1, 2, 3), metadata_version=33)
+    assert actions(plan) == [("remove", 3)] and plan.unregister == (3,) and plan.notes == ()
+    # not registered (never, or unregistered already): nothing to do
+    gone = plan_voter_changes(info, TWO, unreachable={3}, auto_join={3: False},
+                              registrations=registered(1, 2), metadata_version=33)
+    assert gone.unregister == () and gone.notes == ()
+    # through brokers the registered controllers are not known: a stopped one that leaves is tried
+    blind = plan_voter_changes(info, TWO, unreachable={3}, auto_join={3: False},
+                               registrations=Registrations(brokers=(101,)), metadata_version=33)
+    assert blind.unregister == (3,)
+    # without registrations (a caller of the planner that did not read them): rule 7 does not apply
+    unread = plan_voter_changes(info, TWO, unreachable={3}, auto_join={3: False}, metadata_version=33)
+    assert unread.unregister == () and unread.notes == ()
+
+
+def test_a_controller_still_answering_or_a_level_below_4_4_iv2_keeps_its_registration_with_a_note() -> None:
+    running = plan_voter_changes(healthy_quorum(1, 2, 3), TWO, auto_join={3: False},
+                                 registrations=registered(1, 2, 3), metadata_version=33)
+    assert running.unregister == () and running.notes == (
+        "controller 3 still answers, so it is not unregistered (a running controller registers again): once "
+        "it is stopped, unregister it (kafka-cluster unregister-controller --id 3)",
+    )
+    info = quorum(replica(1), replica(2), replica(3, "never"), replica(4, "never"), replica(5))
+    below = plan_voter_changes(info, [DesiredVoter(i) for i in (1, 2, 5)], unreachable={3, 4},
+                               auto_join={3: False, 4: False}, registrations=registered(1, 2, 3, 4, 5),
+                               metadata_version=29)
+    assert below.unregister == () and below.notes == (
+        "the registrations of controllers 3, 4 stay: unregistering needs metadata.version 4.4-IV2 (33) or "
+        "later, and it is 29; until then their supported feature levels hold back feature upgrades",
+    )
+    unknown = plan_voter_changes(info, [DesiredVoter(i) for i in (1, 2, 4, 5)], unreachable={3, 4},
+                                 auto_join={3: False}, registrations=registered(1, 2, 3, 4, 5))
+    assert unknown.notes == (
+        "the registration of controller 3 stays: unregistering needs metadata.version 4.4-IV2 (33) or later, "
+        "and it is not known; until then its supported feature levels hold back feature upgrades",
+    )
+
+
+def test_a_registration_left_behind_is_unregistered_even_when_the_voters_are_as_desired() -> None:
+    """An earlier removal, or a run interrupted between a removal and the unregistration: the
+    controller neither votes nor fetches, and is not desired."""
+    info = healthy_quorum(1, 2, observers=(replica(4), replica(5, "time", fetched=NOW - 60_000)))
+    plan = plan_voter_changes(info, TWO, registrations=registered(1, 2, 4, 5, 6), metadata_version=33)
+    assert (plan.steps, plan.unregister, plan.done) == ((), (5, 6), False)
+    # a fetching observer (4) runs and is left alone, or added when desired; a desired node that does not
+    # fetch yet is waited for (the plan is not known until it does)
+    wanted = plan_voter_changes(info, [*TWO, DesiredVoter(4)], registrations=registered(1, 2, 4, 5, 6),
+                                metadata_version=33)
+    assert actions(wanted) == [("add", 4)] and wanted.unregister == (5, 6)
+    waiting = plan_voter_changes(info, [*TWO, DesiredVoter(6)], registrations=registered(1, 2, 4, 5, 6),
+                                 metadata_version=33)
+    assert waiting.unregister == () and waiting.waiting is not None
+    assert plan_voter_changes(info, TWO, registrations=registered(1, 2, 4), metadata_version=33).done
+
+
+def test_registrations_asked_to_be_kept_are_noted() -> None:
+    info = quorum(replica(1), replica(2), replica(3, "never"))
+    kept = plan_voter_changes(info, TWO, unreachable={3}, auto_join={3: False},
+                              registrations=registered(1, 2, 3, 7), metadata_version=33,
+                              keep_registrations=True)
+    assert actions(kept) == [("remove", 3)] and kept.unregister == ()
+    assert kept.notes == (
+        "the registrations of controllers 3, 7 are kept: their supported feature levels still count when "
+        "features are upgraded",
+    )
 
 
 # ------------------------------------------------------------------ properties over random quorums

@@ -9,7 +9,8 @@ alone. A round:
 2. A controller this run removed for good that is a voter again raises ``VoterChangeError``: it
    added itself back (``controller.quorum.auto.join.enable``, the planner's rule 6), and removing it
    again would only repeat the race.
-3. A refused plan raises ``VoterChangeRefusedError``; an empty plan ends the run (after step 7).
+3. A refused plan raises ``VoterChangeRefusedError``; a plan without steps unregisters (step 7), an
+   empty plan ends the run (after step 8).
 4. While the first step waits (the previous change is not committed, an observer is catching up), the
    quorum is read again every 200 ms until the step deadline, then ``VoterChangeTimeoutError``.
 5. The step is sent: AddRaftVoter (acknowledged once committed) with the endpoints the caller gave, or
@@ -22,7 +23,11 @@ alone. A round:
    CommittedVoters (DescribeQuorum v3), or on older servers in or out of the voter set with the high
    watermark past where it was when the step was sent. The rest of the voter set may have moved on
    meanwhile (a controller with auto-join adding itself right after its old directory left).
-7. Once the plan is done, a controller removed for good that answered its probe before its removal,
+7. Once the voters are as desired, the controllers the plan unregisters (the planner's rule 7:
+   stopped, no longer voters, from metadata.version 4.4-IV2 on) are unregistered one by one
+   (UnregisterController, KIP-1312; one already gone counts as done, any other error raises
+   ``VoterChangeError``), and the round starts again, so that the plan is read afresh.
+8. Once the plan is done, a controller removed for good that answered its probe before its removal,
    and whose auto-join setting is not known to be off, is watched for ``REJOIN_WATCH`` seconds
    (DescribeQuorum every ``WATCH_POLL``, within the step deadline); a rejoin raises as in 2. A stopped
    controller is not watched, so stopping it first also keeps the run short.
@@ -38,13 +43,16 @@ from kafka_admin_kraft.client.operations.check_quorum import check_quorum
 from kafka_admin_kraft.client.operations.describe_cluster import describe_cluster
 from kafka_admin_kraft.client.operations.describe_metadata_quorum import describe_metadata_quorum
 from kafka_admin_kraft.client.operations.raft_voters import add_raft_voter, remove_raft_voter
+from kafka_admin_kraft.client.operations.unregister import unregister_controller
 from kafka_admin_kraft.config.server import QUORUM_AUTO_JOIN_ENABLE
 from kafka_admin_kraft.errors import (
+    ControllerIdNotRegisteredError,
     KafkaAdminError,
     VoterChangeError,
     VoterChangeRefusedError,
     VoterChangeTimeoutError,
 )
+from kafka_admin_kraft.features import METADATA_VERSION
 from kafka_admin_kraft.health import HealthThresholds
 from kafka_admin_kraft.models import Endpoint, QuorumInfo, ReplicaState
 from kafka_admin_kraft.protocol.primitives import Uuid
@@ -139,8 +147,12 @@ def reconcile_voters(
     step_timeout: float,
     progress: Observer | None,
     auto_join: Mapping[int, bool],
+    keep_registrations: bool,
 ) -> Op[ReconcileResult]:
     completed: list[StepOutcome] = []
+    unregistered: list[int] = []
+    handled: set[int] = set()
+    """Controllers this run unregistered, or found unregistered already (round step 7)."""
     first: VoterPlan | None = None
     failures = 0
     deadline = core.clock() + step_timeout
@@ -199,6 +211,21 @@ def reconcile_voters(
                 check_rejoined(after)
             yield Sleep(WATCH_POLL)
 
+    def unregister(node_ids: Sequence[int], plan: VoterPlan) -> Op[None]:
+        """Round step 7."""
+        for node_id in node_ids:
+            what = f"unregistering controller {node_id}"
+            handled.add(node_id)
+            try:
+                yield from unregister_controller(core, node_id, time_left(what))
+            except ControllerIdNotRegisteredError:
+                continue  # unregistered meanwhile
+            except KafkaAdminError as exc:
+                text = f"{what} failed: {exc} ({_completed_text(completed)})"
+                raise VoterChangeError(text, completed) from exc
+            unregistered.append(node_id)
+            tell(Progress("unregistered", plan, None, f"unregistered controller {node_id}"))
+
     waiting_for = "reading the quorum"
     unconfirmed: _Sent | None = None
     while True:
@@ -214,7 +241,14 @@ def reconcile_voters(
 
         unreachable = {p.node_id for p in health.probes if not p.reachable}
         plan = plan_voter_changes(
-            quorum, desired, thresholds=thresholds, unreachable=unreachable, auto_join=auto_join
+            quorum,
+            desired,
+            thresholds=thresholds,
+            unreachable=unreachable,
+            auto_join=auto_join,
+            registrations=health.registrations,
+            metadata_version=health.finalized_features.get(METADATA_VERSION),
+            keep_registrations=keep_registrations,
         )
         if first is None:
             first = plan
@@ -227,11 +261,15 @@ def reconcile_voters(
         check_rejoined(quorum)
         if plan.refused is not None:
             raise VoterChangeRefusedError(f"{plan.refused} ({_completed_text(completed)})", completed)
-        if plan.done or dry_run:
-            if dry_run:
-                return ReconcileResult(first, tuple(completed), dry_run)
+        if dry_run:
+            return ReconcileResult(first, tuple(completed), dry_run)
+        if not plan.steps and plan.waiting is None:
+            pending = [node_id for node_id in plan.unregister if node_id not in handled]
+            if pending:
+                yield from unregister(pending, plan)
+                continue
             yield from watch_rejoins(plan)
-            return ReconcileResult(first, tuple(completed), dry_run, plan)
+            return ReconcileResult(first, tuple(completed), dry_run, plan, tuple(unregistered))
         if plan.waiting is not None:
             tell(Progress("waiting", plan, plan.steps[0] if plan.steps else None, plan.waiting))
             waiting_for = plan.waiting
@@ -307,6 +345,7 @@ def replace_controller(
     step_timeout: float,
     progress: Observer | None,
     auto_join: bool | None,
+    keep_registrations: bool,
 ) -> Op[ReconcileResult]:
     """The disk-replacement runbook: the voter set as it is, but ``node_id`` under its new directory id
     (remove the old directory once the new incarnation is caught up and the other voters hold every
@@ -326,5 +365,6 @@ def replace_controller(
             step_timeout=step_timeout,
             progress=progress,
             auto_join={} if auto_join is None else {node_id: auto_join},
+            keep_registrations=keep_registrations,
         )
     )

@@ -757,7 +757,11 @@ def test_no_watch_for_a_stopped_controller_or_one_configured_without_auto_join()
         assert [kind for kind, _ in recorder.kinds()] == ["plan", "step", "committed"]
         assert WATCH_POLL not in net.sleeps and len(result.completed) == 1
         if up:  # it comes back after the run: the note of a controller configured so says it would not
-            assert result.plan.notes == ()
+            # (only the registration it keeps, running, is noted: rule 7)
+            assert result.plan.notes == (
+                "controller 3 still answers, so it is not unregistered (a running controller registers "
+                "again): once it is stopped, unregister it (kafka-cluster unregister-controller --id 3)",
+            )
 
 
 def test_removing_a_running_controller_configured_to_auto_join_is_refused_before_any_change() -> None:
@@ -774,8 +778,9 @@ def test_removing_a_running_controller_configured_to_auto_join_is_refused_before
     fake.auto_joining = set()
     with admin(net) as client:
         result = client.reconcile_voters([1, 2], timeout=30, auto_join={3: True})
-    assert len(result.completed) == 1 and len(result.plan.notes) == 1
+    assert len(result.completed) == 1 and len(result.plan.notes) == 2
     assert result.plan.notes[0].startswith("controller 3 does not answer and is configured with")
+    assert result.plan.notes[1].startswith("the registration of controller 3 stays")  # rule 7, below 33
 
 
 @pytest.mark.parametrize(
@@ -816,3 +821,106 @@ def test_replace_controller_races_a_new_incarnation_that_swaps_itself(
         "itself (removing an entry of its id with another directory first), and a step it has made is not "
         "sent again",
     )
+
+
+# ------------------------------------------------------------------ registrations (rule 7)
+
+
+def registering(fake: FakeQuorum, level: int = 33) -> None:
+    """The controllers finalize ``level``, list the registered controllers (``net.registrations``)
+    and unregister a controller that is no longer a voter, as Kafka 4.4's active controller does."""
+    from unit.client.fake import api_versions
+
+    net = fake.net
+
+    def versions(node: FakeNode, version: int, body: Any) -> Any:
+        response = api_versions(node, version, body)
+        response.finalized_features[0].max_version_level = level
+        return response
+
+    def listed(node: FakeNode, version: int, body: Any) -> Any:
+        response = listed_controllers(node, version, body)
+        response.brokers = [b for b in response.brokers if b.broker_id in net.registrations]
+        return response
+
+    def unregister(node: FakeNode, version: int, body: Any) -> Any:
+        reply = messages.UnregisterControllerResponse
+        wanted = body.controller_id
+        if wanted in {node_id for node_id, _ in fake.voters}:
+            return reply(error_code=42, error_message=f"Cannot unregister controller {wanted} because it is "
+                         "part of the voter set.")
+        if level < 33:
+            return reply(error_code=35, error_message="The current MetadataVersion is too old to support "
+                         "controller unregistration.")
+        if wanted not in net.registrations:
+            return reply(error_code=136, error_message=f"Controller ID {wanted} is not currently registered.")
+        net.registrations.discard(wanted)
+        return reply(error_message="")
+
+    for node in net.nodes.values():
+        node.handlers.update({18: versions, 60: listed, 94: unregister})
+
+
+def apis(net: FakeNetwork) -> list[str]:
+    return [api for _, api, _, _ in net.requests if api in ("RemoveRaftVoter", "UnregisterController")]
+
+
+def test_a_stopped_controller_removed_for_good_is_unregistered_after_its_removal_commits() -> None:
+    net, fake = shrinking()
+    fake.auto_joining = set()
+    registering(fake)
+    net.nodes[3].up = False
+    recorder = Recorder(fake)
+    with admin(net) as client:
+        planned = client.reconcile_voters([1, 2], dry_run=True, timeout=30)
+        assert planned.plan.unregister == (3,) and apis(net) == []
+        result = client.reconcile_voters([1, 2], progress=recorder, timeout=30, auto_join={3: False})
+    assert apis(net) == ["RemoveRaftVoter", "UnregisterController"]
+    assert (result.plan.unregister, result.unregistered, result.changed) == ((3,), (3,), True)
+    assert result.final is not None and result.final.done
+    assert [kind for kind, _ in recorder.kinds()] == ["plan", "step", "committed", "unregistered"]
+    assert recorder.events[-1][2] == "unregistered controller 3"
+    assert 3 not in net.registrations
+
+
+def test_a_registration_an_interrupted_run_left_is_removed_by_the_next_and_kept_when_asked() -> None:
+    net = FakeNetwork(3, leader=1)
+    fake = FakeQuorum(net, [1, 2])  # 3 was removed, and stopped, before its unregistration
+    registering(fake)
+    net.nodes[3].up = False
+    with admin(net) as client:
+        kept = client.reconcile_voters([1, 2], timeout=30, keep_registrations=True)
+        assert kept.plan.done and not kept.changed and apis(net) == []
+        assert kept.plan.notes == ("the registration of controller 3 is kept: its supported feature levels "
+                                   "still count when features are upgraded",)
+        result = client.reconcile_voters([1, 2], timeout=30)
+        again = client.reconcile_voters([1, 2], timeout=30)
+    assert (result.completed, result.unregistered) == ((), (3,))
+    assert apis(net) == ["UnregisterController"] and again.plan.done and not again.changed
+
+
+def test_below_4_4_iv2_registrations_stay_with_a_note_and_a_refused_unregistration_stops_the_run() -> None:
+    net, fake = shrinking()
+    fake.auto_joining = set()
+    registering(fake, level=29)
+    net.nodes[3].up = False
+    with admin(net) as client:
+        result = client.reconcile_voters([1, 2], timeout=30, auto_join={3: False})
+    assert apis(net) == ["RemoveRaftVoter"] and result.unregistered == ()
+    assert result.plan.notes == (
+        "the registration of controller 3 stays: unregistering needs metadata.version 4.4-IV2 (33) or "
+        "later, and it is 29; until then its supported feature levels hold back feature upgrades",)
+
+    net = FakeNetwork(3, leader=1)
+    fake = FakeQuorum(net, [1, 2])
+    registering(fake)
+    net.nodes[3].up = False
+    for node in net.nodes.values():
+        node.handlers[94] = lambda n, v, b: messages.UnregisterControllerResponse(
+            error_code=42, error_message="Controller cannot unregister itself while it is active.")
+    with admin(net) as client, pytest.raises(VoterChangeError) as caught:
+        client.reconcile_voters([1, 2], timeout=30)
+    assert str(caught.value).startswith(
+        "unregistering controller 3 failed: [INVALID_REQUEST] Controller cannot unregister itself while it "
+        "is active. (unregister_controller on ")
+    assert str(caught.value).endswith("(no step was completed)")
