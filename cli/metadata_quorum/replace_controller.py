@@ -65,6 +65,7 @@ def replace_controller(ctx: click.Context, /, controller_id: int, **options: Any
                 progress=progress,
                 timeout=timeout,
                 auto_join=auto_join,
+                keep_registrations=options["keep_registrations"],
             )
 
         change_voters(

@@ -3,10 +3,11 @@
 Each command plans first (``Admin.reconcile_voters`` / ``Admin.replace_controller`` with ``dry_run``),
 prints the plan (``voter_text``), asks before changing anything, then carries it out one committed
 change at a time in the order ``kafka_admin_kraft.voters`` plans, its progress on stderr
-(``voter_progress``). A run that stops half-way says which steps were committed; run the same command
-again to finish (it plans from what the quorum then is). Without ``--yes`` the command asks on a
-terminal and refuses without one. Every failure is one line on stderr naming the committed steps, exit
-status 1 (130 on Ctrl-C).
+(``voter_progress``), and unregisters the stopped controllers the plan lists once the voters are as
+wanted (its rule 7; ``--keep-registrations`` keeps them). A run that stops half-way says which steps
+were committed; run the same command again to finish (it plans from what the quorum then is). Without
+``--yes`` the command asks on a terminal and refuses without one. Every failure is one line on stderr
+naming the committed steps, exit status 1 (130 on Ctrl-C).
 
 Nothing here imports the SDK at module level, nor the text and progress modules a run alone needs (the
 tool's start-up stays fast).
@@ -40,11 +41,12 @@ UNPLANNED = ("--no-probe", "--fenced-broker-ms")
 """Health options the planner has no use for: a voter change always probes the nodes (an unreachable
 voter counts as failed when planning), and it judges no brokers."""
 THRESHOLDS = [option for option in HEALTH_OPTIONS if option not in UNPLANNED]
-COMMON = ["--dry-run", "--yes", "--output", "--step-timeout-ms", *THRESHOLDS]
+COMMON = ["--dry-run", "--yes", "--output", "--step-timeout-ms", "--keep-registrations", *THRESHOLDS]
 
 
 def voter_options(command: F) -> F:
-    """``--dry-run``, ``--yes``, ``--output``, ``--step-timeout-ms`` and the health thresholds."""
+    """``--dry-run``, ``--yes``, ``--output``, ``--step-timeout-ms``, ``--keep-registrations`` and the
+    health thresholds."""
     options = [
         click.option("--dry-run", is_flag=True, help="Print the plan and change nothing."),
         click.option(
@@ -56,6 +58,13 @@ def voter_options(command: F) -> F:
             type=click.IntRange(min=1),
             help="How long each step may take, waiting for a new controller to catch up included "
             "[default: the client's default.api.timeout.ms, 60000]",
+        ),
+        click.option(
+            "--keep-registrations",
+            is_flag=True,
+            help="Keep the registrations of the controllers that leave for good. By default, once the voters "
+            "are as wanted, each stopped controller that is no voter (and not wanted) is unregistered, from "
+            "metadata.version 4.4-IV2 on, so that its supported feature levels no longer hold back upgrades.",
         ),
     ]
     for option in reversed(options):
@@ -119,7 +128,7 @@ def _outcomes(reporter: StepReporter) -> list[StepOutcome]:
 
 def _confirmed(plan: VoterPlan, output_format: str) -> str | None:
     """None when the change may go ahead, else why not (no terminal to ask on, or the answer)."""
-    from .voter_text import plan_text, steps
+    from .voter_text import controllers, plan_text, steps
 
     if not sys.stdin.isatty():
         return "No terminal to confirm on: add --yes to change voters from a script (no change made)"
@@ -127,6 +136,8 @@ def _confirmed(plan: VoterPlan, output_format: str) -> str | None:
         sys.stderr.write(plan_text(plan))
     count = len(plan.steps)
     question = f"Change the voters in {steps(count)}?" if count else "Change the voters?"
+    if not count and plan.unregister:
+        question = f"Unregister {controllers(plan.unregister)}?"
     try:
         if click.confirm(question, err=True):
             return None
@@ -196,7 +207,7 @@ def change_voters(
         )
     reporter.close()
     if output_format == "json":
-        output.write_json(result_json(plan, result.completed, False))
+        output.write_json(result_json(plan, result.completed, False, unregistered=result.unregistered))
     else:
         output.write(done_text(result))
 
@@ -236,7 +247,7 @@ def reconcile_to(
     def execute(dry_run: bool, progress: Callable[[Progress], None] | None) -> ReconcileResult:
         return admin.reconcile_voters(
             desired, dry_run=dry_run, thresholds=limits, progress=progress, timeout=timeout,
-            auto_join=auto_join,
+            auto_join=auto_join, keep_registrations=options["keep_registrations"],
         )
 
     change_voters(

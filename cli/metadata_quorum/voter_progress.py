@@ -1,7 +1,8 @@
 """The progress of a voter change, on stderr: a spinner on a terminal, else one line per step, begun
 when it is sent and finished when it commits, ``Step 1/2: Add voter 2 (directory id <id>) ... committed
 in 0.41 s``, ``Step 1/2: waiting: <reason>`` each time the reason changes, and ``Watching controller 3
-for 5 s: ...`` while a removed controller is watched in case it adds itself back."""
+for 5 s: ...`` while a removed controller is watched in case it adds itself back, and ``Unregistered
+controller 3`` for each registration removed once the voters are as wanted."""
 
 from __future__ import annotations
 
@@ -40,6 +41,8 @@ class StepReporter:
             self._started = time.monotonic()
         elif event.kind == "watching":
             self._show(event.message[:1].upper() + event.message[1:], line=True)
+        elif event.kind == "unregistered":
+            self._print(event.message[:1].upper() + event.message[1:])
         elif event.kind == "committed" and event.step is not None:
             seconds = time.monotonic() - self._started
             self.committed.append((event.step, seconds))

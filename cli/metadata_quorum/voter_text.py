@@ -15,10 +15,13 @@ Text output, on stdout::
 A single step is announced as ``Plan (1 step):``. A voter whose id is in both sets under different
 directory ids is shown as ``id@directory-id``. A ``Waiting: <reason>`` line follows the fault
 tolerance when the first step cannot run yet (the run waits for it, up to ``--step-timeout-ms`` per
-step); a ``Note: <note>`` line ends the plan for each of its notes (a removed controller that may add
-itself back, ``controller.quorum.auto.join.enable``); ``--dry-run`` ends with ``Dry run: no change
-made.``; a quorum already as desired prints only ``Nothing to do: the voters are already 1, 2, 3``. A
-failure is one line naming the committed steps (``failure_text``). ``--output json`` prints one
+step); ``Then: unregister controller 3 (...)`` (or ``Plan: unregister ...`` when no voter changes)
+follows the steps when the plan unregisters stopped controllers that are no voters, and the run ends
+with ``Unregistered controller 3``; a ``Note: <note>`` line ends the plan for each of its notes (a
+removed controller that may add itself back, ``controller.quorum.auto.join.enable``, a registration
+that stays); ``--dry-run`` ends with ``Dry run: no change made.``; a quorum already as desired prints
+only ``Nothing to do: the voters are already 1, 2, 3``. A failure is one line naming the committed
+steps (``failure_text``). ``--output json`` prints one
 document instead of the text (see ``result_json``).
 
 Nothing here imports the SDK at module level (the tool's start-up stays fast).
@@ -53,6 +56,14 @@ def steps(count: int) -> str:
     return f"{count} step{'' if count == 1 else 's'}"
 
 
+def controllers(node_ids: Sequence[int]) -> str:
+    """``controller 3``, ``controllers 3, 4``."""
+    return f"controller{'' if len(node_ids) == 1 else 's'} {', '.join(map(str, node_ids))}"
+
+
+UNREGISTER_WHY = "stopped, and no voter: a registration holds back feature upgrades"
+
+
 def plan_text(plan: VoterPlan, requested: Sequence[int] = ()) -> str:
     """The plan as printed before anything changes (``requested``: the wanted ids, shown while the
     plan cannot resolve them yet)."""
@@ -77,6 +88,9 @@ def plan_text(plan: VoterPlan, requested: Sequence[int] = ()) -> str:
             lines += [f"  {number}. {step.describe()}", f"     {step.why}"]
     elif plan.waiting is not None:
         lines.append("Plan: known once that holds")
+    if plan.unregister:
+        head = "Then" if plan.steps else "Plan"
+        lines.append(f"{head}: unregister {controllers(plan.unregister)} ({UNREGISTER_WHY})")
     lines += [f"Note: {note}" for note in plan.notes]
     return "\n".join(lines) + "\n"
 
@@ -91,10 +105,16 @@ OTHERS = "made meanwhile by another client or by a controller itself (controller
 def done_text(result: ReconcileResult) -> str:
     """The last line of a run: the voters it left and how long its steps took. The run ends once the
     voters are as desired; changes it planned but did not make were made by someone else."""
+    unregistered = f"Unregistered {controllers(result.unregistered)}\n" if result.unregistered else ""
+    return _done_line(result) + unregistered
+
+
+def _done_line(result: ReconcileResult) -> str:
     completed = result.completed
     final = result.final.current if result.final is not None else result.plan.desired
     if not completed:
-        why = "no step was needed" if result.plan.done else f"no step was sent: the changes were {OTHERS}"
+        needed = not result.plan.steps and result.plan.waiting is None
+        why = "no step was needed" if needed else f"no step was sent: the changes were {OTHERS}"
         return f"Done: the voters are now {voter_names(final)} ({why})\n"
     last = completed[-1].step
     seconds = sum(outcome.seconds for outcome in completed)
@@ -131,6 +151,7 @@ def plan_json(plan: VoterPlan) -> dict[str, Any]:
         "fault_tolerance": plan.fault_tolerance,
         "waiting": plan.waiting,
         "notes": list(plan.notes),
+        "unregister": list(plan.unregister),
         "steps": [
             {**_step_json(step), "why": step.why, "fault_tolerance_after": step.fault_tolerance_after}
             for step in plan.steps
@@ -139,15 +160,21 @@ def plan_json(plan: VoterPlan) -> dict[str, Any]:
 
 
 def result_json(
-    plan: VoterPlan | None, completed: Sequence[StepOutcome], dry_run: bool, error: str | None = None
+    plan: VoterPlan | None,
+    completed: Sequence[StepOutcome],
+    dry_run: bool,
+    error: str | None = None,
+    unregistered: Sequence[int] = (),
 ) -> dict[str, Any]:
-    """``{plan: {current_voters, desired_voters, fault_tolerance, waiting, notes, steps: [{action,
-    node_id, directory_id, why, fault_tolerance_after}]} or null (refused before planning), completed:
-    [{action, node_id, directory_id, seconds}], changed, dry_run, error (null on success)}``."""
+    """``{plan: {current_voters, desired_voters, fault_tolerance, waiting, notes, unregister: [node
+    id], steps: [{action, node_id, directory_id, why, fault_tolerance_after}]} or null (refused before
+    planning), completed: [{action, node_id, directory_id, seconds}], unregistered: [node id], changed,
+    dry_run, error (null on success)}``."""
     return {
         "plan": plan_json(plan) if plan is not None else None,
         "completed": [{**_step_json(o.step), "seconds": round(o.seconds, 3)} for o in completed],
-        "changed": bool(completed),
+        "unregistered": list(unregistered),
+        "changed": bool(completed or unregistered),
         "dry_run": dry_run,
         "error": error,
     }

@@ -28,3 +28,12 @@ def test_progress_lines_without_a_terminal() -> None:
     assert lines[3] == "Watching controller 4 for 5 s"
     assert len(lines) == 4 and stream.getvalue().endswith("\n")
     assert [step.node_id for step, _ in reporter.committed] == [2]
+
+
+def test_each_unregistration_is_a_line_of_its_own() -> None:
+    stream = io.StringIO()
+    reporter = StepReporter(stream, terminal=False)
+    done = VoterPlan(GROW.desired, GROW.desired, unregister=(4,))
+    reporter(Progress("unregistered", done, None, "unregistered controller 4"))
+    reporter.close()
+    assert stream.getvalue() == "Unregistered controller 4\n" and reporter.committed == []

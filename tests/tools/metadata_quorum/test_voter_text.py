@@ -104,3 +104,24 @@ def test_failures_are_one_line_naming_the_completed_steps() -> None:
     assert text.startswith("org.apache.kafka.common.errors.TimeoutException: ")
     assert text.endswith(f" (completed: Add voter 2 (directory id {D2}))")
     assert "\n" not in text
+
+
+def test_the_controllers_a_plan_unregisters_are_listed_after_its_steps_and_in_the_result() -> None:
+    why = "stopped, and no voter: a registration holds back feature upgrades"
+    shrink = VoterPlan(frozenset({(1, D1), (2, D2), (3, D3)}), frozenset({(1, D1), (2, D2)}),
+                       (step("remove", 3, D3, {(1, D1), (2, D2)}, 0),), fault_tolerance=1, unregister=(3, 4))
+    assert plan_text(shrink).splitlines()[-1] == f"Then: unregister controllers 3, 4 ({why})"
+    left = VoterPlan(frozenset({(1, D1), (2, D2)}), frozenset({(1, D1), (2, D2)}), unregister=(4,))
+    assert not left.done
+    assert plan_text(left).splitlines()[-1] == f"Plan: unregister controller 4 ({why})"
+    outcome = StepOutcome(shrink.steps[0], 0.5)
+    final = VoterPlan(shrink.desired, shrink.desired)
+    assert done_text(ReconcileResult(shrink, (outcome,), final=final, unregistered=(3, 4))) == (
+        "Done: the voters are now 1, 2, fault tolerance 0 (1 step committed in 0.50 s)\n"
+        "Unregistered controllers 3, 4\n")
+    assert done_text(ReconcileResult(left, (), final=final, unregistered=(4,))) == (
+        "Done: the voters are now 1, 2 (no step was needed)\nUnregistered controller 4\n")
+    document = result_json(left, (), False, unregistered=(4,))
+    assert (document["plan"]["unregister"], document["unregistered"], document["changed"]) == ([4], [4], True)
+    plain = result_json(GROW, (), True)
+    assert (plain["unregistered"], plain["plan"]["unregister"]) == ([], [])
