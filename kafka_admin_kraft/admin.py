@@ -487,11 +487,14 @@ class Admin(_Base):
     ) -> QuorumHealth:
         """Is the quorum healthy, and if not, what is wrong and what fixes it?
 
-        Reads DescribeQuorum, DescribeCluster and (``probe``) each node's ApiVersions, and returns
-        the status (OK, WARNING, CRITICAL, UNKNOWN), the fault tolerance and the findings, most
-        severe first (``kafka_admin_kraft.health`` lists the codes). A quorum that cannot be reached
+        Reads DescribeQuorum, DescribeCluster and (``probe``) each node's ApiVersions, asks the active
+        controller to validate the metadata.version upgrade every node that answered supports, if any
+        (UpdateFeatures with validateOnly: nothing is written), and returns the status (OK, WARNING,
+        CRITICAL, UNKNOWN), the fault tolerance and the findings, most severe first
+        (``kafka_admin_kraft.health`` lists the codes). A quorum that cannot be reached
         is a result with status UNKNOWN, not an exception. ``previous``: the last result of a loop
-        that checks repeatedly, so that how long a voter change has been pending carries over.
+        that checks repeatedly, so that how long a voter change has been pending, and a broker
+        fenced, carries over.
         ``connect``: the tools' connection options printed in fix commands (default: this client's
         bootstrap setting)."""
         return self._run(_check_quorum(self._core, thresholds, probe, previous, connect, timeout))

@@ -229,6 +229,9 @@ class UpgradeCheck(_Frozen):
     unchecked: str | None = None
     """Why the controller could not be asked (a principal without ALTER on the cluster gets
     CLUSTER_AUTHORIZATION_FAILED); None when it answered."""
+    denied: bool = False
+    """The principal may not alter the cluster: a loop that passes ``previous`` does not ask again for
+    this level (a monitoring principal usually may not, and Kafka logs each denial)."""
 
 
 Role = Literal["local controller", "controller", "broker", "unregistered controller"]
@@ -270,6 +273,8 @@ class QuorumHealth(_Frozen):
     """When the current uncommitted voter change was first seen (epoch ms); None when none is."""
     registrations: Registrations | None = None
     """The registered nodes DescribeCluster listed; None when it could not be read."""
+    upgrade_check: UpgradeCheck | None = None
+    """The active controller's verdict on the upgrade every node that answered supports, when asked."""
 
     @field_validator("findings")
     @classmethod
@@ -865,4 +870,5 @@ def assess(
         finalized_features=finalized,
         voter_change_since_ms=since,
         registrations=registrations,
+        upgrade_check=upgrade_check,
     )

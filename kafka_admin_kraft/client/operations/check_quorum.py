@@ -22,7 +22,8 @@
    the probe timeout, whether it would accept it: it weighs every registration, running or not, which
    the probes cannot see (Kafka's ``FeatureControlManager``). Its refusal, or why it could not be
    asked (CLUSTER_AUTHORIZATION_FAILED for a principal without ALTER on the cluster), goes to
-   ``assess`` as an ``UpgradeCheck``.
+   ``assess`` as an ``UpgradeCheck``; a ``previous`` result denied for the same level is not asked
+   again, so that a watch loop with a read-only principal does not fill the authorizer's log.
 """
 
 from __future__ import annotations
@@ -179,7 +180,8 @@ def _validate(core: AdminCore, level: int, deadline: float, limits: HealthThresh
     except KafkaApiError as exc:  # UpdateFeatures v2 answers one error for all features
         if exc.code == ErrorCode.INVALID_UPDATE_VERSION:
             return UpgradeCheck(feature=METADATA_VERSION, level=level, refusal=exc.message)
-        return UpgradeCheck(feature=METADATA_VERSION, level=level, unchecked=_unchecked(exc))
+        denied = isinstance(exc, ClusterAuthorizationFailedError)
+        return UpgradeCheck(feature=METADATA_VERSION, level=level, unchecked=_unchecked(exc), denied=denied)
     except KafkaAdminError as exc:
         return UpgradeCheck(feature=METADATA_VERSION, level=level, unchecked=_unchecked(exc))
     result = results[METADATA_VERSION]
@@ -237,7 +239,11 @@ def check_quorum(
             except KafkaAdminError:
                 break
     target = upgrade_target(probes, finalized_levels(quorum, probes))
-    upgrade = None if target is None else (yield from _validate(core, target, deadline, thresholds))
+    upgrade = None
+    if target is not None:
+        before = previous.upgrade_check if previous is not None else None
+        denied = before is not None and before.level == target and before.denied
+        upgrade = before if denied else (yield from _validate(core, target, deadline, thresholds))
     return assess(
         quorum,
         probes,

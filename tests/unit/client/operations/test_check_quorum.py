@@ -242,11 +242,15 @@ def test_an_accepted_upgrade_is_offered_and_one_the_principal_may_not_validate_s
     assert health.findings[0].message.endswith(
         "(not validated by the active controller: the principal may not alter the cluster "
         "(CLUSTER_AUTHORIZATION_FAILED))")
-    # nothing to validate: no request
+    assert health.upgrade_check is not None and health.upgrade_check.denied
+    # a loop with that principal does not ask again for the same level, nor for nothing to validate
+    with admin(net) as client:
+        again = client.check_quorum(previous=health)
+    assert len(net.sent("UpdateFeatures")) == 2 and again.findings == health.findings
     net = fake()
     with admin(net) as client:
-        client.check_quorum()
-    assert net.sent("UpdateFeatures") == []
+        quiet = client.check_quorum(previous=health)
+    assert net.sent("UpdateFeatures") == [] and quiet.upgrade_check is None
 
 
 def brokers(count: int = 2) -> FakeNetwork:
