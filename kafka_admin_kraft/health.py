@@ -46,6 +46,7 @@ Codes (the members of :class:`FindingCode`), with their severity:
 A node "fetches" when the leader saw it fetch within ``max_lag_ms`` of its own clock (DescribeQuorum's
 LastFetchTimestamp: the leader reports its own as the time of the answer); a running controller fetches
 every few hundred milliseconds, and Kafka's leader keeps an observer that stopped for five minutes.
+Where the leader reports no times (DescribeQuorum v0), an observer counts as fetching.
 
 A voter counts as healthy when it is the leader, or when it is caught up within the thresholds and
 its endpoint answered (or was not probed). The fault tolerance is the number of healthy voters beyond
@@ -581,14 +582,15 @@ def parse_refusal(message: str) -> Blocker | None:
 
 
 def fetching(quorum: QuorumInfo, node_id: int, limits: HealthThresholds) -> bool:
-    """Whether ``node_id`` fetches from the leader as an observer (see the module docstring)."""
+    """Whether ``node_id`` fetches from the leader as an observer (see the module docstring); an
+    observer whose times the leader does not report (DescribeQuorum v0) counts as fetching."""
     leader = leader_state(quorum)
     now = leader.last_fetch_timestamp if leader is not None else None
     for observer in quorum.observers:
         last = observer.last_fetch_timestamp
-        if observer.replica_id != node_id or last is None or last < 0:
+        if observer.replica_id != node_id or (last is not None and last < 0):
             continue
-        if now is None or now < 0 or now - last <= limits.max_lag_ms:
+        if last is None or now is None or now < 0 or now - last <= limits.max_lag_ms:
             return True
     return False
 

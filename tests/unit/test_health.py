@@ -361,7 +361,7 @@ def test_a_registered_controller_neither_voting_nor_fetching_is_a_ghost_unregist
 def test_fetching_is_measured_on_the_leaders_clock() -> None:
     limits = HealthThresholds(max_lag_ms=2000)
     leader = replica(1)
-    for last, fetches in ((NOW - 2000, True), (NOW - 2001, False), (-1, False), (None, False)):
+    for last, fetches in ((NOW - 2000, True), (NOW - 2001, False), (-1, False), (None, True)):
         observer = ReplicaState(replica_id=4, replica_directory_id=DIRS[4], log_end_offset=100,
                                 last_fetch_timestamp=last, last_caught_up_timestamp=last)
         info = quorum(leader, replica(2), replica(3), observers=(observer,))
