@@ -787,7 +787,9 @@ def _registration_findings(
             current = finalized.get(METADATA_VERSION)
             now = f" ({METADATA_VERSION} is {current})" if current is not None else ""
             message += (
-                f"; it can be unregistered from {METADATA_VERSION} {UNREGISTRATION_RELEASE} on{now}"
+                f"; it can be unregistered from {METADATA_VERSION} {UNREGISTRATION_RELEASE} on{now}; until "
+                "then, should it hold an upgrade back, a controller of a newer release started under its id "
+                "takes its place (FEATURE_UPGRADE_BLOCKED then says how)"
             )
         findings.append(Finding(
             code=FindingCode.GHOST_CONTROLLER_REGISTRATION, severity=Severity.INFO, node_id=node_id,

@@ -117,8 +117,10 @@ def test_a_ghost_controller_below_4_4_iv2_is_replaced_then_unregistered_with_the
     assert found["FEATURE_UPGRADE_BLOCKED"]["message"] == note.removeprefix("Note: ").split("; fix: ")[0]
     ghost = found["GHOST_CONTROLLER_REGISTRATION"]
     assert (ghost["node_id"], ghost["fix"]) == (3, None)
-    assert ghost["message"].endswith("it can be unregistered from metadata.version 4.4-IV2 on (metadata.version "
-                                     "is 29)")
+    assert ghost["message"].endswith(
+        "it can be unregistered from metadata.version 4.4-IV2 on (metadata.version is 29); until then, should it "
+        "hold an upgrade back, a controller of a newer release started under its id takes its place "
+        "(FEATURE_UPGRADE_BLOCKED then says how)")
 
     # The printed fix, its old disk gone: format a new one, then start it as Kafka 4.4 (what
     # kafka-server-start does here is the harness starting the 4.4 server on that file).

@@ -349,8 +349,10 @@ def test_a_registered_controller_neither_voting_nor_fetching_is_a_ghost_unregist
     below = judge(info, registrations=registered(1, 2, 3, 4, 5))
     (ghost,) = below.findings
     assert ghost.fix is None
-    assert ghost.message.endswith("it can be unregistered from metadata.version 4.4-IV2 on (metadata.version "
-                                  "is 29)")
+    assert ghost.message.endswith(
+        "it can be unregistered from metadata.version 4.4-IV2 on (metadata.version is 29); until then, "
+        "should it hold an upgrade back, a controller of a newer release started under its id takes its "
+        "place (FEATURE_UPGRADE_BLOCKED then says how)")
     # an observer that stopped fetching long ago is gone from DescribeQuorum: still a ghost
     assert codes(judge(quorum(), registrations=registered(1, 2, 3, 6))) == ["GHOST_CONTROLLER_REGISTRATION"]
     # a fetching observer, the voters, or no list of registrations (bootstrap servers): no finding
