@@ -33,6 +33,7 @@ from kafka_admin_kraft.config.server import ConfigError, ServerConfig, load_conf
 from kafka_admin_kraft.storage.bootstrap import BOOTSTRAP_FILE  # noqa: E402
 
 from . import kafka_line, settings  # noqa: E402
+from .authorizer import AuthorizerConfig, authorizer_config, config_keys  # noqa: E402
 from .broker import BrokerOptions  # noqa: E402
 from .connections import ConnectionLimits  # noqa: E402
 from .kafka_line import ServerLine  # noqa: E402
@@ -66,7 +67,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def runtime_options(config: ServerConfig, state: StartupState, security: Security | None,
-                    limits: ConnectionLimits, line: ServerLine) -> RuntimeOptions:
+                    limits: ConnectionLimits, line: ServerLine,
+                    authorizer: AuthorizerConfig | None = None) -> RuntimeOptions:
     bootstrap_file = state.metadata_dir / BOOTSTRAP_FILE
     source = (f"the binary bootstrap metadata file: {bootstrap_file}" if bootstrap_file.exists()
               else "the default bootstrap")
@@ -98,6 +100,7 @@ def runtime_options(config: ServerConfig, state: StartupState, security: Securit
         unstable_api_versions=settings.unstable_api_versions_enable(config),
         security=security.listeners if security is not None else {},
         peer_security=security.client if security is not None else ClientSecurity(),
+        authorizer=authorizer,
     )
 
 
@@ -134,8 +137,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         config = load_config(args.config)
-        settings.warn_unknown_keys(config, line)
         security = security_from_config(config)
+        authorizer = authorizer_config(config.originals)
+        settings.warn_unknown_keys(config, line, security.keys | config_keys(authorizer))
         limits = settings.connection_limits(config)
         settings.unstable_api_versions_enable(config)  # a bad value stops the start here, in one line
         state = start_storage(config, line)
@@ -155,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         core = RaftCore(state.identity, state.raft_config, state.bootstrap, state.log, state.store,
                         random.Random(), now_ms)
         runtime = ControllerRuntime(state.identity, state.raft_config, core, state.log,
-                                    runtime_options(config, state, security, limits, line))
+                                    runtime_options(config, state, security, limits, line, authorizer))
         return asyncio.run(serve(runtime))
     except (KeyboardInterrupt, _Interrupted):
         log.info("Interrupted during start-up, exiting")

@@ -46,7 +46,9 @@ from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.primitives import Uuid
 
-from .handlers import envelope, registry
+from .authorizer import StandardAuthorizer
+from .handlers import authorization, envelope, registry
+from .handlers.error_responses import error_response
 from .handlers.registry import BROKER, Answer, Call
 from .handlers.view import BrokerNode, BrokerView, ServerView
 from .kafka_line import NEWEST, ServerLine
@@ -147,8 +149,9 @@ class BrokerFrontend:
     def __init__(self, options: BrokerOptions, node_id: int, cluster_id: str, core: RaftDriverFacing,
                  server_view: Callable[[str], ServerView], bound: Mapping[str, tuple[str, int]],
                  channels: ControllerChannels, line: ServerLine = NEWEST,
-                 unstable_api_versions: bool = False) -> None:
+                 unstable_api_versions: bool = False, authorizer: StandardAuthorizer | None = None) -> None:
         self.options = options
+        self.authorizer = authorizer
         self.line = line
         self.unstable_api_versions = unstable_api_versions
         self.node_id = node_id
@@ -199,29 +202,44 @@ class BrokerFrontend:
                 BROKER, call.api_key, call.version, self.line,
                 unstable_api_versions=self.unstable_api_versions):
             return None
+        refusal = authorization.check(self.authorizer, call, BROKER)
+        if refusal is not None:
+            return refusal, call.version
         return await entry.broker(self, call)
 
     def active_controller(self) -> Endpoint | None:
         """The quorum leader's controller endpoint, None while unknown."""
         return leader_endpoint(self.core, self.options.controller_listener_name)
 
-    async def forward(self, call: Call) -> Struct:
-        """Send the request to the active controller in an Envelope and return its inner response."""
+    async def forward(self, call: Call) -> Struct | None:
+        """Send the request to the active controller in an Envelope and return its inner response. An
+        error of the Envelope itself (the controller refused this broker's principal, or could not read
+        the envelope) is UNKNOWN_SERVER_ERROR in the API's response, as Kafka's ``ForwardingManager``
+        answers it, and UNSUPPORTED_VERSION closes the client's connection (None)."""
         api_key, api_version = call.api_key, call.version
         controller = self.active_controller()
         if controller is None:
             log.info("[ForwardingManager id=%d] No active controller known; answering API %d with a "
                      "retriable error", self.node_id, api_key)
-            return envelope.unreachable(api_key, api_version, self.node_id)
+            return envelope.unreachable(api_key, api_version, self.node_id, call.body)
         try:
             answer = await self.channels.request(
-                controller, envelope.wrap(call.frame, call.client_host, call.principal), FORWARD_TIMEOUT_S)
+                controller, envelope.wrap(call.frame, call.client_host, call.principal, call.principal_type),
+                FORWARD_TIMEOUT_S)
             assert isinstance(answer, messages.EnvelopeResponse)
+            if answer.error_code == ErrorCode.UNSUPPORTED_VERSION:
+                return None
+            if answer.error_code != ErrorCode.NONE:
+                log.warning("[ForwardingManager id=%d] The controller refused the Envelope of API %d with "
+                            "error code %d; answering UNKNOWN_SERVER_ERROR", self.node_id, api_key,
+                            answer.error_code)
+                unknown = ErrorCode.UNKNOWN_SERVER_ERROR
+                return error_response(api_key, call.body, api_version, unknown, unknown.message)
             return envelope.unwrap_response(answer, api_key, api_version)
         except (OSError, asyncio.TimeoutError, EOFError, ValueError, KafkaAdminError) as exc:
             log.info("[ForwardingManager id=%d] Forwarding API %d to controller %d at %s:%d failed: %s",
                      self.node_id, api_key, self.core.leader_id, controller.host, controller.port, exc)
-            return envelope.unreachable(api_key, api_version, self.node_id)
+            return envelope.unreachable(api_key, api_version, self.node_id, call.body)
 
     # ------------------------------------------------------------------ registration
 

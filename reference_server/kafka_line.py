@@ -81,6 +81,11 @@ _KAFKA_VERSIONS: Final[Mapping[int, tuple[tuple[str, _Range], ...]]] = {
     ApiKey.UNREGISTER_BROKER: (("3.9", (0, 0)),),
     # New in 4.4 (KIP-1312, KAFKA-20395, PR #22191): UnregisterControllerRequest.json, key 94, v0.
     ApiKey.UNREGISTER_CONTROLLER: (("4.4", (0, 0)),),
+    # v3 (the USER resource type) since 3.3; 4.0 removed v0 (KIP-896). Broker and controller listeners;
+    # a broker answers DescribeAcls itself and forwards the other two.
+    ApiKey.DESCRIBE_ACLS: (("3.9", (0, 3)), ("4.0", (1, 3))),
+    ApiKey.CREATE_ACLS: (("3.9", (0, 3)), ("4.0", (1, 3))),
+    ApiKey.DELETE_ACLS: (("3.9", (0, 3)), ("4.0", (1, 3))),
 }
 
 UNRELEASED_VERSIONS: Final[Mapping[int, int]] = {ApiKey.DESCRIBE_QUORUM: 3}

@@ -43,6 +43,7 @@ import contextlib
 import errno
 import itertools
 import logging
+import random
 import signal
 import socket
 import ssl
@@ -60,9 +61,17 @@ from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.records import ApiMessageAndVersion, MetadataRecord
 from kafka_admin_kraft.storage import BootstrapMetadata
 
+from .authorizer import AuthorizerConfig, StandardAuthorizer, java_host_address
 from .broker import BrokerFrontend, BrokerOptions, ControllerChannels
 from .connections import PROBATION_MS, Connection, ConnectionLimits, ConnectionQuotas, descriptor_room
-from .handlers import ServerView, api_versions, broker_lifecycle, controller_registration, registry
+from .handlers import (
+    ServerView,
+    api_versions,
+    authorization,
+    broker_lifecycle,
+    controller_registration,
+    registry,
+)
 from .handlers.registry import BROKER, CONTROLLER, Answer, Call
 from .kafka_line import NEWEST, ServerLine
 from .peers import PeerClient
@@ -102,6 +111,9 @@ SESSION_CHECK_INTERVAL_MS: Final = 250
 """How often the active controller looks for broker sessions that expired."""
 SLOW_CALL_MS: Final = 500
 """A synchronous step longer than this is logged: peers time requests out after 2 s by default."""
+NETWORK_THREADS: Final = 3
+"""Kafka's ``num.network.threads`` default: each listener's connections go round-robin to that many
+processors, whose ids a refused request's text names."""
 _T = TypeVar("_T")
 
 LOG_FORMAT: Final = "[%(asctime)s] %(levelname)s %(message)s (%(name)s)"
@@ -167,6 +179,9 @@ class RuntimeOptions:
     closes the connection, as Kafka does with a version it does not serve."""
     unstable_api_versions: bool = False
     """``unstable.api.versions.enable``: serve the project's unreleased versions (DescribeQuorum v3)."""
+    authorizer: AuthorizerConfig | None = None
+    """``authorizer.class.name`` and its settings (``kafka_admin_kraft_server.authorizer``); None: every
+    request is authorized."""
 
     @property
     def max_versions(self) -> dict[int, int]:
@@ -206,13 +221,19 @@ class ControllerRuntime:
         self._active = False
         self._next_noop_ms = 0
         frame_bytes = max(options.socket_request_max_bytes, framing.DEFAULT_MAX_FRAME_BYTES)
+        self.authorizer = (StandardAuthorizer(options.authorizer, identity.node_id, core.acls)
+                           if options.authorizer is not None else None)
+        self._processors = {spec.name: index * NETWORK_THREADS
+                            for index, spec in enumerate(options.listeners)}
+        """Listener -> the id of its first network processor (Kafka numbers them across listeners)."""
+        self._accepted: dict[str, int] = {}
         self.broker = None
         if options.broker is not None:
             channels = ControllerChannels(identity.node_id, options.peer_security, frame_bytes,
                                           max_versions=options.max_versions)
             self.broker = BrokerFrontend(options.broker, identity.node_id, identity.cluster_id, core,
                                          self.view, self.bound, channels, options.line,
-                                         options.unstable_api_versions)
+                                         options.unstable_api_versions, self.authorizer)
         self.registration = None
         if identity.is_controller and identity.listeners:
             channels = ControllerChannels(identity.node_id, options.peer_security, frame_bytes,
@@ -580,14 +601,28 @@ class ControllerRuntime:
                                             quorum_listener=quorum_listener)
             if connection is not None:
                 connection.busy = True  # until the streams (and TLS) are set up
-                task = loop.create_task(self._open_and_serve(conn, connection, listener))
+                origin = self._origin(conn, address, listener)
+                task = loop.create_task(self._open_and_serve(conn, connection, listener, origin))
                 self._connections.add(task)
                 task.add_done_callback(self._connections.discard)
             accepted += 1
             if accepted % ACCEPT_BATCH == 0:
                 await asyncio.sleep(0)
 
-    async def _open_and_serve(self, conn: socket.socket, connection: Connection, listener: str) -> None:
+    def _origin(self, conn: socket.socket, remote: Any, listener: str) -> _Origin:
+        """Kafka's processor and connection id for a new connection from ``remote`` on ``listener``."""
+        count = self._accepted.get(listener, 0)
+        self._accepted[listener] = count + 1
+        local: Any = conn.getsockname()
+        index = count // NETWORK_THREADS
+        security = self.options.security.get(listener)
+        return _Origin(processor=self._processors.get(listener, 0) + count % NETWORK_THREADS,
+                       connection_id=f"{java_host_address(local[0])}:{local[1]}-"
+                                     f"{java_host_address(remote[0])}:{remote[1]}-{index}",
+                       protocol=security.protocol if security is not None else "PLAINTEXT")
+
+    async def _open_and_serve(self, conn: socket.socket, connection: Connection, listener: str,
+                              origin: _Origin) -> None:
         """Wrap an accepted socket in streams (the TLS handshake first on a TLS listener) and serve it."""
         assert self._quotas is not None
         loop = asyncio.get_running_loop()
@@ -609,7 +644,7 @@ class ControllerRuntime:
         connection.busy = False
         connection.last_active = time.monotonic()
         writer = asyncio.StreamWriter(transport, protocol, reader, loop)
-        await self._serve(reader, writer, listener, connection)
+        await self._serve(reader, writer, listener, connection, origin)
 
     async def _close_idle_connections(self) -> None:
         """Close every connection idle for longer than ``connections.max.idle.ms``."""
@@ -618,7 +653,7 @@ class ControllerRuntime:
             await asyncio.sleep(self._quotas.close_idle(time.monotonic()))
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, listener: str,
-                     connection: Connection) -> None:
+                     connection: Connection, origin: _Origin) -> None:
         peer = _peer_name(writer)
         splitter = framing.FrameSplitter(self.options.socket_request_max_bytes)
         security = self.options.security.get(listener)
@@ -649,7 +684,8 @@ class ControllerRuntime:
                 for frame in frames:
                     connection.busy = True
                     try:
-                        if not await self._handle_frame(frame, writer, listener, peer, session, connection):
+                        if not await self._handle_frame(frame, writer, listener, peer, session, connection,
+                                                        origin):
                             return
                     finally:
                         connection.busy = False
@@ -666,7 +702,8 @@ class ControllerRuntime:
             writer.close()
 
     async def _handle_frame(self, frame: bytes, writer: asyncio.StreamWriter, listener: str,
-                            peer: str, session: SaslSession | None, connection: Connection) -> bool:
+                            peer: str, session: SaslSession | None, connection: Connection,
+                            origin: _Origin) -> bool:
         """Answer one request; False when the connection must be closed."""
         prefix = f"[SocketServer listenerType=CONTROLLER, nodeId={self.identity.node_id}]"
         assert self._quotas is not None
@@ -692,12 +729,13 @@ class ControllerRuntime:
                 writer.write(framing.encode_response(outcome.response, outcome.version, correlation_id))
                 await writer.drain()
             return not outcome.close
+        principal = principal_name(session, writer.get_extra_info("peercert"))
+        call = Call(request, listener, peer, frame, _peer_host(writer), principal, protocol=origin.protocol,
+                    connection_id=origin.connection_id, processor=origin.processor, session=origin.session)
         if self.broker is not None and listener in self.broker.listeners:
-            principal = principal_name(session, writer.get_extra_info("peercert"))
-            call = Call(request, listener, peer, frame, _peer_host(writer), principal)
             answer = await self.broker.handle(call)
         else:
-            answer = await self.dispatch(Call(request, listener, peer))
+            answer = await self.dispatch(call)
         if answer is None:
             socket_log.warning("%s Closing socket connection to %s: received request api key %d with version "
                                "%d which is not enabled on listener %s", prefix, peer, key, version, listener)
@@ -723,6 +761,9 @@ class ControllerRuntime:
                 CONTROLLER, call.api_key, call.version, self.options.line,
                 unstable_api_versions=self.options.unstable_api_versions):
             return None
+        refusal = authorization.check(self.authorizer, call, CONTROLLER)
+        if refusal is not None:
+            return refusal, call.version
         return await entry.controller(self, call)
 
     def _listener_ssl(self, listener: str) -> ssl.SSLContext | None:
@@ -822,6 +863,17 @@ class ControllerRuntime:
             if future is not None and not future.done():
                 future.set_result(body)
         self._commit_waits = waits
+
+
+@dataclass(frozen=True)
+class _Origin:
+    """What Kafka knows of a connection from its accept on: the processor it went to, its id, the
+    listener's security protocol and the identity hash of its session object (a refusal prints them)."""
+
+    processor: int
+    connection_id: str
+    protocol: str
+    session: int = field(default_factory=lambda: random.getrandbits(31))
 
 
 @dataclass(frozen=True)

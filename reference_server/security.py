@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from kafka_admin_kraft.client.config import ClientConfig, SaslSettings, parse_jaas
+from kafka_admin_kraft.client.principal import rfc2253
 from kafka_admin_kraft.client.sasl import (
     SCRAM_HASHES,
     SaslFailure,
@@ -312,17 +313,7 @@ def principal_name(session: SaslSession | None, peer_certificate: Mapping[str, A
     subject = (peer_certificate or {}).get("subject")
     if not subject:
         return ANONYMOUS
-    # RFC 2253 lists the relative distinguished names from the last to the first.
-    parts = [f"{_RDN_NAMES.get(key, key)}={_escape_rdn(value)}"
-             for rdn in reversed(subject) for key, value in rdn]
-    return ",".join(parts)
-
-
-def _escape_rdn(value: str) -> str:
-    escaped = "".join(f"\\{char}" if char in ',+"\\<>;' else char for char in value)
-    if escaped.startswith((" ", "#")):
-        escaped = "\\" + escaped
-    return escaped[:-1] + "\\ " if escaped.endswith(" ") else escaped
+    return rfc2253([[(_RDN_NAMES.get(key, key), value) for key, value in rdn] for rdn in subject])
 
 
 def _illegal_state(api_key: int) -> Struct:
@@ -374,18 +365,25 @@ class ClientSecurity:
 class Security:
     listeners: Mapping[str, ListenerSecurity]
     client: ClientSecurity
+    keys: frozenset[str] = frozenset()
+    """The settings read (with their listener prefix where one was used): they are not unknown keys."""
 
 
 class _Lookup:
-    """Settings with Kafka's ``listener.name.<listener>.`` prefix first."""
+    """Settings with Kafka's ``listener.name.<listener>.`` prefix first; ``used`` collects the keys read."""
 
-    def __init__(self, props: Mapping[str, str], listener: str) -> None:
+    def __init__(self, props: Mapping[str, str], listener: str, used: set[str]) -> None:
         self.props = props
         self.prefix = f"listener.name.{listener.lower()}."
+        self.used = used
 
     def get(self, key: str) -> str | None:
-        value = self.props.get(self.prefix + key)
-        return value if value is not None else self.props.get(key)
+        for candidate in (self.prefix + key, key):
+            value = self.props.get(candidate)
+            if value is not None:
+                self.used.add(candidate)
+                return value
+        return None
 
     def key_of(self, key: str) -> str:
         return self.prefix + key if self.prefix + key in self.props else key
@@ -395,17 +393,19 @@ def from_config(config: ServerConfig) -> Security:
     """Every listener's security, and the client's towards the controllers (voters to voters, brokers
     to the active controller); ConfigError when a setting is missing, unsupported or unreadable."""
     props = config.originals
+    used: set[str] = set()
     listeners = {}
     for listener in config.listeners:
         protocol = config.listener_security_protocol_map.get(listener.name, "PLAINTEXT")
-        listeners[listener.name] = _listener_security(props, listener.name, protocol)
+        listeners[listener.name] = _listener_security(props, listener.name, protocol, used)
     default = config.default_listener_name
     protocol = config.listener_security_protocol_map.get(default, "PLAINTEXT")
-    return Security(listeners, _client_security(props, default, protocol))
+    return Security(listeners, _client_security(props, default, protocol, used), frozenset(used))
 
 
-def _listener_security(props: Mapping[str, str], name: str, protocol: str) -> ListenerSecurity:
-    lookup = _Lookup(props, name)
+def _listener_security(props: Mapping[str, str], name: str, protocol: str,
+                       used: set[str]) -> ListenerSecurity:
+    lookup = _Lookup(props, name, used)
     security = ListenerSecurity(name, protocol)
     if protocol in ("SSL", "SASL_SSL"):
         security.ssl_context = _server_ssl_context(lookup, name)
@@ -420,7 +420,7 @@ def _listener_security(props: Mapping[str, str], name: str, protocol: str) -> Li
                               f"use {', '.join(SUPPORTED_MECHANISMS)}")
         security.mechanisms = mechanisms
         for mechanism in mechanisms:
-            users = _jaas_users(props, name, mechanism)
+            users = _jaas_users(props, name, mechanism, used)
             if mechanism == "PLAIN":
                 security.plain_users = users
             else:
@@ -429,17 +429,18 @@ def _listener_security(props: Mapping[str, str], name: str, protocol: str) -> Li
     return security
 
 
-def _jaas_text(props: Mapping[str, str], listener: str, mechanism: str) -> tuple[str, str]:
+def _jaas_text(props: Mapping[str, str], listener: str, mechanism: str, used: set[str]) -> tuple[str, str]:
     key = f"listener.name.{listener.lower()}.{mechanism.lower()}.sasl.jaas.config"
     for candidate in (key, "sasl.jaas.config"):
         if candidate in props:
+            used.add(candidate)
             return candidate, props[candidate]
     raise ConfigError(f"No JAAS configuration for SASL mechanism {mechanism} on listener {listener}: "
                       f"set {key}")
 
 
-def _jaas_users(props: Mapping[str, str], listener: str, mechanism: str) -> dict[str, str]:
-    key, text = _jaas_text(props, listener, mechanism)
+def _jaas_users(props: Mapping[str, str], listener: str, mechanism: str, used: set[str]) -> dict[str, str]:
+    key, text = _jaas_text(props, listener, mechanism, used)
     try:
         module, options = parse_jaas(text)
     except ClientConfigError as exc:
@@ -495,11 +496,12 @@ def _load_inline_chain(context: ssl.SSLContext, chain: str, key: str, password: 
         context.load_cert_chain(path, password=password)
 
 
-def _client_security(props: Mapping[str, str], listener: str, protocol: str) -> ClientSecurity:
+def _client_security(props: Mapping[str, str], listener: str, protocol: str,
+                     used: set[str]) -> ClientSecurity:
     """The inter-controller client for the default controller listener, built by the SDK's config."""
     if protocol == "PLAINTEXT":
         return ClientSecurity()
-    lookup = _Lookup(props, listener)
+    lookup = _Lookup(props, listener, used)
     client_props: dict[str, str] = {"bootstrap.controllers": "localhost:1", "security.protocol": protocol}
     if protocol in ("SSL", "SASL_SSL"):
         for key in _SSL_KEYS:
@@ -507,12 +509,14 @@ def _client_security(props: Mapping[str, str], listener: str, protocol: str) -> 
             if value is not None and key != "ssl.client.auth":
                 client_props[key] = value
     if protocol.startswith("SASL_"):
+        if "sasl.mechanism.controller.protocol" in props:
+            used.add("sasl.mechanism.controller.protocol")
         mechanism = props.get("sasl.mechanism.controller.protocol", "GSSAPI").strip().upper()
         if mechanism not in SUPPORTED_MECHANISMS:
             raise ConfigError(f"sasl.mechanism.controller.protocol={mechanism} is not supported: use one of "
                               f"{', '.join(SUPPORTED_MECHANISMS)}")
         client_props["sasl.mechanism"] = mechanism
-        client_props["sasl.jaas.config"] = _jaas_text(props, listener, mechanism)[1]
+        client_props["sasl.jaas.config"] = _jaas_text(props, listener, mechanism, used)[1]
     try:
         client = ClientConfig.from_properties(client_props)
         context = client.ssl_context() if client.uses_tls else None

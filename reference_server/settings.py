@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import socket
+from collections.abc import Collection
 from typing import Final
 
 from kafka_admin_kraft.config.server import (
@@ -31,10 +32,11 @@ log = logging.getLogger("kafka.server.KafkaConfig")
 UNSTABLE_API_VERSIONS_ENABLE: Final = "unstable.api.versions.enable"
 
 
-def warn_unknown_keys(config: ServerConfig, line: ServerLine) -> None:
+def warn_unknown_keys(config: ServerConfig, line: ServerLine, known: Collection[str] = ()) -> None:
     """Kafka's server ignores configurations it does not know, with one warning each; a line older
-    than 4.2 does not know ``controller.quorum.auto.join.enable``."""
-    unknown = [key for key in config.unknown_keys if key != UNSTABLE_API_VERSIONS_ENABLE]
+    than 4.2 does not know ``controller.quorum.auto.join.enable``. ``known``: the keys read beyond
+    ``ServerConfig`` (TLS and SASL, the authorizer's)."""
+    unknown = [key for key in config.unknown_keys if key != UNSTABLE_API_VERSIONS_ENABLE and key not in known]
     if not line.auto_join and QUORUM_AUTO_JOIN_ENABLE in config.originals:
         unknown = sorted([*unknown, QUORUM_AUTO_JOIN_ENABLE])
     for key in unknown:

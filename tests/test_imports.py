@@ -30,6 +30,7 @@ LAYERS: Mapping[str, Sequence[frozenset[str]]] = {
         frozenset({"protocol"}),
         frozenset({"records", "config", "errors"}),
         frozenset({"storage", "values"}),
+        frozenset({"acl"}),
         frozenset({"models"}),
         frozenset({"health"}),
         frozenset({"voters"}),
@@ -41,7 +42,7 @@ LAYERS: Mapping[str, Sequence[frozenset[str]]] = {
         frozenset({""}),
     ],
     "reference_server": [
-        frozenset({"raft", "connections", "security", "storage", "local", "kafka_line"}),
+        frozenset({"raft", "connections", "security", "storage", "local", "kafka_line", "authorizer"}),
         frozenset({"settings", "peers", "handlers"}),
         frozenset({"startup", "broker"}),
         frozenset({"registration"}),

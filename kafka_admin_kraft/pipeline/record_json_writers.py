@@ -51,6 +51,50 @@ def _bind_abort_transaction_record() -> dict[type, Writer]:
     }
 
 
+_C_AccessControlEntryRecord: type[Any] = _Unbound
+
+
+def _w_AccessControlEntryRecord(o: Any) -> str:
+    if o.__class__ is not _C_AccessControlEntryRecord:
+        return json_text(o)
+    v0 = o.id
+    v1 = o.resource_type
+    v2 = o.resource_name
+    v3 = o.pattern_type
+    v4 = o.principal
+    v5 = o.host
+    v6 = o.operation
+    v7 = o.permission_type
+    return ''.join((
+        '{"id":',
+        (uuid_json(v0) if v0.__class__ is Uuid else json_text(v0)),
+        ',"resource_type":',
+        (str(v1) if v1.__class__ is int else json_text(v1)),
+        ',"resource_name":',
+        (str_json(v2) if v2.__class__ is str else json_text(v2)),
+        ',"pattern_type":',
+        (str(v3) if v3.__class__ is int else json_text(v3)),
+        ',"principal":',
+        (str_json(v4) if v4.__class__ is str else json_text(v4)),
+        ',"host":',
+        (str_json(v5) if v5.__class__ is str else json_text(v5)),
+        ',"operation":',
+        (str(v6) if v6.__class__ is int else json_text(v6)),
+        ',"permission_type":',
+        (str(v7) if v7.__class__ is int else json_text(v7)),
+        '}',
+    ))
+
+
+def _bind_access_control_entry_record() -> dict[type, Writer]:
+    """Bind the classes of AccessControlEntryRecord; their writers by class."""
+    global _C_AccessControlEntryRecord
+    _C_AccessControlEntryRecord = messages.AccessControlEntryRecord
+    return {
+        _C_AccessControlEntryRecord: _w_AccessControlEntryRecord,
+    }
+
+
 _C_AddRaftVoterRequest: type[Any] = _Unbound
 _C_AddRaftVoterRequest_Listener: type[Any] = _Unbound
 
@@ -848,6 +892,108 @@ def _bind_controller_registration_response() -> dict[type, Writer]:
     }
 
 
+_C_CreateAclsRequest: type[Any] = _Unbound
+_C_CreateAclsRequest_AclCreation: type[Any] = _Unbound
+
+
+def _w_CreateAclsRequest(o: Any) -> str:
+    if o.__class__ is not _C_CreateAclsRequest:
+        return json_text(o)
+    v0 = o.creations
+    return ''.join((
+        '{"creations":',
+        ('[' + ','.join(map(_w_CreateAclsRequest_AclCreation, v0)) + ']'
+         if v0.__class__ is list else json_text(v0)),
+        '}',
+    ))
+
+
+def _w_CreateAclsRequest_AclCreation(o: Any) -> str:
+    if o.__class__ is not _C_CreateAclsRequest_AclCreation:
+        return json_text(o)
+    v0 = o.resource_type
+    v1 = o.resource_name
+    v2 = o.resource_pattern_type
+    v3 = o.principal
+    v4 = o.host
+    v5 = o.operation
+    v6 = o.permission_type
+    return ''.join((
+        '{"resource_type":',
+        (str(v0) if v0.__class__ is int else json_text(v0)),
+        ',"resource_name":',
+        (str_json(v1) if v1.__class__ is str else json_text(v1)),
+        ',"resource_pattern_type":',
+        (str(v2) if v2.__class__ is int else json_text(v2)),
+        ',"principal":',
+        (str_json(v3) if v3.__class__ is str else json_text(v3)),
+        ',"host":',
+        (str_json(v4) if v4.__class__ is str else json_text(v4)),
+        ',"operation":',
+        (str(v5) if v5.__class__ is int else json_text(v5)),
+        ',"permission_type":',
+        (str(v6) if v6.__class__ is int else json_text(v6)),
+        '}',
+    ))
+
+
+def _bind_create_acls_request() -> dict[type, Writer]:
+    """Bind the classes of CreateAclsRequest; their writers by class."""
+    global _C_CreateAclsRequest
+    global _C_CreateAclsRequest_AclCreation
+    _C_CreateAclsRequest = messages.CreateAclsRequest
+    _C_CreateAclsRequest_AclCreation = messages.CreateAclsRequest.AclCreation
+    return {
+        _C_CreateAclsRequest: _w_CreateAclsRequest,
+        _C_CreateAclsRequest_AclCreation: _w_CreateAclsRequest_AclCreation,
+    }
+
+
+_C_CreateAclsResponse: type[Any] = _Unbound
+_C_CreateAclsResponse_AclCreationResult: type[Any] = _Unbound
+
+
+def _w_CreateAclsResponse(o: Any) -> str:
+    if o.__class__ is not _C_CreateAclsResponse:
+        return json_text(o)
+    v0 = o.throttle_time_ms
+    v1 = o.results
+    return ''.join((
+        '{"throttle_time_ms":',
+        (str(v0) if v0.__class__ is int else json_text(v0)),
+        ',"results":',
+        ('[' + ','.join(map(_w_CreateAclsResponse_AclCreationResult, v1)) + ']'
+         if v1.__class__ is list else json_text(v1)),
+        '}',
+    ))
+
+
+def _w_CreateAclsResponse_AclCreationResult(o: Any) -> str:
+    if o.__class__ is not _C_CreateAclsResponse_AclCreationResult:
+        return json_text(o)
+    v0 = o.error_code
+    v1 = o.error_message
+    return ''.join((
+        '{"error_code":',
+        (str(v0) if v0.__class__ is int else json_text(v0)),
+        ',"error_message":',
+        (str_json(v1) if v1.__class__ is str else json_text(v1)),
+        '}',
+    ))
+
+
+def _bind_create_acls_response() -> dict[type, Writer]:
+    """Bind the classes of CreateAclsResponse; their writers by class."""
+    global _C_CreateAclsResponse
+    global _C_CreateAclsResponse_AclCreationResult
+    _C_CreateAclsResponse = messages.CreateAclsResponse
+    _C_CreateAclsResponse_AclCreationResult = messages.CreateAclsResponse.AclCreationResult
+    return {
+        _C_CreateAclsResponse: _w_CreateAclsResponse,
+        _C_CreateAclsResponse_AclCreationResult: _w_CreateAclsResponse_AclCreationResult,
+    }
+
+
 _C_DefaultPrincipalData: type[Any] = _Unbound
 
 
@@ -874,6 +1020,274 @@ def _bind_default_principal_data() -> dict[type, Writer]:
     _C_DefaultPrincipalData = messages.DefaultPrincipalData
     return {
         _C_DefaultPrincipalData: _w_DefaultPrincipalData,
+    }
+
+
+_C_DeleteAclsRequest: type[Any] = _Unbound
+_C_DeleteAclsRequest_DeleteAclsFilter: type[Any] = _Unbound
+
+
+def _w_DeleteAclsRequest(o: Any) -> str:
+    if o.__class__ is not _C_DeleteAclsRequest:
+        return json_text(o)
+    v0 = o.filters
+    return ''.join((
+        '{"filters":',
+        ('[' + ','.join(map(_w_DeleteAclsRequest_DeleteAclsFilter, v0)) + ']'
+         if v0.__class__ is list else json_text(v0)),
+        '}',
+    ))
+
+
+def _w_DeleteAclsRequest_DeleteAclsFilter(o: Any) -> str:
+    if o.__class__ is not _C_DeleteAclsRequest_DeleteAclsFilter:
+        return json_text(o)
+    v0 = o.resource_type_filter
+    v1 = o.resource_name_filter
+    v2 = o.pattern_type_filter
+    v3 = o.principal_filter
+    v4 = o.host_filter
+    v5 = o.operation
+    v6 = o.permission_type
+    return ''.join((
+        '{"resource_type_filter":',
+        (str(v0) if v0.__class__ is int else json_text(v0)),
+        ',"resource_name_filter":',
+        (str_json(v1) if v1.__class__ is str else json_text(v1)),
+        ',"pattern_type_filter":',
+        (str(v2) if v2.__class__ is int else json_text(v2)),
+        ',"principal_filter":',
+        (str_json(v3) if v3.__class__ is str else json_text(v3)),
+        ',"host_filter":',
+        (str_json(v4) if v4.__class__ is str else json_text(v4)),
+        ',"operation":',
+        (str(v5) if v5.__class__ is int else json_text(v5)),
+        ',"permission_type":',
+        (str(v6) if v6.__class__ is int else json_text(v6)),
+        '}',
+    ))
+
+
+def _bind_delete_acls_request() -> dict[type, Writer]:
+    """Bind the classes of DeleteAclsRequest; their writers by class."""
+    global _C_DeleteAclsRequest
+    global _C_DeleteAclsRequest_DeleteAclsFilter
+    _C_DeleteAclsRequest = messages.DeleteAclsRequest
+    _C_DeleteAclsRequest_DeleteAclsFilter = messages.DeleteAclsRequest.DeleteAclsFilter
+    return {
+        _C_DeleteAclsRequest: _w_DeleteAclsRequest,
+        _C_DeleteAclsRequest_DeleteAclsFilter: _w_DeleteAclsRequest_DeleteAclsFilter,
+    }
+
+
+_C_DeleteAclsResponse: type[Any] = _Unbound
+_C_DeleteAclsResponse_DeleteAclsFilterResult: type[Any] = _Unbound
+_C_DeleteAclsResponse_DeleteAclsMatchingAcl: type[Any] = _Unbound
+
+
+def _w_DeleteAclsResponse(o: Any) -> str:
+    if o.__class__ is not _C_DeleteAclsResponse:
+        return json_text(o)
+    v0 = o.throttle_time_ms
+    v1 = o.filter_results
+    return ''.join((
+        '{"throttle_time_ms":',
+        (str(v0) if v0.__class__ is int else json_text(v0)),
+        ',"filter_results":',
+        ('[' + ','.join(map(_w_DeleteAclsResponse_DeleteAclsFilterResult, v1)) + ']'
+         if v1.__class__ is list else json_text(v1)),
+        '}',
+    ))
+
+
+def _w_DeleteAclsResponse_DeleteAclsFilterResult(o: Any) -> str:
+    if o.__class__ is not _C_DeleteAclsResponse_DeleteAclsFilterResult:
+        return json_text(o)
+    v0 = o.error_code
+    v1 = o.error_message
+    v2 = o.matching_acls
+    return ''.join((
+        '{"error_code":',
+        (str(v0) if v0.__class__ is int else json_text(v0)),
+        ',"error_message":',
+        (str_json(v1) if v1.__class__ is str else json_text(v1)),
+        ',"matching_acls":',
+        ('[' + ','.join(map(_w_DeleteAclsResponse_DeleteAclsMatchingAcl, v2)) + ']'
+         if v2.__class__ is list else json_text(v2)),
+        '}',
+    ))
+
+
+def _w_DeleteAclsResponse_DeleteAclsMatchingAcl(o: Any) -> str:
+    if o.__class__ is not _C_DeleteAclsResponse_DeleteAclsMatchingAcl:
+        return json_text(o)
+    v0 = o.error_code
+    v1 = o.error_message
+    v2 = o.resource_type
+    v3 = o.resource_name
+    v4 = o.pattern_type
+    v5 = o.principal
+    v6 = o.host
+    v7 = o.operation
+    v8 = o.permission_type
+    return ''.join((
+        '{"error_code":',
+        (str(v0) if v0.__class__ is int else json_text(v0)),
+        ',"error_message":',
+        (str_json(v1) if v1.__class__ is str else json_text(v1)),
+        ',"resource_type":',
+        (str(v2) if v2.__class__ is int else json_text(v2)),
+        ',"resource_name":',
+        (str_json(v3) if v3.__class__ is str else json_text(v3)),
+        ',"pattern_type":',
+        (str(v4) if v4.__class__ is int else json_text(v4)),
+        ',"principal":',
+        (str_json(v5) if v5.__class__ is str else json_text(v5)),
+        ',"host":',
+        (str_json(v6) if v6.__class__ is str else json_text(v6)),
+        ',"operation":',
+        (str(v7) if v7.__class__ is int else json_text(v7)),
+        ',"permission_type":',
+        (str(v8) if v8.__class__ is int else json_text(v8)),
+        '}',
+    ))
+
+
+def _bind_delete_acls_response() -> dict[type, Writer]:
+    """Bind the classes of DeleteAclsResponse; their writers by class."""
+    global _C_DeleteAclsResponse
+    global _C_DeleteAclsResponse_DeleteAclsFilterResult
+    global _C_DeleteAclsResponse_DeleteAclsMatchingAcl
+    _C_DeleteAclsResponse = messages.DeleteAclsResponse
+    _C_DeleteAclsResponse_DeleteAclsFilterResult = messages.DeleteAclsResponse.DeleteAclsFilterResult
+    _C_DeleteAclsResponse_DeleteAclsMatchingAcl = messages.DeleteAclsResponse.DeleteAclsMatchingAcl
+    return {
+        _C_DeleteAclsResponse: _w_DeleteAclsResponse,
+        _C_DeleteAclsResponse_DeleteAclsFilterResult: _w_DeleteAclsResponse_DeleteAclsFilterResult,
+        _C_DeleteAclsResponse_DeleteAclsMatchingAcl: _w_DeleteAclsResponse_DeleteAclsMatchingAcl,
+    }
+
+
+_C_DescribeAclsRequest: type[Any] = _Unbound
+
+
+def _w_DescribeAclsRequest(o: Any) -> str:
+    if o.__class__ is not _C_DescribeAclsRequest:
+        return json_text(o)
+    v0 = o.resource_type_filter
+    v1 = o.resource_name_filter
+    v2 = o.pattern_type_filter
+    v3 = o.principal_filter
+    v4 = o.host_filter
+    v5 = o.operation
+    v6 = o.permission_type
+    return ''.join((
+        '{"resource_type_filter":',
+        (str(v0) if v0.__class__ is int else json_text(v0)),
+        ',"resource_name_filter":',
+        (str_json(v1) if v1.__class__ is str else json_text(v1)),
+        ',"pattern_type_filter":',
+        (str(v2) if v2.__class__ is int else json_text(v2)),
+        ',"principal_filter":',
+        (str_json(v3) if v3.__class__ is str else json_text(v3)),
+        ',"host_filter":',
+        (str_json(v4) if v4.__class__ is str else json_text(v4)),
+        ',"operation":',
+        (str(v5) if v5.__class__ is int else json_text(v5)),
+        ',"permission_type":',
+        (str(v6) if v6.__class__ is int else json_text(v6)),
+        '}',
+    ))
+
+
+def _bind_describe_acls_request() -> dict[type, Writer]:
+    """Bind the classes of DescribeAclsRequest; their writers by class."""
+    global _C_DescribeAclsRequest
+    _C_DescribeAclsRequest = messages.DescribeAclsRequest
+    return {
+        _C_DescribeAclsRequest: _w_DescribeAclsRequest,
+    }
+
+
+_C_DescribeAclsResponse: type[Any] = _Unbound
+_C_DescribeAclsResponse_DescribeAclsResource: type[Any] = _Unbound
+_C_DescribeAclsResponse_AclDescription: type[Any] = _Unbound
+
+
+def _w_DescribeAclsResponse(o: Any) -> str:
+    if o.__class__ is not _C_DescribeAclsResponse:
+        return json_text(o)
+    v0 = o.throttle_time_ms
+    v1 = o.error_code
+    v2 = o.error_message
+    v3 = o.resources
+    return ''.join((
+        '{"throttle_time_ms":',
+        (str(v0) if v0.__class__ is int else json_text(v0)),
+        ',"error_code":',
+        (str(v1) if v1.__class__ is int else json_text(v1)),
+        ',"error_message":',
+        (str_json(v2) if v2.__class__ is str else json_text(v2)),
+        ',"resources":',
+        ('[' + ','.join(map(_w_DescribeAclsResponse_DescribeAclsResource, v3)) + ']'
+         if v3.__class__ is list else json_text(v3)),
+        '}',
+    ))
+
+
+def _w_DescribeAclsResponse_DescribeAclsResource(o: Any) -> str:
+    if o.__class__ is not _C_DescribeAclsResponse_DescribeAclsResource:
+        return json_text(o)
+    v0 = o.resource_type
+    v1 = o.resource_name
+    v2 = o.pattern_type
+    v3 = o.acls
+    return ''.join((
+        '{"resource_type":',
+        (str(v0) if v0.__class__ is int else json_text(v0)),
+        ',"resource_name":',
+        (str_json(v1) if v1.__class__ is str else json_text(v1)),
+        ',"pattern_type":',
+        (str(v2) if v2.__class__ is int else json_text(v2)),
+        ',"acls":',
+        ('[' + ','.join(map(_w_DescribeAclsResponse_AclDescription, v3)) + ']'
+         if v3.__class__ is list else json_text(v3)),
+        '}',
+    ))
+
+
+def _w_DescribeAclsResponse_AclDescription(o: Any) -> str:
+    if o.__class__ is not _C_DescribeAclsResponse_AclDescription:
+        return json_text(o)
+    v0 = o.principal
+    v1 = o.host
+    v2 = o.operation
+    v3 = o.permission_type
+    return ''.join((
+        '{"principal":',
+        (str_json(v0) if v0.__class__ is str else json_text(v0)),
+        ',"host":',
+        (str_json(v1) if v1.__class__ is str else json_text(v1)),
+        ',"operation":',
+        (str(v2) if v2.__class__ is int else json_text(v2)),
+        ',"permission_type":',
+        (str(v3) if v3.__class__ is int else json_text(v3)),
+        '}',
+    ))
+
+
+def _bind_describe_acls_response() -> dict[type, Writer]:
+    """Bind the classes of DescribeAclsResponse; their writers by class."""
+    global _C_DescribeAclsResponse
+    global _C_DescribeAclsResponse_DescribeAclsResource
+    global _C_DescribeAclsResponse_AclDescription
+    _C_DescribeAclsResponse = messages.DescribeAclsResponse
+    _C_DescribeAclsResponse_DescribeAclsResource = messages.DescribeAclsResponse.DescribeAclsResource
+    _C_DescribeAclsResponse_AclDescription = messages.DescribeAclsResponse.AclDescription
+    return {
+        _C_DescribeAclsResponse: _w_DescribeAclsResponse,
+        _C_DescribeAclsResponse_DescribeAclsResource: _w_DescribeAclsResponse_DescribeAclsResource,
+        _C_DescribeAclsResponse_AclDescription: _w_DescribeAclsResponse_AclDescription,
     }
 
 
@@ -2714,6 +3128,29 @@ def _bind_register_controller_record() -> dict[type, Writer]:
     }
 
 
+_C_RemoveAccessControlEntryRecord: type[Any] = _Unbound
+
+
+def _w_RemoveAccessControlEntryRecord(o: Any) -> str:
+    if o.__class__ is not _C_RemoveAccessControlEntryRecord:
+        return json_text(o)
+    v0 = o.id
+    return ''.join((
+        '{"id":',
+        (uuid_json(v0) if v0.__class__ is Uuid else json_text(v0)),
+        '}',
+    ))
+
+
+def _bind_remove_access_control_entry_record() -> dict[type, Writer]:
+    """Bind the classes of RemoveAccessControlEntryRecord; their writers by class."""
+    global _C_RemoveAccessControlEntryRecord
+    _C_RemoveAccessControlEntryRecord = messages.RemoveAccessControlEntryRecord
+    return {
+        _C_RemoveAccessControlEntryRecord: _w_RemoveAccessControlEntryRecord,
+    }
+
+
 _C_RemoveRaftVoterRequest: type[Any] = _Unbound
 
 
@@ -3700,6 +4137,7 @@ def _bind_voters_record() -> dict[type, Writer]:
 
 BINDERS: dict[str, Callable[[], dict[type, Writer]]] = {
     'AbortTransactionRecord': _bind_abort_transaction_record,
+    'AccessControlEntryRecord': _bind_access_control_entry_record,
     'AddRaftVoterRequest': _bind_add_raft_voter_request,
     'AddRaftVoterResponse': _bind_add_raft_voter_response,
     'ApiVersionsRequest': _bind_api_versions_request,
@@ -3714,7 +4152,13 @@ BINDERS: dict[str, Callable[[], dict[type, Writer]]] = {
     'BrokerRegistrationResponse': _bind_broker_registration_response,
     'ControllerRegistrationRequest': _bind_controller_registration_request,
     'ControllerRegistrationResponse': _bind_controller_registration_response,
+    'CreateAclsRequest': _bind_create_acls_request,
+    'CreateAclsResponse': _bind_create_acls_response,
     'DefaultPrincipalData': _bind_default_principal_data,
+    'DeleteAclsRequest': _bind_delete_acls_request,
+    'DeleteAclsResponse': _bind_delete_acls_response,
+    'DescribeAclsRequest': _bind_describe_acls_request,
+    'DescribeAclsResponse': _bind_describe_acls_response,
     'DescribeClusterRequest': _bind_describe_cluster_request,
     'DescribeClusterResponse': _bind_describe_cluster_response,
     'DescribeQuorumRequest': _bind_describe_quorum_request,
@@ -3739,6 +4183,7 @@ BINDERS: dict[str, Callable[[], dict[type, Writer]]] = {
     'QuorumStateData': _bind_quorum_state_data,
     'RegisterBrokerRecord': _bind_register_broker_record,
     'RegisterControllerRecord': _bind_register_controller_record,
+    'RemoveAccessControlEntryRecord': _bind_remove_access_control_entry_record,
     'RemoveRaftVoterRequest': _bind_remove_raft_voter_request,
     'RemoveRaftVoterResponse': _bind_remove_raft_voter_response,
     'RequestHeader': _bind_request_header,

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Final
 
 from . import (
+    acls,
     api_versions,
     broker_lifecycle,
     controller_registration,
@@ -34,6 +35,7 @@ BROKER_APIS: Final = served(BROKER)
 """What a broker listener serves: Metadata, ApiVersions and DescribeCluster from the broker's image, the
 rest forwarded to the active controller."""
 
-__all__ = ["BROKER_APIS", "CONTROLLER_APIS", "BrokerView", "ServerView", "api_versions", "broker_lifecycle",
-           "controller_registration", "describe_cluster", "envelope", "metadata", "raft_apis", "sasl",
+__all__ = ["BROKER_APIS", "CONTROLLER_APIS", "BrokerView", "ServerView", "acls", "api_versions",
+           "broker_lifecycle", "controller_registration", "describe_cluster", "envelope", "metadata",
+           "raft_apis", "sasl",
            "unregister", "update_features"]

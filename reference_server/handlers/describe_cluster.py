@@ -15,7 +15,9 @@ registration) that have an endpoint on the listener the request arrived on, by i
 ControllerRegistrationsPublisher lists them. ControllerId is the quorum leader, or -1 when the
 leader is unknown or not among them, so a client that only knows bootstrap controllers finds the
 leader. Controllers answer only from metadata.version 3.7-IV0 on (UNSUPPORTED_VERSION before).
-Without an authorizer every cluster operation is authorized.
+A controller answers only a principal allowed ALTER on the cluster (``handlers.authorization``); a
+broker answers anyone. The cluster's authorized operations, when asked for, are every one without an
+authorizer, and with one 0 unless the principal may DESCRIBE the cluster, else those it may do.
 
 One deviation, for start-up: a voter with no registration at all yet is listed with its endpoint
 from the voter set. Kafka lists only registered controllers, so on a new cluster (or one just
@@ -39,12 +41,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from kafka_admin_kraft import acl
+from kafka_admin_kraft.acl import CLUSTER_NAME, AclOperation, ResourceType
 from kafka_admin_kraft.features import CONTROLLER_REGISTRATION_VERSION
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.error_codes import ErrorCode
 
-from . import registry
+from ..authorizer import Action, StandardAuthorizer
+from . import authorization, registry
 from .registry import Answer, BrokerRole, Call, ControllerRole
 from .view import BrokerView, ServerView
 
@@ -52,7 +57,7 @@ BROKER_ENDPOINT: Final = 1
 CONTROLLER_ENDPOINT: Final = 2
 _ENDPOINT_NAMES: Final = {BROKER_ENDPOINT: "BROKER", CONTROLLER_ENDPOINT: "CONTROLLER"}
 
-CLUSTER_OPERATIONS: Final = sum(1 << code for code in (5, 7, 8, 9, 10, 11, 12))
+CLUSTER_OPERATIONS: Final = sum(1 << operation for operation in acl.CLUSTER_OPERATIONS)
 """CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS and IDEMPOTENT_WRITE: the
 operations of the CLUSTER resource, all authorized when no authorizer is configured (8096)."""
 NO_OPERATIONS: Final = -2147483648
@@ -62,8 +67,10 @@ Response = messages.DescribeClusterResponse
 
 
 def handle(request: messages.DescribeClusterRequest, api_version: int, view: ServerView,
-           controllers: Sequence[messages.RegisterControllerRecord] = ()) -> messages.DescribeClusterResponse:
-    """The answer of a controller whose committed image holds ``controllers`` (by id)."""
+           controllers: Sequence[messages.RegisterControllerRecord] = (),
+           authorized: int = CLUSTER_OPERATIONS) -> messages.DescribeClusterResponse:
+    """The answer of a controller whose committed image holds ``controllers`` (by id); ``authorized``:
+    the cluster operations the client may do, the bit field answered when it asks for them."""
     if view.metadata_version is not None and view.metadata_version < CONTROLLER_REGISTRATION_VERSION:
         return Response(error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=(
             "Direct-to-controller communication is not supported with the current MetadataVersion."))
@@ -89,16 +96,16 @@ def handle(request: messages.DescribeClusterRequest, api_version: int, view: Ser
             found[voter_id] = (voter_endpoint.host, voter_endpoint.port)
     nodes = [Response.DescribeClusterBroker(broker_id=node_id, host=host, port=port, rack=None)
              for node_id, (host, port) in sorted(found.items())]
-    operations = CLUSTER_OPERATIONS if request.include_cluster_authorized_operations else NO_OPERATIONS
+    operations = authorized if request.include_cluster_authorized_operations else NO_OPERATIONS
     return Response(error_code=ErrorCode.NONE, error_message=None, endpoint_type=CONTROLLER_ENDPOINT,
                     cluster_id=view.cluster_id,
                     controller_id=view.leader_id if view.leader_id in found else -1,
                     brokers=nodes, cluster_authorized_operations=operations)
 
 
-def handle_broker(request: messages.DescribeClusterRequest, api_version: int,
-                  view: BrokerView) -> messages.DescribeClusterResponse:
-    """The answer of a broker whose metadata cache is ``view``."""
+def handle_broker(request: messages.DescribeClusterRequest, api_version: int, view: BrokerView,
+                  authorized: int = CLUSTER_OPERATIONS) -> messages.DescribeClusterResponse:
+    """The answer of a broker whose metadata cache is ``view``; ``authorized`` as for ``handle``."""
     requested = request.endpoint_type if api_version >= 1 else BROKER_ENDPOINT
     if requested == CONTROLLER_ENDPOINT:
         return Response(error_code=ErrorCode.MISMATCHED_ENDPOINT_TYPE, error_message=(
@@ -110,21 +117,39 @@ def handle_broker(request: messages.DescribeClusterRequest, api_version: int,
     listed = view.brokers if api_version >= 2 and request.include_fenced_brokers else view.live
     brokers = [Response.DescribeClusterBroker(broker_id=b.node_id, host=b.host, port=b.port, rack=b.rack,
                                               is_fenced=b.fenced) for b in listed]
-    operations = CLUSTER_OPERATIONS if request.include_cluster_authorized_operations else NO_OPERATIONS
+    operations = authorized if request.include_cluster_authorized_operations else NO_OPERATIONS
     return Response(error_code=ErrorCode.NONE, error_message=None, endpoint_type=BROKER_ENDPOINT,
                     cluster_id=view.cluster_id, controller_id=view.controller_id, brokers=brokers,
                     cluster_authorized_operations=operations)
 
 
+def authorized_operations(authorizer: StandardAuthorizer | None, call: Call) -> int:
+    """The cluster operations the caller may do, as a bit field (Kafka's ``AuthHelper``): every one
+    without an authorizer; else 0 unless DESCRIBE is allowed, and then the allowed ones."""
+    request = call.body
+    assert isinstance(request, messages.DescribeClusterRequest)
+    if authorizer is None or not request.include_cluster_authorized_operations:
+        return CLUSTER_OPERATIONS
+    api = authorization.api_name(call.api_key)
+    if not authorizer.authorize(call.kafka_principal, call.client_host,
+                                Action(AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME, api)):
+        return 0
+    allowed = authorizer.authorized_operations(call.kafka_principal, call.client_host, acl.CLUSTER_OPERATIONS,
+                                               ResourceType.CLUSTER, CLUSTER_NAME, api)
+    return sum(1 << operation for operation in allowed)
+
+
 async def on_controller(node: ControllerRole, call: Call) -> Answer:
     assert isinstance(call.body, messages.DescribeClusterRequest)
-    response = handle(call.body, call.version, node.view(call.listener), node.core.registered_controllers())
+    response = handle(call.body, call.version, node.view(call.listener), node.core.registered_controllers(),
+                      authorized_operations(node.authorizer, call))
     return response, call.version
 
 
 async def on_broker(node: BrokerRole, call: Call) -> Answer:
     assert isinstance(call.body, messages.DescribeClusterRequest)
-    return handle_broker(call.body, call.version, node.view(call.listener)), call.version
+    operations = authorized_operations(node.authorizer, call)
+    return handle_broker(call.body, call.version, node.view(call.listener), operations), call.version
 
 
 registry.register(ApiKey.DESCRIBE_CLUSTER, controller=on_controller, broker=on_broker)

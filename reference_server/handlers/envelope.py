@@ -8,12 +8,16 @@
 - Response: ResponseData (the inner response header and body, without the size prefix) and ErrorCode
   (an error of the envelope itself; ResponseData is then null).
 
-The controller reads the principal (an envelope whose principal does not parse is answered
-PRINCIPAL_DESERIALIZATION_FAILURE), decodes RequestData, handles the inner request as if it had
-arrived on its own listener, and answers with the inner response encoded at the inner version and
-correlation id. The broker decodes that and answers its client, re-encoding with the client's
-correlation id. When no controller can be reached the broker answers in the inner API's own shape
-with the error that makes clients retry, as the API's row of the table says (``registry``):
+The controller authorizes the Envelope itself first (CLUSTER_ACTION on the cluster for the broker's
+principal, ``handlers.authorization``; a refusal is the ErrorCode alone). It then reads the principal
+(an envelope whose principal does not parse is answered PRINCIPAL_DESERIALIZATION_FAILURE), decodes
+RequestData, handles the inner request as if it had arrived on its own listener from the client (its
+principal and address, which the authorizer decides for), and answers with the inner response encoded
+at the inner version and correlation id. The broker decodes that and answers its client, re-encoding
+with the client's correlation id; an error of the Envelope itself is UNKNOWN_SERVER_ERROR in the inner
+API's response (Kafka's ``ForwardingManager``), and UNSUPPORTED_VERSION closes the client's connection.
+When no controller can be reached the broker answers in the inner API's own shape with the error that
+makes clients retry, as the API's row of the table says (``registry``):
 NOT_CONTROLLER for UpdateFeatures, NOT_LEADER_OR_FOLLOWER for the raft APIs. A controller accepts in an
 Envelope only the APIs a broker forwards (INVALID_REQUEST otherwise).
 """
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import random
 from typing import Final
 
 from kafka_admin_kraft.protocol import framing, messages
@@ -39,6 +44,14 @@ PRINCIPAL_TYPE: Final = "User"
 PRINCIPAL_VERSION: Final = 0
 
 
+def client_host(address: bytes) -> str:
+    """The client's IP address in text from ClientHostAddress (empty when it is no address)."""
+    try:
+        return str(ipaddress.ip_address(address))
+    except ValueError:
+        return ""
+
+
 def client_address_bytes(host: str) -> bytes:
     """The packed IP address of a client (``ClientHostAddress``); empty when ``host`` is no IP."""
     try:
@@ -47,9 +60,9 @@ def client_address_bytes(host: str) -> bytes:
         return b""
 
 
-def serialize_principal(name: str) -> bytes:
-    """``User:<name>`` as a Kafka broker puts it in RequestPrincipal."""
-    data = messages.DefaultPrincipalData(type=PRINCIPAL_TYPE, name=name, token_authenticated=False)
+def serialize_principal(name: str, kind: str = PRINCIPAL_TYPE) -> bytes:
+    """``<kind>:<name>`` as a Kafka broker puts it in RequestPrincipal."""
+    data = messages.DefaultPrincipalData(type=kind, name=name, token_authenticated=False)
     return PRINCIPAL_VERSION.to_bytes(2, "big") + data.encode(PRINCIPAL_VERSION)
 
 
@@ -64,11 +77,12 @@ def deserialize_principal(data: bytes | None) -> tuple[str, str]:
     return principal.type, principal.name
 
 
-def wrap(request_frame: bytes, client_host: str, principal: str) -> messages.EnvelopeRequest:
+def wrap(request_frame: bytes, client_host: str, principal: str,
+         principal_type: str = PRINCIPAL_TYPE) -> messages.EnvelopeRequest:
     """The EnvelopeRequest carrying ``request_frame`` (a request's header and body, no size prefix)
-    for a client authenticated as ``User:<principal>``."""
+    for a client authenticated as ``<principal_type>:<principal>``."""
     return messages.EnvelopeRequest(request_data=request_frame,
-                                    request_principal=serialize_principal(principal),
+                                    request_principal=serialize_principal(principal, principal_type),
                                     client_host_address=client_address_bytes(client_host))
 
 
@@ -96,12 +110,13 @@ def unwrap_response(envelope: messages.EnvelopeResponse, api_key: int, api_versi
     return body
 
 
-def unreachable(api_key: int, api_version: int, node_id: int) -> Struct:
-    """A forwarded API's answer when no controller could be reached, in the shape clients retry on."""
+def unreachable(api_key: int, api_version: int, node_id: int, request: Struct | None = None) -> Struct:
+    """A forwarded API's answer to ``request`` when no controller could be reached, in the shape
+    clients retry on."""
     entry = registry.api(api_key)
     if entry is None or entry.unreachable is None:
         raise ValueError(f"API {api_key} is not forwarded")
-    return entry.unreachable(api_version, node_id)
+    return entry.unreachable(api_version, node_id, request)
 
 
 async def on_controller(node: ControllerRole, call: Call) -> Answer:
@@ -121,7 +136,11 @@ async def on_controller(node: ControllerRole, call: Call) -> Answer:
     if not registry.forwarded(inner.header.request_api_key):
         return error_response(ErrorCode.INVALID_REQUEST), call.version
     log.debug("%s forwarded API %d for %s:%s", call.peer, inner.header.request_api_key, *principal)
-    answer = await node.dispatch(Call(inner, call.listener, call.peer))
+    forwarded = Call(inner, call.listener, call.peer, frame=wrapped.request_data,
+                     client_host=client_host(wrapped.client_host_address), principal=principal[1],
+                     principal_type=principal[0], protocol=call.protocol, connection_id=call.connection_id,
+                     processor=call.processor, session=random.getrandbits(31), envelope=call)
+    answer = await node.dispatch(forwarded)
     if answer is None:
         return None
     return wrap_response(answer[0], answer[1], inner.header.correlation_id), call.version

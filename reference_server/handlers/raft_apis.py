@@ -28,16 +28,16 @@ async def on_controller(node: ControllerRole, call: Call) -> Answer:
     return None if body is None else (body, call.version)
 
 
-def describe_quorum_unreachable(api_version: int, node_id: int) -> Struct:
+def describe_quorum_unreachable(api_version: int, node_id: int, request: Struct | None = None) -> Struct:
     return describe.not_leader_response(api_version)
 
 
-def add_raft_voter_unreachable(api_version: int, node_id: int) -> Struct:
+def add_raft_voter_unreachable(api_version: int, node_id: int, request: Struct | None = None) -> Struct:
     return messages.AddRaftVoterResponse(throttle_time_ms=0, error_code=ErrorCode.NOT_LEADER_OR_FOLLOWER,
                                          error_message=None)
 
 
-def remove_raft_voter_unreachable(api_version: int, node_id: int) -> Struct:
+def remove_raft_voter_unreachable(api_version: int, node_id: int, request: Struct | None = None) -> Struct:
     return messages.RemoveRaftVoterResponse(throttle_time_ms=0, error_code=ErrorCode.NOT_LEADER_OR_FOLLOWER,
                                             error_message=None)
 

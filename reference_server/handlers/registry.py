@@ -27,16 +27,19 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, Protocol
 
+from kafka_admin_kraft import acl
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.message import Struct
 
+from ..authorizer import StandardAuthorizer
 from ..kafka_line import ServerLine
 from ..raft.api import NodeIdentity, RaftDriverFacing, ReplicatedLog
+from ..security import ANONYMOUS
 from .view import BrokerView, ServerView
 
-CONTROLLER: Final = "controller"
-BROKER: Final = "broker"
+CONTROLLER: Final = acl.CONTROLLER
+BROKER: Final = acl.BROKER
 
 Answer = tuple[Struct, int] | None
 """A response and the version to encode it at; None closes the connection."""
@@ -54,9 +57,27 @@ class Call:
     frame: bytes = b""
     """Its header and body as received, without the size prefix: what a broker forwards."""
     client_host: str = ""
-    """The client's IP address, which a broker puts in the Envelope."""
+    """The client's IP address, which a broker puts in the Envelope and ACL hosts are matched with."""
     principal: str = ""
-    """The name of the client's ``User`` principal, which a broker puts in the Envelope."""
+    """The name of the client's principal (``ANONYMOUS`` when empty), which a broker puts in the
+    Envelope and the authorizer decides for."""
+    principal_type: str = "User"
+    """The type of the client's principal: ``User``, or what a forwarding broker said."""
+    protocol: str = "PLAINTEXT"
+    """The security protocol of the listener the request (or its Envelope) arrived on."""
+    connection_id: str = ""
+    """Kafka's connection id: ``<local ip>:<port>-<remote ip>:<port>-<index>``."""
+    processor: int = 0
+    """The network processor Kafka would have handed the connection to (named in refusals)."""
+    session: int = 0
+    """The identity hash of the session object a Kafka refusal prints (``Session@<hex>``)."""
+    envelope: Call | None = None
+    """For a request a broker forwarded: the Envelope it arrived in."""
+
+    @property
+    def kafka_principal(self) -> str:
+        """The principal as Kafka prints it and ACLs name it: ``User:alice``."""
+        return f"{self.principal_type}:{self.principal or ANONYMOUS}"
 
     @property
     def api_key(self) -> int:
@@ -83,6 +104,10 @@ class ControllerRole(Protocol):
 
     @property
     def log(self) -> ReplicatedLog: ...
+
+    @property
+    def authorizer(self) -> StandardAuthorizer | None:
+        """The node's authorizer, None when ``authorizer.class.name`` is not set."""
 
     @property
     def active(self) -> bool:
@@ -120,20 +145,26 @@ class ControllerRole(Protocol):
 class BrokerRole(Protocol):
     """What a handler may use of a node's broker role (``broker.BrokerFrontend``)."""
 
+    @property
+    def authorizer(self) -> StandardAuthorizer | None:
+        """The node's authorizer, None when ``authorizer.class.name`` is not set."""
+
     def server_view(self, listener: str) -> ServerView: ...
 
     def view(self, listener: str) -> BrokerView: ...
 
-    async def forward(self, call: Call) -> Struct:
+    async def forward(self, call: Call) -> Struct | None:
         """The controller's answer to ``call`` forwarded in an Envelope, or the API's answer for an
-        unreachable controller."""
+        unreachable controller; None to close the client's connection (the controller refused the
+        Envelope's version)."""
 
 
 ControllerHandler = Callable[[ControllerRole, Call], Awaitable[Answer]]
 BrokerHandler = Callable[[BrokerRole, Call], Awaitable[Answer]]
-UnreachableAnswer = Callable[[int, int], Struct]
-"""(API version, the broker's node id) -> what a broker answers when no controller can be reached:
-the error that makes clients retry, in the API's own response."""
+UnreachableAnswer = Callable[[int, int, Struct | None], Struct]
+"""(API version, the broker's node id, the request) -> what a broker answers when no controller can be
+reached: the error that makes clients retry, in the API's own response (one result per item of the
+request where the response has them)."""
 
 
 @dataclass(frozen=True)
@@ -167,7 +198,8 @@ _TABLE: dict[int, Api] = {}
 
 async def forward(node: BrokerRole, call: Call) -> Answer:
     """A broker listener's handler of a forwarded API: the active controller answers."""
-    return await node.forward(call), call.version
+    body = await node.forward(call)
+    return None if body is None else (body, call.version)
 
 
 def register(key: ApiKey, *, controller: ControllerHandler | None = None,

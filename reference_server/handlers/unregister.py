@@ -204,13 +204,13 @@ async def on_unregister_controller(node: ControllerRole, call: Call) -> Answer:
     return await _commit(node, call, decision, request.controller_id, refused)
 
 
-def broker_unreachable(api_version: int, node_id: int) -> Struct:
+def broker_unreachable(api_version: int, node_id: int, request: Struct | None = None) -> Struct:
     """A broker's UnregisterBroker answer when no controller can be reached."""
     return BrokerResponse(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER,
                           error_message=ErrorCode.NOT_CONTROLLER.message)
 
 
-def controller_unreachable(api_version: int, node_id: int) -> Struct:
+def controller_unreachable(api_version: int, node_id: int, request: Struct | None = None) -> Struct:
     """A broker's UnregisterController answer when no controller can be reached."""
     return controller_error(ErrorCode.NOT_CONTROLLER, ErrorCode.NOT_CONTROLLER.message)
 

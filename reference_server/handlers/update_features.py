@@ -365,7 +365,7 @@ async def on_controller(node: ControllerRole, call: Call) -> Answer:
     return None if body is None else (body, version)
 
 
-def unreachable(api_version: int, node_id: int) -> Response:
+def unreachable(api_version: int, node_id: int, request: Struct | None = None) -> Response:
     """A broker's answer when no controller can be reached."""
     return not_controller(-1, node_id)
 

@@ -413,6 +413,10 @@ class RaftDriverFacing(Protocol):
         """The latest controller registration (KIP-919) per id in the committed metadata image."""
         ...
 
+    def acls(self) -> Mapping[Uuid, messages.AccessControlEntryRecord]:
+        """The ACLs of the committed metadata image, by id (what the authorizer enforces)."""
+        ...
+
 
 def jitter(rng: random.Random, base_ms: int) -> int:
     """An election timeout: ``base_ms`` plus a random share of it, as Kafka randomises it."""

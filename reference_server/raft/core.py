@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kafka_admin_kraft.features import KRAFT_VERSION
@@ -50,7 +50,7 @@ from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.exceptions import DecodeError
 from kafka_admin_kraft.protocol.message import Struct
-from kafka_admin_kraft.protocol.primitives import ZERO_UUID
+from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
 from kafka_admin_kraft.records import (
     ApiMessageAndVersion,
     MetadataRecord,
@@ -262,6 +262,10 @@ class RaftCore:
     def registered_controllers(self) -> list[messages.RegisterControllerRecord]:
         """The controller registrations of the committed image, by controller id."""
         return self._image_work.image.controller_registrations()
+
+    def acls(self) -> Mapping[Uuid, messages.AccessControlEntryRecord]:
+        """The ACLs of the committed image, by id."""
+        return self._image_work.image.acls()
 
     @property
     def image(self) -> SnapshotImage:

@@ -14,6 +14,9 @@ batches of a snapshot. Compaction keeps the latest record per key:
 * UnregisterBrokerRecord and UnregisterControllerRecord (KIP-1312, Kafka 4.4) remove the broker's or
   controller's registration, whatever its epoch or incarnation (Kafka's ``ClusterDelta``), and vanish:
   a snapshot written afterwards holds no trace of it;
+* AccessControlEntryRecord per ACL id; RemoveAccessControlEntryRecord removes the ACL with its id and
+  vanishes (Kafka's ``AclsDelta``): a snapshot holds the ACLs that stand, which ``acls`` lists for the
+  authorizer;
 * NoOpRecords vanish;
 * any other record (types the image does not key, raw records) is kept in log order.
 
@@ -31,14 +34,16 @@ only above the high watermark, and installing a fetched snapshot replaces the im
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Final
 
 from kafka_admin_kraft.features import METADATA_VERSION
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.api_keys import MetadataRecordType as Record
 from kafka_admin_kraft.protocol.exceptions import DecodeError
+from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.records import (
     ApiMessageAndVersion,
     RecordBatch,
@@ -57,7 +62,8 @@ _DECODED = frozenset({Record.FEATURE_LEVEL_RECORD, Record.TOPIC_RECORD, Record.P
                       Record.BEGIN_TRANSACTION_RECORD, Record.END_TRANSACTION_RECORD,
                       Record.ABORT_TRANSACTION_RECORD, Record.FENCE_BROKER_RECORD,
                       Record.UNFENCE_BROKER_RECORD, Record.BROKER_REGISTRATION_CHANGE_RECORD,
-                      Record.UNREGISTER_BROKER_RECORD, Record.UNREGISTER_CONTROLLER_RECORD})
+                      Record.UNREGISTER_BROKER_RECORD, Record.UNREGISTER_CONTROLLER_RECORD,
+                      Record.ACCESS_CONTROL_ENTRY_RECORD, Record.REMOVE_ACCESS_CONTROL_ENTRY_RECORD})
 """Record types the image decodes; every other type is kept by reference without decoding."""
 
 
@@ -102,6 +108,8 @@ class SnapshotImage:
         self._keyed: dict[tuple[int, object], bytes] = {}
         self._others: list[OtherRun] = []
         self._transaction: list[_Change] | None = None
+        self._acls: Mapping[Uuid, messages.AccessControlEntryRecord] | None = None
+        """The decoded ACLs, until the next ACL change (``acls``)."""
 
     def reset(self, next_offset: int, epoch: int, timestamp: int = -1) -> None:
         """Empty the image and place it at ``next_offset`` (a snapshot's end offset and epoch)."""
@@ -133,7 +141,7 @@ class SnapshotImage:
 
     def broker_registrations(self) -> list[messages.RegisterBrokerRecord]:
         """Every registered broker as it stands, by broker id."""
-        found = [m for m in self._registrations(Record.REGISTER_BROKER_RECORD)
+        found = [m for m in self._keyed_messages(Record.REGISTER_BROKER_RECORD)
                  if isinstance(m, messages.RegisterBrokerRecord)]
         return sorted(found, key=lambda registration: registration.broker_id)
 
@@ -141,11 +149,19 @@ class SnapshotImage:
         """The latest registration of every controller (KIP-919), by controller id. A controller that
         stopped, or left the voter set, stays registered until an UnregisterControllerRecord removes
         it (KIP-1312)."""
-        found = [m for m in self._registrations(Record.REGISTER_CONTROLLER_RECORD)
+        found = [m for m in self._keyed_messages(Record.REGISTER_CONTROLLER_RECORD)
                  if isinstance(m, messages.RegisterControllerRecord)]
         return sorted(found, key=lambda registration: registration.controller_id)
 
-    def _registrations(self, record_type: int) -> Iterator[object]:
+    def acls(self) -> Mapping[Uuid, messages.AccessControlEntryRecord]:
+        """The ACLs that stand, by id (read-only; the same mapping until an ACL record changes it)."""
+        if self._acls is None:
+            found = {m.id: m for m in self._keyed_messages(Record.ACCESS_CONTROL_ENTRY_RECORD)
+                     if isinstance(m, messages.AccessControlEntryRecord)}
+            self._acls = MappingProxyType(found)
+        return self._acls
+
+    def _keyed_messages(self, record_type: int) -> Iterator[object]:
         for (api_key, _), value in self._keyed.items():
             if api_key == record_type:
                 record = decode_metadata_record(value)
@@ -250,6 +266,10 @@ class SnapshotImage:
         elif isinstance(message, messages.UnregisterControllerRecord):
             controller = (Record.REGISTER_CONTROLLER_RECORD, message.controller_id)
             self._change(("unkeyed", controller, None, 0), offset)
+        elif isinstance(message, messages.AccessControlEntryRecord):
+            self._change(("keyed", (Record.ACCESS_CONTROL_ENTRY_RECORD, message.id), value, 0), offset)
+        elif isinstance(message, messages.RemoveAccessControlEntryRecord):
+            self._change(("unkeyed", (Record.ACCESS_CONTROL_ENTRY_RECORD, message.id), None, 0), offset)
         else:  # a type the codec does not model at this version
             self._change(("other", source, None, offset), offset)
 
@@ -272,8 +292,10 @@ class SnapshotImage:
         elif kind == "keyed":
             assert value is not None
             self._keyed[key] = value  # type: ignore[index]
+            self._forget_acls(key)
         elif kind == "unkeyed":
             self._keyed.pop(key, None)  # type: ignore[call-overload]
+            self._forget_acls(key)
         elif kind == "fencing":
             assert isinstance(key, tuple)
             self._fence(key[0], key[1], level)
@@ -285,6 +307,10 @@ class SnapshotImage:
                 last.last = offset
             else:
                 self._others.append(OtherRun(source, offset, offset))
+
+    def _forget_acls(self, key: object) -> None:
+        if isinstance(key, tuple) and key[0] == Record.ACCESS_CONTROL_ENTRY_RECORD:
+            self._acls = None
 
     def _fence(self, broker_id: int, broker_epoch: int, change: int) -> None:
         stored = self._keyed.get((Record.REGISTER_BROKER_RECORD, broker_id))

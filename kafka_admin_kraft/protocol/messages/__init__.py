@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from kafka_admin_kraft.protocol.message import Struct
     from kafka_admin_kraft.protocol.messages.abort_transaction_record import AbortTransactionRecord as AbortTransactionRecord
+    from kafka_admin_kraft.protocol.messages.access_control_entry_record import AccessControlEntryRecord as AccessControlEntryRecord
     from kafka_admin_kraft.protocol.messages.add_raft_voter import AddRaftVoterRequest as AddRaftVoterRequest
     from kafka_admin_kraft.protocol.messages.add_raft_voter import AddRaftVoterResponse as AddRaftVoterResponse
     from kafka_admin_kraft.protocol.messages.api_versions import ApiVersionsRequest as ApiVersionsRequest
@@ -27,7 +28,13 @@ if TYPE_CHECKING:
     from kafka_admin_kraft.protocol.messages.broker_registration import BrokerRegistrationResponse as BrokerRegistrationResponse
     from kafka_admin_kraft.protocol.messages.controller_registration import ControllerRegistrationRequest as ControllerRegistrationRequest
     from kafka_admin_kraft.protocol.messages.controller_registration import ControllerRegistrationResponse as ControllerRegistrationResponse
+    from kafka_admin_kraft.protocol.messages.create_acls import CreateAclsRequest as CreateAclsRequest
+    from kafka_admin_kraft.protocol.messages.create_acls import CreateAclsResponse as CreateAclsResponse
     from kafka_admin_kraft.protocol.messages.default_principal_data import DefaultPrincipalData as DefaultPrincipalData
+    from kafka_admin_kraft.protocol.messages.delete_acls import DeleteAclsRequest as DeleteAclsRequest
+    from kafka_admin_kraft.protocol.messages.delete_acls import DeleteAclsResponse as DeleteAclsResponse
+    from kafka_admin_kraft.protocol.messages.describe_acls import DescribeAclsRequest as DescribeAclsRequest
+    from kafka_admin_kraft.protocol.messages.describe_acls import DescribeAclsResponse as DescribeAclsResponse
     from kafka_admin_kraft.protocol.messages.describe_cluster import DescribeClusterRequest as DescribeClusterRequest
     from kafka_admin_kraft.protocol.messages.describe_cluster import DescribeClusterResponse as DescribeClusterResponse
     from kafka_admin_kraft.protocol.messages.describe_quorum import DescribeQuorumRequest as DescribeQuorumRequest
@@ -52,6 +59,7 @@ if TYPE_CHECKING:
     from kafka_admin_kraft.protocol.messages.quorum_state_data import QuorumStateData as QuorumStateData
     from kafka_admin_kraft.protocol.messages.register_broker_record import RegisterBrokerRecord as RegisterBrokerRecord
     from kafka_admin_kraft.protocol.messages.register_controller_record import RegisterControllerRecord as RegisterControllerRecord
+    from kafka_admin_kraft.protocol.messages.remove_access_control_entry_record import RemoveAccessControlEntryRecord as RemoveAccessControlEntryRecord
     from kafka_admin_kraft.protocol.messages.remove_raft_voter import RemoveRaftVoterRequest as RemoveRaftVoterRequest
     from kafka_admin_kraft.protocol.messages.remove_raft_voter import RemoveRaftVoterResponse as RemoveRaftVoterResponse
     from kafka_admin_kraft.protocol.messages.request_header import RequestHeader as RequestHeader
@@ -80,6 +88,7 @@ if TYPE_CHECKING:
 
 _MODULES = {
     'AbortTransactionRecord': 'abort_transaction_record',
+    'AccessControlEntryRecord': 'access_control_entry_record',
     'AddRaftVoterRequest': 'add_raft_voter',
     'AddRaftVoterResponse': 'add_raft_voter',
     'ApiVersionsRequest': 'api_versions',
@@ -94,7 +103,13 @@ _MODULES = {
     'BrokerRegistrationResponse': 'broker_registration',
     'ControllerRegistrationRequest': 'controller_registration',
     'ControllerRegistrationResponse': 'controller_registration',
+    'CreateAclsRequest': 'create_acls',
+    'CreateAclsResponse': 'create_acls',
     'DefaultPrincipalData': 'default_principal_data',
+    'DeleteAclsRequest': 'delete_acls',
+    'DeleteAclsResponse': 'delete_acls',
+    'DescribeAclsRequest': 'describe_acls',
+    'DescribeAclsResponse': 'describe_acls',
     'DescribeClusterRequest': 'describe_cluster',
     'DescribeClusterResponse': 'describe_cluster',
     'DescribeQuorumRequest': 'describe_quorum',
@@ -119,6 +134,7 @@ _MODULES = {
     'QuorumStateData': 'quorum_state_data',
     'RegisterBrokerRecord': 'register_broker_record',
     'RegisterControllerRecord': 'register_controller_record',
+    'RemoveAccessControlEntryRecord': 'remove_access_control_entry_record',
     'RemoveRaftVoterRequest': 'remove_raft_voter',
     'RemoveRaftVoterResponse': 'remove_raft_voter',
     'RequestHeader': 'request_header',
@@ -150,6 +166,9 @@ REQUEST_NAMES = {
     3: 'MetadataRequest',
     17: 'SaslHandshakeRequest',
     18: 'ApiVersionsRequest',
+    29: 'DescribeAclsRequest',
+    30: 'CreateAclsRequest',
+    31: 'DeleteAclsRequest',
     36: 'SaslAuthenticateRequest',
     52: 'VoteRequest',
     53: 'BeginQuorumEpochRequest',
@@ -173,6 +192,9 @@ RESPONSE_NAMES = {
     3: 'MetadataResponse',
     17: 'SaslHandshakeResponse',
     18: 'ApiVersionsResponse',
+    29: 'DescribeAclsResponse',
+    30: 'CreateAclsResponse',
+    31: 'DeleteAclsResponse',
     36: 'SaslAuthenticateResponse',
     52: 'VoteResponse',
     53: 'BeginQuorumEpochResponse',
@@ -200,6 +222,8 @@ METADATA_RECORD_NAMES = {
     8: 'UnfenceBrokerRecord',
     12: 'FeatureLevelRecord',
     17: 'BrokerRegistrationChangeRecord',
+    18: 'AccessControlEntryRecord',
+    19: 'RemoveAccessControlEntryRecord',
     20: 'NoOpRecord',
     23: 'BeginTransactionRecord',
     24: 'EndTransactionRecord',
@@ -207,7 +231,7 @@ METADATA_RECORD_NAMES = {
     27: 'RegisterControllerRecord',
     29: 'UnregisterControllerRecord',
 }
-__all__ = ['AbortTransactionRecord', 'AddRaftVoterRequest', 'AddRaftVoterResponse', 'ApiVersionsRequest', 'ApiVersionsResponse', 'BeginQuorumEpochRequest', 'BeginQuorumEpochResponse', 'BeginTransactionRecord', 'BrokerHeartbeatRequest', 'BrokerHeartbeatResponse', 'BrokerRegistrationChangeRecord', 'BrokerRegistrationRequest', 'BrokerRegistrationResponse', 'ControllerRegistrationRequest', 'ControllerRegistrationResponse', 'DefaultPrincipalData', 'DescribeClusterRequest', 'DescribeClusterResponse', 'DescribeQuorumRequest', 'DescribeQuorumResponse', 'EndQuorumEpochRequest', 'EndQuorumEpochResponse', 'EndTransactionRecord', 'EnvelopeRequest', 'EnvelopeResponse', 'FeatureLevelRecord', 'FenceBrokerRecord', 'FetchRequest', 'FetchResponse', 'FetchSnapshotRequest', 'FetchSnapshotResponse', 'KRaftVersionRecord', 'LeaderChangeMessage', 'MetadataRequest', 'MetadataResponse', 'NoOpRecord', 'PartitionRecord', 'QuorumStateData', 'RegisterBrokerRecord', 'RegisterControllerRecord', 'RemoveRaftVoterRequest', 'RemoveRaftVoterResponse', 'RequestHeader', 'ResponseHeader', 'SaslAuthenticateRequest', 'SaslAuthenticateResponse', 'SaslHandshakeRequest', 'SaslHandshakeResponse', 'SnapshotFooterRecord', 'SnapshotHeaderRecord', 'TopicRecord', 'UnfenceBrokerRecord', 'UnregisterBrokerRecord', 'UnregisterBrokerRequest', 'UnregisterBrokerResponse', 'UnregisterControllerRecord', 'UnregisterControllerRequest', 'UnregisterControllerResponse', 'UpdateFeaturesRequest', 'UpdateFeaturesResponse', 'UpdateRaftVoterRequest', 'UpdateRaftVoterResponse', 'VoteRequest', 'VoteResponse', 'VotersRecord']
+__all__ = ['AbortTransactionRecord', 'AccessControlEntryRecord', 'AddRaftVoterRequest', 'AddRaftVoterResponse', 'ApiVersionsRequest', 'ApiVersionsResponse', 'BeginQuorumEpochRequest', 'BeginQuorumEpochResponse', 'BeginTransactionRecord', 'BrokerHeartbeatRequest', 'BrokerHeartbeatResponse', 'BrokerRegistrationChangeRecord', 'BrokerRegistrationRequest', 'BrokerRegistrationResponse', 'ControllerRegistrationRequest', 'ControllerRegistrationResponse', 'CreateAclsRequest', 'CreateAclsResponse', 'DefaultPrincipalData', 'DeleteAclsRequest', 'DeleteAclsResponse', 'DescribeAclsRequest', 'DescribeAclsResponse', 'DescribeClusterRequest', 'DescribeClusterResponse', 'DescribeQuorumRequest', 'DescribeQuorumResponse', 'EndQuorumEpochRequest', 'EndQuorumEpochResponse', 'EndTransactionRecord', 'EnvelopeRequest', 'EnvelopeResponse', 'FeatureLevelRecord', 'FenceBrokerRecord', 'FetchRequest', 'FetchResponse', 'FetchSnapshotRequest', 'FetchSnapshotResponse', 'KRaftVersionRecord', 'LeaderChangeMessage', 'MetadataRequest', 'MetadataResponse', 'NoOpRecord', 'PartitionRecord', 'QuorumStateData', 'RegisterBrokerRecord', 'RegisterControllerRecord', 'RemoveAccessControlEntryRecord', 'RemoveRaftVoterRequest', 'RemoveRaftVoterResponse', 'RequestHeader', 'ResponseHeader', 'SaslAuthenticateRequest', 'SaslAuthenticateResponse', 'SaslHandshakeRequest', 'SaslHandshakeResponse', 'SnapshotFooterRecord', 'SnapshotHeaderRecord', 'TopicRecord', 'UnfenceBrokerRecord', 'UnregisterBrokerRecord', 'UnregisterBrokerRequest', 'UnregisterBrokerResponse', 'UnregisterControllerRecord', 'UnregisterControllerRequest', 'UnregisterControllerResponse', 'UpdateFeaturesRequest', 'UpdateFeaturesResponse', 'UpdateRaftVoterRequest', 'UpdateRaftVoterResponse', 'VoteRequest', 'VoteResponse', 'VotersRecord']
 
 
 def __getattr__(name: str) -> Any:

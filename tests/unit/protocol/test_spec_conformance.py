@@ -26,7 +26,9 @@ NOT_IN_REFERENCE = {"EnvelopeRequest", "EnvelopeResponse", "BrokerRegistrationRe
                     "DefaultPrincipalData", "ControllerRegistrationRequest", "ControllerRegistrationResponse",
                     "UnregisterBrokerRequest", "UnregisterBrokerResponse", "UnregisterBrokerRecord",
                     "UnregisterControllerRequest", "UnregisterControllerResponse",
-                    "UnregisterControllerRecord"}
+                    "UnregisterControllerRecord", "CreateAclsRequest", "CreateAclsResponse",
+                    "DescribeAclsRequest", "DescribeAclsResponse", "DeleteAclsRequest", "DeleteAclsResponse",
+                    "AccessControlEntryRecord", "RemoveAccessControlEntryRecord"}
 
 
 def _load(path: Path) -> dict[str, Any]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.message import Struct
-from kafka_admin_kraft.protocol.primitives import ZERO_UUID
+from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
 from kafka_admin_kraft.records import (
     ApiMessageAndVersion,
     RecordBatch,
@@ -150,6 +150,10 @@ class FakeCore:
     def registered_controllers(self) -> list[messages.RegisterControllerRecord]:
         self._catch_up()
         return self.image.controller_registrations()
+
+    def acls(self) -> Mapping[Uuid, messages.AccessControlEntryRecord]:
+        self._catch_up()
+        return self.image.acls()
 
     def committed_features(self) -> CommittedFeatures:
         self._catch_up()

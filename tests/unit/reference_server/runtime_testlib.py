@@ -14,6 +14,7 @@ from integration.client import KafkaClient
 
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.storage import BootstrapMetadata
+from kafka_admin_kraft_server.authorizer import AuthorizerConfig
 from kafka_admin_kraft_server.kafka_line import DEFAULT_LINE, LINES
 from kafka_admin_kraft_server.raft.api import Endpoint, NodeIdentity, RaftConfig
 from kafka_admin_kraft_server.runtime import ControllerRuntime, ListenerSpec, RuntimeOptions
@@ -46,15 +47,17 @@ class Running:
 
 def make_runtime(*, node_id: int = 1, lead: bool = True, idle_ms: int = 500, max_bytes: int = 1 << 20,
                  request_timeout_ms: int = 2000, bootstrap: BootstrapMetadata | None = None,
-                 line: str = DEFAULT_LINE, unstable_api_versions: bool = False) -> ControllerRuntime:
+                 line: str = DEFAULT_LINE, unstable_api_versions: bool = False,
+                 authorizer: AuthorizerConfig | None = None) -> ControllerRuntime:
     """A runtime around a ``FakeCore`` over a ``MemoryLog``, listening on a free local port, running as
-    the Kafka ``line``."""
+    the Kafka ``line``, with ``authorizer`` if given."""
     log = MemoryLog()
     core = FakeCore(node_id, log, lead=lead)
     options = RuntimeOptions(listeners=(ListenerSpec("CONTROLLER", "127.0.0.1", 0),),
                              socket_request_max_bytes=max_bytes, metadata_max_idle_interval_ms=idle_ms,
                              bootstrap_metadata=bootstrap, bootstrap_source="test",
-                             line=LINES[line], unstable_api_versions=unstable_api_versions)
+                             line=LINES[line], unstable_api_versions=unstable_api_versions,
+                             authorizer=authorizer)
     return ControllerRuntime(identity(node_id), RaftConfig(request_timeout_ms=request_timeout_ms), core, log,
                              options)
 

@@ -62,6 +62,15 @@ FACTS: dict[int, tuple[tuple[tuple[int, int] | None, ...], str]] = {
     ApiKey.UNREGISTER_CONTROLLER: (
         (None,) * 5 + ((0, 0),),
         "UnregisterControllerRequest.json key 94, v0: new in 4.4 (KIP-1312, PR #22191)"),
+    ApiKey.DESCRIBE_ACLS: (
+        ((0, 3),) + ((1, 3),) * 5,
+        "DescribeAclsRequest.json 0-3 (v0 deprecated) in 3.9.0; v0 removed in 4.0 (KIP-896)"),
+    ApiKey.CREATE_ACLS: (
+        ((0, 3),) + ((1, 3),) * 5,
+        "CreateAclsRequest.json 0-3 in 3.9.0; 1-3 from 4.0 (KIP-896)"),
+    ApiKey.DELETE_ACLS: (
+        ((0, 3),) + ((1, 3),) * 5,
+        "DeleteAclsRequest.json 0-3 in 3.9.0; 1-3 from 4.0 (KIP-896)"),
 }
 
 

@@ -13,8 +13,10 @@ import pytest
 from kafka_admin_kraft.config.server import ConfigError
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
 from kafka_admin_kraft_server import settings
+from kafka_admin_kraft_server.authorizer import STANDARD_AUTHORIZER, authorizer_config, config_keys
 from kafka_admin_kraft_server.kafka_line import LINES, NEWEST
 from kafka_admin_kraft_server.raft.api import Address, Endpoint, ReplicaKey, VoterInfo
+from kafka_admin_kraft_server.security import from_config as security_from_config
 from unit.config.config_testlib import INT_MAX, config, lone_voter_config, refused
 
 
@@ -123,3 +125,25 @@ def test_unstable_api_versions_enable_is_read_without_a_warning(caplog: pytest.L
             "Invalid value yes for configuration unstable.api.versions.enable: Expected value to be either "
             "true or false")):
         settings.unstable_api_versions_enable(bad)
+
+
+def test_the_security_and_authorizer_keys_are_known(caplog: pytest.LogCaptureFixture) -> None:
+    """The TLS and SASL settings the listeners read, with their listener prefix, and the authorizer's are
+    no unknown keys; a key nobody reads still is."""
+    scram = "org.apache.kafka.common.security.scram.ScramLoginModule"
+    jaas = f'{scram} required username="admin" password="a" user_admin="a";'
+    loaded = lone_voter_config(**{
+        "listener.security.protocol.map": "CONTROLLER:SASL_PLAINTEXT",
+        "sasl.enabled.mechanisms": "SCRAM-SHA-256",
+        "sasl.mechanism.controller.protocol": "SCRAM-SHA-256",
+        "listener.name.controller.scram-sha-256.sasl.jaas.config": jaas,
+        "authorizer.class.name": STANDARD_AUTHORIZER,
+        "super.users": "User:admin",
+        "allow.everyone.if.no.acl.found": "false",
+        "listener.name.controller.ssl.keystore.location": "/not/used",
+    })
+    known = security_from_config(loaded).keys | config_keys(authorizer_config(loaded.originals))
+    with caplog.at_level(logging.WARNING):
+        settings.warn_unknown_keys(loaded, NEWEST, known)
+    warned = re.findall(r"The configuration '([^']+)' was supplied but isn't a known config", caplog.text)
+    assert warned == ["listener.name.controller.ssl.keystore.location"]

@@ -21,19 +21,20 @@ def test_api_versions_lists_the_controller_apis_at_every_version(version: int) -
     response, at = api_versions.handle(request(version), version, view())
     assert at == version and response.error_code == 0
     keys = {entry.api_key: (entry.min_version, entry.max_version) for entry in response.api_keys}
-    assert keys == {1: (4, 18), 18: (0, 5), 52: (0, 2), 53: (0, 1), 54: (0, 1), 55: (0, 2), 57: (0, 2),
-                    58: (0, 0), 59: (0, 1), 60: (0, 2), 62: (0, 4), 63: (0, 2), 64: (0, 0), 70: (0, 0),
-                    80: (0, 1), 81: (0, 0), 82: (0, 0), 94: (0, 0)}
+    assert keys == {1: (4, 18), 18: (0, 5), 29: (1, 3), 30: (1, 3), 31: (1, 3), 52: (0, 2), 53: (0, 1),
+                    54: (0, 1), 55: (0, 2), 57: (0, 2), 58: (0, 0), 59: (0, 1), 60: (0, 2), 62: (0, 4),
+                    63: (0, 2), 64: (0, 0), 70: (0, 0), 80: (0, 1), 81: (0, 0), 82: (0, 0), 94: (0, 0)}
     assert [entry.api_key for entry in response.api_keys] == sorted(keys)
     framing.encode_response(response, version, 7)  # every version encodes (features dropped below v3)
 
 
 # The controller listener's ranges of each line where they differ from 4.4's above (the line table's
 # sources are in tests/unit/reference_server/test_kafka_line.py). UnregisterController (94, KIP-1312)
-# is new in 4.4: older lines leave it out.
+# is new in 4.4: older lines leave it out. The ACL APIs (29-31) keep v0 in 3.9.
 BEFORE_4_3 = {18: (0, 4), 63: (0, 1)}
 DIFFERENCES = {
-    "3.9": {1: (0, 17), 52: (0, 1), 57: (0, 1), 60: (0, 1), 80: (0, 0), **BEFORE_4_3},
+    "3.9": {1: (0, 17), 29: (0, 3), 30: (0, 3), 31: (0, 3), 52: (0, 1), 57: (0, 1), 60: (0, 1), 80: (0, 0),
+            **BEFORE_4_3},
     "4.0": {1: (4, 17), 80: (0, 0), **BEFORE_4_3},
     "4.1": {80: (0, 0), **BEFORE_4_3},
     "4.2": BEFORE_4_3,
@@ -52,9 +53,9 @@ def test_each_line_advertises_its_versions(line: str) -> None:
     assert {e.api_key: (e.min_version, e.max_version) for e in response.api_keys} == expected
     broker, _ = api_versions.handle(request(4), 4, view(line=LINES[line]), BROKER)
     metadata = (0, 12) if line == "3.9" else (0, 13)
-    forwarded = {key: expected[key] for key in (55, 57, 64, 80, 81, 94) if key in expected}
+    forwarded = {key: expected[key] for key in (30, 31, 55, 57, 64, 80, 81, 94) if key in expected}
     assert {e.api_key: (e.min_version, e.max_version) for e in broker.api_keys} == {
-        3: metadata, 18: expected[18], 60: expected[60], **forwarded}
+        3: metadata, 18: expected[18], 29: expected[29], 60: expected[60], **forwarded}
 
 
 def test_describe_quorum_v3_only_with_unstable_api_versions() -> None:

@@ -34,7 +34,7 @@ def test_broker_listeners_serve_kafkas_broker_apis_but_fetch() -> None:
     assert set(BROKER_APIS) == expected - {ApiKey.FETCH}
     assert {key for key in BROKER_APIS if registry.forwarded(key)} == {
         ApiKey.DESCRIBE_QUORUM, ApiKey.UPDATE_FEATURES, ApiKey.UNREGISTER_BROKER, ApiKey.ADD_RAFT_VOTER,
-        ApiKey.REMOVE_RAFT_VOTER, ApiKey.UNREGISTER_CONTROLLER}
+        ApiKey.REMOVE_RAFT_VOTER, ApiKey.UNREGISTER_CONTROLLER, ApiKey.CREATE_ACLS, ApiKey.DELETE_ACLS}
 
 
 def test_every_row_serves_its_request_class_versions() -> None:
@@ -47,11 +47,13 @@ def test_every_row_serves_its_request_class_versions() -> None:
 
 def test_api_versions_lists_the_table_at_the_lines_versions() -> None:
     """Every API the table serves on broker listeners, at the versions of the node's line (the
-    newest: the codec's, but for DescribeQuorum v3, which no Kafka line serves)."""
+    newest: the codec's, but for DescribeQuorum v3, which no Kafka line serves, and the ACL APIs' v0,
+    which Kafka 4.0 removed)."""
     response, _ = api_versions.handle(messages.ApiVersionsRequest(), 0, view(), BROKER)
+    newest = {ApiKey.DESCRIBE_QUORUM: (0, 2), ApiKey.DESCRIBE_ACLS: (1, 3), ApiKey.CREATE_ACLS: (1, 3),
+              ApiKey.DELETE_ACLS: (1, 3)}
     assert [(k.api_key, (k.min_version, k.max_version)) for k in response.api_keys] == [
-        (key, (0, 2) if key == ApiKey.DESCRIBE_QUORUM else messages.request_class(key).VERSIONS)
-        for key in BROKER_APIS]
+        (key, newest.get(key, messages.request_class(key).VERSIONS)) for key in BROKER_APIS]
 
 
 def test_unreachable_answers_come_from_the_forwarded_rows() -> None:

@@ -174,3 +174,36 @@ def test_unregistration_records_remove_the_registration_and_vanish() -> None:
     apply_all(image, log)
     assert [(c.controller_id, c.incarnation_id) for c in image.controller_registrations()] == [
         (3, INCARNATION_B), (4, INCARNATION_A)]
+
+
+def acl_record(acl_id: int, name: str) -> ApiMessageAndVersion:
+    return record(messages.AccessControlEntryRecord(
+        id=Uuid(bytes(15) + bytes([acl_id])), resource_type=2, resource_name=name, pattern_type=3,
+        principal="User:alice", host="*", operation=3, permission_type=3))
+
+
+def test_acls_are_kept_by_id_removed_by_id_and_snapshotted() -> None:
+    """AccessControlEntryRecord per ACL id; RemoveAccessControlEntryRecord drops it and vanishes (Kafka's
+    AclsDelta); the snapshot written afterwards holds the ACLs that stand. ``acls`` is the same mapping
+    until an ACL changes."""
+    log = MemoryLog()
+    append(log, 1, acl_record(1, "a"), acl_record(2, "b"), acl_record(3, "c"))
+    image = SnapshotImage()
+    apply_all(image, log)
+    first = image.acls()
+    assert sorted(r.resource_name for r in first.values()) == ["a", "b", "c"]
+    assert image.acls() is first
+    append(log, 1, record(messages.RemoveAccessControlEntryRecord(id=Uuid(bytes(15) + b"\x02"))),
+           record(messages.BeginTransactionRecord(name="t")),
+           record(messages.RemoveAccessControlEntryRecord(id=Uuid(bytes(15) + b"\x03"))),
+           record(messages.AbortTransactionRecord(reason="Controller failover")),
+           record(messages.NoOpRecord()))
+    apply_all(image, log)
+    assert image.acls() is not first
+    assert sorted(r.resource_name for r in image.acls().values()) == ["a", "c"]
+    assert image.other_count() == 0
+    values = [decode_metadata_record(v) for v in image.values(read(log))]
+    assert values == [acl_record(1, "a"), acl_record(3, "c")]
+    loaded = SnapshotImage()
+    loaded.load_snapshot(SnapshotId(log.end_offset(), 1), metadata_batches(0, 1, 0, values))
+    assert loaded.acls() == image.acls()
