@@ -27,7 +27,7 @@ from . import output
 
 if TYPE_CHECKING:
     from kafka_admin_kraft.admin import Admin
-    from kafka_admin_kraft.errors import KafkaAdminError
+    from kafka_admin_kraft.errors import KafkaAdminError, Refusal
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -191,7 +191,8 @@ def error_text(exc: BaseException) -> str:
     )
 
     if isinstance(exc, KafkaApiError):
-        return f"{JAVA_ERRORS_PACKAGE}{exc.java_exception}: {exc.message}"
+        message = exc.message if exc.refusal is None else refusal_text(exc.refusal)
+        return f"{JAVA_ERRORS_PACKAGE}{exc.java_exception}: {message}"
     if isinstance(exc, (KafkaTimeoutError, BootstrapError)):
         return f"{JAVA_ERRORS_PACKAGE}TimeoutException: {exc}"
     if isinstance(exc, UnsupportedOperationError):
@@ -213,6 +214,16 @@ def report_error(exc: KafkaAdminError) -> str:
     if isinstance(exc, KafkaApiError) and exc.hint:
         sys.stderr.write(f"Note: {exc.hint}\n")
     sys.stderr.flush()
+    return text
+
+
+def refusal_text(refusal: Refusal) -> str:
+    """An authorization refusal in the tools' terms: who was refused, what grants it, and that the
+    read-only commands need only DESCRIBE on the cluster through brokers, where DescribeCluster (what
+    ``--bootstrap-controller`` asks first) needs nothing."""
+    text = refusal.text("--bootstrap-server")
+    if refusal.listener == "controller" and refusal.broker_operation is None:
+        text += ", and read-only commands (describe, check, watch) need only DESCRIBE on the cluster"
     return text
 
 

@@ -12,6 +12,12 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    from kafka_admin_kraft.acl import AclBinding as AclBinding
+    from kafka_admin_kraft.acl import AclBindingFilter as AclBindingFilter
+    from kafka_admin_kraft.acl import AclOperation as AclOperation
+    from kafka_admin_kraft.acl import AclPermissionType as AclPermissionType
+    from kafka_admin_kraft.acl import PatternType as PatternType
+    from kafka_admin_kraft.acl import ResourceType as ResourceType
     from kafka_admin_kraft.admin import Admin as Admin
     from kafka_admin_kraft.admin import AsyncAdmin as AsyncAdmin
     from kafka_admin_kraft.health import Finding as Finding
@@ -44,6 +50,9 @@ _LAZY = {
         "FeatureUpdateResult", "FinalizedVersionRange", "Node", "QuorumInfo", "RaftVoterEndpoint",
         "ReplicaState", "SupportedVersionRange")},
     "UpgradeType": "kafka_admin_kraft.values",
+    **{name: "kafka_admin_kraft.acl" for name in (
+        "AclBinding", "AclBindingFilter", "AclOperation", "AclPermissionType", "PatternType",
+        "ResourceType")},
 }
 
 __all__ = ["__version__", *_LAZY]

@@ -48,6 +48,7 @@ from kafka_admin_kraft.errors import KafkaClientError
 if TYPE_CHECKING:
     import asyncio
 
+    from kafka_admin_kraft.acl import AclBinding, AclBindingFilter, AclCreateResult, AclDeleteResult
     from kafka_admin_kraft.health import Finding, HealthThresholds, QuorumHealth
     from kafka_admin_kraft.models import (
         ClusterDescription,
@@ -323,6 +324,35 @@ def _replace_controller(
     )
 
 
+def _create_acls(
+    core: AdminCore, bindings: Iterable[AclBinding], timeout: float | None
+) -> Op[list[AclCreateResult]]:
+    from kafka_admin_kraft import acl
+    from kafka_admin_kraft.client.operations.acls import create_acls
+
+    return create_acls(core, acl.bindings(bindings), check.timeout(timeout))
+
+
+def _describe_acls(
+    core: AdminCore, selector: AclBindingFilter | None, timeout: float | None
+) -> Op[list[AclBinding]]:
+    from kafka_admin_kraft import acl
+    from kafka_admin_kraft.client.operations.acls import describe_acls
+
+    if selector is not None and not isinstance(selector, acl.AclBindingFilter):
+        raise TypeError(f"filter must be an AclBindingFilter or None, got {values.shown(selector)}")
+    return describe_acls(core, selector or acl.ANY_BINDING, check.timeout(timeout))
+
+
+def _delete_acls(
+    core: AdminCore, filters: Iterable[AclBindingFilter], timeout: float | None
+) -> Op[list[AclDeleteResult]]:
+    from kafka_admin_kraft import acl
+    from kafka_admin_kraft.client.operations.acls import delete_acls
+
+    return delete_acls(core, acl.filters(filters), check.timeout(timeout))
+
+
 class _Base:
     _config: ClientConfig
     _core: AdminCore
@@ -587,6 +617,27 @@ class Admin(_Base):
             )
         )
 
+    def create_acls(
+        self, bindings: Iterable[AclBinding], *, timeout: float | None = None
+    ) -> list[AclCreateResult]:
+        """Add ACL bindings (``kafka_admin_kraft.acl.AclBinding``); one result per binding, in order (check
+        ``.ok`` / ``.exception()``). A binding that exists already succeeds. A refusal of the whole
+        request (the principal may not ALTER the cluster, no authorizer) is raised."""
+        return self._run(_create_acls(self._core, bindings, timeout))
+
+    def describe_acls(
+        self, filter: AclBindingFilter | None = None, *, timeout: float | None = None
+    ) -> list[AclBinding]:
+        """The ACL bindings that match ``filter`` (default: all); needs DESCRIBE on the cluster."""
+        return self._run(_describe_acls(self._core, filter, timeout))
+
+    def delete_acls(
+        self, filters: Iterable[AclBindingFilter], *, timeout: float | None = None
+    ) -> list[AclDeleteResult]:
+        """Remove every ACL binding a filter matches; one result per filter, with the bindings it removed
+        (``.deleted``). A refusal of the whole request is raised."""
+        return self._run(_delete_acls(self._core, filters, timeout))
+
     def close(self) -> None:
         """Close every connection; the client cannot be used afterwards."""
         with self._lock:
@@ -784,6 +835,24 @@ class AsyncAdmin(_Base):
                 keep_registrations,
             )
         )
+
+    async def create_acls(
+        self, bindings: Iterable[AclBinding], *, timeout: float | None = None
+    ) -> list[AclCreateResult]:
+        """See :meth:`Admin.create_acls`."""
+        return await self._run(_create_acls(self._core, bindings, timeout))
+
+    async def describe_acls(
+        self, filter: AclBindingFilter | None = None, *, timeout: float | None = None
+    ) -> list[AclBinding]:
+        """See :meth:`Admin.describe_acls`."""
+        return await self._run(_describe_acls(self._core, filter, timeout))
+
+    async def delete_acls(
+        self, filters: Iterable[AclBindingFilter], *, timeout: float | None = None
+    ) -> list[AclDeleteResult]:
+        """See :meth:`Admin.delete_acls`."""
+        return await self._run(_delete_acls(self._core, filters, timeout))
 
     async def close(self) -> None:
         """Close every connection."""

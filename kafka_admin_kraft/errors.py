@@ -10,7 +10,9 @@
     |   +-- UndefinedVersionError     a message version the schema does not define
     +-- KafkaApiError                 an error code from a Kafka server; one subclass per code, named
     |                                 after it (NotLeaderOrFollowerError, DuplicateVoterError, ...),
-    |                                 carrying the server's message, the operation and the node
+    |                                 carrying the server's message, the operation and the node, and
+    |                                 for CLUSTER_AUTHORIZATION_FAILED a ``Refusal``: the principal
+    |                                 refused and the ACL that would allow it
     +-- KafkaClientError              raised by the admin client itself
         +-- ConfigError               unknown, unsupported or inconsistent client properties (also a
         |                             ValueError)
@@ -45,6 +47,7 @@ from kafka_admin_kraft.protocol.exceptions import (
     KafkaAdminError,
     KafkaApiError,
     ProtocolError,
+    Refusal,
     UndefinedVersionError,
 )
 
@@ -157,6 +160,7 @@ __all__ = [
     "KafkaConnectionError",
     "KafkaTimeoutError",
     "ProtocolError",
+    "Refusal",
     "UndefinedVersionError",
     "UnsupportedOperationError",
     "VoterChangeError",

@@ -48,6 +48,7 @@ from kafka_admin_kraft.errors import (
     KafkaConnectionError,
     KafkaTimeoutError,
     ProtocolError,
+    Refusal,
     UnsupportedOperationError,
     error_for_code,
 )
@@ -155,6 +156,8 @@ class AdminCore:
         self.controller_id: int | None = None
         self.controller: Address | None = None
         self.known_nodes: dict[int, Address] = {}
+        self.last_api: int | None = None
+        """The API key of the last request sent (what an authorization error refers to)."""
         self._cursor = 0
         self._epoch = time.time() - clock()
 
@@ -188,6 +191,8 @@ class AdminCore:
             except KafkaApiError as exc:
                 if exc.operation is None:
                     exc.in_context(operation)
+                if exc.code == ErrorCode.CLUSTER_AUTHORIZATION_FAILED and exc.refusal is None:
+                    self._explain(exc)
                 if not retry(exc):
                     raise
                 last_error = exc
@@ -205,6 +210,25 @@ class AdminCore:
             if self.clock() + backoff >= deadline:
                 raise self._timeout(operation, budget, last_error) from last_error
             yield Sleep(backoff)
+
+    def _explain(self, error: KafkaApiError) -> None:
+        """Say who was refused the last request sent and what would allow it (``kafka_admin_kraft.acl``)."""
+        from kafka_admin_kraft import acl
+        from kafka_admin_kraft.client.principal import configured_principal
+
+        if self.last_api is None:
+            return
+        listener = acl.CONTROLLER if self.config.bootstrap_controllers else acl.BROKER
+        needed = acl.cluster_operation(self.last_api, listener)
+        if needed is None:
+            return
+        through_brokers = acl.cluster_operation(self.last_api, acl.BROKER)
+        api = messages.request_class(self.last_api).NAME.removesuffix("Request")
+        error.refused(Refusal(
+            principal=configured_principal(self.config), api=api, listener=listener, operation=needed.name,
+            forwarded=listener == acl.BROKER and self.last_api in acl.FORWARDED,
+            broker_operation=through_brokers.name if through_brokers is not None else None,
+            server_message=error.message))
 
     def _timeout(self, operation: str, budget: float, last_error: BaseException | None) -> KafkaClientError:
         if isinstance(last_error, BootstrapError):
@@ -463,6 +487,7 @@ class AdminCore:
 
     def request(self, conn: Connection, body: Struct, version: int, deadline: float) -> Op[Any]:
         """Send ``body`` at ``version`` and return the decoded response body."""
+        self.last_api = body.API_KEY
         raw = yield from self._exchange(conn, body, version, deadline)
         return (yield from self._decode(conn, raw, body.API_KEY, (version,)))
 

@@ -14,6 +14,8 @@ Every exception the package raises derives from :class:`KafkaAdminError`::
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 
 class KafkaAdminError(Exception):
     """Base class of every error raised by kafka-admin-kraft."""
@@ -73,6 +75,45 @@ class UndefinedVersionError(ProtocolError):
     """A message version outside the range the schema defines."""
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """Who a server refused, for which API and what would grant it: the explanation of an
+    authorization error, which Kafka's own text does not give."""
+
+    principal: str
+    """The principal the client is seen as: ``User:alice``."""
+    api: str
+    """The API refused: ``DescribeCluster``."""
+    listener: str
+    """Where it was sent: ``controller`` or ``broker``."""
+    operation: str
+    """The operation on the cluster the API needs: ``ALTER``."""
+    forwarded: bool = False
+    """A broker forwards the API to the active controller, which decides."""
+    broker_operation: str | None = None
+    """For an API refused by a controller: what it needs through a broker (None: nothing)."""
+    server_message: str | None = None
+    """The server's own text (Kafka's ``Request ... is not authorized.``, else the error's default)."""
+
+    def text(self, brokers: str = "bootstrap.servers") -> str:
+        """The explanation; ``brokers`` names the setting (or option) that connects through brokers."""
+        resource = "the cluster (the CLUSTER resource, kafka-cluster)"
+        if self.listener == "controller":
+            where = f"to a controller, which allows it to principals with {self.operation} on {resource}"
+        elif self.forwarded:
+            where = (f"through a broker: the active controller it is forwarded to allows it to principals "
+                     f"with {self.operation} on {resource}")
+        else:
+            where = f"to a broker, which allows it to principals with {self.operation} on {resource}"
+        text = (f"{self.principal} is not authorized to send {self.api} {where}; an ACL allowing "
+                f"{self.principal} {self.operation} on the cluster grants it")
+        if self.listener == "controller" and self.broker_operation != self.operation:
+            needs = ("no permission" if self.broker_operation is None
+                     else f"{self.broker_operation} on the cluster")
+            text += f"; through brokers ({brokers}) {self.api} needs {needs}"
+        return text
+
+
 class KafkaApiError(KafkaAdminError):
     """An error code returned by a Kafka server.
 
@@ -94,6 +135,9 @@ class KafkaApiError(KafkaAdminError):
     hint: str | None = None
     """What to do about it, when the operation knows (``str()`` ends with it; ``message`` stays the
     server's, which Kafka's tools print)."""
+    refusal: Refusal | None = None
+    """For an authorization error: who was refused and what would grant it, once the client knows it
+    (``message`` then says it; the server's own text is ``refusal.server_message``)."""
 
     def __init__(self, message: str | None = None) -> None:
         self.message = message if message else self.description
@@ -117,5 +161,12 @@ class KafkaApiError(KafkaAdminError):
     def with_hint(self, hint: str) -> KafkaApiError:
         """Say what to do about the error; returns ``self``."""
         self.hint = hint
+        self.args = (self._render(),)
+        return self
+
+    def refused(self, refusal: Refusal) -> KafkaApiError:
+        """Explain an authorization error; returns ``self``."""
+        self.refusal = refusal
+        self.message = refusal.text()
         self.args = (self._render(),)
         return self

@@ -136,3 +136,25 @@ def test_an_authentication_failure_is_kafkas_one_line(sasl_controller: Cluster, 
                  "describe", "--status")
     assert time.monotonic() - started < 10  # not the 60 s of default.api.timeout.ms
     assert (result.returncode, result.stdout, result.stderr) == (1, "", line.format(address=address) + "\n")
+
+
+def test_an_authorization_refusal_keeps_kafkas_class_and_says_what_grants_it() -> None:
+    """The tools' line: Kafka's exception class, then who was refused, what grants it and, for
+    DescribeCluster on a controller, that the read-only commands need only DESCRIBE through brokers."""
+    from kafka_admin_kraft.errors import Refusal, error_for_code
+    from kafka_admin_kraft_cli.admin_options import error_text
+
+    error = error_for_code(31, "Request Request(...) is not authorized.").refused(Refusal(
+        principal="User:alice", api="DescribeCluster", listener="controller", operation="ALTER"))
+    assert error_text(error) == (
+        "org.apache.kafka.common.errors.ClusterAuthorizationException: User:alice is not authorized to "
+        "send DescribeCluster to a controller, which allows it to principals with ALTER on the cluster (the "
+        "CLUSTER resource, kafka-cluster); an ACL allowing User:alice ALTER on the cluster grants it; "
+        "through brokers (--bootstrap-server) DescribeCluster needs no permission, and read-only commands "
+        "(describe, check, watch) need only DESCRIBE on the cluster")
+    forwarded = error_for_code(31).refused(Refusal(principal="User:alice", api="UpdateFeatures",
+                                                   listener="broker", operation="ALTER", forwarded=True,
+                                                   broker_operation="ALTER"))
+    assert error_text(forwarded).endswith("an ACL allowing User:alice ALTER on the cluster grants it")
+    assert error_text(error_for_code(31, "raw")) == \
+        "org.apache.kafka.common.errors.ClusterAuthorizationException: raw"

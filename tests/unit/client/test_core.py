@@ -142,10 +142,12 @@ def test_non_retriable_errors_surface_at_once_with_message_operation_and_node() 
     )
     with admin(net) as a, pytest.raises(ClusterAuthorizationFailedError) as info:
         a.describe_metadata_quorum()
-    assert info.value.message == "no DESCRIBE on CLUSTER"
+    # An authorization error is explained (``test_authorization_errors_say_who_and_what_grants_it``); the
+    # server's own text is kept beside the explanation.
+    assert info.value.refusal is not None and info.value.refusal.server_message == "no DESCRIBE on CLUSTER"
     assert info.value.operation == "describe_metadata_quorum" and info.value.node == f"node 1 ({HOST}:9091)"
     assert str(info.value) == (
-        f"[CLUSTER_AUTHORIZATION_FAILED] no DESCRIBE on CLUSTER "
+        f"[CLUSTER_AUTHORIZATION_FAILED] {info.value.message} "
         f"(describe_metadata_quorum on node 1 ({HOST}:9091))"
     )
     assert net.sleeps == []
@@ -305,3 +307,39 @@ def test_retries_used_up_after_a_connection_failed_raise_the_public_connection_e
     ):
         a.describe_cluster()
     assert type(info.value) is KafkaConnectionError and reason in str(info.value)
+
+
+def test_authorization_errors_say_who_and_what_grants_it() -> None:
+    """CLUSTER_AUTHORIZATION_FAILED names the principal the client is seen as, the API refused and the
+    operation on the cluster that allows it, on the controller or through a broker."""
+    net = FakeNetwork(3, leader=1)
+    text = "Request Request(...) is not authorized."
+    refused = messages.DescribeClusterResponse(error_code=31, error_message=text)
+    for node in net.nodes.values():
+        node.handlers[60] = lambda node, version, body: refused
+    with admin(net) as a, pytest.raises(ClusterAuthorizationFailedError) as info:
+        a.describe_metadata_quorum()
+    refusal = info.value.refusal
+    assert refusal is not None
+    fields = (refusal.principal, refusal.api, refusal.listener, refusal.operation, refusal.broker_operation)
+    assert fields == ("User:ANONYMOUS", "DescribeCluster", "controller", "ALTER", None)
+    assert refusal.server_message == text
+    assert info.value.message == (
+        "User:ANONYMOUS is not authorized to send DescribeCluster to a controller, which allows it to "
+        "principals with ALTER on the cluster (the CLUSTER resource, kafka-cluster); an ACL allowing "
+        "User:ANONYMOUS ALTER on the cluster grants it; through brokers (bootstrap.servers) DescribeCluster "
+        "needs no permission")
+    assert info.value.operation == "find the active controller"
+
+    brokers = FakeNetwork(3, leader=1, brokers=1)
+    broker = brokers.nodes[101]
+    broker.handlers[57] = lambda node, version, body: messages.UpdateFeaturesResponse(error_code=31)
+    with admin(brokers, brokers=True) as a, pytest.raises(ClusterAuthorizationFailedError) as through:
+        a.update_features({"group.version": 1})
+    assert through.value.message == (
+        "User:ANONYMOUS is not authorized to send UpdateFeatures through a broker: the active controller it "
+        "is forwarded to allows it to principals with ALTER on the cluster (the CLUSTER resource, "
+        "kafka-cluster); an ACL allowing User:ANONYMOUS ALTER on the cluster grants it")
+    # No message from the server: the error's own text stands for it.
+    assert through.value.refusal is not None
+    assert through.value.refusal.server_message == "Cluster authorization failed."
