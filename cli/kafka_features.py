@@ -18,7 +18,15 @@ import click
 
 from . import output
 from ._click import CONTEXT_SETTINGS, KafkaGroup
-from .admin_options import JAVA_INT, AdminTarget, bootstrap_options, open_admin, reported_errors, target
+from .admin_options import (
+    JAVA_INT,
+    AdminTarget,
+    bootstrap_options,
+    open_admin,
+    refusal_text,
+    reported_errors,
+    target,
+)
 
 if TYPE_CHECKING:
     from kafka_admin_kraft.admin import Admin
@@ -250,7 +258,8 @@ def apply_updates(
     try:
         results = admin.update_features(request, validate_only=dry_run)
     except KafkaApiError as exc:
-        return [Outcome(name, level, exc.message) for name, level in sorted(updates.items())]
+        message = exc.message if exc.refusal is None else refusal_text(exc.refusal)
+        return [Outcome(name, level, message) for name, level in sorted(updates.items())]
     except KafkaAdminError as exc:
         return [Outcome(name, level, str(exc)) for name, level in sorted(updates.items())]
     outcomes = []

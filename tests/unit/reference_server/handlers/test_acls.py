@@ -3,14 +3,21 @@ messages (``AclApis``, ``AclControlManager``), and what a running controller ans
 
 from __future__ import annotations
 
+import contextlib
+import random
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from integration.client import ConnectionClosed
 
-from kafka_admin_kraft.protocol import messages
+from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.primitives import Uuid
+from kafka_admin_kraft.protocol.spec import all_messages
 from kafka_admin_kraft_server.authorizer import AuthorizerConfig, StandardAuthorizer
 from kafka_admin_kraft_server.handlers import BROKER_APIS, CONTROLLER_APIS, acls, envelope, registry
+from unit.protocol.strategies import MessageStrategies
 from unit.reference_server.runtime_testlib import Running, make_runtime, running, wait_for
 
 CREATE = messages.CreateAclsRequest
@@ -203,3 +210,53 @@ def test_a_running_controller_without_an_authorizer() -> None:
         assert [(r.error_code, r.error_message) for r in deleted.filter_results] == [
             (54, "No Authorizer is configured.")]
         assert server.core.acls() == {}
+
+
+ACL_SPECS = {spec.name: spec for spec in all_messages()
+             if spec.name in ("CreateAclsRequest", "DescribeAclsRequest", "DeleteAclsRequest")}
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_fuzzed_acl_requests_get_an_answer_or_close_the_connection(data: st.DataObject) -> None:
+    """Any request the codec reads (random codes, names, principals, hosts) is answered with one result
+    per item, or is one Kafka fails to parse; the decisions never raise."""
+    spec = ACL_SPECS[data.draw(st.sampled_from(sorted(ACL_SPECS)))]
+    version = data.draw(st.sampled_from(spec.version_list))
+    request = data.draw(MessageStrategies(spec).message(version))
+    stored = table(record(), record("t", kind=TOPIC, pattern=PREFIXED, principal="alice"))
+    if acls.unparseable(request):
+        return
+    if isinstance(request, CREATE):
+        response, records = acls.create(request, stored, active=True, leader_id=1, node_id=1)
+        assert len(response.results) == len(request.creations)
+        assert len(records) <= len(request.creations)
+    elif isinstance(request, DELETE):
+        deleted, removals = acls.delete(request, stored, active=True, leader_id=1, node_id=1)
+        assert len(deleted.filter_results) == len(request.filters)
+        assert {r.id for r in removals} <= set(stored)
+    else:
+        auth = StandardAuthorizer(AuthorizerConfig(frozenset()), 1, lambda: stored)
+        assert acls.describe(request, auth).error_code == 0
+
+
+def test_mutated_acl_frames_never_take_the_controller_down(caplog: pytest.LogCaptureFixture) -> None:
+    """Random bytes in ACL requests: each is answered or closes its own connection; the controller keeps
+    answering the others and logs no unexpected error."""
+    rng = random.Random(29)
+    everything = DESCRIBE(resource_type_filter=ANY, operation=ANY, permission_type=ANY)
+    bodies = [framing.encode_request(CREATE(creations=[creation(), creation("t", kind=TOPIC)]), 3, 1, "fuzz"),
+              framing.encode_request(DELETE(filters=[delete_filter(principal="User:alice")]), 2, 1, "fuzz"),
+              framing.encode_request(everything, 1, 1, "fuzz")]
+    runtime = make_runtime(authorizer=AuthorizerConfig(frozenset({"User:ANONYMOUS"})))
+    with running(runtime) as server, server.client() as bystander:
+        for _ in range(60):
+            frame = bytearray(rng.choice(bodies)[4:])
+            for _ in range(rng.randrange(1, 4)):
+                frame[rng.randrange(10, len(frame))] = rng.randrange(256)
+            with server.client() as offender:
+                offender.send_raw(len(frame).to_bytes(4, "big") + bytes(frame))
+                with contextlib.suppress(ConnectionClosed, OSError):
+                    offender.recv_frame()
+            assert bystander.api_versions().error_code == 0
+    assert "Unexpected error" not in caplog.text
