@@ -16,10 +16,13 @@ node finding the leader through ``controller.quorum.bootstrap.servers``. Besides
   what the API table gives broker listeners (``handlers.registry``, ``handlers.BROKER_APIS``):
   ApiVersions with that API set and the finalized features of its image; Metadata and
   DescribeCluster from its image: the registered, unfenced brokers (``handlers.metadata``,
-  ``handlers.describe_cluster``); the forwarded APIs (DescribeQuorum, AddRaftVoter, RemoveRaftVoter
-  and UpdateFeatures) sent to the active controller in an Envelope carrying the client's principal
-  (``handlers.envelope``). When no controller can be reached the client gets NOT_CONTROLLER or
-  NOT_LEADER_OR_FOLLOWER and retries.
+  ``handlers.describe_cluster``) and DescribeAcls from its image (``handlers.acls``); the forwarded
+  APIs (DescribeQuorum, AddRaftVoter, RemoveRaftVoter, UpdateFeatures, UnregisterBroker,
+  UnregisterController, CreateAcls and DeleteAcls) sent to the active controller in an Envelope
+  carrying the client's principal and address (``handlers.envelope``), which the controller
+  authorizes. With an authorizer the broker checks what it answers itself (``handlers.authorization``).
+  When no controller can be reached the client gets NOT_CONTROLLER or NOT_LEADER_OR_FOLLOWER and
+  retries.
 
 The active controller is the quorum leader the core knows, reached at its endpoint for the first
 ``controller.listener.names`` entry with the node's controller-client security (TLS, SASL).

@@ -6,7 +6,8 @@ How the pieces meet:
    (``socket.request.max.bytes`` caps a frame) and answered strictly in request order: like Kafka,
    which mutes a connection until its response is queued, the next request is read only once the
    previous one is answered. Each request goes to the handler the API table gives its listener's kind
-   (``handlers.registry``): ApiVersions and DescribeCluster are answered from a view of the node; the
+   (``handlers.registry``), once the authorizer, when there is one, has allowed it
+   (``handlers.authorization``): ApiVersions and DescribeCluster are answered from a view of the node; the
    raft APIs go to the core, whose ``poll`` hands back the reply; broker listeners are the broker
    role's (``broker``). An API key or version this listener does not serve (ApiVersions excepted), an
    oversized frame or a malformed one is logged once and the connection is closed, as Kafka does;

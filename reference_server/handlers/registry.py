@@ -18,7 +18,8 @@ and SaslAuthenticate have none: a SASL listener's session answers them before au
 (``kafka_admin_kraft_server.security``), and ApiVersions lists them on SASL listeners only.
 
 Adding an API takes its spec and one handler module that calls ``register`` (listed in
-``handlers/__init__``).
+``handlers/__init__``), the operation on the cluster it needs (``kafka_admin_kraft.acl``) and the
+answer it gives when refused (``handlers.error_responses``).
 """
 
 from __future__ import annotations

@@ -46,8 +46,8 @@ ranges, and stopping it again once the upgrade is done.
 An answer waits for the record's commit and says NOT_CONTROLLER if this node stops leading first.
 A request for a node whose unregistration is appended but not committed yet is answered as Kafka's
 controller, which replays its own records at once, answers it: not registered. The metadata.version
-checked is the controller's own view (committed, with its appended changes). Authorization (CLUSTER
-ALTER in Kafka) is not modelled: every principal may. When no controller can be reached, a broker
+checked is the controller's own view (committed, with its appended changes). With an authorizer both
+need ALTER on the cluster (``handlers.authorization``). When no controller can be reached, a broker
 answers NOT_CONTROLLER, which clients retry.
 """
 

@@ -35,7 +35,8 @@ Reasons 1-4 and 6-7 are written ``Invalid update version <level> for feature <na
 ValidateOnly runs every check and writes nothing. Otherwise the FeatureLevelRecords go into one batch
 (atomic, as Kafka's ``ControllerResult.atomicOf``) and the runtime answers once that batch, and the
 kraft.version upgrade, are committed. Kafka also refuses a change while a voter named in
-``controller.quorum.voters`` has not registered; that, and cluster authorization, are not modelled.
+``controller.quorum.voters`` has not registered; that is not modelled. With an authorizer it needs ALTER on
+the cluster (``handlers.authorization``).
 
 The supported ranges and metadata.version tables are the node's line's (``ServerView.line``), and
 so are three rules that changed after Kafka 3.9 (``kafka_admin_kraft.features.KafkaLine``):
