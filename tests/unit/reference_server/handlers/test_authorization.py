@@ -132,3 +132,34 @@ def test_describe_cluster_answers_the_authorized_operations() -> None:
         (1 << AclOperation.ALTER) | (1 << AclOperation.DESCRIBE)
     assert authorized_operations(auth, call(request, 1, principal="bob")) == 0
     assert authorized_operations(None, call(request, 1)) == 8096
+
+
+def test_an_envelope_needs_cluster_action_and_its_request_is_decided_for_the_client() -> None:
+    """ControllerApis.handleEnvelopeRequest: CLUSTER_ACTION for the broker's own principal (a refusal is
+    the error code alone), then the inner request for the principal and address it carries."""
+    inner = messages.DescribeQuorumRequest(topics=[])
+    frame = framing.encode_request(inner, 2, 11, "client")[4:]
+    refused_broker = make_runtime(authorizer=AuthorizerConfig(frozenset()))
+    with running(refused_broker) as server, server.client() as broker:
+        answer = broker.request(envelope.wrap(frame, "10.0.0.9", "admin"), 0)
+        assert (answer.error_code, answer.response_data) == (31, None)
+
+    trusted = make_runtime(authorizer=AuthorizerConfig(frozenset({"User:ANONYMOUS", "User:admin"})))
+    with running(trusted) as server, server.client() as broker:
+        for principal, code in (("alice", 31), ("admin", 0)):
+            answer = broker.request(envelope.wrap(frame, "10.0.0.9", principal), 0)
+            assert answer.error_code == 0
+            correlation_id, body = framing.decode_response(answer.response_data, 55, 2)
+            assert (correlation_id, body.error_code) == (11, code)
+    stored = {r.id: r for r in (allow(AclOperation.DESCRIBE, "User:alice"),)}
+    host_bound = RECORD(id=Uuid.random(), resource_type=4, resource_name="kafka-cluster", pattern_type=3,
+                        principal="User:bob", host="10.0.0.9", operation=AclOperation.DESCRIBE,
+                        permission_type=3)
+    stored[host_bound.id] = host_bound
+    auth = StandardAuthorizer(AuthorizerConfig(frozenset()), 1, lambda: stored)
+    outer = call(envelope.wrap(frame, "10.0.0.9", "bob"), 0, principal="admin")
+    forwarded = Call(framing.decode_request(frame), "CONTROLLER", "/127.0.0.1:5000", frame, "10.0.0.9", "bob",
+                     envelope=outer)
+    assert authorization.check(auth, forwarded, CONTROLLER) is None  # bob from the client's own address
+    elsewhere = Call(forwarded.request, "CONTROLLER", "/127.0.0.1:5000", frame, "10.0.0.8", "bob")
+    assert authorization.check(auth, elsewhere, CONTROLLER) is not None
