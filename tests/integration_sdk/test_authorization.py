@@ -1,22 +1,25 @@
 """Kafka's StandardAuthorizer on a reference quorum, through the SDK: a user without ACLs is refused every
 privileged call, through the controllers and through a broker, as Kafka refuses it; DESCRIBE on the
 cluster lets it read the quorum through brokers; ALTER lets it remove and add a voter and downgrade
-features, until the ACL is deleted again."""
+features, until the ACL is deleted again. A TLS client is known by its certificate's subject."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
-from integration.authz_util import admin, eventually, start
-from integration.harness import Cluster
+from integration.authz_util import AUTHORIZER, admin, eventually, start
+from integration.harness import FAST_ELECTIONS, HOST, Cluster
 
+from integration_sdk.test_security import Pki
 from kafka_admin_kraft import (
     AclBinding,
     AclBindingFilter,
     AclOperation,
+    Admin,
     FeatureUpdate,
     ResourceType,
     UpgradeType,
@@ -127,3 +130,33 @@ def test_a_user_without_acls_is_refused_until_an_acl_grants_it(make_cluster: Mak
 
         eventually(refused_again)
     cluster.assert_running()
+
+
+def test_a_tls_client_is_known_by_its_certificates_subject(make_cluster: Make, tmp_path: Path) -> None:
+    """Without SASL the principal is the client certificate's subject (``User:CN=...``): the SDK names the
+    same principal the controller refuses, and an ACL for it lets the client in. The controllers connect
+    to each other with their own certificate, whose subject is the super user."""
+    pki = Pki(tmp_path / "pki")
+    server = pki.keystore("server.pem", ["localhost"], [HOST])
+    client = pki.keystore("ops.pem", ["ops"], [])
+    tls = {"listener.security.protocol.map": "CONTROLLER:SSL", "ssl.keystore.type": "PEM",
+           "listener.name.controller.ssl.keystore.location": str(server), "ssl.truststore.type": "PEM",
+           "ssl.truststore.location": str(pki.truststore), "ssl.client.auth": "required",
+           **AUTHORIZER, "super.users": "User:CN=localhost"}
+    cluster = make_cluster(1, properties={**FAST_ELECTIONS, **tls})
+
+    def admin_as(keystore: Path) -> Admin:
+        return Admin(bootstrap_controllers=cluster.bootstrap_servers(), security_protocol="SSL",
+                     ssl_truststore_location=str(pki.truststore), ssl_keystore_location=str(keystore),
+                     default_api_timeout_ms=20000, request_timeout_ms=5000)
+
+    with admin_as(server) as node:
+        eventually(node.describe_metadata_quorum, 30)
+    with admin_as(client) as ops:
+        refusal = refused(ops.describe_metadata_quorum)
+        assert (refusal.principal, refusal.api) == ("User:CN=ops", "DescribeCluster")
+    with admin_as(server) as node:
+        assert node.create_acls([AclBinding(ResourceType.CLUSTER, "kafka-cluster", refusal.principal,
+                                            AclOperation.ALTER)])[0].ok
+    with admin_as(client) as ops:
+        assert eventually(ops.describe_metadata_quorum).leader_id == 1
