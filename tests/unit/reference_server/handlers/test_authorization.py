@@ -13,10 +13,11 @@ from kafka_admin_kraft.acl import AclOperation
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.primitives import Uuid
+from kafka_admin_kraft.records import ApiMessageAndVersion
 from kafka_admin_kraft_server.authorizer import AuthorizerConfig, StandardAuthorizer
 from kafka_admin_kraft_server.handlers import authorization, envelope
 from kafka_admin_kraft_server.handlers.registry import BROKER, CONTROLLER, Call
-from unit.reference_server.runtime_testlib import make_runtime, running
+from unit.reference_server.runtime_testlib import make_runtime, running, wait_for
 
 RECORD = messages.AccessControlEntryRecord
 REQUEST_TEXT = (r"Request Request\(processor=(\d+), "
@@ -163,3 +164,47 @@ def test_an_envelope_needs_cluster_action_and_its_request_is_decided_for_the_cli
     assert authorization.check(auth, forwarded, CONTROLLER) is None  # bob from the client's own address
     elsewhere = Call(forwarded.request, "CONTROLLER", "/127.0.0.1:5000", frame, "10.0.0.8", "bob")
     assert authorization.check(auth, elsewhere, CONTROLLER) is not None
+
+
+PRIVILEGED = [
+    (messages.DescribeClusterRequest(endpoint_type=2), 1, "message"),
+    (messages.DescribeQuorumRequest(topics=[]), 2, "code"),
+    (messages.AddRaftVoterRequest(voter_id=4, listeners=[]), 0, "default"),
+    (messages.RemoveRaftVoterRequest(voter_id=3), 0, "default"),
+    (UPDATE, 2, "message"),
+    (messages.UnregisterBrokerRequest(broker_id=99), 0, "message"),
+    (messages.UnregisterControllerRequest(controller_id=99), 0, "message"),
+    (messages.DescribeAclsRequest(resource_type_filter=1, operation=1, permission_type=1), 3, "message"),
+    (messages.CreateAclsRequest(creations=[messages.CreateAclsRequest.AclCreation(
+        resource_type=2, resource_name="t", principal="User:x", host="*", operation=3, permission_type=3)]),
+     3, "message"),
+    (messages.DeleteAclsRequest(filters=[messages.DeleteAclsRequest.DeleteAclsFilter(
+        resource_type_filter=2, pattern_type_filter=1, operation=1, permission_type=1)]), 3, "message"),
+]
+
+
+def _refusal(response: Any) -> tuple[int, str | None]:
+    """The error code and message of a response, wherever the API puts them."""
+    if isinstance(response, messages.CreateAclsResponse):
+        return response.results[0].error_code, response.results[0].error_message
+    if isinstance(response, messages.DeleteAclsResponse):
+        return response.filter_results[0].error_code, response.filter_results[0].error_message
+    return response.error_code, response.error_message
+
+
+def test_every_privileged_api_is_refused_until_an_acl_grants_it() -> None:
+    runtime = make_runtime(authorizer=AuthorizerConfig(frozenset()))
+    with running(runtime) as server, server.client() as client:
+        for body, version, kind in PRIVILEGED:
+            code, message = _refusal(client.request(body, version))
+            expected = {"message": message is not None and re.fullmatch(REQUEST_TEXT, message) is not None,
+                        "default": message == "Cluster authorization failed.", "code": message == ""}
+            assert code == 31 and expected[kind], (type(body).__name__, message)
+        grant = messages.AccessControlEntryRecord(
+            id=Uuid.random(), resource_type=4, resource_name="kafka-cluster", pattern_type=3,
+            principal="User:ANONYMOUS", host="*", operation=AclOperation.ALTER, permission_type=3)
+        server.call(lambda: runtime.core.append([ApiMessageAndVersion(grant, 0)], runtime.now_ms()))
+        wait_for(lambda: bool(server.core.acls()))
+        for body, version, _ in PRIVILEGED:
+            code, _message = _refusal(client.request(body, version))
+            assert code != 31, type(body).__name__
