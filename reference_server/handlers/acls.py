@@ -290,13 +290,6 @@ async def _commit(node: ControllerRole, call: Call, response: Struct, records: S
     return None if body is None else (body, call.version)
 
 
-def _refuse_without_authorizer(call: Call, authorizer: StandardAuthorizer | None) -> Answer | None:
-    if authorizer is None:
-        return error_response(call.api_key, call.body, call.version, ErrorCode.SECURITY_DISABLED,
-                              NO_AUTHORIZER), call.version
-    return None
-
-
 async def on_describe(node: ControllerRole | BrokerRole, call: Call) -> Answer:
     request = call.body
     assert isinstance(request, messages.DescribeAclsRequest)
@@ -305,30 +298,26 @@ async def on_describe(node: ControllerRole | BrokerRole, call: Call) -> Answer:
     return describe(request, node.authorizer), call.version
 
 
-async def on_create(node: ControllerRole, call: Call) -> Answer:
+async def _change(node: ControllerRole, call: Call) -> Answer:
+    """CreateAcls or DeleteAcls on a controller: decided with ``create`` or ``delete``, then committed."""
     request = call.body
-    assert isinstance(request, messages.CreateAclsRequest)
     if unparseable(request):
         return None
-    refusal = _refuse_without_authorizer(call, node.authorizer)
-    if refusal is not None:
-        return refusal
-    response, records = create(request, controller_acls(node), active=node.active,
-                               leader_id=node.core.leader_id, node_id=node.identity.node_id)
-    return await _commit(node, call, response, records, {r.id: r for r in records})
-
-
-async def on_delete(node: ControllerRole, call: Call) -> Answer:
-    request = call.body
-    assert isinstance(request, messages.DeleteAclsRequest)
-    if unparseable(request):
-        return None
-    refusal = _refuse_without_authorizer(call, node.authorizer)
-    if refusal is not None:
-        return refusal
-    response, records = delete(request, controller_acls(node), active=node.active,
-                               leader_id=node.core.leader_id, node_id=node.identity.node_id)
-    return await _commit(node, call, response, records, dict.fromkeys(r.id for r in records))
+    if node.authorizer is None:
+        return error_response(call.api_key, request, call.version, ErrorCode.SECURITY_DISABLED,
+                              NO_AUTHORIZER), call.version
+    seen, active, leader, me = controller_acls(node), node.active, node.core.leader_id, node.identity.node_id
+    changes: dict[Uuid, messages.AccessControlEntryRecord | None]
+    response: Struct
+    records: Sequence[Struct]
+    if isinstance(request, messages.CreateAclsRequest):
+        response, added = create(request, seen, active=active, leader_id=leader, node_id=me)
+        records, changes = added, {r.id: r for r in added}
+    else:
+        assert isinstance(request, messages.DeleteAclsRequest)
+        response, removed = delete(request, seen, active=active, leader_id=leader, node_id=me)
+        records, changes = removed, dict.fromkeys(r.id for r in removed)
+    return await _commit(node, call, response, records, changes)
 
 
 def _unreachable(api_key: int) -> Callable[[int, int, Struct | None], Struct]:
@@ -342,8 +331,8 @@ def _unreachable(api_key: int) -> Callable[[int, int, Struct | None], Struct]:
 
 
 registry.register(ApiKey.DESCRIBE_ACLS, controller=on_describe, broker=on_describe)
-registry.register(ApiKey.CREATE_ACLS, controller=on_create, forwarded=_unreachable(ApiKey.CREATE_ACLS))
-registry.register(ApiKey.DELETE_ACLS, controller=on_delete, forwarded=_unreachable(ApiKey.DELETE_ACLS))
+registry.register(ApiKey.CREATE_ACLS, controller=_change, forwarded=_unreachable(ApiKey.CREATE_ACLS))
+registry.register(ApiKey.DELETE_ACLS, controller=_change, forwarded=_unreachable(ApiKey.DELETE_ACLS))
 
 __all__ = ["NO_AUTHORIZER", "NO_AUTHORIZER_DESCRIBE", "controller_acls", "create", "delete", "describe",
            "resources", "unparseable"]
