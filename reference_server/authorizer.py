@@ -202,8 +202,9 @@ class StandardAuthorizer:
 
     def authorize(self, principal: str, host: str, action: Action) -> bool:
         """Whether ``principal`` (``Type:name``) connecting from ``host`` may do ``action``."""
-        allowed, rule = self._decide(principal, java_host_address(host), action)
-        self._audit(principal, java_host_address(host), action, allowed, rule)
+        host = java_host_address(host)
+        allowed, rule = self._decide(principal, host, action)
+        self._audit(principal, host, action, allowed, rule)
         return allowed
 
     def authorized_operations(self, principal: str, host: str, operations: Iterable[AclOperation],
