@@ -20,7 +20,8 @@ the two sides cannot drift apart. The rules are Kafka's:
   ``KafkaApis`` does (which forwards most of these APIs: the controller then authorizes the client's
   principal).
 
-No pydantic here: the reference server and the client load this module.
+The results of ``create_acls`` and ``delete_acls`` (:class:`AclCreateResult`, :class:`AclDeleteResult`)
+live here too. No pydantic here: the reference server and the client load this module.
 """
 
 from __future__ import annotations
