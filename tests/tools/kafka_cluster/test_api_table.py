@@ -10,6 +10,10 @@ from kafka_admin_kraft_cli.kafka_cluster.api_table import API_KEYS, BY_KEY
 
 DIFFERENT = {
     ApiKey.FETCH: ((0, 18), (4, 18)),  # the codec still reads Kafka 3.9's v0-3; KIP-896 removed them in 4.0
+    # the codec still reads Kafka 3.9's v0 of the ACL APIs; KIP-896 removed it in 4.0
+    ApiKey.DESCRIBE_ACLS: ((0, 3), (1, 3)),
+    ApiKey.CREATE_ACLS: ((0, 3), (1, 3)),
+    ApiKey.DELETE_ACLS: ((0, 3), (1, 3)),
     ApiKey.DESCRIBE_QUORUM: ((0, 3), (0, 2)),  # v3 is the committed-voters proposal, never in Kafka
 }
 
