@@ -32,7 +32,7 @@ from pathlib import Path  # noqa: E402
 from kafka_admin_kraft.config.server import ConfigError, ServerConfig, load_config  # noqa: E402
 from kafka_admin_kraft.storage.bootstrap import BOOTSTRAP_FILE  # noqa: E402
 
-from . import kafka_line, settings  # noqa: E402
+from . import faults, kafka_line, settings  # noqa: E402
 from .authorizer import AuthorizerConfig, authorizer_config, config_keys  # noqa: E402
 from .broker import BrokerOptions  # noqa: E402
 from .connections import ConnectionLimits  # noqa: E402
@@ -63,6 +63,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                              f"one of {', '.join(kafka_line.LINE_NAMES)} (default {kafka_line.DEFAULT_LINE})")
     parser.add_argument("--log-level", default="INFO", type=str.upper, choices=LOG_LEVELS,
                         help="log level of the lines written to stderr (default INFO)")
+    parser.add_argument("--faults", type=Path, metavar="FILE",
+                        help="for tests: a file naming faults to inject while running (network "
+                             "partitions, a full disk), read again whenever it changes "
+                             "(kafka_admin_kraft_server.faults)")
     return parser.parse_args(argv)
 
 
@@ -131,6 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"kraft-server: error: argument --release-version: {exc}", file=sys.stderr)
         return 2
     configure_logging(args.log_level)
+    faults.install(args.faults)
     version_log.info("Kafka version: %s (the reference server runs as Kafka %s: --release-version)",
                      line.name, line.name)
     # Until the runtime installs its own handlers, SIGTERM stops start-up cleanly (lock released).

@@ -28,7 +28,8 @@ The active controller is the quorum leader the core knows, reached at its endpoi
 ``controller.listener.names`` entry with the node's controller-client security (TLS, SASL).
 Requests to it go through ``ControllerChannels``: a connection carries one request at a time and
 returns to a small pool of idle connections when answered, so a slow AddRaftVoter holds up no other
-request and the next ones reuse a connection instead of opening one.
+request and the next ones reuse a connection instead of opening one. A controller the fault file
+names unreachable (``faults``) is refused as a closed port is, and its connections are closed.
 """
 
 from __future__ import annotations
@@ -49,13 +50,14 @@ from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
 from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.primitives import Uuid
 
+from . import faults
 from .authorizer import StandardAuthorizer
 from .handlers import authorization, envelope, registry
 from .handlers.error_responses import error_response
 from .handlers.registry import BROKER, Answer, Call
 from .handlers.view import BrokerNode, BrokerView, ServerView
 from .kafka_line import NEWEST, ServerLine
-from .peers import Channel, open_channel
+from .peers import UNREACHABLE, Channel, open_channel
 from .raft.api import Endpoint, RaftDriverFacing
 from .security import ClientSecurity
 
@@ -114,17 +116,23 @@ class ControllerChannels:
         connection the controller closed meanwhile is replaced once; other failures raise OSError,
         EOFError, asyncio.TimeoutError or the codec's errors."""
         idle = self._idle.setdefault((endpoint.host, endpoint.port), [])
+        if faults.unreachable(endpoint.host, endpoint.port):
+            for channel in idle:
+                channel.close()
+            idle.clear()
+            raise ConnectionRefusedError(f"{endpoint.host}:{endpoint.port} is {UNREACHABLE}")
         while idle:
             channel = idle.pop()
             try:
-                return await self._exchange(channel, body, timeout, idle)
+                return await self._exchange(endpoint, channel, body, timeout, idle)
             except (EOFError, ConnectionError):
                 continue  # closed while idle: try the next one, or a new connection
         channel = await open_channel(endpoint.host, endpoint.port, self.security, self.client_id,
                                      self.max_frame_bytes, CONNECT_TIMEOUT_S)
-        return await self._exchange(channel, body, timeout, idle)
+        return await self._exchange(endpoint, channel, body, timeout, idle)
 
-    async def _exchange(self, channel: Channel, body: Struct, timeout: float, idle: list[Channel]) -> Struct:
+    async def _exchange(self, endpoint: Endpoint, channel: Channel, body: Struct, timeout: float,
+                        idle: list[Channel]) -> Struct:
         try:
             version = channel.version_for(body.API_KEY, self.max_versions.get(body.API_KEY))
             response = await asyncio.wait_for(
@@ -132,6 +140,9 @@ class ControllerChannels:
         except BaseException:
             channel.close()
             raise
+        if faults.unreachable(endpoint.host, endpoint.port):
+            channel.close()
+            raise ConnectionRefusedError(f"{endpoint.host}:{endpoint.port} is {UNREACHABLE}")
         if len(idle) < MAX_IDLE_CONNECTIONS:
             idle.append(channel)
         else:

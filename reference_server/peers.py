@@ -21,6 +21,9 @@ ApiVersions, authenticated with SaslHandshake v1 and SaslAuthenticate using the 
 refused authentication fails the connection like a refused connection, and so does an address whose
 host is not a valid host name or IP address. ``open_channel`` does these steps, for the peer
 connections here and for a broker's connections to the active controller.
+
+An address the fault file names unreachable (``faults``, ``kraft-server --faults``) gets nothing sent:
+its connection is closed at the next request or answer, and requests for it fail at once.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.exceptions import KafkaAdminError
 from kafka_admin_kraft.protocol.message import Struct
 
+from . import faults
 from .raft import rpc
 from .raft.api import OutboundRequest
 from .security import ClientSecurity
@@ -54,6 +58,7 @@ API_VERSIONS_LATEST: Final = 4
 """Not v5: Kafka checks v5's ClusterId and NodeId on broker listeners only (KIP-1242), and peers are
 controllers."""
 READ_CHUNK: Final = 1 << 20
+UNREACHABLE: Final = "unreachable (a network partition injected through --faults)"
 
 ResponseCallback = Callable[[int, "Struct | None"], None]
 
@@ -147,6 +152,8 @@ class _Connection:
             data = await channel.reader.read(READ_CHUNK)
             if not data:
                 return "the peer closed the connection"
+            if faults.unreachable(self.host, self.port):
+                return UNREACHABLE
             for frame in channel.splitter.feed(data):
                 self._on_frame(frame)
 
@@ -329,10 +336,12 @@ class PeerClient:
     def send(self, request: OutboundRequest) -> None:
         key = (request.destination.host, request.destination.port)
         pending = _Pending(request)
-        if self._closing:
+        connection = self._connections.get(key)
+        if self._closing or faults.unreachable(*key):
+            if connection is not None and not self._closing:
+                connection.close(UNREACHABLE)
             self.fail(pending)
             return
-        connection = self._connections.get(key)
         if connection is None or connection.closed:
             backoff = self._backoff.get(key)
             loop = asyncio.get_running_loop()

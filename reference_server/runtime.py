@@ -535,6 +535,12 @@ class ControllerRuntime:
     def _append(self, records: Sequence[Struct | MetadataRecord], now: int) -> None:
         try:
             self.core.append(records, now)
+        except OSError:
+            # The log directory failed (a full disk): fatal, as Kafka's KafkaRaftClientDriver treats an
+            # error of the raft I/O thread, which halts the process.
+            raft_log.exception("%s Appending to the metadata log failed; shutting down", self.prefix)
+            self.stop(1)
+            return
         except Exception as exc:  # NotLeaderError when leadership moved since the last poll
             controller_log.info("[QuorumController id=%d] Could not append %d record(s): %s",
                                 self.identity.node_id, len(records), exc)

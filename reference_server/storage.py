@@ -25,7 +25,8 @@ leave behind here):
 Everything is streamed: segment scans read 1 MiB windows of batch headers, reads locate their
 start through the offset index (binary search with ``pread``), nothing keeps a whole file in memory.
 Python-level write buffers are pushed to the OS after every append, so reads see every appended
-batch; ``flush`` makes them durable. Not thread-safe: one event loop owns a log.
+batch; ``flush`` makes them durable. Not thread-safe: one event loop owns a log. Appends, new
+snapshots and ``quorum-state`` fail with ENOSPC while the fault file says the disk is full (``faults``).
 """
 
 from __future__ import annotations
@@ -78,6 +79,8 @@ from kafka_admin_kraft.storage import (
 from kafka_admin_kraft.storage.leader_epoch_checkpoint import LEADER_EPOCH_CHECKPOINT_FILE
 from kafka_admin_kraft.storage.partition_metadata import PARTITION_METADATA_FILE
 from kafka_admin_kraft.storage.quorum_state import QUORUM_STATE_FILE
+
+from . import faults
 
 log = logging.getLogger(__name__)
 
@@ -453,6 +456,7 @@ class FileReplicatedLog:
     def _write_pieces(self, pieces: list[_Piece]) -> None:
         if not pieces:
             return
+        faults.check_disk(self.path)
         changed = False
         for piece in pieces:
             changed |= self._assign_epoch(piece.epoch, piece.base_offset)
@@ -675,6 +679,7 @@ class FileReplicatedLog:
         None; the id must lie within the log and carry the epoch the log has at that offset.
         """
         self._check_open()
+        faults.check_disk(self.path)
         if snapshot_id in self._snapshots or snapshot_id.end_offset < self.start_offset():
             return None
         if snapshot_id.end_offset > self._end:
@@ -691,6 +696,7 @@ class FileReplicatedLog:
         checked as they come; ``freeze`` checks the end, freezes it and restarts the log at its end
         offset (``install``)."""
         self._check_open()
+        faults.check_disk(self.path)
         latest = self.latest_snapshot()
         if latest is not None and snapshot_id < latest:
             raise ValueError(f"snapshot {snapshot_id} is older than the latest snapshot {latest}")
@@ -741,6 +747,7 @@ class FileReplicatedLog:
         """Delete the segments wholly below the latest snapshot (never the active one) and every
         older snapshot; the epoch cache forgets what lies below (``truncateFromStart``)."""
         self._check_open()
+        faults.check_disk(self.path)
         latest = self.latest_snapshot()
         if latest is None:
             return
@@ -882,6 +889,7 @@ class FileQuorumStateStore:
         return read_quorum_state(self.path)
 
     def write(self, state: QuorumState) -> None:
+        faults.check_disk(self.path.parent)
         write_quorum_state(self.path, self.convert(state))
 
     def convert(self, state: QuorumState) -> QuorumState:

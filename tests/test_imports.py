@@ -42,6 +42,7 @@ LAYERS: Mapping[str, Sequence[frozenset[str]]] = {
         frozenset({""}),
     ],
     "reference_server": [
+        frozenset({"faults"}),
         frozenset({"raft", "connections", "security", "storage", "local", "kafka_line", "authorizer"}),
         frozenset({"settings", "peers", "handlers"}),
         frozenset({"startup", "broker"}),
