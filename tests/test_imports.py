@@ -48,7 +48,7 @@ LAYERS: Mapping[str, Sequence[frozenset[str]]] = {
         frozenset({"startup", "broker"}),
         frozenset({"registration"}),
         frozenset({"runtime"}),
-        frozenset({"__main__"}),
+        frozenset({"__main__", "testing"}),
         frozenset({""}),
     ],
     "cli": [

@@ -1,0 +1,105 @@
+"""How a test quorum is secured: one security protocol on every listener, and what follows from it for
+the nodes' ``server.properties`` and for the clients' ``.properties``.
+
+* ``SSL`` and ``SASL_SSL``: a CA and a server key store made for the test (``pki``); clients trust the
+  CA and check the host name, as Kafka's clients do by default.
+* ``SASL_PLAINTEXT`` and ``SASL_SSL``: every listener enables PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512,
+  with the users of ``users`` plus ``admin`` (the nodes log in to each other as ``admin`` with
+  ``mechanism``). The users are written in the listeners' JAAS settings, the reference server's
+  convention for both mechanisms (``kafka_admin_kraft_server.security``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from kafka_admin_kraft.config.security import SECURITY_PROTOCOLS, TLS_PROTOCOLS
+
+from ..local import BROKER_LISTENER, LISTENER
+from ..security import PLAIN_MODULE, SCRAM_MODULE, SUPPORTED_MECHANISMS
+
+ADMIN_USER: Final = "admin"
+ADMIN_PASSWORD: Final = "admin-secret"
+"""The user the nodes and the quorum's own clients authenticate as on SASL listeners."""
+
+
+def _jaas(module: str, user: str, password: str, users: Mapping[str, str] | None = None) -> str:
+    entries = "".join(f' user_{name}="{secret}"' for name, secret in (users or {}).items())
+    return f'{module} required username="{user}" password="{password}"{entries};'
+
+
+def _module(mechanism: str) -> str:
+    return PLAIN_MODULE if mechanism == "PLAIN" else SCRAM_MODULE
+
+
+@dataclass(frozen=True)
+class QuorumSecurity:
+    """``protocol`` on every listener; for SASL, the ``mechanism`` clients and nodes use and the extra
+    ``users`` (name -> password) the listeners accept."""
+
+    protocol: str = "PLAINTEXT"
+    mechanism: str = "PLAIN"
+    users: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.protocol not in SECURITY_PROTOCOLS:
+            raise ValueError(f"unknown security protocol {self.protocol!r}: use one of "
+                             f"{', '.join(SECURITY_PROTOCOLS)}")
+        if self.mechanism not in SUPPORTED_MECHANISMS:
+            raise ValueError(f"unsupported SASL mechanism {self.mechanism!r}: use one of "
+                             f"{', '.join(SUPPORTED_MECHANISMS)}")
+        if ADMIN_USER in self.users:
+            raise ValueError(f"the user {ADMIN_USER!r} is the quorum's own (password {ADMIN_PASSWORD!r}): "
+                             "name your users otherwise")
+
+    @property
+    def tls(self) -> bool:
+        return self.protocol in TLS_PROTOCOLS
+
+    @property
+    def sasl(self) -> bool:
+        return self.protocol.startswith("SASL_")
+
+    def all_users(self) -> dict[str, str]:
+        return {ADMIN_USER: ADMIN_PASSWORD, **self.users}
+
+    def server_properties(self, truststore: Path | None, keystore: Path | None) -> dict[str, str]:
+        """The settings every node gets (``truststore`` and ``keystore`` for TLS)."""
+        protocol = self.protocol
+        props = {"listener.security.protocol.map": f"{LISTENER}:{protocol},{BROKER_LISTENER}:{protocol}"}
+        if self.tls:
+            if truststore is None or keystore is None:
+                raise ValueError(f"{self.protocol} needs a trust store and a key store")
+            props.update({"ssl.keystore.type": "PEM", "ssl.keystore.location": str(keystore),
+                          "ssl.truststore.type": "PEM", "ssl.truststore.location": str(truststore)})
+        if self.sasl:
+            props["sasl.enabled.mechanisms"] = ",".join(SUPPORTED_MECHANISMS)
+            props["sasl.mechanism.controller.protocol"] = self.mechanism
+            for listener in (LISTENER, BROKER_LISTENER):
+                for mechanism in SUPPORTED_MECHANISMS:
+                    key = f"listener.name.{listener.lower()}.{mechanism.lower()}.sasl.jaas.config"
+                    props[key] = _jaas(_module(mechanism), ADMIN_USER, ADMIN_PASSWORD, self.all_users())
+        return props
+
+    def client_properties(self, truststore: Path | None, user: str = ADMIN_USER) -> dict[str, str]:
+        """Kafka client settings (``--command-config``) that log in as ``user``."""
+        props = {"security.protocol": self.protocol}
+        if self.tls:
+            props.update({"ssl.truststore.type": "PEM", "ssl.truststore.location": str(truststore)})
+        if self.sasl:
+            users = self.all_users()
+            if user not in users:
+                raise ValueError(f"no user {user!r} on this quorum: its users are {', '.join(users)}")
+            props["sasl.mechanism"] = self.mechanism
+            props["sasl.jaas.config"] = _jaas(_module(self.mechanism), user, users[user])
+        return props
+
+
+def security_of(value: str | QuorumSecurity | None) -> QuorumSecurity:
+    """A protocol name stands for its defaults: ``"SASL_SSL"`` is ``QuorumSecurity("SASL_SSL")``."""
+    if value is None:
+        return QuorumSecurity()
+    return value if isinstance(value, QuorumSecurity) else QuorumSecurity(value.upper())
