@@ -5,6 +5,7 @@ run no server process is left."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -124,3 +125,28 @@ def test_loading_the_plugin_imports_nothing_of_the_quorum() -> None:
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == ("['kafka_admin_kraft_server', 'kafka_admin_kraft_server.testing', "
                               "'kafka_admin_kraft_server.testing.plugin']")
+
+
+README = Path(__file__).resolve().parents[4] / "README.md"
+
+
+def readme_files() -> dict[str, str]:
+    """The README's Python blocks that start with a ``# <file name>`` line, by file name."""
+    blocks = re.findall(r"```python\n# (\S+\.py)\n(.*?)```", README.read_text(), re.S)
+    return dict(blocks)
+
+
+def test_the_readme_examples_pass_as_written(pytester: pytest.Pytester,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    files = readme_files()
+    assert sorted(files) == ["monitoring/quorum_rule.py", "ops/replace_disk.py", "test_quorum_rule.py",
+                             "test_replace_disk.py"]
+    for name, text in files.items():
+        path = pytester.path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    # The example calls the tool by name, as from an activated environment.
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    assert leftover(pytester.path) == []
