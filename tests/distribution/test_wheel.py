@@ -1,8 +1,9 @@
 """The distribution as a user gets it: the sdist and the wheel built from it with ``python -m build``,
-the wheel (with the ``spark`` extra) installed into a new virtual environment, and everything run from
-there with nothing of the source checkout in reach: the console scripts, the ``python -m`` entry
-points, the completions installer, an import of every module, and a local controller formatted,
-started, described and audited with the installed tools."""
+the wheel (with the ``spark`` and ``pytest`` extras) installed into a new virtual environment, and
+everything run from there with nothing of the source checkout in reach: the console scripts, the
+``python -m`` entry points, the completions installer, an import of every module, a local controller
+formatted, started, described and audited with the installed tools, and a user's test given a quorum
+by the installed pytest plugin."""
 
 from __future__ import annotations
 
@@ -77,7 +78,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     venv.EnvBuilder(with_pip=True).create(target)
     (work / "home").mkdir()
     install = subprocess.run([str(target / "bin" / "python"), "-m", "pip", "install", "--quiet",
-                              f"{wheel}[spark]"], capture_output=True, text=True, timeout=900,
+                              f"{wheel}[spark,pytest]"], capture_output=True, text=True, timeout=900,
                              env={**os.environ, "PYTHONNOUSERSITE": "1"})
     assert install.returncode == 0, install.stdout[-3000:] + install.stderr[-3000:]
     yield Installed(sdist, wheel, target / "bin", work)
@@ -118,6 +119,8 @@ def test_the_wheel_holds_every_package_its_data_and_only_the_project_names(insta
         entry_points = archive.read(metadata).decode()
     for script in CONSOLE_SCRIPTS:
         assert re.search(rf"^{script} = kafka_admin_kraft_(cli|server)\.", entry_points, re.M), script
+    plugin = r"^\[pytest11\]\nkafka_admin_kraft = kafka_admin_kraft_server\.testing\.plugin$"
+    assert re.search(plugin, entry_points, re.M)
 
 
 def test_the_sdist_holds_the_sources_the_tests_and_the_readme(installed: Installed) -> None:
@@ -209,3 +212,16 @@ def test_a_controller_formatted_started_described_and_audited_with_the_installed
     assert audit.returncode == 0, audit.stdout[-2000:] + audit.stderr[-2000:]
     report = (installed.work / "audit" / "report.md").read_text()
     assert cluster_id in report
+
+
+def test_the_pytest_plugin_gives_a_users_test_a_quorum(installed: Installed) -> None:
+    tests = installed.work / "user-tests"
+    tests.mkdir(exist_ok=True)
+    (tests / "test_user.py").write_text(
+        "import pytest\n\n\n"
+        "@pytest.mark.kraft_quorum(size=1)\n"
+        "def test_quorum(quorum):\n"
+        "    assert quorum.admin.describe_metadata_quorum().leader_id == 1\n")
+    result = installed.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests))
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "1 passed" in result.stdout
