@@ -19,7 +19,7 @@ Faults:
 
 Waits (each polls until its condition holds, else ``QuorumTimeout`` says what it last saw):
 ``wait_for_leader``, ``wait_for_voters``, ``wait_for_high_watermark``, ``wait_caught_up``,
-``wait_for_exit``.
+``wait_for_exit``, and ``wait_until`` for a condition of the test's own.
 """
 
 from __future__ import annotations
@@ -377,7 +377,9 @@ class KraftQuorum:
 
     # ------------------------------------------------------------------ waiting
 
-    def _poll(self, condition: Callable[[], T | None], timeout: float, what: str) -> T:
+    def wait_until(self, condition: Callable[[], T | None], timeout: float, what: str) -> T:
+        """Poll ``condition`` until it returns something true, and return that; ``QuorumTimeout`` naming
+        ``what``, the last error and the nodes that exited, after ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         last: object = None
         while True:
@@ -435,7 +437,7 @@ class KraftQuorum:
 
         what = "a leader" + (f" at epoch {min_epoch} or later" if min_epoch else "") \
             + (f" other than {sorted(exclude)}" if exclude else "")
-        return self._poll(found, timeout, what)
+        return self.wait_until(found, timeout, what)
 
     def wait_for_voters(self, voters: Iterable[int], timeout: float = DEFAULT_TIMEOUT, *,
                         committed: bool = True) -> QuorumInfo:
@@ -450,7 +452,7 @@ class KraftQuorum:
             seen = info.committed_voters if committed and info.committed_voters is not None else info.voters
             return info if sorted(v.replica_id for v in seen) == expected else None
 
-        return self._poll(found, timeout, f"the voters {expected}")
+        return self.wait_until(found, timeout, f"the voters {expected}")
 
     def wait_for_high_watermark(self, offset: int, timeout: float = DEFAULT_TIMEOUT) -> int:
         """Until the leader's high watermark reaches ``offset``; the high watermark."""
@@ -459,7 +461,7 @@ class KraftQuorum:
             info = self.describe()
             return info.high_watermark if info is not None and info.high_watermark >= offset else None
 
-        return self._poll(found, timeout, f"a high watermark of {offset} or more")
+        return self.wait_until(found, timeout, f"a high watermark of {offset} or more")
 
     def wait_caught_up(self, timeout: float = DEFAULT_TIMEOUT) -> QuorumInfo:
         """Until every voter's log end offset reached the leader's (positive) high watermark."""
@@ -470,7 +472,7 @@ class KraftQuorum:
                 return None
             return info if all(v.log_end_offset >= info.high_watermark for v in info.voters) else None
 
-        return self._poll(found, timeout, "every voter to reach the high watermark")
+        return self.wait_until(found, timeout, "every voter to reach the high watermark")
 
     def wait_for_exit(self, node_id: int, timeout: float = DEFAULT_TIMEOUT) -> int:
         """Until the node's process ended by itself; its exit status."""
@@ -482,7 +484,7 @@ class KraftQuorum:
             code = process.poll()
             return (code,) if code is not None else None
 
-        return self._poll(exited, timeout, f"node {node_id} to exit")[0]
+        return self.wait_until(exited, timeout, f"node {node_id} to exit")[0]
 
     # ------------------------------------------------------------------ the end
 
@@ -530,8 +532,11 @@ def start_quorum(root: Path, size: int = 3, *, wait: bool = True, timeout: float
             quorum.wait_for_leader(timeout)
             if quorum.broker_ids:
                 expected = quorum.broker_ids
-                quorum._poll(lambda: sorted(b.node_id for b in quorum.broker_admin.describe_cluster().nodes)
-                             == expected, timeout, f"the brokers {expected} to register")
+
+                def registered() -> bool:
+                    return sorted(b.node_id for b in quorum.broker_admin.describe_cluster().nodes) == expected
+
+                quorum.wait_until(registered, timeout, f"the brokers {expected} to register")
     except BaseException:
         quorum.close()
         raise

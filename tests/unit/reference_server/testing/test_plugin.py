@@ -145,8 +145,9 @@ def test_the_readme_examples_pass_as_written(pytester: pytest.Pytester,
         path = pytester.path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    # The example calls the tool by name, as from an activated environment.
+    # The example calls the tool by name, as from an activated environment. A process of its own: an
+    # in-process run would drop the cryptography modules it imports, which cannot be imported twice.
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    result = pytester.runpytest("-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
     assert leftover(pytester.path) == []

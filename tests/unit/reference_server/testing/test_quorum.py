@@ -80,7 +80,7 @@ def test_a_full_disk_stops_the_leader(quorum: KraftQuorum) -> None:
 
 
 def test_a_replaced_disk_is_swapped_into_the_voter_set(quorum: KraftQuorum) -> None:
-    leader = quorum.wait_for_leader()
+    leader = quorum.wait_caught_up().leader_id  # the swap refuses to start on a lagging voter
     replaced = followers(quorum, leader)[0]
     old = quorum.node(replaced).directory_id
     new = quorum.replace_disk(replaced)
@@ -98,3 +98,25 @@ def test_a_wait_that_cannot_end_says_what_it_awaited(quorum: KraftQuorum) -> Non
         quorum.wait_for_voters([1, 2, 3, 4], timeout=0.5)
     with pytest.raises(KeyError, match="no node 9 in this quorum: its nodes are 1, 2, 3"):
         quorum.node(9)
+
+
+def test_a_static_quorum_of_an_older_line(kraft_quorum: QuorumFactory) -> None:
+    quorum = kraft_quorum(size=1, dynamic=False, release_version="3.9")
+    assert "controller.quorum.voters=1@" in quorum.node(1).config_file.read_text()
+    assert "the reference server runs as Kafka 3.9" in quorum.node(1).log
+    info = quorum.admin.describe_metadata_quorum()
+    assert info.leader_id == 1 and info.api_version <= 2  # Kafka 3.9 answers DescribeQuorum v2 at most
+
+
+def test_an_added_controller_fetches_as_an_observer(kraft_quorum: QuorumFactory) -> None:
+    quorum = kraft_quorum(size=1)
+    node = quorum.add_controller(2)
+    assert quorum.controller_ids == [1, 2] and node.running
+
+    def observed() -> bool:
+        observers = quorum.admin.describe_metadata_quorum().observers
+        return (2, node.directory_id) in {(o.replica_id, o.replica_directory_id) for o in observers}
+
+    quorum.wait_until(observed, 20, "controller 2 as an observer")
+    with pytest.raises(ValueError, match="node 2 already exists"):
+        quorum.add_controller(2)
