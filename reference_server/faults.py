@@ -15,7 +15,7 @@ comments and blank lines ignored::
   node's address in the other's file cuts them apart both ways.
 * ``disk-full``: every write to the metadata log directory (appends, snapshots, ``quorum-state``)
   fails with ENOSPC, as on a full disk; the node then stops as it does on any failure of that
-  directory, and refuses to start while the fault stays.
+  directory, and started again while the fault stays, it stops at its first write.
 
 The file is checked (one ``stat``) at each such use and read again whenever it changed; no file means
 no fault. Writers replace it atomically (``write_faults``).

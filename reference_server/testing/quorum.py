@@ -318,7 +318,7 @@ class KraftQuorum:
 
     def fill_disk(self, node_id: int) -> None:
         """From now on every write to the node's log directory fails with ENOSPC: the node stops at
-        its next append (``wait_for_exit``) and will not start again until ``free_disk``."""
+        its next write (``wait_for_exit``), and again after each start until ``free_disk``."""
         self._full.add(node_id)
         self._write_faults(node_id)
 
