@@ -14,7 +14,8 @@ and the server's modules load when a test first asks for a quorum, so other test
   with ``scope="module"`` or ``"session"`` the tests asking for the same options share one, which
   ``KraftQuorum.reset`` brings back (nodes started, resumed, healed) before each of them.
 * Every process is killed at teardown, after a failed test, after an interrupt (the session's
-  teardown, then ``pytest_unconfigure`` and ``atexit`` for whatever is left).
+  teardown, then ``pytest_unconfigure`` and ``atexit`` for whatever is left); once a quorum was
+  made, a SIGTERM to pytest interrupts it as Ctrl-C does (unless the run set a handler of its own).
 * When a test fails, each node's log since the test started is attached to its report as a section
   ``kraft_quorum node <id> log``.
 """
@@ -22,6 +23,8 @@ and the server's modules load when a test first asks for a quorum, so other test
 from __future__ import annotations
 
 import atexit
+import signal
+import threading
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -50,7 +53,16 @@ def _opened(config: pytest.Config) -> list[KraftQuorum]:
         _everywhere.append(config.stash[_open])
         if len(_everywhere) == 1:
             atexit.register(_close_everywhere)  # a last resort when the session's teardown did not run
+            if (signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+                    and threading.current_thread() is threading.main_thread()):
+                signal.signal(signal.SIGTERM, _terminated)
     return config.stash[_open]
+
+
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM (what CI sends on a time-out) ends the run as Ctrl-C does, so that teardown kills the
+    quorums; by default Python would die on the spot and leave the servers running."""
+    raise KeyboardInterrupt("SIGTERM")
 
 
 def _close(opened: list[KraftQuorum]) -> None:

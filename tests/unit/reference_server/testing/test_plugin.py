@@ -1,6 +1,6 @@
 """The pytest plugin run by pytest itself (``pytester``): a suite that uses the fixtures and the marker,
-shares a quorum across tests, fails (the nodes' logs in the report) and is interrupted, and after each
-run no server process is left."""
+shares a quorum across tests, fails (the nodes' logs in the report), is interrupted or terminated,
+and after each run no server process is left; the README's examples as written."""
 
 from __future__ import annotations
 
@@ -115,6 +115,27 @@ def test_an_interrupted_run_leaves_no_process(pytester: pytest.Pytester) -> None
     pytester.makepyfile(test_interrupted=INTERRUPTED)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert leftover(pytester.path) == []
+
+
+TERMINATED = '''
+import os
+import signal
+import time
+
+
+def test_terminated(kraft_quorum):
+    kraft_quorum(size=1)
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(30)
+'''
+
+
+def test_a_sigterm_to_pytest_leaves_no_process(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_terminated=TERMINATED)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert "KeyboardInterrupt: SIGTERM" in result.stdout.str()
     assert leftover(pytester.path) == []
 
 
