@@ -6,7 +6,8 @@ The document is the check's JSON (``health_json``) plus ``text``, ``event`` and 
 Rocket.Chat, Teams workflows) post it as it is. A background daemon thread delivers each document to
 each URL in turn, retrying connection errors, timeouts, HTTP 429 and 5xx with exponential backoff;
 other HTTP errors are final. Every outcome is handed to a ``report`` callback (on that thread) as a
-``webhook_delivered`` or ``webhook_failed`` event.
+``webhook_delivered`` or ``webhook_failed`` event. URLs are checked when the sender is made
+(``url_problem``): http or https with a host.
 
 Webhook URLs usually carry their secret in the path, so events name a URL by scheme, host and port
 only, plus its position among the ``--webhook`` options, and failure reasons never quote the URL.
@@ -76,9 +77,32 @@ def alert_document(health: QuorumHealth, previous: HealthStatus | None) -> dict[
     }
 
 
+def url_problem(url: str) -> str | None:
+    """What makes ``url`` unfit for a webhook (None when it is fit): it must be http or https with a
+    host and, if any, a port from 1 to 65535. Worded without the URL, which may hold a secret."""
+    if any(c.isspace() or not c.isprintable() for c in url):
+        return "a webhook URL may not hold spaces or control characters"
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        return f"not a valid URL ({exc}); expected http(s)://HOST[:PORT]/PATH"
+    if parts.scheme not in ("http", "https"):
+        given = f", not {parts.scheme}:" if parts.scheme else ""
+        return f"a webhook URL must start with http:// or https://{given}"
+    if not parts.hostname:
+        return "a webhook URL needs a host: http(s)://HOST[:PORT]/PATH"
+    if port == 0:
+        return "a webhook URL's port must be from 1 to 65535"
+    return None
+
+
 def redact(url: str) -> str:
     """``scheme://host:port`` of a URL, with ``/...`` when it had a path or query (the secret part)."""
-    parts = urllib.parse.urlsplit(url)
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return "(not a valid URL)"
     host = parts.hostname or ""
     if ":" in host:
         host = f"[{host}]"
@@ -121,6 +145,10 @@ class WebhookSender:
 
     def __init__(self, urls: Sequence[str], *, timeout: float, report: Callable[[Event], None],
                  attempts: int = ATTEMPTS, backoff: float = BACKOFF_S) -> None:
+        for url in urls:
+            problem = url_problem(url)
+            if problem is not None:
+                raise ValueError(problem)
         self.urls = tuple(urls)
         self.timeout = timeout
         self.attempts = attempts

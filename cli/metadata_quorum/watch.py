@@ -190,6 +190,18 @@ def _show(view: View, health: QuorumHealth, events: list[Event]) -> None:
         view.emit(event)
 
 
+def _webhook_urls(ctx: click.Context, param: click.Parameter, urls: tuple[str, ...]) -> tuple[str, ...]:
+    """Refuse a URL no alert could reach at start, not at the first delivery."""
+    if urls:
+        from .alerts import url_problem
+
+        for number, url in enumerate(urls, start=1):
+            problem = url_problem(url)
+            if problem is not None:
+                raise click.BadParameter(f"URL {number}: {problem}" if len(urls) > 1 else problem, ctx, param)
+    return urls
+
+
 @click.command("watch", cls=KafkaCommand, exact_only=EXACT_ONLY)
 @threshold_options
 @click.option(
@@ -205,6 +217,7 @@ def _show(view: View, health: QuorumHealth, events: list[Event]) -> None:
     "webhooks",
     multiple=True,
     metavar="URL",
+    callback=_webhook_urls,
     help="POST a JSON alert here on every status change, recovery included (repeatable). Its 'text' "
     "field suits Slack-compatible incoming webhooks.",
 )

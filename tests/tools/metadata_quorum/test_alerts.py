@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import queue
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -25,7 +26,7 @@ from kafka_admin_kraft.health import (
     unreachable,
 )
 from kafka_admin_kraft.models import QuorumInfo, ReplicaState
-from kafka_admin_kraft_cli.metadata_quorum.alerts import WebhookSender, alert_document, redact
+from kafka_admin_kraft_cli.metadata_quorum.alerts import WebhookSender, alert_document, redact, url_problem
 from kafka_admin_kraft_cli.metadata_quorum.health_options import health_json
 
 NOW = 1_700_000_000_000
@@ -107,6 +108,34 @@ def test_recovery_first_sight_and_many_findings() -> None:
 ])
 def test_urls_are_shown_without_their_secret_part(url: str, shown: str) -> None:
     assert redact(url) == shown
+
+
+@pytest.mark.parametrize(("url", "problem"), [
+    ("http://[::1", "not a valid URL (Invalid IPv6 URL); expected http(s)://HOST[:PORT]/PATH"),
+    ("file:///etc/passwd", "a webhook URL must start with http:// or https://, not file:"),
+    ("ftp://127.0.0.1/hook", "a webhook URL must start with http:// or https://, not ftp:"),
+    ("gopher://127.0.0.1:70/_x", "a webhook URL must start with http:// or https://, not gopher:"),
+    ("javascript:alert(1)", "a webhook URL must start with http:// or https://, not javascript:"),
+    ("", "a webhook URL must start with http:// or https://"),
+    ("hooks.slack.com/services/T000", "a webhook URL must start with http:// or https://"),
+    ("http://127.0.0.1:99999/hook", "not a valid URL (Port out of range 0-65535); expected http(s)://HOST[:PORT]/PATH"),
+    ("http://127.0.0.1:0/hook", "a webhook URL's port must be from 1 to 65535"),
+    ("http://127.0.0.1:x/hook", "not a valid URL (Port could not be cast to integer value as 'x'); "
+                                "expected http(s)://HOST[:PORT]/PATH"),
+    ("https:///services/T000", "a webhook URL needs a host: http(s)://HOST[:PORT]/PATH"),
+    ("http://hooks example/x", "a webhook URL may not hold spaces or control characters"),
+    ("https://hooks.slack.com/services/T000/B000/XXXX", None),
+    ("http://[::1]:8080/hook", None),
+])
+def test_urls_no_alert_could_reach_are_refused_when_the_sender_is_made(url: str, problem: str | None) -> None:
+    assert url_problem(url) == problem
+    if problem is not None:
+        with pytest.raises(ValueError, match=re.escape(problem)):
+            WebhookSender([HOOK, url], timeout=1, report=Reports())
+
+
+def test_an_unparsable_url_is_redacted_without_an_error() -> None:
+    assert redact("http://[::1") == "(not a valid URL)"
 
 
 @responses.activate

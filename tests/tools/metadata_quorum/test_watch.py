@@ -6,10 +6,13 @@ from __future__ import annotations
 import queue
 from typing import Any
 
+import pytest
+
 from kafka_admin_kraft.errors import AuthenticationError
 from kafka_admin_kraft.health import HealthThresholds, QuorumHealth
 from kafka_admin_kraft_cli.metadata_quorum.events import Event
 from kafka_admin_kraft_cli.metadata_quorum.watch import _loop
+from tools.metadata_quorum.quorum_util import NOWHERE, PROG, parse_error, run
 from tools.metadata_quorum.test_events import CONNECT, NOW, check, lost
 
 
@@ -74,3 +77,16 @@ def test_the_loop_alerts_once_per_status_change_and_survives_client_errors() -> 
     # Each check gets the previous result, the fix commands' connection options and a bounded time.
     assert [c["previous"] for c in admin.calls] == [None, *view.shown[:-1]]
     assert all(c["connect"] == CONNECT and c["timeout"] == 1.7 and c["probe"] is False for c in admin.calls)
+
+
+@pytest.mark.parametrize(("urls", "message"), [
+    (["http://[::1"], "not a valid URL (Invalid IPv6 URL); expected http(s)://HOST[:PORT]/PATH"),
+    (["file:///etc/passwd"], "a webhook URL must start with http:// or https://, not file:"),
+    ([""], "a webhook URL must start with http:// or https://"),
+    (["http://127.0.0.1:9/hook", "http://127.0.0.1:99999/hook"],
+     "URL 2: not a valid URL (Port out of range 0-65535); expected http(s)://HOST[:PORT]/PATH"),
+])
+def test_a_webhook_url_no_alert_could_reach_is_a_parse_error_at_start(urls: list[str], message: str) -> None:
+    webhooks = [arg for url in urls for arg in ("--webhook", url)]
+    result = run("--bootstrap-controller", NOWHERE, "watch", "--count", "1", *webhooks)
+    parse_error(result, f"Invalid value for '--webhook': {message}", f"{PROG} watch")
