@@ -3,11 +3,12 @@ watch loop.
 
 The document is the check's JSON (``health_json``) plus ``text``, ``event`` and ``previous_status``:
 ``text`` is a few lines for people, so that Slack-compatible incoming webhooks (Slack, Mattermost,
-Rocket.Chat, Teams workflows) post it as it is. A background daemon thread delivers each document to
-each URL in turn, retrying connection errors, timeouts, HTTP 429 and 5xx with exponential backoff;
-other HTTP errors are final. Every outcome is handed to a ``report`` callback (on that thread) as a
-``webhook_delivered`` or ``webhook_failed`` event. URLs are checked when the sender is made
-(``url_problem``): http or https with a host.
+Rocket.Chat, Teams workflows) post it as it is. Each URL has a background daemon thread and queue of
+its own (a slow endpoint never holds up another), which delivers each document in turn, retrying
+connection errors, timeouts, HTTP 429 and 5xx with exponential backoff; other HTTP errors are final.
+Every outcome is handed to a ``report`` callback (on that URL's thread) as a ``webhook_delivered`` or
+``webhook_failed`` event. URLs are checked when the sender is made (``url_problem``): http or https
+with a host.
 
 Webhook URLs usually carry their secret in the path, so events name a URL by scheme, host and port
 only, plus its position among the ``--webhook`` options, and failure reasons never quote the URL.
@@ -141,7 +142,8 @@ class _Delivery:
 
 
 class WebhookSender:
-    """POSTs documents to every URL from a daemon thread; ``send`` never waits for the network."""
+    """POSTs documents to every URL, each URL from a daemon thread and queue of its own, so that a
+    slow endpoint never holds up another; ``send`` never waits for the network."""
 
     def __init__(self, urls: Sequence[str], *, timeout: float, report: Callable[[Event], None],
                  attempts: int = ATTEMPTS, backoff: float = BACKOFF_S) -> None:
@@ -154,37 +156,43 @@ class WebhookSender:
         self.attempts = attempts
         self.backoff = backoff
         self._report = report
-        self._queue: queue.SimpleQueue[_Delivery | None] = queue.SimpleQueue()
+        self._queues: list[queue.SimpleQueue[_Delivery | None]] = [queue.SimpleQueue() for _ in self.urls]
         self._pending: dict[int, _Delivery] = {}
         self._lock = threading.Lock()
         self._numbers = 0
-        self._thread = threading.Thread(target=self._run, name="webhook-sender", daemon=True)
-        self._thread.start()
+        self._threads = [threading.Thread(target=self._run, args=(deliveries,), name=f"webhook-{number}",
+                                          daemon=True)
+                         for number, deliveries in enumerate(self._queues, start=1)]
+        for thread in self._threads:
+            thread.start()
 
     def send(self, document: dict[str, Any]) -> None:
         """Queue ``document`` for every URL."""
         with self._lock:
-            for webhook, url in enumerate(self.urls, start=1):
+            for webhook, (url, deliveries) in enumerate(zip(self.urls, self._queues, strict=True), start=1):
                 self._numbers += 1
                 delivery = _Delivery(self._numbers, webhook, url, document)
                 self._pending[delivery.number] = delivery
-                self._queue.put(delivery)
+                deliveries.put(delivery)
 
     def close(self, grace: float) -> None:
         """Let queued deliveries finish for up to ``grace`` seconds; report the rest as failed."""
-        self._queue.put(None)
-        self._thread.join(grace)
+        until = time.monotonic() + grace
+        for deliveries in self._queues:
+            deliveries.put(None)
+        for thread in self._threads:
+            thread.join(max(0.0, until - time.monotonic()))
         with self._lock:
             abandoned = sorted(self._pending.values(), key=lambda d: d.number)
             self._pending.clear()
         for delivery in abandoned:
             self._report(self._event(delivery, "webhook_failed", reason="the watch stopped before delivery"))
 
-    def _run(self) -> None:
+    def _run(self, deliveries: queue.SimpleQueue[_Delivery | None]) -> None:
         import requests
 
         with requests.Session() as session:
-            while (delivery := self._queue.get()) is not None:
+            while (delivery := deliveries.get()) is not None:
                 self._finish(delivery, self._deliver(session, delivery))
 
     def _finish(self, delivery: _Delivery, event: Event) -> None:
