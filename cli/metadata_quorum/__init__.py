@@ -11,8 +11,8 @@ This module builds the click group; each subcommand is a module of its own, whic
 one. What subcommands share lies beside them: ``common`` (Kafka's three), ``controller_identity``
 (a controller's properties file), ``health_options`` (check, watch, exporter and the voter commands),
 ``voter_entries``, ``voter_text``, ``voter_progress`` and ``voter_changes`` (reconcile, scale,
-replace-controller); ``describe_text``, ``events``, ``alerts`` and ``metrics`` are what a command
-prints, reports or serves, loaded only when it runs.
+replace-controller); ``describe_text``, ``events``, ``alerts`` (with ``webhook_http``, its HTTP) and
+``metrics`` are what a command prints, reports or serves, loaded only when it runs.
 """
 
 from __future__ import annotations

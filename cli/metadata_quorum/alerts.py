@@ -4,7 +4,8 @@ watch loop.
 The document is the check's JSON (``health_json``) plus ``text``, ``event`` and ``previous_status``:
 ``text`` is a few lines for people, so that Slack-compatible incoming webhooks (Slack, Mattermost,
 Rocket.Chat, Teams workflows) post it as it is. Each URL has a background daemon thread and queue of
-its own (a slow endpoint never holds up another), which delivers each document in turn, retrying
+its own (a slow endpoint never holds up another), which delivers each document in turn
+(``webhook_http``: the timeout is a deadline for the whole request), retrying
 connection errors, timeouts, HTTP 429 and 5xx with exponential backoff; other HTTP errors are final.
 Every outcome is handed to a ``report`` callback (on that URL's thread) as a ``webhook_delivered`` or
 ``webhook_failed`` event. URLs are checked when the sender is made (``url_problem``): http or https
@@ -27,8 +28,6 @@ from typing import TYPE_CHECKING, Any
 from .health_options import health_json
 
 if TYPE_CHECKING:
-    import requests
-
     from kafka_admin_kraft.health import HealthStatus, QuorumHealth
 
 Event = dict[str, Any]
@@ -189,11 +188,8 @@ class WebhookSender:
             self._report(self._event(delivery, "webhook_failed", reason="the watch stopped before delivery"))
 
     def _run(self, deliveries: queue.SimpleQueue[_Delivery | None]) -> None:
-        import requests
-
-        with requests.Session() as session:
-            while (delivery := deliveries.get()) is not None:
-                self._finish(delivery, self._deliver(session, delivery))
+        while (delivery := deliveries.get()) is not None:
+            self._finish(delivery, self._deliver(delivery))
 
     def _finish(self, delivery: _Delivery, event: Event) -> None:
         with self._lock:
@@ -205,15 +201,17 @@ class WebhookSender:
         return {"time_ms": int(time.time() * 1000), "event": name, "url": redact(delivery.url),
                 "webhook": delivery.webhook, "status": delivery.document.get("status"), **fields}
 
-    def _deliver(self, session: requests.Session, delivery: _Delivery) -> Event:
+    def _deliver(self, delivery: _Delivery) -> Event:
         import requests
+
+        from .webhook_http import post_json
 
         reason = ""
         for attempt in range(1, self.attempts + 1):
             if attempt > 1:
                 time.sleep(self.backoff * 2 ** (attempt - 2))
             try:
-                response = session.post(delivery.url, json=delivery.document, timeout=self.timeout)
+                answer = post_json(delivery.url, delivery.document, timeout=self.timeout)
             except requests.Timeout:
                 reason = f"no answer within {self.timeout * 1000:.0f} ms"
                 continue
@@ -221,11 +219,10 @@ class WebhookSender:
                 cause = _root_cause(exc)
                 reason = f"cannot connect: {cause}" if cause else f"request failed: {type(exc).__name__}"
                 continue
-            if response.ok:
-                return self._event(delivery, "webhook_delivered", http_status=response.status_code,
-                                   attempts=attempt)
-            body = " ".join(response.text.split())[:BODY_CHARS]
-            reason = f"HTTP {response.status_code}" + (f": {body}" if body else "")
-            if response.status_code != 429 and response.status_code < 500:
+            if answer.status < 400:
+                return self._event(delivery, "webhook_delivered", http_status=answer.status, attempts=attempt)
+            body = " ".join(answer.body.split())[:BODY_CHARS]
+            reason = f"HTTP {answer.status}" + (f": {body}" if body else "")
+            if answer.status != 429 and answer.status < 500:
                 return self._event(delivery, "webhook_failed", reason=reason, attempts=attempt)
         return self._event(delivery, "webhook_failed", reason=reason, attempts=self.attempts)

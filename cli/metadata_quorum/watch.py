@@ -226,7 +226,8 @@ def _webhook_urls(ctx: click.Context, param: click.Parameter, urls: tuple[str, .
     type=click.IntRange(min=1),
     default=5_000,
     show_default=True,
-    help="How long each webhook request may take; a failed one is tried up to 3 times in all.",
+    help="How long each webhook request may take in all, from connecting to the end of the answer; a "
+    "failed one is tried up to 3 times in all.",
 )
 @click.option(
     "--count",

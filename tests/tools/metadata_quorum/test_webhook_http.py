@@ -1,0 +1,121 @@
+"""One webhook POST against real sockets on 127.0.0.1: endpoints that answer a byte at a time, and a
+deadline for the whole request."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pytest
+import requests
+
+from kafka_admin_kraft_cli.metadata_quorum.webhook_http import post_json
+
+DOCUMENT = {"text": "KRaft quorum x is WARNING (was OK)", "status": "WARNING"}
+
+
+@dataclass
+class Endpoint:
+    """A TCP server that reads each request whole, then sends ``answer``: ``head`` at once (a byte
+    each ``pause`` seconds when ``trickle_head``), then ``body`` a byte each ``pause`` seconds."""
+
+    head: bytes
+    body: bytes = b""
+    pause: float = 0.0
+    trickle_head: bool = False
+    requests: list[bytes] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.getsockname()[1]}/services/T000/secret"
+
+    def close(self) -> None:
+        self.server.close()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._answer, args=(connection,), daemon=True).start()
+
+    def _answer(self, connection: socket.socket) -> None:
+        with connection:
+            request = b""
+            while b"\r\n\r\n" not in request:
+                request += connection.recv(65536)
+            head, _, body = request.partition(b"\r\n\r\n")
+            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                          if line.lower().startswith(b"content-length:"))
+            while len(body) < length:
+                body += connection.recv(65536)
+            self.requests.append(head)
+            try:
+                self._send(connection, self.head, self.trickle_head)
+                self._send(connection, self.body, True)
+            except OSError:
+                pass  # the client gave up
+
+    def _send(self, connection: socket.socket, data: bytes, trickle: bool) -> None:
+        if not trickle or not self.pause:
+            connection.sendall(data)
+            return
+        for byte in data:
+            connection.sendall(bytes([byte]))
+            time.sleep(self.pause)
+
+
+@pytest.fixture
+def endpoints() -> Iterator[list[Endpoint]]:
+    made: list[Endpoint] = []
+    yield made
+    for endpoint in made:
+        endpoint.close()
+
+
+def head(status: str, length: int, *extra: str) -> bytes:
+    lines = [f"HTTP/1.1 {status}", f"Content-Length: {length}", *extra]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def test_an_answer_within_the_deadline_is_read(endpoints: list[Endpoint]) -> None:
+    endpoints.append(endpoint := Endpoint(head("200 OK", 2), b"ok"))
+    answer = post_json(endpoint.url, DOCUMENT, timeout=2)
+    assert (answer.status, answer.body) == (200, "ok")
+    [request] = endpoint.requests
+    assert request.startswith(b"POST /services/T000/secret HTTP/1.1\r\n")
+
+
+@pytest.mark.parametrize("trickle_head", [False, True], ids=["body", "head"])
+def test_the_timeout_is_a_deadline_for_the_whole_request_not_for_each_read(
+        endpoints: list[Endpoint], trickle_head: bool) -> None:
+    """A byte every 50 ms never trips a per-read timeout of 500 ms; 200 bytes would take 10 s."""
+    endpoints.append(endpoint := Endpoint(head("200 OK", 200), b"x" * 200, pause=0.05,
+                                          trickle_head=trickle_head))
+    started = time.monotonic()
+    with pytest.raises(requests.Timeout):
+        post_json(endpoint.url, DOCUMENT, timeout=0.5)
+    assert 0.5 <= time.monotonic() - started < 2
+
+
+def test_the_deadline_holds_through_an_http_proxy(endpoints: list[Endpoint],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    endpoints.append(proxy := Endpoint(head("200 OK", 200), b"x" * 200, pause=0.05))
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.server.getsockname()[1]}")
+    started = time.monotonic()
+    with pytest.raises(requests.Timeout):
+        post_json("http://hooks.example.invalid/services/T000", DOCUMENT, timeout=0.5)
+    assert time.monotonic() - started < 2
+    [request] = proxy.requests
+    assert request.startswith(b"POST http://hooks.example.invalid/services/T000 HTTP/1.1\r\n")
