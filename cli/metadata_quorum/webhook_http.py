@@ -1,9 +1,10 @@
-"""One webhook POST, bounded in time, for ``alerts``.
+"""One webhook POST, bounded in time and size, for ``alerts``.
 
 requests' ``timeout`` bounds each socket operation, not the request: an endpoint that sends a byte a
 second never trips it. Here the timeout is a deadline for the whole request: every socket the request
 opens (to the endpoint or to an HTTP proxy) is registered with a timer that shuts it down when the
 time is up, which ends a read in progress at once. SOCKS proxies keep requests' own per-read timeout.
+Of the answer only the first ``BODY_BYTES`` are read, so a huge body costs nothing.
 """
 
 from __future__ import annotations
@@ -21,11 +22,15 @@ from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
+BODY_BYTES = 4096
+"""How much of an answer is read (enough for the part of an error body a failure reason quotes)."""
+
 
 @dataclass(frozen=True)
 class Answer:
     status: int
     body: str
+    """The first ``BODY_BYTES`` of the body, decoded leniently."""
 
 
 class _Deadline:
@@ -113,16 +118,17 @@ class _Adapter(HTTPAdapter):
 
 
 def post_json(url: str, document: Any, *, timeout: float) -> Answer:
-    """POST ``document`` as JSON and read the answer, all within ``timeout`` seconds. Raises
-    ``requests.Timeout`` when the time is up, other ``requests.RequestException`` errors as requests
-    does (for the body too)."""
+    """POST ``document`` as JSON and read the answer's head and the start of its body, all within
+    ``timeout`` seconds. Raises ``requests.Timeout`` when the time is up, other
+    ``requests.RequestException`` errors as requests does (for the body too)."""
     with requests.Session() as session, _Deadline(timeout) as deadline:
         adapter = _Adapter()
         session.mount("http://", adapter)
         session.mount("https://", adapter)
         try:
-            with session.post(url, json=document, timeout=timeout) as response:
-                return Answer(response.status_code, response.text)
+            with session.post(url, json=document, timeout=timeout, stream=True) as response:
+                body = response.raw.read(BODY_BYTES, decode_content=True)
+                return Answer(response.status_code, body.decode("utf-8", "replace"))
         except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
             if deadline.expired or isinstance(exc, urllib3.exceptions.TimeoutError):
                 raise requests.Timeout(f"no complete answer within {timeout} s") from exc

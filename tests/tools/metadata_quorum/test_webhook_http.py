@@ -12,20 +12,23 @@ from dataclasses import dataclass, field
 import pytest
 import requests
 
-from kafka_admin_kraft_cli.metadata_quorum.webhook_http import post_json
+from kafka_admin_kraft_cli.metadata_quorum.webhook_http import BODY_BYTES, post_json
 
 DOCUMENT = {"text": "KRaft quorum x is WARNING (was OK)", "status": "WARNING"}
 
 
 @dataclass
 class Endpoint:
-    """A TCP server that reads each request whole, then sends ``answer``: ``head`` at once (a byte
-    each ``pause`` seconds when ``trickle_head``), then ``body`` a byte each ``pause`` seconds."""
+    """A TCP server that reads each request whole, then sends ``head`` at once (a byte each ``pause``
+    seconds when ``trickle_head``), then ``body`` a byte each ``pause`` seconds, or else ``body`` over
+    and over until the client goes (``endless``), counting what it sent in ``sent``."""
 
     head: bytes
     body: bytes = b""
     pause: float = 0.0
     trickle_head: bool = False
+    endless: bool = False
+    sent: int = 0
     requests: list[bytes] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -62,15 +65,19 @@ class Endpoint:
             try:
                 self._send(connection, self.head, self.trickle_head)
                 self._send(connection, self.body, True)
+                while self.endless:
+                    self._send(connection, self.body, True)
             except OSError:
                 pass  # the client gave up
 
     def _send(self, connection: socket.socket, data: bytes, trickle: bool) -> None:
         if not trickle or not self.pause:
             connection.sendall(data)
+            self.sent += len(data)
             return
         for byte in data:
             connection.sendall(bytes([byte]))
+            self.sent += 1
             time.sleep(self.pause)
 
 
@@ -119,3 +126,15 @@ def test_the_deadline_holds_through_an_http_proxy(endpoints: list[Endpoint],
     assert time.monotonic() - started < 2
     [request] = proxy.requests
     assert request.startswith(b"POST http://hooks.example.invalid/services/T000 HTTP/1.1\r\n")
+
+
+def test_of_a_huge_answer_only_the_start_is_read(endpoints: list[Endpoint]) -> None:
+    """A gigabyte error page (sent for as long as the client reads) costs a prefix, not the whole."""
+    endpoints.append(endpoint := Endpoint(head("500 Internal Server Error", 1 << 30), b"e" * (1 << 20),
+                                          endless=True))
+    started = time.monotonic()
+    answer = post_json(endpoint.url, DOCUMENT, timeout=5)
+    assert time.monotonic() - started < 2
+    assert (answer.status, answer.body) == (500, "e" * BODY_BYTES)
+    time.sleep(0.2)
+    assert endpoint.sent < 64 << 20
