@@ -5,11 +5,11 @@ The document is the check's JSON (``health_json``) plus ``text``, ``event`` and 
 ``text`` is a few lines for people, so that Slack-compatible incoming webhooks (Slack, Mattermost,
 Rocket.Chat, Teams workflows) post it as it is. Each URL has a background daemon thread and queue of
 its own (a slow endpoint never holds up another), which delivers each document in turn
-(``webhook_http``: the timeout is a deadline for the whole request), retrying
-connection errors, timeouts, HTTP 429 and 5xx with exponential backoff; other HTTP errors are final.
-Every outcome is handed to a ``report`` callback (on that URL's thread) as a ``webhook_delivered`` or
-``webhook_failed`` event. URLs are checked when the sender is made (``url_problem``): http or https
-with a host.
+(``webhook_http``: the timeout is a deadline for the whole request, no redirects followed), retrying
+connection errors, timeouts, HTTP 429 and 5xx with exponential backoff; redirects and other HTTP
+errors are final. Every outcome is handed to a ``report`` callback (on that URL's thread) as a
+``webhook_delivered`` or ``webhook_failed`` event. URLs are checked when the sender is made
+(``url_problem``): http or https with a host.
 
 Webhook URLs usually carry their secret in the path, so events name a URL by scheme, host and port
 only, plus its position among the ``--webhook`` options, and failure reasons never quote the URL.
@@ -219,7 +219,11 @@ class WebhookSender:
                 cause = _root_cause(exc)
                 reason = f"cannot connect: {cause}" if cause else f"request failed: {type(exc).__name__}"
                 continue
-            if answer.status < 400:
+            if 300 <= answer.status < 400:
+                target = f" to {redact(answer.location)}" if answer.location else ""
+                return self._event(delivery, "webhook_failed", attempts=attempt,
+                                   reason=f"HTTP {answer.status}: a redirect{target}, not followed")
+            if answer.status < 300:
                 return self._event(delivery, "webhook_delivered", http_status=answer.status, attempts=attempt)
             body = " ".join(answer.body.split())[:BODY_CHARS]
             reason = f"HTTP {answer.status}" + (f": {body}" if body else "")

@@ -4,7 +4,10 @@ requests' ``timeout`` bounds each socket operation, not the request: an endpoint
 second never trips it. Here the timeout is a deadline for the whole request: every socket the request
 opens (to the endpoint or to an HTTP proxy) is registered with a timer that shuts it down when the
 time is up, which ends a read in progress at once. SOCKS proxies keep requests' own per-read timeout.
-Of the answer only the first ``BODY_BYTES`` are read, so a huge body costs nothing.
+
+Redirects are never followed: a 307 or 308 would POST the alert again, contents and all, to wherever
+the endpoint points (a cloud metadata address included); the caller reports the redirect instead. Of
+the answer only the first ``BODY_BYTES`` are read, so a huge body costs nothing.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ BODY_BYTES = 4096
 @dataclass(frozen=True)
 class Answer:
     status: int
+    location: str | None
+    """The ``Location`` header of a redirect."""
     body: str
     """The first ``BODY_BYTES`` of the body, decoded leniently."""
 
@@ -126,9 +131,11 @@ def post_json(url: str, document: Any, *, timeout: float) -> Answer:
         session.mount("http://", adapter)
         session.mount("https://", adapter)
         try:
-            with session.post(url, json=document, timeout=timeout, stream=True) as response:
+            with session.post(url, json=document, timeout=timeout, stream=True,
+                              allow_redirects=False) as response:
                 body = response.raw.read(BODY_BYTES, decode_content=True)
-                return Answer(response.status_code, body.decode("utf-8", "replace"))
+                return Answer(response.status_code, response.headers.get("Location"),
+                              body.decode("utf-8", "replace"))
         except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
             if deadline.expired or isinstance(exc, urllib3.exceptions.TimeoutError):
                 raise requests.Timeout(f"no complete answer within {timeout} s") from exc

@@ -348,6 +348,24 @@ def test_a_real_http_server_receives_the_alert_and_a_slow_one_times_out(receiver
     assert [post[0] for post in posts[1:]] == ["/slow"] * 3
 
 
+@responses.activate
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+def test_a_redirect_is_reported_not_followed(status: int) -> None:
+    """Following a 307 or 308 would POST the alert (and whatever it says) to any host the endpoint
+    names; a loop would POST it again and again."""
+    responses.add(responses.POST, HOOK, status=status, headers={"Location": HOOK})
+    responses.add(responses.POST, OTHER, status=status, headers={"Location": "http://169.254.169.254/latest/x"})
+    reports = Reports()
+    webhooks = sender(reports, HOOK, OTHER)
+    webhooks.send(DOCUMENT)
+    loop, metadata = sorted((reports.next(), reports.next()), key=lambda event: event["webhook"])
+    webhooks.close(5)
+    assert len(responses.calls) == 2
+    assert (loop["event"], loop["reason"], loop["attempts"]) == (
+        "webhook_failed", f"HTTP {status}: a redirect to http://127.0.0.1:9/..., not followed", 1)
+    assert metadata["reason"] == f"HTTP {status}: a redirect to http://169.254.169.254/..., not followed"
+
+
 def test_a_closed_port_is_reported_in_the_operating_system_words() -> None:
     with Receiver() as closed:
         url = closed.url("/hook")

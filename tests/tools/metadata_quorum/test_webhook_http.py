@@ -97,7 +97,7 @@ def head(status: str, length: int, *extra: str) -> bytes:
 def test_an_answer_within_the_deadline_is_read(endpoints: list[Endpoint]) -> None:
     endpoints.append(endpoint := Endpoint(head("200 OK", 2), b"ok"))
     answer = post_json(endpoint.url, DOCUMENT, timeout=2)
-    assert (answer.status, answer.body) == (200, "ok")
+    assert (answer.status, answer.location, answer.body) == (200, None, "ok")
     [request] = endpoint.requests
     assert request.startswith(b"POST /services/T000/secret HTTP/1.1\r\n")
 
@@ -138,3 +138,13 @@ def test_of_a_huge_answer_only_the_start_is_read(endpoints: list[Endpoint]) -> N
     assert (answer.status, answer.body) == (500, "e" * BODY_BYTES)
     time.sleep(0.2)
     assert endpoint.sent < 64 << 20
+
+
+def test_a_redirect_is_answered_not_followed(endpoints: list[Endpoint]) -> None:
+    """A 307 would re-POST the alert to wherever it points (here another endpoint; it could be
+    169.254.169.254)."""
+    endpoints.append(elsewhere := Endpoint(head("200 OK", 2), b"ok"))
+    endpoints.append(endpoint := Endpoint(head("307 Temporary Redirect", 0, f"Location: {elsewhere.url}")))
+    answer = post_json(endpoint.url, DOCUMENT, timeout=2)
+    assert (answer.status, answer.location, answer.body) == (307, elsewhere.url, "")
+    assert (len(endpoint.requests), elsewhere.requests) == (1, [])
