@@ -39,7 +39,10 @@ class Answer:
 
 
 class _Deadline:
-    """Shuts down the sockets registered with it once ``seconds`` have passed since it was entered."""
+    """Shuts down the sockets registered with it once ``seconds`` have passed since it was entered.
+
+    It keeps a duplicate of each socket: TLS wrapping detaches the socket object urllib3 made, but a
+    shutdown through any descriptor of a socket ends the connection."""
 
     def __init__(self, seconds: float) -> None:
         self._lock = threading.Lock()
@@ -57,20 +60,22 @@ class _Deadline:
                  traceback: TracebackType | None) -> None:
         self._timer.cancel()
         _current.deadline = None
+        with self._lock:
+            for sock in self._sockets:
+                sock.close()
+            self._sockets.clear()
 
     def watch(self, sock: socket.socket) -> None:
         with self._lock:
-            self._sockets.append(sock)
-            if not self.expired:
-                return
-        _shut(sock)
+            self._sockets.append(duplicate := sock.dup())
+            if self.expired:
+                _shut(duplicate)
 
     def _expire(self) -> None:
         with self._lock:
             self.expired = True
-            sockets = list(self._sockets)
-        for sock in sockets:
-            _shut(sock)
+            for sock in self._sockets:
+                _shut(sock)
 
 
 def _shut(sock: socket.socket) -> None:

@@ -3,11 +3,15 @@ deadline for the whole request."""
 
 from __future__ import annotations
 
+import datetime
+import ipaddress
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 import requests
@@ -28,6 +32,7 @@ class Endpoint:
     pause: float = 0.0
     trickle_head: bool = False
     endless: bool = False
+    tls: ssl.SSLContext | None = None
     sent: int = 0
     requests: list[bytes] = field(default_factory=list)
 
@@ -38,7 +43,7 @@ class Endpoint:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.getsockname()[1]}/services/T000/secret"
+        return f"http{'s' if self.tls else ''}://127.0.0.1:{self.server.getsockname()[1]}/services/T000/secret"
 
     def close(self) -> None:
         self.server.close()
@@ -52,6 +57,8 @@ class Endpoint:
             threading.Thread(target=self._answer, args=(connection,), daemon=True).start()
 
     def _answer(self, connection: socket.socket) -> None:
+        if self.tls is not None:
+            connection = self.tls.wrap_socket(connection, server_side=True)
         with connection:
             request = b""
             while b"\r\n\r\n" not in request:
@@ -126,6 +133,43 @@ def test_the_deadline_holds_through_an_http_proxy(endpoints: list[Endpoint],
     assert time.monotonic() - started < 2
     [request] = proxy.requests
     assert request.startswith(b"POST http://hooks.example.invalid/services/T000 HTTP/1.1\r\n")
+
+
+@pytest.fixture
+def tls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ssl.SSLContext:
+    """A server context with a self-signed certificate for 127.0.0.1, which requests is told to trust."""
+    x509 = pytest.importorskip("cryptography.x509", reason="the cryptography package makes the certificate")
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(x509.oid.NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    (certificate := tmp_path / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (private := tmp_path / "key.pem").write_bytes(key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(certificate, private)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(certificate))
+    return context
+
+
+def test_over_https_an_answer_is_read_and_the_deadline_holds(endpoints: list[Endpoint],
+                                                             tls: ssl.SSLContext) -> None:
+    endpoints.append(quick := Endpoint(head("200 OK", 2), b"ok", tls=tls))
+    assert post_json(quick.url, DOCUMENT, timeout=2).body == "ok"
+    endpoints.append(slow := Endpoint(head("200 OK", 200), b"x" * 200, pause=0.05, tls=tls))
+    started = time.monotonic()
+    with pytest.raises(requests.Timeout):
+        post_json(slow.url, DOCUMENT, timeout=0.5)
+    assert time.monotonic() - started < 2
 
 
 def test_of_a_huge_answer_only_the_start_is_read(endpoints: list[Endpoint]) -> None:
