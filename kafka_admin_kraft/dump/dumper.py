@@ -331,7 +331,7 @@ class Dumper:
             size = os.fstat(stream.fileno()).st_size
             if options.max_bytes < 0:
                 raise DumpError(f"java.lang.IllegalArgumentException: Invalid size: {options.max_bytes} in "
-                                f"read from FileRecords(file= {absolute_path(path)}, start=0, end={size})")
+                                f"read from {_file_records(path, size)}")
             end = min(options.max_bytes, size)
             read_at = file_reader(stream)
             pairs: list[tuple[int, int]] = []
@@ -904,10 +904,32 @@ def _decoded_json(decoder: Decoder, data: bytes) -> str:
     return text if decoder.numeric else json_string(text)
 
 
+def _file_records(path: str, size: int) -> str:
+    """``FileRecords.toString`` of a whole file as ``FileRecords.open(file, false)`` opens it (its end
+    is Integer.MAX_VALUE), as Kafka's messages about a slice of it quote it."""
+    return f"FileRecords(size={size}, file={path}, start=0, end={INT32_MAX})"
+
+
+def _slice_end(log: BinaryIO, log_path: str, position: int, size: int) -> int:
+    """Where ``FileRecords.slice(position, size)`` of the segment an index points into ends, or
+    Kafka's refusal of a position outside the file or a negative size. An index entry's position is a
+    signed int to Kafka: 0xffffffff is -1."""
+    file_size = os.fstat(log.fileno()).st_size
+    records = _file_records(log_path, file_size)
+    if position < 0:
+        raise DumpError(f"java.lang.IllegalArgumentException: Invalid position: {position} in read from "
+                        f"{records}")
+    if position > file_size:
+        raise DumpError(f"java.lang.IllegalArgumentException: Slice from position {position} exceeds end "
+                        f"position of {records}")
+    if size < 0:
+        raise DumpError(f"java.lang.IllegalArgumentException: Invalid size: {size} in read from {records}")
+    return min(position + size, file_size)
+
+
 def _first_batch(log: BinaryIO, log_path: str, position: int, limit: int) -> int | None:
     """The last offset of the first whole batch at ``position`` within ``limit`` bytes (``slice``)."""
-    size = os.fstat(log.fileno()).st_size
-    end = min(position + limit, size) if position + limit >= 0 else size
+    end = _slice_end(log, log_path, position, limit)
     for buf, at, _ in BatchWalk(file_reader(log, position), log_path, end - position):
         fields = HEADER.unpack_from(buf, at) if len(buf) - at >= BATCH_HEADER_SIZE else None
         return None if fields is None else fields[0] + fields[6]
@@ -917,8 +939,8 @@ def _first_batch(log: BinaryIO, log_path: str, position: int, limit: int) -> int
 def _batch_reaching(log: BinaryIO, log_path: str, position: int, offset: int) -> tuple[int, int] | None:
     """(last offset, largest record timestamp) of the first batch from ``position`` whose last offset
     reaches ``offset``."""
-    size = os.fstat(log.fileno()).st_size
-    for buf, at, total in BatchWalk(file_reader(log, position), log_path, size - position):
+    end = _slice_end(log, log_path, position, INT32_MAX)
+    for buf, at, total in BatchWalk(file_reader(log, position), log_path, end - position):
         fields = HEADER.unpack_from(buf, at)
         last_offset = fields[0] + fields[6]
         if last_offset < offset:
