@@ -11,7 +11,9 @@ would refuse or that lacks the cluster id or the node id (KRaft always writes bo
 cluster id holds control characters (no Kafka tool writes one: it is damage), and a
 ``quorum-state`` that cannot be read are findings: each becomes a split that reads nothing and
 yields one error row, so that they reach the ``errors`` table the way corrupt batches do. The ids
-of a directory whose ``meta.properties`` is damaged stay unknown.
+of a directory whose ``meta.properties`` is damaged stay unknown. So does a segment, snapshot or
+bootstrap file that is no regular file this process can read (a directory, a named pipe, which
+would block the reader for ever, a broken symbolic link...): an ``unreadable_file`` row.
 
 Splits. A file larger than ``split_bytes`` is cut into byte ranges whose starts are batch starts,
 so that every batch is decoded by exactly one split: the split ``[start, end)`` decodes the batches
@@ -40,6 +42,7 @@ from kafka_admin_kraft.config.properties import parse_properties
 from kafka_admin_kraft.pipeline.schema import (
     INVALID_META_PROPERTIES,
     MISSING_META_PROPERTIES,
+    UNREADABLE_FILE,
     UNREADABLE_QUORUM_STATE,
 )
 from kafka_admin_kraft.pipeline.storage import (
@@ -78,11 +81,12 @@ _CHECKPOINT_RE: Final = re.compile(r"^\d{20}-\d{10}\.checkpoint$")
 
 @dataclass(frozen=True, slots=True)
 class NodeFileProblem:
-    """A ``meta.properties`` or ``quorum-state`` that is missing or damaged."""
+    """A ``meta.properties`` or ``quorum-state`` that is missing or damaged, or a segment, snapshot or
+    bootstrap file that cannot be read."""
 
     path: str
     file_kind: str
-    """The file's name: meta.properties or quorum-state."""
+    """The file's name (meta.properties or quorum-state), or segment, snapshot or bootstrap."""
     error_kind: str
     error: str
     """One line naming the file and what is wrong, control characters escaped."""
@@ -179,7 +183,11 @@ def _read_log_dir_info(view: StorageView, path: str) -> LogDirInfo:
     directory_id: str | None = None
     meta_path = join(path, META_PROPERTIES)
     partition = join(path, METADATA_PARTITION_DIR)
-    if view.kind(meta_path) != FILE:
+    if view.kind(meta_path) != FILE and view.exists(meta_path):
+        problems.append(
+            _problem(meta_path, META_PROPERTIES, INVALID_META_PROPERTIES, _not_readable(view, meta_path))
+        )
+    elif view.kind(meta_path) != FILE:
         problems.append(
             _problem(
                 meta_path,
@@ -212,6 +220,10 @@ def _read_log_dir_info(view: StorageView, path: str) -> LogDirInfo:
             leader_id, leader_epoch, voted_id = state.leader_id, state.leader_epoch, state.voted_id
         except (OSError, DecodeError) as exc:
             problems.append(_problem(state_path, QUORUM_STATE, UNREADABLE_QUORUM_STATE, str(exc)))
+    elif view.exists(state_path):
+        problems.append(
+            _problem(state_path, QUORUM_STATE, UNREADABLE_QUORUM_STATE, _not_readable(view, state_path))
+        )
     return LogDirInfo(
         path,
         cluster_id,
@@ -241,12 +253,12 @@ def _discover(
         key = identity(root)
         if key in found:
             return
-        if view.kind(join(root, META_PROPERTIES)) == FILE or (
+        if view.exists(join(root, META_PROPERTIES)) or (
             view.kind(join(root, METADATA_PARTITION_DIR)) == DIRECTORY
         ):
             info = _read_log_dir_info(view, root)
             files: list[str] = []
-            if view.kind(join(root, BOOTSTRAP_CHECKPOINT)) == FILE:
+            if view.exists(join(root, BOOTSTRAP_CHECKPOINT)):
                 files.append(join(root, BOOTSTRAP_CHECKPOINT))
             if info.partition_dir is not None:
                 files.extend(_partition_files(view, info.partition_dir))
@@ -258,25 +270,22 @@ def _discover(
     for item in paths:
         path = normalize(os.fspath(item))
         kind = view.kind(path)
-        if kind == FILE:
+        if kind != DIRECTORY and view.exists(path):  # a file, or something in its place
             folder = parent(path)
             root = parent(folder) if base_name(folder) == METADATA_PARTITION_DIR else folder
-            info = (
-                _read_log_dir_info(view, root)
-                if view.kind(join(root, META_PROPERTIES)) == FILE
-                else LogDirInfo(folder)
-            )
+            formatted = view.exists(join(root, META_PROPERTIES))
+            info = _read_log_dir_info(view, root) if formatted else LogDirInfo(folder)
             found.setdefault(identity(path), (info, [path]))
             continue
         if kind != DIRECTORY:
             raise FileNotFoundError(f"{path}: no such file or directory")
         holder = parent(path)
-        if base_name(path) == METADATA_PARTITION_DIR and view.kind(join(holder, META_PROPERTIES)) == FILE:
+        if base_name(path) == METADATA_PARTITION_DIR and view.exists(join(holder, META_PROPERTIES)):
             add_dir(holder)
             continue
         for here, dirs, names in view.walk(path):
-            bare = base_name(here) == METADATA_PARTITION_DIR and (
-                view.kind(join(parent(here), META_PROPERTIES)) != FILE
+            bare = base_name(here) == METADATA_PARTITION_DIR and not view.exists(
+                join(parent(here), META_PROPERTIES)
             )
             if META_PROPERTIES in names or METADATA_PARTITION_DIR in dirs or bare:
                 add_dir(here)
@@ -343,10 +352,14 @@ def split_file(
     return _split_file(StorageView(options), normalize(os.fspath(path)), info, split_bytes, newest_segment)
 
 
+def _not_readable(view: StorageView, path: str) -> str:
+    """Why the audit does not read ``path`` (see ``StorageView.not_readable``)."""
+    return f"{path}: cannot be read: it is {view.not_readable(path)}; the audit reads regular files only"
+
+
 def _split_file(
     view: StorageView, path: str, info: LogDirInfo, split_bytes: int, newest_segment: bool
 ) -> list[FileSplit]:
-    size = view.size(path)
     name = base_name(path)
     base_offset = parse_log_file_name(name)
     snapshot = parse_snapshot_file_name(name)
@@ -356,6 +369,10 @@ def _split_file(
         kind = "bootstrap"
     else:
         kind = "snapshot"
+    if view.not_readable(path) is not None:
+        problem = _problem(path, kind, UNREADABLE_FILE, _not_readable(view, path))
+        return [_problem_split(problem, info)]
+    size = view.size(path)
     cuts: list[int] = [0]
     if size > split_bytes and split_bytes > 0:
         cuts = plan_cut_points(view, path, size, split_bytes, base_offset)

@@ -58,8 +58,8 @@ COLUMNS: Final[tuple[Column, ...]] = (
     Column(
         "error_kind",
         "string",
-        "corrupt, torn_tail, undecodable, unreadable_quorum_state, missing_meta_properties or "
-        "invalid_meta_properties; null for records",
+        "corrupt, torn_tail, undecodable, unreadable_file, unreadable_quorum_state, "
+        "missing_meta_properties or invalid_meta_properties; null for records",
     ),
     Column("error", "string", "what is wrong, with file and position"),
 )
@@ -92,6 +92,8 @@ CORRUPT: Final = "corrupt"
 TORN_TAIL: Final = "torn_tail"
 UNDECODABLE: Final = "undecodable"
 UNREADABLE_QUORUM_STATE: Final = "unreadable_quorum_state"
+UNREADABLE_FILE: Final = "unreadable_file"
+"""A segment, snapshot or bootstrap.checkpoint that is no regular file (a directory, a named pipe...)."""
 MISSING_META_PROPERTIES: Final = "missing_meta_properties"
 INVALID_META_PROPERTIES: Final = "invalid_meta_properties"
 

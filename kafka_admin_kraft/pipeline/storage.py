@@ -25,11 +25,13 @@ what to check; credentials appear in no message and no ``repr``.
 
 from __future__ import annotations
 
+import errno
 import functools
 import math
 import os
 import posixpath
 import re
+import stat
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -386,9 +388,15 @@ class RandomInput(ABC):
 
 class _LocalInput(RandomInput):
     def __init__(self, path: str) -> None:
-        self._fd = os.open(path, os.O_RDONLY)
+        # Non-blocking: opening a named pipe would otherwise wait for a writer; it is refused below.
+        self._fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         try:
-            self.size = os.fstat(self._fd).st_size
+            status = os.fstat(self._fd)
+            if stat.S_ISDIR(status.st_mode):
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+            if not stat.S_ISREG(status.st_mode):
+                raise OSError(errno.EINVAL, "not a regular file", path)
+            self.size = status.st_size
         except OSError:
             os.close(self._fd)
             raise
@@ -522,6 +530,35 @@ class StorageView:
         if not is_uri(path):
             return FILE if os.path.isfile(path) else DIRECTORY if os.path.isdir(path) else None
         return self._stat(path)[0]
+
+    def exists(self, path: str) -> bool:
+        """Something is at ``path``, whatever it is (a broken symbolic link too)."""
+        return os.path.lexists(path) if not is_uri(path) else self.kind(path) is not None
+
+    def not_readable(self, path: str) -> str | None:
+        """What ``path`` is when it is no regular file this process can read (None when it is one):
+        a directory, a named pipe (opening one waits for a writer, for ever), a socket, a device, a
+        broken symbolic link or a loop of them, or a file it may not open."""
+        if is_uri(path):
+            kind = self.kind(path)
+            return None if kind == FILE else "a directory" if kind == DIRECTORY else "gone"
+        try:
+            mode = os.stat(path).st_mode
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return "a loop of symbolic links"
+            if os.path.islink(path):
+                return "a symbolic link to nothing"
+            return (exc.strerror or type(exc).__name__).lower()
+        if stat.S_ISREG(mode):
+            return None if os.access(path, os.R_OK) else "a file this user may not read"
+        if stat.S_ISDIR(mode):
+            return "a directory"
+        if stat.S_ISFIFO(mode):
+            return "a named pipe"
+        if stat.S_ISSOCK(mode):
+            return "a socket"
+        return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
 
     def size(self, path: str) -> int:
         if not is_uri(path):

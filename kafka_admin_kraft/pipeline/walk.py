@@ -9,8 +9,9 @@ Damage does not stop a file:
 * a file that ends inside a batch is a ``torn_tail`` when it is the newest segment of its directory
   (what a crash during an append leaves; Kafka cuts it at start-up) and ``corrupt`` anywhere else
   (snapshots and bootstrap files are renamed into place only when complete);
-* a missing or damaged ``meta.properties`` or ``quorum-state``, found while planning, comes as a split
-  of its own that yields its one error.
+* a missing or damaged ``meta.properties`` or ``quorum-state``, or a file that is no regular file,
+  found while planning, comes as a split of its own that yields its one error; a file that cannot
+  be opened when its split is read (replaced since, or not readable) is an ``unreadable_file`` row.
 
 What a record's value holds is not looked at here: :mod:`~kafka_admin_kraft.pipeline.columnar`
 decodes as much of it as a query needs. With ``runs``, consecutive ordinary batches come framed
@@ -27,8 +28,14 @@ from crc32c import crc32c
 
 from kafka_admin_kraft.pipeline.planning import MAX_BATCH_LENGTH, FileSplit
 from kafka_admin_kraft.pipeline.runs import BatchRun, frame_run
-from kafka_admin_kraft.pipeline.schema import CORRUPT, SNAPSHOT, TORN_TAIL
-from kafka_admin_kraft.pipeline.storage import NO_OPTIONS, RandomInput, StorageOptions, open_input
+from kafka_admin_kraft.pipeline.schema import CORRUPT, SNAPSHOT, TORN_TAIL, UNREADABLE_FILE
+from kafka_admin_kraft.pipeline.storage import (
+    NO_OPTIONS,
+    RandomInput,
+    StorageError,
+    StorageOptions,
+    open_input,
+)
 from kafka_admin_kraft.protocol.exceptions import DecodeError
 from kafka_admin_kraft.records.batch import (
     BATCH_HEADER_SIZE,
@@ -131,7 +138,14 @@ def walk_split(
         yield SplitError(None, split.error_kind, split.error or "")
         return
     what = split.path
-    with open_input(split.path, options) as source:
+    try:
+        opened = open_input(split.path, options)
+    except StorageError:
+        raise
+    except OSError as exc:  # replaced or locked since planning looked at it
+        yield SplitError(None, UNREADABLE_FILE, f"{what}: cannot be read: {exc.strerror or exc}")
+        return
+    with opened as source:
         size = source.size
         window = _Window(source)
         end = min(split.end, size)

@@ -52,3 +52,13 @@ def test_damaged_directory_rows(damaged: Damaged) -> None:
     stale = [s for s in older if s.kind == "segment"][0]
     kinds = [r[KIND] for r in columnar_rows(dataclasses.replace(stale, newest_segment=False)) if r[KIND]]
     assert kinds == ["corrupt", "corrupt"]
+
+
+def test_a_file_replaced_by_a_directory_after_planning_is_an_error_row(tmp_path: Path) -> None:
+    log = write_topic_segment(tmp_path / "p", batches=3)
+    [split] = split_file(log, LogDirInfo(str(tmp_path)))
+    log.unlink()
+    log.mkdir()
+    rows = columnar_rows(split)
+    assert [(row[KIND], row[COLUMN_INDEX["error"]]) for row in rows] == [
+        ("unreadable_file", f"{log}: cannot be read: Is a directory")]
