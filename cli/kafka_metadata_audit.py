@@ -128,6 +128,9 @@ def main(
         raise click.BadParameter(
             "the output is not a local directory: give --report-dir", param_hint="--output"
         )
+    for option, directory in (("--output", local), ("--report-dir", report_dir)):
+        if directory is not None:
+            _check_writable(option, directory)
     started = time.monotonic()
     try:
         spark = spark_session(master, conf=settings, py_files=py_files, archives=archives)
@@ -168,12 +171,36 @@ def _export_s3_settings(settings: dict[str, str], endpoint: str | None, region: 
             settings.setdefault(f"spark.executorEnv.{name}", value)
 
 
+def _check_writable(option: str, directory: str) -> None:
+    """Spark writes the tables only after its start-up and the whole audit: a directory that cannot be
+    made or written in is an error now."""
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as exc:
+        raise click.ClickException(
+            f"{option} {directory}: cannot create the directory: {exc.strerror or exc}"
+        ) from None
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise click.ClickException(f"{option} {directory}: this user may not write in it")
+
+
+LOOKUP_GCS_RETRY_S = 1.0
+"""How long the look-up before Spark retries a GCS request (Google's client would retry an
+unreachable network for the minute of the data source's default)."""
+
+
 def _look_up_uris(paths: Sequence[str]) -> None:
     """Reach every URI path before Spark starts: a wrong credential, bucket or endpoint is an error
     now, not after the JVM has started."""
-    from kafka_admin_kraft.pipeline.storage import NO_OPTIONS, StorageError, StorageView, is_uri, normalize
+    from kafka_admin_kraft.pipeline.storage import (
+        StorageError,
+        StorageOptions,
+        StorageView,
+        is_uri,
+        normalize,
+    )
 
-    view = StorageView(NO_OPTIONS)
+    view = StorageView(StorageOptions(gcs_retry_seconds=LOOKUP_GCS_RETRY_S))
     for path in paths:
         if not is_uri(path):
             continue

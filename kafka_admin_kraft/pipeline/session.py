@@ -22,7 +22,8 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
@@ -47,6 +48,20 @@ class SparkSetupError(RuntimeError):
 
 class JavaNotFoundError(SparkSetupError):
     """No Java runtime for Spark."""
+
+
+MASTER_PREFIXES: Final = ("spark", "k8s", "local")
+"""What a master URL other than ``yarn`` starts with: Spark 4's ``SparkSubmitArguments`` refuses any
+other, and its JVM exits before PySpark's gateway starts."""
+
+
+def check_master(master: str) -> None:
+    """Refuse a master URL Spark refuses, before its JVM starts (and prints a Java stack trace)."""
+    if master != "yarn" and not master.startswith(MASTER_PREFIXES):
+        raise SparkSetupError(
+            f"master {master!r} is not one Spark knows: give yarn, spark://HOST:PORT, "
+            "k8s://https://HOST:PORT, local, local[N] or local[*]"
+        )
 
 
 def find_java(environ: Mapping[str, str] | None = None) -> str:
@@ -102,6 +117,24 @@ def _importable(py_file: str) -> str:
     return str(copy)
 
 
+@contextmanager
+def _gateway_exit_explained(master: str | None) -> Iterator[None]:
+    """PySpark's JAVA_GATEWAY_EXITED as one line: Spark's JVM refused its settings (master URL,
+    spark-defaults.conf, PYSPARK_SUBMIT_ARGS) and printed why above."""
+    from pyspark.errors import PySparkRuntimeError
+
+    try:
+        yield
+    except PySparkRuntimeError as exc:
+        if exc.getCondition() != "JAVA_GATEWAY_EXITED":
+            raise
+        where = f"master {master!r}" if master else "the master of the Spark configuration"
+        raise SparkSetupError(
+            f"Spark's JVM exited while starting (with {where}); its reason is printed above: check the "
+            "master, the --conf settings, spark-defaults.conf and PYSPARK_SUBMIT_ARGS"
+        ) from None
+
+
 def spark_session(
     master: str | None = None,
     *,
@@ -115,6 +148,9 @@ def spark_session(
     find_java()
     _check_shipped(py_files, archives)
     settings = dict(conf or {})
+    for given in (master, settings.get("spark.master")):
+        if given:
+            check_master(given)
     if archives:
         settings["spark.archives"] = ",".join(filter(None, [settings.get("spark.archives"), *archives]))
     os.environ["PYSPARK_PYTHON"] = worker_python(settings, os.environ)
@@ -127,17 +163,18 @@ def spark_session(
     builder = SparkSession.builder.appName(app_name)
     for key, value in settings.items():
         builder = builder.config(key, value)
-    if master:
-        builder = builder.master(master)
-    elif "spark.master" not in settings:
-        # Launch the gateway to see what spark-submit and spark-defaults.conf configured.
-        SparkContext._ensure_initialized(conf=SparkConf(loadDefaults=False).setAll(list(settings.items())))
-        if not SparkConf().contains("spark.master"):
-            builder = builder.master(DEFAULT_MASTER)
-    builder = builder.config(
-        "spark.ui.showConsoleProgress", settings.get("spark.ui.showConsoleProgress", "false")
-    )
-    spark = builder.getOrCreate()
+    with _gateway_exit_explained(master or settings.get("spark.master")):
+        if master:
+            builder = builder.master(master)
+        elif "spark.master" not in settings:
+            # Launch the gateway to see what spark-submit and spark-defaults.conf configured.
+            SparkContext._ensure_initialized(conf=SparkConf(loadDefaults=False).setAll(list(settings.items())))
+            if not SparkConf().contains("spark.master"):
+                builder = builder.master(DEFAULT_MASTER)
+        builder = builder.config(
+            "spark.ui.showConsoleProgress", settings.get("spark.ui.showConsoleProgress", "false")
+        )
+        spark = builder.getOrCreate()
     for py_file in py_files:
         # before register(): the data source's Python function carries the includes known then
         spark.sparkContext.addPyFile(_importable(py_file))

@@ -278,11 +278,26 @@ def _first_env(*names: str) -> str | None:
     return next((os.environ[name] for name in names if os.environ.get(name)), None)
 
 
+_GOOGLE_STATUS: Final = re.compile(r"google::cloud::Status\((\w+): (.*?)(?: error_info=.*)?\)?$")
+_GOOGLE_CAUSE: Final = "The underlying error message was: "
+
+
+def _reason(text: str) -> str:
+    """The first line of a library's message; of Google's one-line ``google::cloud::Status(CODE:
+    ... error_info={...})``, the code and the innermost cause."""
+    first = text.splitlines()[0]
+    status = _GOOGLE_STATUS.match(first)
+    if status is None:
+        return first
+    code, message = status.groups()
+    return f"{code}: {message.rpartition(_GOOGLE_CAUSE)[2]}"
+
+
 def _error(what: str, exc: BaseException) -> StorageError:
     """A StorageError naming ``what`` with the first line of the library's message (which names the
     bucket and key, never a credential) and a hint for the usual causes."""
     text = str(exc).strip()
-    reason = text.splitlines()[0] if text else type(exc).__name__
+    reason = _reason(text) if text else type(exc).__name__
     hint = next((advice for needles, advice in _HINTS if any(n in text for n in needles)), None)
     return StorageError(f"{what}: {reason}" + (f" ({hint})" if hint else ""))
 

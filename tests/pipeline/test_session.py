@@ -1,5 +1,6 @@
-"""Which Python the workers run; files to ship that are not there, and a missing Java runtime (with
-what to install): refused before Spark starts."""
+"""Which Python the workers run; files to ship that are not there, a missing Java runtime (with what
+to install), an output that cannot be written and a master Spark does not know: refused before Spark
+starts, in one line. A configuration Spark's JVM refuses ends in one line too."""
 
 from __future__ import annotations
 
@@ -67,3 +68,49 @@ def test_missing_java_is_reported_with_what_to_install(tmp_path: Path) -> None:
     )
     assert result.returncode == 2, result.stderr
     assert "openjdk-17-jre-headless" in result.stderr and "JAVA_HOME" in result.stderr
+
+
+def _audit(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([console_script("kafka-metadata-audit"), *args], capture_output=True, text=True,
+                          timeout=120, cwd=cwd, env=env)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["-o", "/dev/null/audit"], "--output /dev/null/audit: cannot create the directory: Not a directory"),
+    (["-o", "out", "--report-dir", "/dev/null/report"],
+     "--report-dir /dev/null/report: cannot create the directory: Not a directory"),
+])
+def test_an_output_that_cannot_be_written_is_refused_before_spark_starts(
+        tmp_path: Path, args: list[str], message: str) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    result = _audit(*args, str(logs), cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (1, "", f"Error: {message}\n")
+
+
+def test_a_master_spark_does_not_know_is_one_line_naming_it(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    result = _audit("--master", "bogus://x", "-o", "out", str(logs), cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == ("Error: master 'bogus://x' is not one Spark knows: give yarn, "
+                             "spark://HOST:PORT, k8s://https://HOST:PORT, local, local[N] or local[*]\n")
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_a_spark_configuration_its_jvm_refuses_ends_in_one_line_not_a_traceback(tmp_path: Path) -> None:
+    """A bad master in Spark's own configuration: the JVM says why and exits; the tool says so once."""
+    try:
+        find_java()
+    except JavaNotFoundError as exc:
+        pytest.skip(str(exc))
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    env = {**os.environ, "PYSPARK_SUBMIT_ARGS": "--master bogus://x pyspark-shell"}
+    result = _audit("-o", "out", str(logs), cwd=tmp_path, env=env)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "Master must either be yarn or start with spark, k8s, or local" in result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        "Error: Spark's JVM exited while starting (with the master of the Spark configuration); its reason "
+        "is printed above: check the master, the --conf settings, spark-defaults.conf and "
+        "PYSPARK_SUBMIT_ARGS")

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -466,6 +467,23 @@ def test_tool_errors_for_credentials_bucket_and_endpoint(s3: S3Server, fleet: Fl
     assert f"Error: {fleet.remote[0]}: " in refused.stderr and "credentials were refused" in refused.stderr
     assert "s3://no-such-bucket/fleet: no such file or directory" in missing.stderr
     assert "endpoint cannot be reached" in unreachable.stderr and closed.split("//")[1] in unreachable.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_gcs_path_without_network_or_credentials_is_one_error_line_at_once(tmp_path: Path) -> None:
+    """No credentials (an empty home, no metadata server) and nothing listening: the look-up before
+    Spark gives up after a short retry, not the minute Google's client would take."""
+    closed = f"127.0.0.1:{_free_port()}"
+    google = ("GOOGLE_", "GCE_", "CLOUD")
+    env = {key: value for key, value in os.environ.items() if not key.startswith(google)}
+    env.update(HOME=str(tmp_path), GCE_METADATA_ROOT=closed, GCE_METADATA_HOST=closed,
+               CLOUD_STORAGE_EMULATOR_ENDPOINT=f"http://{closed}")
+    started = time.monotonic()
+    result = _run_tool(["-o", str(tmp_path / "out"), "gs://kraft-backups/fleet"], env, tmp_path)
+    assert time.monotonic() - started < 20
+    assert result.returncode == 1 and result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert line.startswith("Error: gs://kraft-backups/fleet: ") and len(line) < 400, line
     assert not (tmp_path / "out").exists()
 
 
