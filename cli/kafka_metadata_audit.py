@@ -30,6 +30,8 @@ import click
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+    from kafka_admin_kraft.pipeline.storage import StorageOptions
+
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, required=True)
@@ -122,6 +124,7 @@ def main(
             raise click.BadParameter(f"{path}: no such file or directory", param_hint="PATHS")
     _export_s3_settings(settings, s3_endpoint, s3_region)
     _look_up_uris(paths)
+    _check_logs_found(paths)
     local = local_path(output)
     report_target = report_dir or local
     if report_target is None:
@@ -185,22 +188,22 @@ def _check_writable(option: str, directory: str) -> None:
 
 
 LOOKUP_GCS_RETRY_S = 1.0
-"""How long the look-up before Spark retries a GCS request (Google's client would retry an
+"""How long the look-ups before Spark retry a GCS request (Google's client would retry an
 unreachable network for the minute of the data source's default)."""
+
+
+def _lookup_options() -> StorageOptions:
+    from kafka_admin_kraft.pipeline.storage import StorageOptions
+
+    return StorageOptions(gcs_retry_seconds=LOOKUP_GCS_RETRY_S)
 
 
 def _look_up_uris(paths: Sequence[str]) -> None:
     """Reach every URI path before Spark starts: a wrong credential, bucket or endpoint is an error
     now, not after the JVM has started."""
-    from kafka_admin_kraft.pipeline.storage import (
-        StorageError,
-        StorageOptions,
-        StorageView,
-        is_uri,
-        normalize,
-    )
+    from kafka_admin_kraft.pipeline.storage import StorageError, StorageView, is_uri, normalize
 
-    view = StorageView(StorageOptions(gcs_retry_seconds=LOOKUP_GCS_RETRY_S))
+    view = StorageView(_lookup_options())
     for path in paths:
         if not is_uri(path):
             continue
@@ -212,6 +215,30 @@ def _look_up_uris(paths: Sequence[str]) -> None:
             raise click.ClickException(str(exc)) from None
         if found is None:
             raise click.BadParameter(f"{path}: no such file or directory", param_hint="PATHS")
+
+
+def _check_logs_found(paths: Sequence[str]) -> None:
+    """Say which PATHS hold no metadata log (no segment, snapshot or bootstrap.checkpoint of a
+    ``__cluster_metadata-0`` log directory); when none does, there is nothing to audit: an error,
+    before Spark starts."""
+    from kafka_admin_kraft.pipeline.planning import discover
+    from kafka_admin_kraft.pipeline.storage import StorageError
+
+    empty = []
+    for path in paths:
+        try:
+            found = discover([path], _lookup_options())
+        except (StorageError, FileNotFoundError) as exc:
+            raise click.ClickException(str(exc)) from None
+        if not any(files for _, files in found):
+            empty.append(path)
+    if len(empty) == len(paths):
+        raise click.ClickException(
+            f"no KRaft metadata log under {', '.join(empty)}: give log directories (holding meta.properties "
+            "and __cluster_metadata-0), a __cluster_metadata-0 directory, or directories that hold them"
+        )
+    for path in empty:
+        click.echo(f"Warning: no KRaft metadata log under {path}; it is left out", err=True)
 
 
 def _check_hadoop_output(spark: SparkSession, output: str) -> None:

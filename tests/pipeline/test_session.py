@@ -1,6 +1,7 @@
 """Which Python the workers run; files to ship that are not there, a missing Java runtime (with what
 to install), an output that cannot be written and a master Spark does not know: refused before Spark
-starts, in one line. A configuration Spark's JVM refuses ends in one line too."""
+starts, in one line, as are PATHS that hold no metadata log. A configuration Spark's JVM refuses ends
+in one line too."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 from console_scripts import console_script
 
 from kafka_admin_kraft.pipeline.session import JavaNotFoundError, find_java, worker_python
+from pipeline.conftest import Damaged
 
 
 def test_worker_python_is_the_setting_then_the_variable_then_this_interpreter() -> None:
@@ -30,14 +32,13 @@ def test_worker_python_is_the_setting_then_the_variable_then_this_interpreter() 
      ("--archives", "file:///nowhere/env.tar.gz")],
 )
 def test_a_missing_file_to_ship_is_an_error_before_spark_starts(
-    tmp_path: Path, option: str, value: str
+    damaged: Damaged, tmp_path: Path, option: str, value: str
 ) -> None:
     try:
         find_java()
     except JavaNotFoundError as exc:
         pytest.skip(str(exc))
-    logs = tmp_path / "logs"
-    logs.mkdir()
+    logs = damaged.log_dir
     result = subprocess.run(
         [console_script("kafka-metadata-audit"), option, value, "-o", str(tmp_path / "out"), str(logs)],
         capture_output=True, text=True, timeout=60, cwd=tmp_path,
@@ -47,7 +48,7 @@ def test_a_missing_file_to_ship_is_an_error_before_spark_starts(
     assert "Traceback" not in result.stderr
 
 
-def test_missing_java_is_reported_with_what_to_install(tmp_path: Path) -> None:
+def test_missing_java_is_reported_with_what_to_install(damaged: Damaged, tmp_path: Path) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     os.symlink(sys.executable, bin_dir / "python")
@@ -55,8 +56,7 @@ def test_missing_java_is_reported_with_what_to_install(tmp_path: Path) -> None:
         pytest.skip("java next to python")
     env = {k: v for k, v in os.environ.items() if k not in ("JAVA_HOME", "PYSPARK_PYTHON")}
     env["PATH"] = str(bin_dir)
-    logs = tmp_path / "logs"
-    logs.mkdir()
+    logs = damaged.log_dir
     result = subprocess.run(
         [sys.executable, "-m", "kafka_admin_kraft_cli.kafka_metadata_audit", "-o", str(tmp_path / "out"),
          str(logs)],
@@ -81,36 +81,62 @@ def _audit(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subproce
      "--report-dir /dev/null/report: cannot create the directory: Not a directory"),
 ])
 def test_an_output_that_cannot_be_written_is_refused_before_spark_starts(
-        tmp_path: Path, args: list[str], message: str) -> None:
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    result = _audit(*args, str(logs), cwd=tmp_path)
+        damaged: Damaged, tmp_path: Path, args: list[str], message: str) -> None:
+    result = _audit(*args, str(damaged.log_dir), cwd=tmp_path)
     assert (result.returncode, result.stdout, result.stderr) == (1, "", f"Error: {message}\n")
 
 
-def test_a_master_spark_does_not_know_is_one_line_naming_it(tmp_path: Path) -> None:
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    result = _audit("--master", "bogus://x", "-o", "out", str(logs), cwd=tmp_path)
+def test_a_master_spark_does_not_know_is_one_line_naming_it(damaged: Damaged, tmp_path: Path) -> None:
+    result = _audit("--master", "bogus://x", "-o", "out", str(damaged.log_dir), cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == ("Error: master 'bogus://x' is not one Spark knows: give yarn, "
                              "spark://HOST:PORT, k8s://https://HOST:PORT, local, local[N] or local[*]\n")
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 
-def test_a_spark_configuration_its_jvm_refuses_ends_in_one_line_not_a_traceback(tmp_path: Path) -> None:
+def test_a_spark_configuration_its_jvm_refuses_ends_in_one_line_not_a_traceback(
+        damaged: Damaged, tmp_path: Path) -> None:
     """A bad master in Spark's own configuration: the JVM says why and exits; the tool says so once."""
     try:
         find_java()
     except JavaNotFoundError as exc:
         pytest.skip(str(exc))
-    logs = tmp_path / "logs"
-    logs.mkdir()
     env = {**os.environ, "PYSPARK_SUBMIT_ARGS": "--master bogus://x pyspark-shell"}
-    result = _audit("-o", "out", str(logs), cwd=tmp_path, env=env)
+    result = _audit("-o", "out", str(damaged.log_dir), cwd=tmp_path, env=env)
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     assert "Master must either be yarn or start with spark, k8s, or local" in result.stderr
     assert result.stderr.splitlines()[-1] == (
         "Error: Spark's JVM exited while starting (with the master of the Spark configuration); its reason "
         "is printed above: check the master, the --conf settings, spark-defaults.conf and "
         "PYSPARK_SUBMIT_ARGS")
+
+
+NO_LOG = ("give log directories (holding meta.properties and __cluster_metadata-0), a __cluster_metadata-0 "
+          "directory, or directories that hold them")
+
+
+@pytest.mark.parametrize("content", ["nothing", "symbolic link loops", "an unformatted directory"])
+def test_paths_that_hold_no_metadata_log_are_refused_before_spark_starts(tmp_path: Path,
+                                                                         content: str) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    if content == "symbolic link loops":
+        (logs / "a").symlink_to(logs / "b")
+        (logs / "b").symlink_to(logs / "a")
+        (logs / "c").symlink_to(logs)
+    elif content == "an unformatted directory":
+        (logs / "broker" / "topic-0").mkdir(parents=True)
+        (logs / "broker" / "topic-0" / "00000000000000000000.log").write_bytes(b"")
+    result = _audit("-o", "out", "logs", cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (
+        1, "", f"Error: no KRaft metadata log under logs: {NO_LOG}\n")
+
+
+def test_a_path_without_a_metadata_log_beside_others_is_named_and_left_out(
+        damaged: Damaged, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kafka_admin_kraft_cli.kafka_metadata_audit import _check_logs_found
+
+    (tmp_path / "empty").mkdir()
+    _check_logs_found([str(damaged.log_dir), str(tmp_path / "empty")])
+    warning = f"Warning: no KRaft metadata log under {tmp_path / 'empty'}; it is left out\n"
+    assert capsys.readouterr().err == warning
