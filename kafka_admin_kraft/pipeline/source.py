@@ -1,6 +1,6 @@
 """The ``kraft-metadata`` Spark data source (Spark's Python data source API, Spark 4.1+).
 
-    spark.dataSource.register(KRaftMetadataDataSource)
+    register(spark)
     df = spark.read.format("kraft-metadata").load(["/var/lib/kafka", "/backups/ctl-2"])
 
 Paths are log directories, directories containing them, ``__cluster_metadata-0`` directories or
@@ -14,7 +14,9 @@ What a query needs reaches the reader two ways:
 * filters on ``record_type``, ``file_kind`` and ``cluster_id`` (``=`` and ``IN``) are pushed down:
   files of other kinds or clusters are not read at all, and records of other types are dropped
   before their value is decoded. Pushdown needs ``spark.sql.python.filterPushdown.enabled``, which
-  :func:`register` turns on;
+  :func:`register` turns on. Registered the plain way
+  (``spark.dataSource.register(KRaftMetadataDataSource)``), the source works in any session: with
+  pushdown when the session enables it, else Spark applies every filter itself;
 * Spark does not tell a Python data source which columns a query reads, so the ``columns`` option
   does: a comma-separated list, the other columns come back null and cost nothing. ``json=false``
   leaves out ``record_json`` alone.
@@ -33,7 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from pyspark.sql.datasource import (
@@ -126,6 +128,21 @@ def _narrow(current: frozenset[Any] | None, values: Iterable[Any]) -> frozenset[
     return wanted if current is None else current & wanted
 
 
+class _PushFilters:
+    """The reader's ``pushFilters``, which Spark calls only in a session that enables Python filter
+    pushdown. In any other session PySpark refuses a reader whose class implements pushFilters
+    (DATA_SOURCE_PUSHDOWN_DISABLED, checked on ``pushFilters.__func__``), for fear that a filter is
+    silently dropped; here none can be: without pushdown Spark applies every filter itself, and
+    pushdown only spares reading. So this callable shows DataSourceReader's own function there."""
+
+    def __init__(self, push: Callable[[list[Filter]], Iterator[Filter]]) -> None:
+        self._push = push
+        self.__func__ = DataSourceReader.pushFilters
+
+    def __call__(self, filters: list[Filter]) -> Iterator[Filter]:
+        return self._push(filters)
+
+
 class KRaftMetadataReader(DataSourceReader):
     def __init__(self, options: Any) -> None:
         self.paths = option_paths(options)
@@ -135,8 +152,9 @@ class KRaftMetadataReader(DataSourceReader):
         self.cluster_ids: frozenset[str] | None = None
         self.non_null: set[str] = set()
         self.storage = storage_options(options)
+        vars(self)["pushFilters"] = _PushFilters(self._push_filters)
 
-    def pushFilters(self, filters: list[Filter]) -> Iterator[Filter]:
+    def _push_filters(self, filters: list[Filter]) -> Iterator[Filter]:
         """Take ``=`` and ``IN`` on record_type, file_kind and cluster_id, and ``IS NOT NULL`` on the
         last two (Spark adds it to every comparison); Spark keeps the others."""
         for condition in filters:

@@ -1,6 +1,7 @@
 """What a Spark query tells the data source: filters on record_type, file_kind and cluster_id are
-pushed down (and leave the rows a filter in Spark would leave), the ``columns`` option leaves the
-other columns null."""
+pushed down (and leave the rows a filter in Spark would leave), also when the source is registered
+the plain Spark way, which works without pushdown too; the ``columns`` option leaves the other
+columns null."""
 
 from __future__ import annotations
 
@@ -35,29 +36,60 @@ def _key(row: Any) -> tuple[Any, ...]:
     return tuple(row[COLUMN_INDEX[name]] for name in ("file", "batch_position", "record_index"))
 
 
-def test_pushed_filters_leave_the_rows_the_filter_keeps(
-    spark: Any, scenario: Truth, damaged: Damaged
-) -> None:
-    paths = _paths(scenario, damaged)
-    query = _frame(spark, paths).where(WHERE.format(cluster=scenario.cluster_id))
+def _spark_filters(query: Any) -> list[str]:
+    """The Filter lines of the executed plan: the filters Spark applies itself."""
     plan_text = query._jdf.queryExecution().executedPlan().toString()
-    spark_filters = [line for line in plan_text.splitlines() if "Filter" in line]
-    assert all(" IN " not in line and " = " not in line for line in spark_filters), plan_text
-    got = sorted((tuple(row) for row in query.collect()), key=_key)
+    return [line for line in plan_text.splitlines() if "Filter" in line]
+
+
+def _kept_rows(paths: list[str], cluster: str) -> list[Any]:
+    """The rows ``WHERE`` keeps, from the oracle."""
     kept = {"VotersRecord", "LeaderChangeMessage", "FeatureLevelRecord"}
-    expected = sorted(
+    return sorted(
         (
             row
             for split in plan(paths, split_bytes=8192).splits
             for row in oracle_rows(split)
             if row[COLUMN_INDEX["record_type"]] in kept
             and row[COLUMN_INDEX["file_kind"]] in ("segment", "snapshot")
-            and row[COLUMN_INDEX["cluster_id"]] == scenario.cluster_id
+            and row[COLUMN_INDEX["cluster_id"]] == cluster
         ),
         key=_key,
     )
+
+
+def test_pushed_filters_leave_the_rows_the_filter_keeps(
+    spark: Any, scenario: Truth, damaged: Damaged
+) -> None:
+    paths = _paths(scenario, damaged)
+    query = _frame(spark, paths).where(WHERE.format(cluster=scenario.cluster_id))
+    spark_filters = _spark_filters(query)
+    assert all(" IN " not in line and " = " not in line for line in spark_filters), spark_filters
+    got = sorted((tuple(row) for row in query.collect()), key=_key)
+    expected = _kept_rows(paths, scenario.cluster_id)
     assert len(expected) > 10
     assert got == expected
+
+
+@pytest.mark.parametrize("pushdown", [False, True], ids=["default session", "pushdown session"])
+def test_the_plain_spark_registration_reads_with_pushdown_when_the_session_allows_it(
+    spark: Any, scenario: Truth, damaged: Damaged, pushdown: bool
+) -> None:
+    """``spark.dataSource.register(KRaftMetadataDataSource)``, as Spark documents it, in a session
+    without Python filter pushdown (Spark's default) and in one with it."""
+    from kafka_admin_kraft.pipeline.source import PUSHDOWN_CONF, KRaftMetadataDataSource, register
+
+    paths = _paths(scenario, damaged)
+    spark.conf.set(PUSHDOWN_CONF, str(pushdown).lower())
+    try:
+        spark.dataSource.register(KRaftMetadataDataSource)
+        query = _frame(spark, paths).where(WHERE.format(cluster=scenario.cluster_id))
+        applied_by_spark = any(" IN " in line for line in _spark_filters(query))
+        assert applied_by_spark is not pushdown
+        got = sorted((tuple(row) for row in query.collect()), key=_key)
+        assert got == _kept_rows(paths, scenario.cluster_id)
+    finally:
+        register(spark)
 
 
 def test_a_pushed_file_kind_or_cluster_reads_fewer_splits(
