@@ -1,7 +1,13 @@
-"""`kafka-metadata-quorum scale`: add and/or remove voters."""
+"""`kafka-metadata-quorum scale`: add and/or remove voters.
+
+Like ``reconcile``, it says what the voters should be, so that a run interrupted anywhere finishes
+when called again and a run on a quorum already as wanted changes nothing and exits 0: a --remove id
+that is not a voter (removed by an earlier run, or never one) is named in a note and left as it is.
+"""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,13 +32,10 @@ def scaled(
     current: Sequence[int], add: Sequence[VoterEntry], remove: Sequence[VoterEntry]
 ) -> list[VoterEntry]:
     """The current voters plus ``add`` (an added id that votes already keeps its place, with the
-    directory id given) minus ``remove`` (node ids of current voters)."""
+    directory id given) minus ``remove`` (node ids; one that is not a voter has nothing to remove)."""
     for entry in remove:
         if entry.directory_id is not None:
             raise VoterSpecError(f"Invalid --remove entry '{entry.node_id}@...': --remove takes node ids")
-        if entry.node_id not in current:
-            voters = ", ".join(map(str, current)) or "none"
-            raise VoterSpecError(f"Node {entry.node_id} is not a voter (the voters are {voters})")
     both = sorted({e.node_id for e in add} & {e.node_id for e in remove})
     if both:
         raise VoterSpecError(f"Node id {', '.join(map(str, both))} is given to both --add and --remove")
@@ -40,6 +43,13 @@ def scaled(
     removed = {entry.node_id for entry in remove}
     kept = [added.pop(node_id, VoterEntry(node_id)) for node_id in current if node_id not in removed]
     return kept + list(added.values())
+
+
+def _not_voters(ids: Sequence[int], voters: Sequence[int]) -> str:
+    listed = ", ".join(map(str, voters)) or "none"
+    if len(ids) == 1:
+        return f"node {ids[0]} is not a voter (the voters are {listed})"
+    return f"nodes {', '.join(map(str, ids))} are not voters (the voters are {listed})"
 
 
 @planning_thresholds
@@ -90,10 +100,16 @@ def scale(
     _, admin = connect(ctx)
     with admin:
         quorum = describe_quorum(admin)
+        current = [v.replica_id for v in quorum.voters]
         try:
-            entries = scaled([v.replica_id for v in quorum.voters], adds, removes)
+            entries = scaled(current, adds, removes)
         except VoterSpecError as exc:
             output.fail(str(exc))
+        gone = sorted({e.node_id for e in removes} - set(current))
+        if gone:
+            sys.stderr.write(f"Note: {_not_voters(gone, current)}: nothing to remove\n")
+            # their controller configs name controllers this run leaves alone
+            configured = {node_id: c for node_id, c in configured.items() if node_id not in gone}
         from kafka_admin_kraft.voters import voter_listener
 
         listener = controller_listener.strip().upper() if controller_listener else voter_listener(quorum)

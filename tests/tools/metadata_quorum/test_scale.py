@@ -1,6 +1,6 @@
 """`kafka-metadata-quorum scale`: the voters it computes, its refusals in-process, and the installed
-tool removing a voter and adding it back (by entry, then by --controller-config) on a reference
-quorum."""
+tool removing a voter (again: nothing to do, exit 0) and adding it back (by entry, then by
+--controller-config) on a reference quorum."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ def test_scaling_adds_and_removes_from_the_current_voters() -> None:
         VoterEntry(1), VoterEntry(2), VoterEntry(3), VoterEntry(4), VoterEntry(5, D4)]
     assert scaled([1, 2, 3], [], [VoterEntry(2)]) == [VoterEntry(1), VoterEntry(3)]
     assert scaled([1, 2, 3], [VoterEntry(2, D2)], [VoterEntry(1)]) == [VoterEntry(2, D2), VoterEntry(3)]
-    with pytest.raises(VoterSpecError, match=r"Node 7 is not a voter \(the voters are 1, 2, 3\)"):
-        scaled([1, 2, 3], [], [VoterEntry(7)])
+    # a --remove id that is not a voter has nothing to remove (a re-run, or a node never a voter)
+    assert scaled([1, 2, 3], [], [VoterEntry(7), VoterEntry(3)]) == [VoterEntry(1), VoterEntry(2)]
     with pytest.raises(VoterSpecError, match="both --add and --remove"):
         scaled([1, 2, 3], [VoterEntry(2)], [VoterEntry(2)])
     with pytest.raises(VoterSpecError, match="--remove takes node ids"):
@@ -58,12 +58,19 @@ def test_scale_remove_and_add_back_as_json(three: Cluster) -> None:
     assert voters(cluster)[gone] == directory
 
     unknown = tool(cluster, "scale", "--remove", "9", "--yes")
-    assert (unknown.returncode, unknown.stdout) == (1, "")
-    assert unknown.stderr == "Node 9 is not a voter (the voters are 1, 2, 3)\n"
+    assert (unknown.returncode, unknown.stdout) == (0, "Nothing to do: the voters are already 1, 2, 3\n")
+    assert unknown.stderr == "Note: node 9 is not a voter (the voters are 1, 2, 3): nothing to remove\n"
 
     # the controller's own properties file gives its node id, directory id and endpoint
     assert tool(cluster, "scale", "--remove", str(gone), "--yes").returncode == 0
     config = str(cluster.nodes[gone].config_path)
+    # run again (as after an interruption), with and without its properties file: nothing to do, exit 0
+    left = ", ".join(str(v) for v in sorted(voters(cluster)))
+    for again_args in ([], ["--controller-config", config]):
+        rerun = tool(cluster, "scale", "--remove", str(gone), *again_args, "--yes")
+        assert (rerun.returncode, rerun.stdout) == (0, f"Nothing to do: the voters are already {left}\n")
+        assert rerun.stderr == (f"Note: node {gone} is not a voter (the voters are {left}): nothing to "
+                                "remove\n")
     twice = tool(cluster, "scale", "--add", entry(cluster, gone), "--controller-config", config, "--yes")
     assert (twice.returncode, twice.stderr) == (1, f"Controller {gone} is given both in --add and by "
                                                    "--controller-config\n")
