@@ -143,7 +143,7 @@ def post_json(url: str, document: Any, *, timeout: float) -> Answer:
                               body.decode("utf-8", "replace"))
         except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
             if deadline.expired or isinstance(exc, urllib3.exceptions.TimeoutError):
-                raise requests.Timeout(f"no complete answer within {timeout} s") from exc
+                raise requests.Timeout(f"no complete answer within {timeout:.3g} s") from exc
             if isinstance(exc, requests.RequestException):
                 raise
             raise requests.ConnectionError(exc) from exc

@@ -25,3 +25,8 @@ def test_a_hint_ends_the_text_and_leaves_the_servers_message() -> None:
         "[CONTROLLER_ID_NOT_REGISTERED] Controller 7 is not registered. (unregister_controller on h:1): "
         "list the registered controllers"
     )
+
+
+def test_a_timeout_is_rounded_as_the_connection_messages_are() -> None:
+    assert [str(KafkaTimeoutError("describe_cluster", seconds)) for seconds in (0.253426, 1.5, 60.0)] == [
+        f"describe_cluster timed out after {shown} s" for shown in ("0.253", "1.5", "60")]
