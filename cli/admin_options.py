@@ -187,6 +187,7 @@ def error_text(exc: BaseException) -> str:
         ConfigError,
         KafkaApiError,
         KafkaTimeoutError,
+        UnknownNodeError,
         UnsupportedOperationError,
     )
 
@@ -199,7 +200,7 @@ def error_text(exc: BaseException) -> str:
         return f"{JAVA_ERRORS_PACKAGE}UnsupportedVersionException: {exc}"
     if isinstance(exc, AuthenticationError):
         return f"{JAVA_ERRORS_PACKAGE}{exc.java_exception}: {exc.reason}"
-    if isinstance(exc, ConfigError):
+    if isinstance(exc, (ConfigError, UnknownNodeError)):
         return str(exc)
     return f"{type(exc).__name__}: {exc}"
 

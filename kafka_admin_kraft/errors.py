@@ -88,6 +88,11 @@ class BootstrapError(KafkaConnectionError):
         self.timed_out = False
 
 
+class UnknownNodeError(KafkaClientError):
+    """The cluster has no node with the id a call names: DescribeCluster, asked just then, lists none.
+    Not retried: waiting (as Kafka's client does) only turns a wrong id into a timeout."""
+
+
 class KafkaTimeoutError(KafkaClientError):
     """``operation`` did not complete within ``timeout`` seconds; ``last_error`` is the last error
     seen while retrying (None if there was none). The message quotes that error's own text, which

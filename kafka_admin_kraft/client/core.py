@@ -49,6 +49,7 @@ from kafka_admin_kraft.errors import (
     KafkaTimeoutError,
     ProtocolError,
     Refusal,
+    UnknownNodeError,
     UnsupportedOperationError,
     error_for_code,
 )
@@ -106,7 +107,7 @@ Op = Generator[Effect, Any, T]
 
 class NotYetKnownError(KafkaClientError):
     """The cluster cannot name the node a call needs yet: no active controller (an election is going
-    on), or no node with the id asked for. Retried, as Kafka's client waits for its metadata."""
+    on). Retried, as Kafka's client waits for its metadata."""
 
 
 class _Established(KafkaConnectionError):
@@ -576,7 +577,8 @@ class AdminCore:
 
     def node(self, node_id: int, operation: str, deadline: float) -> Op[Connection]:
         """A connection to the node with this id, asking DescribeCluster where it is when the id is
-        not known yet (controllers with bootstrap controllers, brokers with bootstrap servers)."""
+        not known yet (controllers with bootstrap controllers, brokers with bootstrap servers); an
+        id that answer does not list is :class:`UnknownNodeError` at once."""
         if node_id not in self.known_nodes:
             conn = yield from self.target(deadline)
             if node_id not in self.known_nodes:
@@ -584,7 +586,7 @@ class AdminCore:
         address = self.known_nodes.get(node_id)
         if address is None:
             known = ", ".join(str(i) for i in sorted(self.known_nodes)) or "none"
-            raise NotYetKnownError(f"the cluster has no node {node_id} (nodes: {known})")
+            raise UnknownNodeError(f"the cluster has no node {node_id} (nodes: {known})")
         conn = yield from self.connection(address, deadline)
         conn.node_id = node_id
         return conn

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -59,6 +60,14 @@ def test_describe_through_a_controller_a_node_and_the_broker(cluster: Cluster) -
     code, out, _ = features(cluster, "describe", "--output", "json")
     document = json.loads(out)
     assert {f["name"]: f["finalized_version_level"] for f in document["features"]}["metadata.version"] == 33
+
+
+def test_describe_of_a_node_the_cluster_lacks_is_refused_at_once(cluster: Cluster) -> None:
+    started = time.monotonic()
+    code, out, err = features(cluster, "describe", "--node-id", "99")
+    assert time.monotonic() - started < 15
+    assert (code, out) == (1, "")
+    assert re.fullmatch(r"the cluster has no node 99 \(nodes: [0-9, ]+\)\n", err), err
 
 
 def test_dry_runs(cluster: Cluster) -> None:

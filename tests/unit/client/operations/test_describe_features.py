@@ -3,11 +3,12 @@ features of the active controller, or of one node found through DescribeCluster.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 
-from kafka_admin_kraft.errors import KafkaTimeoutError
+from kafka_admin_kraft.errors import UnknownNodeError
 from unit.client.fake import FakeNetwork, FakeNode, admin
 from unit.client.fake import api_versions as fake_api_versions
 
@@ -63,8 +64,11 @@ def test_describe_features_of_one_broker_finds_it_through_describe_cluster() -> 
     assert net.sent("DescribeCluster")[0][2].endpoint_type == 1
 
 
-def test_describe_features_of_an_unknown_node_times_out_naming_the_nodes() -> None:
+def test_describe_features_of_an_unknown_node_is_refused_at_once_naming_the_nodes() -> None:
     net = FakeNetwork(3, leader=2)
-    with admin(net) as a, pytest.raises(KafkaTimeoutError, match=r"no node 9 \(nodes: 1, 2, 3\)"):
-        a.describe_features(node_id=9, timeout=2)
+    started = time.monotonic()
+    refused = pytest.raises(UnknownNodeError, match=r"^the cluster has no node 9 \(nodes: 1, 2, 3\)$")
+    with admin(net) as a, refused:
+        a.describe_features(node_id=9, timeout=60)
+    assert time.monotonic() - started < 10
     assert not [n for n, api, _, _ in net.requests if n == 9]
