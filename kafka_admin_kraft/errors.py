@@ -19,6 +19,7 @@
         +-- KafkaConnectionError      a connection could not be made or was lost (names the address)
         |   +-- BootstrapError        no bootstrap address was reachable: lists each one and why
         +-- KafkaTimeoutError         an operation ran out of time: names it and the last error seen
+        +-- UnknownNodeError          the cluster has no node with the id a call names
         +-- UnsupportedOperationError the server does not speak the API (or a version able to carry
         |                             the request): too old for this operation
         +-- AuthenticationError       SASL or TLS authentication failed (wrong password, unknown
@@ -167,6 +168,7 @@ __all__ = [
     "ProtocolError",
     "Refusal",
     "UndefinedVersionError",
+    "UnknownNodeError",
     "UnsupportedOperationError",
     "VoterChangeError",
     "VoterChangeRefusedError",
