@@ -1,11 +1,11 @@
-"""monitoring/: the Prometheus rules and the Grafana dashboard are well formed, and every metric their
-queries name is one the exporter serves (the names come from the exporter's own registry, not a list)."""
+"""monitoring/: the Prometheus rules and the Grafana dashboard are well formed, every metric their
+queries name is one the exporter serves (the names come from the exporter's own registry, not a list),
+and promtool accepts the rules and passes their unit tests (prometheus-rules.test.yml)."""
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
+from external_tools import external_tool
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -22,6 +23,7 @@ from tools.metadata_quorum.test_metrics import rich_health
 
 MONITORING = Path(__file__).resolve().parents[3] / "monitoring"
 RULES = MONITORING / "prometheus-rules.yml"
+RULE_TESTS = MONITORING / "prometheus-rules.test.yml"
 DASHBOARD = MONITORING / "grafana-dashboard.json"
 SEVERITIES = {"critical", "warning", "info"}
 SCRAPE_SERIES = {"up"}
@@ -118,13 +120,25 @@ def test_every_metric_the_rules_name_is_served(served: set[str]) -> None:
         assert not unknown_names(rule["expr"], served), rule["alert"]
 
 
-@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool is not installed")
-def test_promtool_accepts_the_rules() -> None:
-    promtool = shutil.which("promtool")
-    assert promtool is not None
-    result = subprocess.run([promtool, "check", "rules", str(RULES)], capture_output=True, text=True,
-                            timeout=60)
-    assert result.returncode == 0, result.stdout + result.stderr
+def test_promtool_accepts_the_rules_and_their_unit_tests_pass() -> None:
+    """``promtool check rules``, then ``promtool test rules`` on ``prometheus-rules.test.yml``: every
+    alert quiet before its ``for:``, firing after it, resolved after recovery."""
+    promtool = external_tool("promtool", package="prometheus")
+    for command in (["check", "rules", str(RULES)], ["test", "rules", str(RULE_TESTS)]):
+        result = subprocess.run([promtool, *command], capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_every_alert_has_unit_tests_that_fire_it_and_resolve_it() -> None:
+    document = yaml.safe_load(RULE_TESTS.read_text())
+    assert document["rule_files"] == [RULES.name]
+    cases: dict[str, list[bool]] = {}
+    for group in document["tests"]:
+        for case in group["alert_rule_test"]:
+            cases.setdefault(case["alertname"], []).append(bool(case["exp_alerts"]))
+    assert set(cases) == {rule["alert"] for rule in load_rules()}
+    for name, firing in cases.items():
+        assert firing == [False, True, False], name  # quiet, firing, resolved
 
 
 def panels(items: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
