@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 import shutil
+import signal
 import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -34,6 +35,9 @@ from kafka_admin_kraft.protocol.primitives import Uuid
 
 RULES = Path(__file__).resolve().parents[2] / "monitoring" / "prometheus-rules.yml"
 JOB = "kraft-quorum"
+SLOW_RESIGN = {**FAST_ELECTIONS, "controller.quorum.fetch.timeout.ms": "3000"}
+"""A leader that lost its majority resigns 1.5 fetch timeouts later: 4.5 s, long enough for the
+CRITICAL status of a quorum without a majority to be scraped and alerted on before it has no leader."""
 SHOWN_LIVE = {"KRaftQuorumExporterDown", "KRaftQuorumUnreachable", "KRaftQuorumNoLeader",
               "KRaftQuorumCritical", "KRaftQuorumNoFaultTolerance", "KRaftQuorumWarning",
               "KRaftControllerUnreachable", "KRaftVoterLagging", "KRaftFrequentLeaderChanges",
@@ -136,7 +140,7 @@ Setting = tuple[Cluster, Exporter, Prometheus]
 @pytest.fixture
 def setting(make_cluster: Callable[..., Cluster], tmp_path: Path) -> Iterator[Setting]:
     binary = external_tool("prometheus", package="prometheus")
-    cluster = make_cluster(3, properties=FAST_ELECTIONS).format().start_all()
+    cluster = make_cluster(3, properties=SLOW_RESIGN).format().start_all()
     leader, _ = cluster.wait_for_leader(30)
     cluster.wait_caught_up(leader, 30)
     exporter_port, prometheus_port = free_ports(2)
@@ -208,12 +212,12 @@ def test_each_alert_fires_on_a_real_outage_and_resolves_after_recovery(setting: 
     prometheus.wait_resolved(replaced, 40)
     seen |= replaced
 
-    # Four elections in a row: the leader killed and restarted at once each time, and each new epoch
-    # scraped before the next.
+    # Four elections in a row, as in a rolling restart: the leader stopped (it hands over with
+    # EndQuorumEpoch) and started again each time, and each new epoch scraped before the next.
     elections = {("KRaftFrequentLeaderChanges", "")}
     for _ in range(4):
         leader, found = cluster.wait_for_leader(20)
-        cluster.kill(leader)
+        cluster.kill(leader, signal.SIGTERM)
         cluster.start(leader)
         epoch = cluster.wait_for_leader(20, min_epoch=found.leader_epoch + 1)[1].leader_epoch
         prometheus.wait_value("kraft_quorum_leader_epoch", float(epoch), 10)
