@@ -104,7 +104,7 @@ class KafkaTimeoutError(KafkaClientError):
         self.timeout = timeout
         self.last_error = last_error
         tail = f"; last error: {last_error}" if last_error else ""
-        super().__init__(f"{operation} timed out after {timeout:.3g} s{tail}")
+        super().__init__(f"{operation} timed out after {round(timeout, 3):g} s{tail}")
 
 
 class UnsupportedOperationError(KafkaClientError):

@@ -27,6 +27,7 @@ def test_a_hint_ends_the_text_and_leaves_the_servers_message() -> None:
     )
 
 
-def test_a_timeout_is_rounded_as_the_connection_messages_are() -> None:
-    assert [str(KafkaTimeoutError("describe_cluster", seconds)) for seconds in (0.253426, 1.5, 60.0)] == [
-        f"describe_cluster timed out after {shown} s" for shown in ("0.253", "1.5", "60")]
+def test_a_timeout_is_rounded_to_the_millisecond() -> None:
+    seconds = (0.253426, 1.5, 60.0, 1800.0)
+    assert [str(KafkaTimeoutError("describe_cluster", s)) for s in seconds] == [
+        f"describe_cluster timed out after {shown} s" for shown in ("0.253", "1.5", "60", "1800")]
