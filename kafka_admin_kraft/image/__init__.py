@@ -4,6 +4,8 @@ does, and diff two of them.
 
 * :mod:`~kafka_admin_kraft.image.model`: the image and its values, with Kafka's text of each;
 * :mod:`~kafka_admin_kraft.image.replay`: how records change it (Kafka's ``MetadataDelta`` rules);
+* :mod:`~kafka_admin_kraft.image.changes`: PartitionChangeRecords from their bytes, runs of them summed;
+* :mod:`~kafka_admin_kraft.image.frames`: reading batches, the ordinary ones framed without records;
 * :mod:`~kafka_admin_kraft.image.source`: reading files and directories, live ones included;
 * :mod:`~kafka_admin_kraft.image.nodes`: the shell's tree (``/image/...``, ``/local/...``);
 * :mod:`~kafka_admin_kraft.image.diff`: the difference of two images, by area;

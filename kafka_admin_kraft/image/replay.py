@@ -38,9 +38,18 @@ import struct
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from kafka_admin_kraft.dump.json_text import Malformed, uuid_text, uvarint32
+from kafka_admin_kraft.dump.json_text import uuid_text
 from kafka_admin_kraft.dump.metadata_json import WRITERS
 from kafka_admin_kraft.dump.payload import DECODE_FAILURES
+from kafka_admin_kraft.image.changes import (
+    CHANGE_HEAD,
+    DECODE_ERRORS,
+    NO_LEADER_CHANGE,
+    NO_RECOVERY_CHANGE,
+    decode_partition_change,
+    sum_changes,
+)
+from kafka_admin_kraft.image.frames import FramedBatch
 from kafka_admin_kraft.image.model import (
     MIGRATING_DIRECTORY,
     Acl,
@@ -69,8 +78,6 @@ BEGIN_TRANSACTION: Final = 23
 END_TRANSACTION: Final = 24
 ABORT_TRANSACTION: Final = 25
 ZK_MIGRATION_STATE: Final = 21
-NO_LEADER_CHANGE: Final = -2
-NO_RECOVERY_CHANGE: Final = -1
 MAX_WARNINGS: Final = 100
 """Warnings kept in full; past this only their count grows."""
 
@@ -127,18 +134,22 @@ def _partition(record: Record) -> Partition:
 
 def merge_partition(partition: Partition, change: Record) -> None:
     """``PartitionRegistration.merge`` of a PartitionChangeRecord (in Kafka's JSON form), in place."""
-    merge_fields(partition, change.get("isr"), change.get("leader", NO_LEADER_CHANGE), change.get("replicas"),
-                 change.get("removingReplicas"), change.get("addingReplicas"),
-                 change.get("leaderRecoveryState", NO_RECOVERY_CHANGE), change.get("directories"),
-                 change.get("eligibleLeaderReplicas"), change.get("lastKnownElr"))
+    merge_fields(partition, [
+        change.get("isr"), change.get("leader", NO_LEADER_CHANGE), change.get("replicas"),
+        change.get("removingReplicas"), change.get("addingReplicas"),
+        change.get("leaderRecoveryState", NO_RECOVERY_CHANGE), change.get("directories"),
+        change.get("eligibleLeaderReplicas"), change.get("lastKnownElr")])
 
 
-def merge_fields(partition: Partition, isr: Sequence[int] | None, leader: int, replicas: Sequence[int] | None,
-                 removing: Sequence[int] | None, adding: Sequence[int] | None, recovery: int,
-                 directories: Sequence[str] | None, elr: Sequence[int] | None,
-                 last_known_elr: Sequence[int] | None) -> None:
-    """``PartitionRegistration.merge``: null fields keep their value, leader -2 keeps the leader
-    (another one bumps the leader epoch), recovery -1 keeps the state, the partition epoch grows."""
+def merge_fields(partition: Partition, fields: Sequence[Any], leader_changes: int = 1,
+                 changes: int = 1) -> None:
+    """``PartitionRegistration.merge`` of a change's fields, laid out as
+    :func:`~kafka_admin_kraft.image.changes.no_change` lays them out: null fields keep their value,
+    leader -2 keeps the leader (another one bumps the leader epoch), recovery -1 keeps the state, the
+    partition epoch grows. ``changes`` records summed into one
+    (:class:`~kafka_admin_kraft.image.changes.ChangeSum`), of which ``leader_changes`` name a leader,
+    bump the epochs that many times."""
+    isr, leader, replicas, removing, adding, recovery, directories, elr, last_known_elr = fields
     if replicas is not None:
         partition.replicas = tuple(replicas)
     current = partition.directories if directories is None else tuple(directories)
@@ -157,68 +168,10 @@ def merge_fields(partition: Partition, isr: Sequence[int] | None, leader: int, r
         partition.last_known_elr = tuple(last_known_elr)
     if leader != NO_LEADER_CHANGE:
         partition.leader = leader
-        partition.leader_epoch += 1
+        partition.leader_epoch += leader_changes
     if recovery != NO_RECOVERY_CHANGE:
         partition.leader_recovery_state = recovery
-    partition.partition_epoch += 1
-
-
-_CHANGE_HEAD: Final = struct.Struct(">i16s")
-_INT32: Final = struct.Struct(">i")
-
-
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    """An unsigned varint; one byte in the common case, without a call."""
-    byte = data[pos]
-    return (byte, pos + 1) if byte < 0x80 else uvarint32(data, pos)
-
-
-def _array(data: bytes) -> tuple[int, ...] | None:
-    size, pos = _varint(data, 0)
-    if size == 0:
-        return None
-    if pos + 4 * (size - 1) != len(data):
-        raise ValueError("an array does not fill its field")
-    return struct.unpack_from(f">{size - 1}i", data, pos)
-
-
-def decode_partition_change(value: bytes, pos: int, version: int) -> tuple[int, bytes, list[Any]]:
-    """A PartitionChangeRecord body (v0-v2) read straight from its bytes, the way the log holds most
-    of them: (partition id, topic id bytes, [isr, leader, replicas, removing, adding, recovery,
-    directories, elr, last known elr]) with None, -2 and -1 for the fields it does not change."""
-    partition_id, topic = _CHANGE_HEAD.unpack_from(value, pos)
-    pos += 20
-    fields: list[Any] = [None, NO_LEADER_CHANGE, None, None, None, NO_RECOVERY_CHANGE, None, None, None]
-    count, pos = _varint(value, pos)
-    for _ in range(count):
-        tag, pos = _varint(value, pos)
-        size, pos = _varint(value, pos)
-        end = pos + size
-        if size < 0 or end > len(value):
-            raise ValueError("a tagged field runs past the record")
-        data = value[pos:end]
-        pos = end
-        if tag == 0:
-            fields[0] = _array(data)
-        elif tag == 1:
-            fields[1] = _INT32.unpack(data)[0]
-        elif tag in _ARRAY_TAGS and (tag < 6 or version >= 2):
-            fields[_ARRAY_TAGS[tag]] = _array(data)
-        elif tag == 5:
-            fields[5] = struct.unpack(">b", data)[0]
-        elif tag == 8 and version >= 1:
-            length, at = _varint(data, 0)
-            if length:
-                if at + 16 * (length - 1) != len(data):
-                    raise ValueError("the directories do not fill their field")
-                fields[6] = [uuid_text(data[at + 16 * i:at + 16 * i + 16]) for i in range(length - 1)]
-    if pos != len(value):
-        raise ValueError(f"{len(value) - pos} bytes follow the record")
-    return partition_id, topic, fields
-
-
-_ARRAY_TAGS: Final = {2: 2, 3: 3, 4: 4, 6: 7, 7: 8}
-"""Tagged int32 arrays of PartitionChangeRecord -> their place in the decoded fields."""
+    partition.partition_epoch += changes
 
 
 class Skip(Exception):
@@ -226,14 +179,27 @@ class Skip(Exception):
 
 
 class ImageBuilder:
-    """Applies batches to an image. Feed it batches in offset order (:meth:`apply_batch`), then read
-    :attr:`image`. ``last_offset`` stops it at an offset: later records are not applied."""
+    """Applies batches to an image. Feed it batches in offset order (:meth:`apply_batch`), call
+    :meth:`flush`, then read :attr:`image`. ``last_offset`` stops it at an offset: later records are
+    not applied.
+
+    A :class:`~kafka_admin_kraft.image.frames.FramedBatch` of PartitionChangeRecords outside a
+    transaction is not applied at once: its values join a run, which :meth:`flush` applies summed per
+    partition (:mod:`~kafka_admin_kraft.image.changes`). The run is flushed before anything that
+    could see the difference: a record that reads or changes topics or partitions (one whose type is
+    not in :data:`COMMUTING`), a decoded batch, a warning (so that warnings stay in offset order) and
+    the end of the input.
+    """
 
     def __init__(self, image: MetadataImage | None = None, *, last_offset: int | None = None) -> None:
         self.image = image if image is not None else MetadataImage()
         self.last_offset = last_offset
         self._pending: list[tuple[int, int, Record]] | None = None
         """Records of the open metadata transaction: (offset, api key, record)."""
+        self._run: list[bytes] = []
+        """PartitionChangeRecord values not applied yet (see the class docstring)."""
+        self._run_offsets: list[tuple[int, int]] = []
+        """(offset of the first, count) of each stretch of ``_run``."""
         self._warnings = 0
         self._topic_ids: dict[bytes, str] = {}
         self.handlers: dict[int, Callable[[Record], None]] = {
@@ -249,21 +215,32 @@ class ImageBuilder:
     # ------------------------------------------------------------------ feeding
 
     def warn(self, message: str) -> None:
+        self.flush()
         self._warnings += 1
         if self._warnings <= MAX_WARNINGS:
             self.image.warnings.append(message)
         elif self._warnings == MAX_WARNINGS + 1:
             self.image.warnings.append("... further skipped records are not listed")
 
+    def note(self, message: str) -> None:
+        """A warning about the input rather than a record (a torn tail, a transaction left open):
+        always listed, after the warnings of the records before it."""
+        self.flush()
+        self.image.warnings.append(message)
+
     @property
     def in_transaction(self) -> bool:
         return self._pending is not None
 
-    def apply_batch(self, batch: RecordBatch) -> bool:
+    def apply_batch(self, batch: RecordBatch | FramedBatch) -> bool:
         """Apply one batch; False once the batch lies past ``last_offset`` (nothing was applied)."""
         limit = self.last_offset
         if limit is not None and batch.base_offset > limit:
             return False
+        if isinstance(batch, FramedBatch):
+            self._apply_framed(batch, limit)
+            return True
+        self.flush()
         if batch.is_control:
             self._control(batch, limit)
             return True
@@ -272,44 +249,104 @@ class ImageBuilder:
             if limit is not None and record.offset > limit:
                 break
             applied = record.offset
-            value = record.value
-            if value is None:
-                self.warn(f"offset {record.offset}: a metadata record without a value")
-                continue
-            head = value[:3]
-            if head[:1] == b"\x01" and head[2:3] < b"\x80":
-                kind = head[1:2]
-                if kind in _IGNORED_KEYS:
-                    continue  # NoOpRecord, ZkMigrationStateRecord: nothing to decode
-                if kind == _CHANGE_KEY and head[2] <= 2 and self._pending is None:
-                    self._fast_change(record.offset, value)
-                    continue
-            try:
-                api_key, data = decode_record(value)
-            except ValueError as exc:
-                self.warn(f"offset {record.offset}: {exc}")
-                continue
-            self._record(record.offset, api_key, data)
+            self._apply_value(record.offset, record.value)
         if applied >= 0 and not self.in_transaction:
             self.image.provenance = Provenance(applied, batch.partition_leader_epoch, batch.max_timestamp)
         return True
+
+    def _apply_framed(self, batch: FramedBatch, limit: int | None) -> None:
+        first = batch.first_offset
+        values = batch.values
+        if limit is not None and first + len(values) - 1 > limit:
+            values = values[:max(0, limit - first + 1)]
+        if not values:
+            return
+        if batch.only_changes and self._pending is None:
+            self._run += values
+            self._run_offsets.append((first, len(values)))
+        else:
+            for offset, value in enumerate(values, first):
+                if value[0] == 1 and value[1] == 5 and value[2] <= 2 and self._pending is None:
+                    self._run.append(value)
+                    self._run_offsets.append((offset, 1))
+                    continue
+                if not (value[0] == 1 and value[2] < 0x80 and value[1] in COMMUTING):
+                    self.flush()
+                self._apply_value(offset, value)
+        if not self.in_transaction:
+            self.image.provenance = Provenance(first + len(values) - 1, batch.partition_leader_epoch,
+                                               batch.max_timestamp)
+
+    def flush(self) -> None:
+        """Apply the PartitionChangeRecords not applied yet: summed per partition when every one
+        decodes and finds its partition, else one by one (each refused record reported)."""
+        values = self._run
+        if not values:
+            return
+        stretches = self._run_offsets
+        self._run, self._run_offsets = [], []
+        sums = sum_changes(values)
+        if sums is not None:
+            targets = []
+            for key, total in sums.items():
+                partition = self._partition_at(key)
+                if partition is None:
+                    break
+                targets.append((partition, total))
+            else:
+                for partition, total in targets:
+                    merge_fields(partition, total.fields, total.leader_changes, total.changes)
+                return
+        offsets = (offset for first, count in stretches for offset in range(first, first + count))
+        for offset, value in zip(offsets, values, strict=True):
+            self._fast_change(offset, value)
+
+    def _apply_value(self, offset: int, value: bytes | None) -> None:
+        """One record, applied at once (or added to the open transaction)."""
+        if value is None:
+            self.warn(f"offset {offset}: a metadata record without a value")
+            return
+        head = value[:3]
+        if head[:1] == b"\x01" and head[2:3] < b"\x80":
+            kind = head[1:2]
+            if kind in _IGNORED_KEYS:
+                return  # NoOpRecord, ZkMigrationStateRecord: nothing to decode
+            if kind == _CHANGE_KEY and head[2] <= 2 and self._pending is None:
+                self._fast_change(offset, value)
+                return
+        try:
+            api_key, data = decode_record(value)
+        except ValueError as exc:
+            self.warn(f"offset {offset}: {exc}")
+            return
+        self._record(offset, api_key, data)
+
+    def _topic_id(self, topic_bytes: bytes) -> str:
+        topic_id = self._topic_ids.get(topic_bytes)
+        if topic_id is None:
+            topic_id = self._topic_ids[topic_bytes] = uuid_text(topic_bytes)
+        return topic_id
+
+    def _partition_at(self, key: bytes) -> Partition | None:
+        """The partition a PartitionChangeRecord's first body bytes (partition id, topic id) name."""
+        partition_id, topic_bytes = CHANGE_HEAD.unpack(key)
+        topic = self.image.topics.get(self._topic_id(topic_bytes))
+        return None if topic is None else topic.partitions.get(partition_id)
 
     def _fast_change(self, offset: int, value: bytes) -> None:
         """A PartitionChangeRecord outside a transaction, without going through its JSON form."""
         try:
             partition_id, topic_bytes, fields = decode_partition_change(value, 3, value[2])
-        except (ValueError, IndexError, struct.error, Malformed) as exc:
+        except DECODE_ERRORS as exc:
             self.warn(f"offset {offset}: record type 5 v{value[2]} does not decode: {exc}")
             return
-        topic_id = self._topic_ids.get(topic_bytes)
-        if topic_id is None:
-            topic_id = self._topic_ids[topic_bytes] = uuid_text(topic_bytes)
+        topic_id = self._topic_id(topic_bytes)
         topic = self.image.topics.get(topic_id)
         partition = None if topic is None else topic.partitions.get(partition_id)
         if partition is None:
             self.warn(f"offset {offset}: Unable to find partition {topic_id}:{partition_id}")
             return
-        merge_fields(partition, *fields)
+        merge_fields(partition, fields)
 
     def _record(self, offset: int, api_key: int, data: Record) -> None:
         if api_key == BEGIN_TRANSACTION:
@@ -532,3 +569,7 @@ class ImageBuilder:
 
 _IGNORED_KEYS: Final = frozenset({bytes([NO_NOP]), bytes([ZK_MIGRATION_STATE])})
 _CHANGE_KEY: Final = bytes([5])
+COMMUTING: Final = frozenset({0, 1, 4, 7, 8, 10, 11, 12, 14, 15, 17, 18, 19, NO_NOP, ZK_MIGRATION_STATE, 22,
+                              26, 27, 29})
+"""Record types that neither read nor change topics and partitions: applying one before or after a
+run of PartitionChangeRecords gives the same image (the run is not flushed for them)."""

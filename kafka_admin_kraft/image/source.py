@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Final
 
+from kafka_admin_kraft.image.frames import FramedBatch, FrameReader
 from kafka_admin_kraft.image.model import MetadataImage, Provenance
 from kafka_admin_kraft.image.replay import ImageBuilder
 from kafka_admin_kraft.protocol import messages
@@ -46,7 +47,6 @@ from kafka_admin_kraft.protocol.exceptions import DecodeError
 from kafka_admin_kraft.records.batch import RecordBatch
 from kafka_admin_kraft.records.control import ControlRecordType, decode_control_record
 from kafka_admin_kraft.records.log_dir import METADATA_PARTITION_DIR
-from kafka_admin_kraft.records.reader import BatchReader
 from kafka_admin_kraft.records.segment import list_segments
 from kafka_admin_kraft.records.snapshot import SnapshotId, list_snapshots
 from kafka_admin_kraft.storage.errors import StorageFormatError
@@ -60,32 +60,14 @@ class ImageError(Exception):
     """An input that cannot be loaded; the message is one line naming the input and the cause."""
 
 
-class _Bounded:
-    """The first ``limit`` bytes of a file: what a segment held when it was opened."""
-
-    def __init__(self, stream: BinaryIO, limit: int) -> None:
-        self._stream = stream
-        self._left = limit
-
-    def read(self, size: int = -1) -> bytes:
-        if self._left <= 0:
-            return b""
-        size = self._left if size < 0 else min(size, self._left)
-        data = self._stream.read(size)
-        self._left -= len(data)
-        return data
-
-    def tell(self) -> int:
-        return self._stream.tell()
-
-
-def _batches(stream: BinaryIO, path: Path, size: int, image: MetadataImage) -> Iterator[RecordBatch]:
+def _batches(stream: BinaryIO, path: Path, size: int,
+             builder: ImageBuilder) -> Iterator[RecordBatch | FramedBatch]:
     """The whole batches of the first ``size`` bytes of an open file; a torn tail is noted."""
-    reader = BatchReader(_Bounded(stream, size), path=path, start=0)  # type: ignore[arg-type]
+    reader = FrameReader(stream, path, size)
     yield from reader
     if reader.torn_tail is not None:
-        image.warnings.append(f"{path}: the file ends inside a batch at position "
-                              f"{reader.torn_tail.valid_end}; the rest is not read")
+        builder.note(f"{path}: the file ends inside a batch at position {reader.torn_tail.valid_end}; the "
+                     f"rest is not read")
 
 
 def _open(path: Path) -> tuple[BinaryIO, int]:
@@ -130,9 +112,9 @@ def _layout(directory: Path, offset: int | None) -> _Layout:
     return _Layout(usable[-1] if usable else None, snapshots[-1] if snapshots else None, segments)
 
 
-def _snapshot_time(batch: RecordBatch) -> int | None:
+def _snapshot_time(batch: RecordBatch | FramedBatch) -> int | None:
     """The SnapshotHeaderRecord's LastContainedLogTimestamp, when ``batch`` holds the header."""
-    if not batch.is_control:
+    if isinstance(batch, FramedBatch) or not batch.is_control:
         return None
     for record in batch.records:
         try:
@@ -162,9 +144,10 @@ def _load_file(path: Path, offset: int | None) -> MetadataImage:
     except OSError as exc:
         raise ImageError(_describe(exc, path)) from None
     with stream:
-        for batch in _batches(stream, path, size, image):
+        for batch in _batches(stream, path, size, builder):
             if not builder.apply_batch(batch):
                 break
+    builder.flush()
     if path.name.endswith(".checkpoint"):
         image.committed_offset = image.provenance.offset  # a snapshot holds committed offsets only
     return image
@@ -214,11 +197,12 @@ def _read_opened(directory: Path, layout: _Layout, snapshot_file: tuple[BinaryIO
         snapshot_path = directory / layout.snapshot.file_name
         builder = ImageBuilder(image)
         timestamp = -1
-        for batch in _batches(snapshot_file[0], snapshot_path, snapshot_file[1], image):
+        for batch in _batches(snapshot_file[0], snapshot_path, snapshot_file[1], builder):
             header_time = _snapshot_time(batch)
             if header_time is not None:
                 timestamp = header_time
             builder.apply_batch(batch)
+        builder.flush()
         start = layout.snapshot.end_offset
         image.provenance = Provenance(start - 1, layout.snapshot.epoch, timestamp)
     first_log = segment_files[0][0] if segment_files else start
@@ -226,10 +210,25 @@ def _read_opened(directory: Path, layout: _Layout, snapshot_file: tuple[BinaryIO
         raise ImageError(f"{directory}: no snapshot or segment holds offsets {start} to {first_log - 1} (the "
                          f"log starts at {first_log}); load it at a later offset or from a snapshot")
     builder = ImageBuilder(image, last_offset=offset)
+    log_end, stopped = _replay_log(builder, segment_files, start)
+    builder.flush()
+    if stopped:
+        return image, layout, log_end
+    if offset is not None and offset >= log_end:
+        raise ImageError(f"{directory}: the log ends at offset {log_end - 1}, there is no offset {offset}")
+    if builder.in_transaction:
+        builder.note("a metadata transaction is still open at the end: its records are not applied")
+    return image, layout, log_end
+
+
+def _replay_log(builder: ImageBuilder, segment_files: list[tuple[int, Path, tuple[BinaryIO, int]]],
+                start: int) -> tuple[int, bool]:
+    """Apply the segments' batches from offset ``start``: (the offset after the last batch read,
+    whether the builder stopped at its last offset)."""
     log_end = start
     previous_end = -1
     for _, path, (stream, size) in segment_files:
-        for batch in _batches(stream, path, size, image):
+        for batch in _batches(stream, path, size, builder):
             if batch.base_offset < previous_end:
                 raise ImageError(f"{path}: the batch at offset {batch.base_offset} goes back below offset "
                                  f"{previous_end}, where the previous batch ended")
@@ -240,16 +239,14 @@ def _read_opened(directory: Path, layout: _Layout, snapshot_file: tuple[BinaryIO
             if batch.base_offset < start:
                 batch = _from(batch, start)
             if not builder.apply_batch(batch):
-                return image, layout, log_end
-    if offset is not None and offset >= log_end:
-        raise ImageError(f"{directory}: the log ends at offset {log_end - 1}, there is no offset {offset}")
-    if builder.in_transaction:
-        image.warnings.append("a metadata transaction is still open at the end: its records are not applied")
-    return image, layout, log_end
+                return log_end, True
+    return log_end, False
 
 
-def _from(batch: RecordBatch, start: int) -> RecordBatch:
+def _from(batch: RecordBatch | FramedBatch, start: int) -> RecordBatch | FramedBatch:
     """``batch`` without its records below ``start`` (they are in the snapshot already)."""
+    if isinstance(batch, FramedBatch):
+        return batch._replace(first_offset=start, values=batch.values[start - batch.first_offset:])
     return RecordBatch(base_offset=batch.base_offset, records=[r for r in batch.records if r.offset >= start],
                        partition_leader_epoch=batch.partition_leader_epoch, attributes=batch.attributes,
                        last_offset_delta=batch.last_offset_delta, base_timestamp=batch.base_timestamp,

@@ -78,24 +78,33 @@ def partition_change(
     isr: Sequence[int] | None = None,
     leader: int = -2,
     replicas: Sequence[int] | None = None,
+    removing: Sequence[int] | None = None,
+    adding: Sequence[int] | None = None,
     elr: Sequence[int] | None = None,
+    last_known_elr: Sequence[int] | None = None,
     recovery: int = -1,
+    directories: Sequence[Uuid] | None = None,
+    version: int = 2,
 ) -> RawMetadataRecord:
-    """PartitionChangeRecord v2 (5): only the fields given are written (the others mean no change)."""
+    """PartitionChangeRecord (5), v2 unless said: only the fields given are written (the others mean
+    no change); ELRs need v2, directories v1."""
     body = bytearray(struct.pack(">i", partition)) + topic.bytes
     fields: dict[int, bytes] = {}
-    if isr is not None:
-        fields[0] = _int32_array(isr)
+    for tag, values in ((0, isr), (2, replicas), (3, removing), (4, adding), (6, elr), (7, last_known_elr)):
+        if values is not None:
+            fields[tag] = _int32_array(values)
     if leader != -2:
         fields[1] = struct.pack(">i", leader)
-    if replicas is not None:
-        fields[2] = _int32_array(replicas)
     if recovery != -1:
         fields[5] = struct.pack(">b", recovery)
-    if elr is not None:
-        fields[6] = _int32_array(elr)
+    if directories is not None:
+        out = bytearray()
+        write_uvarint(out, len(directories) + 1)
+        for directory in directories:
+            out += directory.bytes
+        fields[8] = bytes(out)
     _tagged(body, fields)
-    return RawMetadataRecord(5, 2, bytes(body))
+    return RawMetadataRecord(5, version, bytes(body))
 
 
 def remove_topic(topic: Uuid = TOPIC) -> RawMetadataRecord:
