@@ -56,11 +56,11 @@ def _array(data: bytes) -> tuple[int, ...] | None:
     return struct.unpack_from(f">{size - 1}i", data, pos)
 
 
-def decode_tags(value: bytes, pos: int, version: int) -> list[Any]:
-    """The tagged fields of a PartitionChangeRecord (v0-v2) that start at ``value[pos]``, as
-    :func:`no_change` lays them out, with None, -2 and -1 for the fields the record does not change;
-    raises one of :data:`DECODE_ERRORS` when they do not decode or do not end the value."""
-    fields = no_change()
+def decode_tags(value: bytes, pos: int, version: int) -> list[tuple[int, Any]]:
+    """The tagged fields of a PartitionChangeRecord (v0-v2) that start at ``value[pos]``: (place in
+    :func:`no_change`'s layout, value) of each, in the record's order; raises one of
+    :data:`DECODE_ERRORS` when they do not decode or do not end the value."""
+    fields: list[tuple[int, Any]] = []
     count, pos = _varint(value, pos)
     for _ in range(count):
         tag, pos = _varint(value, pos)
@@ -71,19 +71,19 @@ def decode_tags(value: bytes, pos: int, version: int) -> list[Any]:
         data = value[pos:end]
         pos = end
         if tag == 0:
-            fields[0] = _array(data)
+            fields.append((0, _array(data)))
         elif tag == 1:
-            fields[1] = _INT32.unpack(data)[0]
+            fields.append((1, _INT32.unpack(data)[0]))
         elif tag in _ARRAY_TAGS and (tag < 6 or version >= 2):
-            fields[_ARRAY_TAGS[tag]] = _array(data)
+            fields.append((_ARRAY_TAGS[tag], _array(data)))
         elif tag == 5:
-            fields[5] = struct.unpack(">b", data)[0]
+            fields.append((5, struct.unpack(">b", data)[0]))
         elif tag == 8 and version >= 1:
             length, at = _varint(data, 0)
             if length:
                 if at + 16 * (length - 1) != len(data):
                     raise ValueError("the directories do not fill their field")
-                fields[6] = [uuid_text(data[at + 16 * i:at + 16 * i + 16]) for i in range(length - 1)]
+                fields.append((6, [uuid_text(data[at + 16 * i:at + 16 * i + 16]) for i in range(length - 1)]))
     if pos != len(value):
         raise ValueError(f"{len(value) - pos} bytes follow the record")
     return fields
@@ -91,9 +91,13 @@ def decode_tags(value: bytes, pos: int, version: int) -> list[Any]:
 
 def decode_partition_change(value: bytes, pos: int, version: int) -> tuple[int, bytes, list[Any]]:
     """A PartitionChangeRecord body (v0-v2) read straight from its bytes: (partition id, topic id
-    bytes, the fields of :func:`decode_tags`)."""
+    bytes, its fields as :func:`no_change` lays them out, with None, -2 and -1 for those it does not
+    change)."""
     partition_id, topic = CHANGE_HEAD.unpack_from(value, pos)
-    return partition_id, topic, decode_tags(value, pos + CHANGE_HEAD.size, version)
+    fields = no_change()
+    for place, field in decode_tags(value, pos + CHANGE_HEAD.size, version):
+        fields[place] = field
+    return partition_id, topic, fields
 
 
 class ChangeSum:
@@ -108,30 +112,49 @@ class ChangeSum:
         self.changes = 0
 
 
+_UNCHANGED: Final = tuple(no_change())
 _Parsed = tuple[tuple[tuple[int, Any], ...], bool]
 """A decoded tail: the (place, value) of each field it sets, and whether it names a leader."""
 
 
+class Tails:
+    """Decoded tails by record version, kept from one run to the next (a log's partitions keep going
+    back to the same states); emptied past ``limit`` entries so that it stays small."""
+
+    __slots__ = ("by_version", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self.by_version: tuple[dict[bytes, _Parsed], ...] = ({}, {}, {})
+        self.limit = limit
+
+    def trim(self) -> None:
+        if sum(len(known) for known in self.by_version) > self.limit:
+            for known in self.by_version:
+                known.clear()
+
+
 def _parse_tail(value: bytes, version: int) -> _Parsed:
-    decoded = decode_tags(value, _TAIL, version)
-    unchanged = no_change()
-    sets = tuple((place, field) for place, field in enumerate(decoded) if field != unchanged[place])
-    return sets, decoded[1] != NO_LEADER_CHANGE
+    """The fields a value's tagged fields change: a tag holding its "no change" value (a null array,
+    leader -2, recovery -1) changes nothing, as :func:`no_change` has it."""
+    last = dict(decode_tags(value, _TAIL, version))  # a tag given twice: its last value counts
+    unchanged = _UNCHANGED
+    sets = tuple((place, field) for place, field in last.items() if field != unchanged[place])
+    return sets, last.get(1, NO_LEADER_CHANGE) != NO_LEADER_CHANGE
 
 
-def sum_changes(values: list[bytes]) -> dict[bytes, ChangeSum] | None:
+def sum_changes(values: list[bytes], tails: Tails) -> dict[bytes, ChangeSum] | None:
     """The :class:`ChangeSum` of each partition a run of PartitionChangeRecord values changes, keyed by
     the records' first 20 body bytes (partition id and topic id); None when a value does not decode
     (the caller then applies them one by one, each refused record reported at its offset). Every
     value is framed with one-byte frame version, api key 5 and a version from 0 to 2."""
     counts = Counter(reversed(values))  # by last occurrence, newest first
-    tails: list[dict[bytes, _Parsed]] = [{}, {}, {}]
+    by_version = tails.by_version
     sums: dict[bytes, ChangeSum] = {}
     try:
         for value in reversed(counts):  # oldest last occurrence first: later ones overwrite
             count = counts[value]
             version = value[2]
-            known = tails[version]
+            known = by_version[version]
             tail = value[_TAIL:]
             parsed = known.get(tail)
             if parsed is None:
@@ -150,4 +173,6 @@ def sum_changes(values: list[bytes]) -> dict[bytes, ChangeSum] | None:
                 total.leader_changes += count
     except DECODE_ERRORS:
         return None
+    finally:
+        tails.trim()
     return sums

@@ -47,6 +47,8 @@ _NOT_ORDINARY: Final = COMPRESSION_MASK | CONTROL_FLAG
 _MAX_LENGTH: Final = DEFAULT_MAX_BATCH_SIZE - LOG_OVERHEAD
 _unpack_header = HEADER.unpack_from
 _unpack_prefix = PREFIX.unpack_from
+_new = tuple.__new__
+"""Builds a named tuple without its ``__new__`` (a Python call): one batch of thousands."""
 
 
 class FramedBatch(NamedTuple):
@@ -85,7 +87,7 @@ def frame_batch(buf: bytes, at: int, end: int) -> FramedBatch | None:
     only_changes = True
     q = at + BATCH_HEADER_SIZE
     try:
-        for index in range(count):
+        for delta in range(0, count << 1, 2):
             # Length: a zig-zag varint of one or two bytes, positive.
             b = buf[q]
             if b < 0x80:
@@ -96,9 +98,9 @@ def frame_batch(buf: bytes, at: int, end: int) -> FramedBatch | None:
                     return None
                 b = (b & 0x7F) | (c << 7)
                 q += 2
-            record_end = q + (b >> 1)
-            if b & 1 or b == 0 or record_end > end:
+            if b & 1:
                 return None
+            record_end = q + (b >> 1)  # past ``end`` or not after the fields: refused below
             # Attributes (any), then the timestamp delta: a varlong of one or two bytes.
             if buf[q + 1] < 0x80:
                 p = q + 2
@@ -106,7 +108,7 @@ def frame_batch(buf: bytes, at: int, end: int) -> FramedBatch | None:
                 p = q + 3
             else:
                 return None
-            # The offset delta must be the record's index (zig-zag: twice it).
+            # The offset delta must be the record's index (``delta``, zig-zag encoded: twice it).
             b = buf[p]
             if b < 0x80:
                 p += 1
@@ -116,7 +118,7 @@ def frame_batch(buf: bytes, at: int, end: int) -> FramedBatch | None:
                     return None
                 b = (b & 0x7F) | (c << 7)
                 p += 2
-            if b != index << 1 or buf[p] != 1:  # and a null key
+            if b != delta or buf[p] != 1:  # and a null key
                 return None
             # The value's length, one or two bytes; the value; no headers.
             b = buf[p + 1]
@@ -139,8 +141,8 @@ def frame_batch(buf: bytes, at: int, end: int) -> FramedBatch | None:
         return None
     if q != end:
         return None
-    return FramedBatch(base_offset, last_offset_delta, leader_epoch, max_timestamp, base_offset, values,
-                       only_changes)
+    return _new(FramedBatch, (base_offset, last_offset_delta, leader_epoch, max_timestamp, base_offset,
+                              values, only_changes))
 
 
 class _Bounded:

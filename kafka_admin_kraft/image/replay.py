@@ -46,6 +46,7 @@ from kafka_admin_kraft.image.changes import (
     DECODE_ERRORS,
     NO_LEADER_CHANGE,
     NO_RECOVERY_CHANGE,
+    Tails,
     decode_partition_change,
     sum_changes,
 )
@@ -78,6 +79,9 @@ BEGIN_TRANSACTION: Final = 23
 END_TRANSACTION: Final = 24
 ABORT_TRANSACTION: Final = 25
 ZK_MIGRATION_STATE: Final = 21
+RUN_LIMIT: Final = 1 << 20
+"""PartitionChangeRecords buffered at most before they are applied: memory stays at about 100 MB
+whatever the log's length, and a run this long is summed about as fast as a longer one."""
 MAX_WARNINGS: Final = 100
 """Warnings kept in full; past this only their count grows."""
 
@@ -188,7 +192,7 @@ class ImageBuilder:
     partition (:mod:`~kafka_admin_kraft.image.changes`). The run is flushed before anything that
     could see the difference: a record that reads or changes topics or partitions (one whose type is
     not in :data:`COMMUTING`), a decoded batch, a warning (so that warnings stay in offset order) and
-    the end of the input.
+    the end of the input; and once it holds :data:`RUN_LIMIT` values.
     """
 
     def __init__(self, image: MetadataImage | None = None, *, last_offset: int | None = None) -> None:
@@ -200,6 +204,9 @@ class ImageBuilder:
         """PartitionChangeRecord values not applied yet (see the class docstring)."""
         self._run_offsets: list[tuple[int, int]] = []
         """(offset of the first, count) of each stretch of ``_run``."""
+        self._tails = Tails(RUN_LIMIT)
+        self._provenance: tuple[int, int, int] | None = None
+        """The provenance of the last framed batch, made a :class:`Provenance` by :meth:`flush`."""
         self._warnings = 0
         self._topic_ids: dict[bytes, str] = {}
         self.handlers: dict[int, Callable[[Record], None]] = {
@@ -273,19 +280,24 @@ class ImageBuilder:
                 if not (value[0] == 1 and value[2] < 0x80 and value[1] in COMMUTING):
                     self.flush()
                 self._apply_value(offset, value)
-        if not self.in_transaction:
-            self.image.provenance = Provenance(first + len(values) - 1, batch.partition_leader_epoch,
-                                               batch.max_timestamp)
+        if self._pending is None:
+            self._provenance = (first + len(values) - 1, batch.partition_leader_epoch, batch.max_timestamp)
+        if len(self._run) >= RUN_LIMIT:
+            self.flush()
 
     def flush(self) -> None:
-        """Apply the PartitionChangeRecords not applied yet: summed per partition when every one
-        decodes and finds its partition, else one by one (each refused record reported)."""
+        """Bring the image up to date: apply the PartitionChangeRecords not applied yet, summed per
+        partition when every one decodes and finds its partition, else one by one (each refused record
+        reported), and set the provenance of the last framed batch."""
+        if self._provenance is not None:
+            self.image.provenance = Provenance(*self._provenance)
+            self._provenance = None
         values = self._run
         if not values:
             return
         stretches = self._run_offsets
         self._run, self._run_offsets = [], []
-        sums = sum_changes(values)
+        sums = sum_changes(values, self._tails)
         if sums is not None:
             targets = []
             for key, total in sums.items():

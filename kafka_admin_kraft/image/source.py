@@ -233,9 +233,9 @@ def _replay_log(builder: ImageBuilder, segment_files: list[tuple[int, Path, tupl
                 raise ImageError(f"{path}: the batch at offset {batch.base_offset} goes back below offset "
                                  f"{previous_end}, where the previous batch ended")
             previous_end = batch.next_offset
-            if batch.last_offset < start:
+            if previous_end <= start:
                 continue
-            log_end = batch.next_offset
+            log_end = previous_end
             if batch.base_offset < start:
                 batch = _from(batch, start)
             if not builder.apply_batch(batch):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import random
 
-from kafka_admin_kraft.image.changes import decode_partition_change, sum_changes
+from kafka_admin_kraft.image.changes import Tails, decode_partition_change, sum_changes
 from kafka_admin_kraft.image.model import MIGRATING_DIRECTORY, Partition
 from kafka_admin_kraft.image.replay import merge_fields
 from kafka_admin_kraft.protocol.primitives import Uuid
@@ -54,7 +54,7 @@ def test_a_summed_run_leaves_each_partition_as_every_record_in_turn() -> None:
         for value in values:
             partition_id, topic, fields = decode_partition_change(value, 3, value[2])
             merge_fields(one_by_one[(topic, partition_id)], fields)
-        sums = sum_changes(values)
+        sums = sum_changes(values, Tails(100))
         assert sums is not None
         summed = copy.deepcopy(start)
         for key, total in sums.items():
@@ -66,8 +66,24 @@ def test_a_summed_run_leaves_each_partition_as_every_record_in_turn() -> None:
 
 def test_a_run_holding_a_value_that_does_not_decode_sums_to_nothing() -> None:
     good = encode_metadata_record(partition_change(0, isr=[1]))
-    assert sum_changes([good, good[:-1]]) is None
-    assert sum_changes([good, good + b"\x00"]) is None
-    assert sum_changes([good, good[:10]]) is None
-    summed = sum_changes([good, good])
+    assert sum_changes([good, good[:-1]], Tails(100)) is None
+    assert sum_changes([good, good + b"\x00"], Tails(100)) is None
+    assert sum_changes([good, good[:10]], Tails(100)) is None
+    summed = sum_changes([good, good], Tails(100))
     assert summed is not None and [total.changes for total in summed.values()] == [2]
+
+
+def test_a_tag_given_twice_counts_with_its_last_value() -> None:
+    record = partition_change(0, isr=[1, 2], leader=3)
+    twice = bytearray(record.body[:20])
+    twice += b"\x04" + b"\x00\x09\x03\x00\x00\x00\x01\x00\x00\x00\x02" + b"\x01\x04\x00\x00\x00\x03"
+    twice += b"\x00\x01\x00" + b"\x01\x04\xff\xff\xff\xfe"  # then a null ISR and leader -2: no change
+    value = encode_metadata_record(type(record)(5, 2, bytes(twice)))
+    start = _start(random.Random(1))
+    one, summed = copy.deepcopy(start), copy.deepcopy(start)
+    merge_fields(one, decode_partition_change(value, 3, 2)[2])
+    sums = sum_changes([value], Tails(100))
+    assert sums is not None
+    (total,) = sums.values()
+    merge_fields(summed, total.fields, total.leader_changes, total.changes)
+    assert summed == one and one.isr == start.isr and one.leader_epoch == start.leader_epoch
