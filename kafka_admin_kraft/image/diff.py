@@ -85,12 +85,10 @@ class ImageDiff:
 
     def by_area(self) -> list[tuple[str, str, list[Change]]]:
         """(area key, title, changes) of every area with changes, in :data:`AREAS` order."""
-        groups = []
-        for key, title, _ in AREAS:
-            changes = [change for change in self.changes if area_of(change.path) == key]
-            if changes:
-                groups.append((key, title, changes))
-        return groups
+        grouped: dict[str, list[Change]] = {}
+        for change in self.changes:
+            grouped.setdefault(area_of(change.path), []).append(change)
+        return [(key, title, grouped[key]) for key, title, _ in AREAS if key in grouped]
 
     def text(self) -> str:
         """Plain text: a header naming both images, then each area's changes (nothing when equal)."""

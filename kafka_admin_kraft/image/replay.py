@@ -79,9 +79,10 @@ BEGIN_TRANSACTION: Final = 23
 END_TRANSACTION: Final = 24
 ABORT_TRANSACTION: Final = 25
 ZK_MIGRATION_STATE: Final = 21
-RUN_LIMIT: Final = 1 << 20
-"""PartitionChangeRecords buffered at most before they are applied: memory stays at about 100 MB
-whatever the log's length, and a run this long is summed about as fast as a longer one."""
+RUN_LIMIT: Final = 1 << 21
+"""PartitionChangeRecords buffered at most before they are applied (a 100 MB log's worth): their
+values take at most about 250 MB whatever the log's length. Each application costs a pass over the
+run's distinct values, so shorter runs would be slower."""
 MAX_WARNINGS: Final = 100
 """Warnings kept in full; past this only their count grows."""
 
