@@ -9,22 +9,28 @@ configs, and NoOp heartbeats, in batches as a controller writes them.
 
 Figures (one line each): the log's size and records; opening the image at the end of the log;
 opening it at the middle offset; diffing the two; and a `kafka-metadata-diff` process doing all of it
-(start-up included), run on the same directory.
+(start-up included), run on the same directory. With ``--runs N`` each figure is the median of N
+runs (their range in brackets); the load average before and after is printed, as the machine may be
+shared.
 
-Usage: python bench/bench_metadata_image.py [--megabytes 100] [--keep DIR]
+Usage: python bench/bench_metadata_image.py [--megabytes 100] [--keep DIR] [--runs N]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shutil
+import statistics
 import struct
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from kafka_admin_kraft.image import diff_images, load_image
 from kafka_admin_kraft.protocol import messages
@@ -213,40 +219,57 @@ def generate(directory: Path, megabytes: int) -> tuple[int, int]:
     return count, written
 
 
+T = TypeVar("T")
+
+
+def timed(runs: int, action: Callable[[], T]) -> tuple[str, T]:
+    """The median time of ``runs`` calls as text (with their range), and the last call's result."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        result = action()
+        times.append(time.perf_counter() - started)
+    text = f"{statistics.median(times):.2f} s"
+    if runs > 1:
+        text += f" (median of {runs}: {min(times):.2f}-{max(times):.2f})"
+    return text, result
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--megabytes", type=int, default=100)
-    parser.add_argument("--keep", type=Path, help="write the log here and keep it")
+    parser.add_argument("--keep", type=Path, help="write the log here and keep it (a log there is reused)")
+    parser.add_argument("--runs", type=int, default=1, help="runs of each figure (the median is printed)")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="bench-image-"))
     directory = root / "__cluster_metadata-0"
     directory.mkdir(parents=True, exist_ok=True)
     try:
-        started = time.perf_counter()
-        records, size = generate(directory, args.megabytes)
-        print(
-            f"log: {size / 1e6:.1f} MB, {records:,} records, written in {time.perf_counter() - started:.1f} s"
-        )
-        started = time.perf_counter()
-        end = load_image(directory)
-        print(f"open at the end (offset {end.provenance.offset:,}): {time.perf_counter() - started:.2f} s")
+        if not any(directory.glob("*.log")):
+            started = time.perf_counter()
+            records, size = generate(directory, args.megabytes)
+            print(f"log: {size / 1e6:.1f} MB, {records:,} records, written in "
+                  f"{time.perf_counter() - started:.1f} s")
+        print(load())
+        text, end = timed(args.runs, lambda: load_image(directory))
+        print(f"open at the end (offset {end.provenance.offset:,}): {text}")
         middle_offset = end.provenance.offset // 2
-        started = time.perf_counter()
-        middle = load_image(directory, offset=middle_offset)
-        print(f"open at offset {middle_offset:,}: {time.perf_counter() - started:.2f} s")
-        started = time.perf_counter()
-        difference = diff_images(middle, end)
-        print(f"diff: {time.perf_counter() - started:.2f} s ({len(difference.changes):,} changes)")
+        text, middle = timed(args.runs, lambda: load_image(directory, offset=middle_offset))
+        print(f"open at offset {middle_offset:,}: {text}")
+        text, difference = timed(args.runs, lambda: diff_images(middle, end))
+        print(f"diff: {text} ({len(difference.changes):,} changes)")
         tool = Path(sys.executable).parent / "kafka-metadata-diff"
-        started = time.perf_counter()
-        subprocess.run(
-            [str(tool), str(directory), str(directory), "--offset-a", str(middle_offset), "--output", "json"],
-            stdout=subprocess.DEVNULL,
-            check=False,
-        )
-        print(f"kafka-metadata-diff process, both opens and the diff: {time.perf_counter() - started:.2f} s")
+        command = [str(tool), str(directory), str(directory), "--offset-a", str(middle_offset), "--output",
+                   "json"]
+        text, _ = timed(args.runs, lambda: subprocess.run(command, stdout=subprocess.DEVNULL, check=False))
+        print(f"kafka-metadata-diff process, both opens and the diff: {text}")
+        print(load())
     finally:
         if args.keep is None:
             shutil.rmtree(root)
