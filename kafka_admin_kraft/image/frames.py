@@ -5,7 +5,7 @@ Almost every batch of a metadata log is uncompressed, not a control batch, and h
 key is null, whose value is a framed metadata record and which have no headers, their offsets one
 after the other. Of such a batch the image needs the values alone, so :func:`frame_batch` slices
 them straight out of the bytes (no :class:`~kafka_admin_kraft.records.batch.Record` built, which
-was half the cost of reading a log): a :class:`FramedBatch`. It takes only what
+costs about twice as much per record): a :class:`FramedBatch`. It takes only what
 :func:`~kafka_admin_kraft.records.batch.decode_batch_at` accepts, with the same offsets and values;
 any other batch (a control or compressed batch, a damaged one, a record of another shape) is decoded
 the ordinary way, so what is wrong with it is reported as before.
@@ -48,7 +48,7 @@ _MAX_LENGTH: Final = DEFAULT_MAX_BATCH_SIZE - LOG_OVERHEAD
 _unpack_header = HEADER.unpack_from
 _unpack_prefix = PREFIX.unpack_from
 _new = tuple.__new__
-"""Builds a named tuple without its ``__new__`` (a Python call): one batch of thousands."""
+"""Builds a named tuple without calling its ``__new__``, which is Python code: once per batch."""
 
 
 class FramedBatch(NamedTuple):
@@ -193,11 +193,13 @@ class FrameReader:
             if at:
                 position += at
                 need = 0
-            elif (len(buf) >= LOG_OVERHEAD and need < end and MIN_BATCH_LENGTH <= length <= _MAX_LENGTH
-                  and position + end <= size):
-                need = end  # a batch larger than the window: read it whole
-            else:
+                continue
+            # No whole batch at ``position``: a batch larger than the window is read whole; a bad
+            # length field or a torn tail goes to BatchReader below.
+            if (len(buf) < LOG_OVERHEAD or need >= end or not MIN_BATCH_LENGTH <= length <= _MAX_LENGTH
+                    or position + end > size):
                 break
+            need = end
         if position < size:  # a bad length field or a torn tail: reported as every reader does
             reader = BatchReader(_Bounded(self._stream, position, size), path=self.path,  # type: ignore[arg-type]
                                  start=position)

@@ -29,6 +29,11 @@ The rules, per record type:
 
 A record Kafka would refuse is skipped and named in ``image.warnings``: an unknown type or version,
 bytes that do not decode, a change to a broker, topic or partition that does not exist.
+
+Most of a busy log is PartitionChangeRecords: those of framed batches
+(:mod:`~kafka_admin_kraft.image.frames`) are applied a run at a time, summed per partition
+(:mod:`~kafka_admin_kraft.image.changes`), which leaves the image as applying them one by one does
+(see :class:`ImageBuilder`).
 """
 
 from __future__ import annotations
