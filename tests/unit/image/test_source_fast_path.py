@@ -121,7 +121,8 @@ def _generate(seed: int) -> _Log:
     for _ in range(rng.randrange(20, 80)):
         roll = rng.random()
         if roll < 0.45:
-            log.add([log.change() for _ in range(rng.randrange(1, 12))])
+            size = rng.randrange(1, 12) if rng.random() < 0.9 else rng.randrange(60, 100)  # deltas of 2 bytes
+            log.add([log.change() for _ in range(size)])
         elif roll < 0.6:
             entries: list[Entry] = [log.change() for _ in range(rng.randrange(1, 5))]
             for _ in range(rng.randrange(1, 3)):
