@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 
+from golden.golden_testlib import golden_tests
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.api_keys import ApiKey, MetadataRecordType
 from kafka_admin_kraft.protocol.primitives import Uuid
@@ -250,16 +251,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("cls", "version", "obj", "golden"), CASES)
-def test_encode_matches_golden(cls: type, version: int, obj: object, golden: bytes) -> None:
-    assert type(obj) is cls
-    assert obj.encode(version).hex(" ") == golden.hex(" ")  # type: ignore[attr-defined]
-
-
-@pytest.mark.parametrize(("cls", "version", "obj", "golden"), CASES)
-def test_decode_matches_golden(cls: type, version: int, obj: object, golden: bytes) -> None:
-    decoded = cls.decode(golden, version)  # type: ignore[attr-defined]
-    assert decoded == obj, f"{decoded!r} != {obj!r}"
+test_encode_matches_golden, test_decode_matches_golden = golden_tests(CASES)
 
 
 def test_v0_reads_the_literal_pattern_type() -> None:

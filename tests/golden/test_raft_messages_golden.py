@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from golden.golden_testlib import golden_tests
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID, Uuid
 
@@ -908,13 +909,4 @@ CASES = (DESCRIBE_QUORUM_CASES + VOTERS_CASES + UPDATE_FEATURES_CASES + VOTE_CAS
          + FETCH_SNAPSHOT_CASES)
 
 
-@pytest.mark.parametrize(("cls", "version", "obj", "golden"), CASES)
-def test_encode_matches_golden(cls: type, version: int, obj: object, golden: bytes) -> None:
-    assert type(obj) is cls
-    assert obj.encode(version).hex(" ") == golden.hex(" ")  # type: ignore[attr-defined]
-
-
-@pytest.mark.parametrize(("cls", "version", "obj", "golden"), CASES)
-def test_decode_matches_golden(cls: type, version: int, obj: object, golden: bytes) -> None:
-    decoded = cls.decode(golden, version)  # type: ignore[attr-defined]
-    assert decoded == obj, f"{decoded!r} != {obj!r}"
+test_encode_matches_golden, test_decode_matches_golden = golden_tests(CASES)
