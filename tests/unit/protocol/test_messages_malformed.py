@@ -107,7 +107,7 @@ def test_fuzz_request_frames() -> None:
     rng = random.Random(7)
     base = [framing.encode_request(_request(key), version, correlation_id=1, client_id="fuzz")[4:]
             for key, version in ((55, 2), (18, 3), (18, 0), (80, 1), (57, 1), (1, 17), (53, 0), (29, 1),
-                                 (30, 3), (31, 2))]
+                                 (30, 3), (31, 2), (64, 0), (94, 0))]
     for _ in range(4000):
         frame = bytearray(rng.choice(base))
         for _ in range(rng.randrange(1, 4)):
