@@ -11,6 +11,11 @@ node finding the leader through ``controller.quorum.bootstrap.servers``. Besides
   appends RegisterBrokerRecord and unfences the broker once it has caught up to its own
   registration (``handlers.broker_lifecycle``); a broker that stops heartbeating is fenced after
   ``broker.session.timeout.ms``. STALE_BROKER_EPOCH or BROKER_ID_NOT_REGISTERED make it register again.
+- **Controlled shutdown** (Kafka's ``BrokerServer.shutdown`` with ``controlled.shutdown.enable``): on
+  SIGTERM a registered broker heartbeats with WantShutDown until the controller answers ShouldShutDown,
+  having fenced it, so clients stop seeing it at once rather than a session timeout later. Having no
+  partitions to move it waits ``CONTROLLED_SHUTDOWN_S`` at most (Kafka waits up to its shutdown
+  timeout) and not at all once no controller answers the connection: nobody is left to fence it.
 - **Client listeners** (every ``listeners`` entry not named in ``controller.listener.names``, with
   TLS and SASL as ``listener.security.protocol.map`` says, ``kafka_admin_kraft_server.security``):
   what the API table gives broker listeners (``handlers.registry``, ``handlers.BROKER_APIS``):
@@ -69,6 +74,8 @@ FORWARD_TIMEOUT_S: Final = 30.0
 CONNECT_TIMEOUT_S: Final = 5.0
 MAX_IDLE_CONNECTIONS: Final = 4
 RETRY_BACKOFF_S: Final = 0.1
+CONTROLLED_SHUTDOWN_S: Final = 5.0
+"""The longest a stopping broker waits for the controller to approve its controlled shutdown."""
 
 
 @dataclass(frozen=True)
@@ -266,6 +273,7 @@ class BrokerFrontend:
             self._lifecycle.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._lifecycle
+            await self._controlled_shutdown()
         self.channels.close()
 
     def registration(self) -> messages.BrokerRegistrationRequest:
@@ -283,10 +291,39 @@ class BrokerFrontend:
                  rack=None, is_migrating_zk_broker=False, log_dirs=[directory] if directory else [],
                  previous_broker_epoch=-1)
 
-    def heartbeat(self) -> messages.BrokerHeartbeatRequest:
+    def heartbeat(self, *, want_shut_down: bool = False) -> messages.BrokerHeartbeatRequest:
         return messages.BrokerHeartbeatRequest(broker_id=self.node_id, broker_epoch=self.broker_epoch,
                                                current_metadata_offset=self.core.applied_offset - 1,
-                                               want_fence=False, want_shut_down=False)
+                                               want_fence=False, want_shut_down=want_shut_down)
+
+    async def _controlled_shutdown(self) -> None:
+        """Heartbeat with WantShutDown until the controller approves (it fences the broker first)."""
+        if self.broker_epoch < 0:
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + CONTROLLED_SHUTDOWN_S
+        lifecycle_log.info("[BrokerLifecycleManager id=%d] Beginning controlled shutdown.", self.node_id)
+        while (left := deadline - loop.time()) > 0:
+            controller = self.active_controller()
+            try:
+                if controller is None:
+                    raise EOFError("no active controller is known")
+                answer = await self.channels.request(controller, self.heartbeat(want_shut_down=True), left)
+            except (asyncio.TimeoutError, KafkaAdminError):
+                await asyncio.sleep(RETRY_BACKOFF_S)
+                continue
+            except (OSError, EOFError) as exc:
+                lifecycle_log.info("[BrokerLifecycleManager id=%d] Shutting down without the controller's "
+                                   "approval: %s", self.node_id, exc)
+                return
+            assert isinstance(answer, messages.BrokerHeartbeatResponse)
+            if answer.error_code == ErrorCode.NONE and answer.should_shut_down:
+                lifecycle_log.info("[BrokerLifecycleManager id=%d] The controller has approved our "
+                                   "controlled shutdown.", self.node_id)
+                return
+            await asyncio.sleep(RETRY_BACKOFF_S)
+        lifecycle_log.error("[BrokerLifecycleManager id=%d] Timed out waiting for the controller to approve "
+                            "controlled shutdown", self.node_id)
 
     async def _keep_registered(self) -> None:
         """Register with the active controller, then heartbeat; register again when it forgets us."""

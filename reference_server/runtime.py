@@ -837,6 +837,9 @@ class ControllerRuntime:
             levels.update(wait.changes)
         return levels
 
+    def uncommitted_records(self) -> list[Struct]:
+        return [record.message for wait in self._commit_waits for record in wait.records]
+
     def live_brokers(self, now_ms: int) -> frozenset[int]:
         return frozenset(broker_id for broker_id, last in self._broker_sessions.items()
                          if now_ms - last <= self.options.broker_session_timeout_ms)
@@ -845,12 +848,13 @@ class ControllerRuntime:
         self._broker_sessions[broker_id] = now_ms
 
     async def when_committed(self, offset: int, response: Struct, not_controller: Callable[[], Struct],
-                             changes: Mapping[str, int] | None = None) -> Struct | None:
+                             changes: Mapping[str, int] | None = None,
+                             records: Sequence[ApiMessageAndVersion] = ()) -> Struct | None:
         """``response`` once ``offset`` is committed and in the image, ``not_controller()`` if this
         node stops leading the epoch first."""
         request_id, future = self._pending_answer()
         self._commit_waits.append(_CommitWait(offset, self.core.epoch, request_id, response, not_controller,
-                                              dict(changes or {})))
+                                              dict(changes or {}), tuple(records)))
         return await self._await_answer(request_id, future)
 
     def _release_commit_waits(self) -> None:
@@ -895,6 +899,8 @@ class _CommitWait:
     """Makes the answer if this node stops leading ``epoch`` first."""
     changes: dict[str, int]
     """Feature levels the records finalize (UpdateFeatures), for the controller's own view."""
+    records: tuple[ApiMessageAndVersion, ...]
+    """The records appended, which the controller's own view shows before the committed image does."""
 
 
 def _listen(host: str | None, port: int) -> list[socket.socket]:

@@ -38,8 +38,7 @@ clients retry.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 from kafka_admin_kraft.acl import CLUSTER_NAME, AclBinding, AclBindingFilter, PatternType, ResourceType
@@ -115,34 +114,15 @@ def resources(bindings: Sequence[AclBinding]) -> list[Described.DescribeAclsReso
 # ------------------------------------------------------------------ what the controller sees
 
 
-_PENDING: dict[int, dict[Uuid, messages.AccessControlEntryRecord | None]] = {}
-"""Per controller role (``id``): ACLs appended (a record) or removed (None) and not committed yet, which
-Kafka's controller has replayed already but the committed image does not show."""
-
-
 def controller_acls(node: ControllerRole) -> dict[Uuid, messages.AccessControlEntryRecord]:
     """The ACLs as the active controller sees them: committed, with its appended changes."""
     acls = dict(node.core.acls())
-    for acl_id, record in _PENDING.get(id(node), {}).items():
-        if record is None:
-            acls.pop(acl_id, None)
-        else:
-            acls[acl_id] = record
+    for record in node.uncommitted_records():
+        if isinstance(record, messages.AccessControlEntryRecord):
+            acls[record.id] = record
+        elif isinstance(record, messages.RemoveAccessControlEntryRecord):
+            acls.pop(record.id, None)
     return acls
-
-
-@contextmanager
-def _pending(node: ControllerRole,
-             changes: Mapping[Uuid, messages.AccessControlEntryRecord | None]) -> Iterator[None]:
-    mine = _PENDING.setdefault(id(node), {})
-    mine.update(changes)
-    try:
-        yield
-    finally:
-        for acl_id in changes:
-            mine.pop(acl_id, None)
-        if not mine:
-            _PENDING.pop(id(node), None)
 
 
 def _new_id(taken: Mapping[Uuid, object]) -> Uuid:
@@ -267,8 +247,7 @@ def delete(request: messages.DeleteAclsRequest, existing: Acls, *, active: bool,
 # ------------------------------------------------------------------ the handlers
 
 
-async def _commit(node: ControllerRole, call: Call, response: Struct, records: Sequence[Struct],
-                  changes: Mapping[Uuid, messages.AccessControlEntryRecord | None]) -> Answer:
+async def _commit(node: ControllerRole, call: Call, response: Struct, records: Sequence[Struct]) -> Answer:
     """Append ``records`` in one batch and answer once they are committed (at once when there are none);
     NOT_CONTROLLER for the whole request if leadership is lost first."""
 
@@ -278,15 +257,15 @@ async def _commit(node: ControllerRole, call: Call, response: Struct, records: S
 
     if not records:
         return response, call.version
+    batch = [ApiMessageAndVersion(r, RECORD_VERSION) for r in records]
     try:
-        offset = node.core.append([ApiMessageAndVersion(r, RECORD_VERSION) for r in records], node.now_ms())
+        offset = node.core.append(batch, node.now_ms())
     except NotLeaderError:
         return refused(), call.version
     node.wake()
     log.info("[QuorumController id=%d] %s appended %d record(s) up to offset %d", node.identity.node_id,
              type(call.body).__name__.removesuffix("Request"), len(records), offset)
-    with _pending(node, changes):
-        body = await node.when_committed(offset, response, refused)
+    body = await node.when_committed(offset, response, refused, records=batch)
     return None if body is None else (body, call.version)
 
 
@@ -307,17 +286,16 @@ async def _change(node: ControllerRole, call: Call) -> Answer:
         return error_response(call.api_key, request, call.version, ErrorCode.SECURITY_DISABLED,
                               NO_AUTHORIZER), call.version
     seen, active, leader, me = controller_acls(node), node.active, node.core.leader_id, node.identity.node_id
-    changes: dict[Uuid, messages.AccessControlEntryRecord | None]
     response: Struct
     records: Sequence[Struct]
     if isinstance(request, messages.CreateAclsRequest):
         response, added = create(request, seen, active=active, leader_id=leader, node_id=me)
-        records, changes = added, {r.id: r for r in added}
+        records = added
     else:
         assert isinstance(request, messages.DeleteAclsRequest)
         response, removed = delete(request, seen, active=active, leader_id=leader, node_id=me)
-        records, changes = removed, dict.fromkeys(r.id for r in removed)
-    return await _commit(node, call, response, records, changes)
+        records = removed
+    return await _commit(node, call, response, records)
 
 
 def _unreachable(api_key: int) -> Callable[[int, int, Struct | None], Struct]:

@@ -33,6 +33,7 @@ Controlled shutdown with partitions to move, log directories and ZooKeeper migra
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -153,9 +154,23 @@ async def on_registration(node: ControllerRole, call: Call) -> Answer:
 async def on_heartbeat(node: ControllerRole, call: Call) -> Answer:
     request = call.body
     assert isinstance(request, messages.BrokerHeartbeatRequest)
-    registration = next((r for r in node.core.registered_brokers() if r.broker_id == request.broker_id), None)
+    registration = controller_registration(node, request.broker_id)
     decision = heartbeat(request, active=node.active, registration=registration)
     return await _decided(node, call, decision, request.broker_id, "Changing the registration of broker")
+
+
+def controller_registration(node: ControllerRole, broker_id: int) -> messages.RegisterBrokerRecord | None:
+    """The broker's registration as the active controller sees it: committed, with its appended
+    fencing changes (a heartbeat that arrives before the previous one's change is committed must not
+    decide against the older state)."""
+    registration = next((r for r in node.core.registered_brokers() if r.broker_id == broker_id), None)
+    for record in node.uncommitted_records():
+        if (registration is not None and isinstance(record, messages.BrokerRegistrationChangeRecord)
+                and record.broker_id == broker_id and record.broker_epoch == registration.broker_epoch
+                and record.fenced in (FENCE, UNFENCE)):
+            registration = copy.copy(registration)
+            registration.fenced = record.fenced == FENCE
+    return registration
 
 
 async def _decided(node: ControllerRole, call: Call, decision: Decision, broker_id: int, what: str) -> Answer:
@@ -174,11 +189,11 @@ async def _decided(node: ControllerRole, call: Call, decision: Decision, broker_
         return refused, call.version
     controller_log.info("[QuorumController id=%d] %s %d: %s at offset %d", node.identity.node_id, what,
                         broker_id, type(decision.record.message).__name__, offset)
-    body = await node.when_committed(offset, decision.response, lambda: refused)
+    body = await node.when_committed(offset, decision.response, lambda: refused, records=[decision.record])
     return None if body is None else (body, call.version)
 
 
 registry.register(ApiKey.BROKER_REGISTRATION, controller=on_registration)
 registry.register(ApiKey.BROKER_HEARTBEAT, controller=on_heartbeat)
 
-__all__ = ["Decision", "fencing_record", "heartbeat", "register"]
+__all__ = ["Decision", "controller_registration", "fencing_record", "heartbeat", "register"]

@@ -24,7 +24,7 @@ answer it gives when refused (``handlers.error_responses``).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
@@ -32,6 +32,7 @@ from kafka_admin_kraft import acl
 from kafka_admin_kraft.protocol import framing, messages
 from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.message import Struct
+from kafka_admin_kraft.records import ApiMessageAndVersion
 
 from ..authorizer import StandardAuthorizer
 from ..kafka_line import ServerLine
@@ -122,6 +123,10 @@ class ControllerRole(Protocol):
     def uncommitted_levels(self) -> Mapping[str, int]:
         """Feature levels appended but not committed yet, in append order: the controller's own view."""
 
+    def uncommitted_records(self) -> list[Struct]:
+        """The records handed to ``when_committed`` and not committed yet, in append order: what
+        Kafka's controller has replayed already but the committed image does not show."""
+
     def wake(self) -> None:
         """Poll the core soon: something was handed to it."""
 
@@ -131,10 +136,11 @@ class ControllerRole(Protocol):
     def renew_session(self, broker_id: int, now_ms: int) -> None: ...
 
     async def when_committed(self, offset: int, response: Struct, not_controller: Callable[[], Struct],
-                             changes: Mapping[str, int] | None = None) -> Struct | None:
+                             changes: Mapping[str, int] | None = None,
+                             records: Sequence[ApiMessageAndVersion] = ()) -> Struct | None:
         """``response`` once ``offset`` is committed and applied, ``not_controller()`` if this node
         stops leading first; None when the connection went away. ``changes``: the feature levels the
-        records finalize."""
+        records finalize; ``records``: those appended up to ``offset`` (``uncommitted_records``)."""
 
     async def ask_core(self, call: Call) -> Struct | None:
         """Hand a raft request to the consensus core and wait for its answer."""

@@ -54,8 +54,7 @@ answers NOT_CONTROLLER, which clients retry.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -140,23 +139,10 @@ def unregister_controller(request: messages.UnregisterControllerRequest, *, acti
                     ApiMessageAndVersion(record, RECORD_VERSION))
 
 
-_UNCOMMITTED: set[tuple[int, int, int]] = set()
-"""(id of the controller role, API key, node id) of every unregistration appended and not answered
-yet: what the active controller has replayed already but its committed image does not show."""
-
-
-@contextmanager
-def _uncommitted(node: ControllerRole, api_key: int, target: int) -> Iterator[None]:
-    entry = (id(node), api_key, target)
-    _UNCOMMITTED.add(entry)
-    try:
-        yield
-    finally:
-        _UNCOMMITTED.discard(entry)
-
-
-def _unregistering(node: ControllerRole, api_key: int) -> set[int]:
-    return {target for role, key, target in _UNCOMMITTED if role == id(node) and key == api_key}
+def _unregistering(node: ControllerRole, record_type: type[Struct], field: str) -> set[int]:
+    """The nodes whose unregistration is appended and not committed yet: gone in the controller's
+    own view, still in the committed image."""
+    return {getattr(r, field) for r in node.uncommitted_records() if isinstance(r, record_type)}
 
 
 async def _commit(node: ControllerRole, call: Call, decision: Decision, target: int,
@@ -171,15 +157,14 @@ async def _commit(node: ControllerRole, call: Call, decision: Decision, target: 
     node.wake()
     log.info("[QuorumController id=%d] Appended %s for node %d at offset %d", node.identity.node_id,
              type(decision.record.message).__name__, target, offset)
-    with _uncommitted(node, call.api_key, target):
-        body = await node.when_committed(offset, decision.response, refused)
+    body = await node.when_committed(offset, decision.response, refused, records=[decision.record])
     return None if body is None else (body, call.version)
 
 
 async def on_unregister_broker(node: ControllerRole, call: Call) -> Answer:
     request = call.body
     assert isinstance(request, messages.UnregisterBrokerRequest)
-    gone = _unregistering(node, ApiKey.UNREGISTER_BROKER)
+    gone = _unregistering(node, messages.UnregisterBrokerRecord, "broker_id")
     registered = {r.broker_id: r for r in node.core.registered_brokers() if r.broker_id not in gone}
     decision = unregister_broker(request, active=node.active, registered=registered)
     return await _commit(node, call, decision, request.broker_id,
@@ -192,7 +177,7 @@ async def on_unregister_controller(node: ControllerRole, call: Call) -> Answer:
     me = node.identity.node_id
     level = node.view(call.listener).metadata_version or 0
     level = node.uncommitted_levels().get(features.METADATA_VERSION, level)
-    gone = _unregistering(node, ApiKey.UNREGISTER_CONTROLLER)
+    gone = _unregistering(node, messages.UnregisterControllerRecord, "controller_id")
     registered = {r.controller_id for r in node.core.registered_controllers()} - gone
     decision = unregister_controller(request, active=node.active, node_id=me, leader_id=node.core.leader_id,
                                      voters=node.core.voters.ids(), metadata_version=level,

@@ -4,6 +4,7 @@ RemoveRaftVoter and UpdateFeatures to the active controller in an Envelope."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -195,6 +196,23 @@ def test_brokers_register_and_every_broker_lists_the_live_ones(make_cluster: Mak
     assert [b.broker_id for b in without.brokers] == [1, BROKER_ID]
     cluster.start(BROKER_ID + 1)
     wait_until(lambda: brokers_on(first.port) == everyone, 30, "the restarted broker to be unfenced")
+    cluster.assert_running()
+
+
+def test_a_broker_stopped_with_sigterm_is_fenced_at_once_by_a_controlled_shutdown(make_cluster: Make) -> None:
+    """SIGTERM: the broker asks the controller to fence it (WantShutDown) and waits for its approval, so
+    the other brokers stop listing it at once; its session (a minute here) never has to expire."""
+    sessions = {"broker.heartbeat.interval.ms": "300", "broker.session.timeout.ms": "60000"}
+    cluster = make_cluster(3, properties={**FAST_ELECTIONS, **sessions}).format()
+    first, second = cluster.add_broker(BROKER_ID), cluster.add_broker(BROKER_ID + 1)
+    cluster.start_all()
+    both = [(BROKER_ID, first.port), (BROKER_ID + 1, second.port)]
+    wait_until(lambda: brokers_on(first.port) == both, 30, "both brokers to be unfenced")
+    assert cluster.kill(BROKER_ID + 1, signal.SIGTERM) == 0
+    wait_until(lambda: brokers_on(first.port) == both[:1], 10, "the stopped broker to be fenced")
+    said = second.log_path.read_text()
+    assert "Beginning controlled shutdown." in said
+    assert "The controller has approved our controlled shutdown." in said
     cluster.assert_running()
 
 

@@ -178,12 +178,14 @@ def test_a_fenced_broker_that_holds_an_upgrade_back_is_found_through_the_brokers
     connection = ("--bootstrap-server", broker.broker_address)
     with Admin(bootstrap_servers=broker.broker_address, default_api_timeout_ms=20000,
                request_timeout_ms=5000) as admin:
+        def fenced() -> list[tuple[int, bool]]:
+            return [(n.node_id, n.is_fenced) for n in admin.describe_cluster(include_fenced_brokers=True).nodes]
+
         wait_until(lambda: "Broker 101 only supports versions 7-29" in (refusal(admin) or ""), 30,
                    "broker 101's registration to hold metadata.version 33 back")
+        wait_until(lambda: fenced() == [(OLD_BROKER, False), (BROKER, False)], 30, "both brokers to be unfenced")
         cluster.kill(OLD_BROKER, signal.SIGTERM)  # a controlled shutdown fences it at once
-        wait_until(lambda: [(n.node_id, n.is_fenced) for n in admin.describe_cluster(
-            include_fenced_brokers=True).nodes] == [(OLD_BROKER, True), (BROKER, False)], 30,
-            "broker 101 to be fenced")
+        wait_until(lambda: fenced() == [(OLD_BROKER, True), (BROKER, False)], 10, "broker 101 to be fenced")
 
     unregister = f"kafka-cluster unregister {shlex.join(connection)} --id 101"
     code, document = check(*connection)

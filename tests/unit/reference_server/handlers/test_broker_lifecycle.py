@@ -3,11 +3,14 @@ registration whose listener host is no valid host name or IP address."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from kafka_admin_kraft.features import SUPPORTED_FEATURES
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.error_codes import ErrorCode
+from kafka_admin_kraft.protocol.message import Struct
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft_server.handlers import broker_lifecycle as lifecycle
 from kafka_admin_kraft_server.kafka_line import LINES
@@ -116,3 +119,21 @@ def test_a_broker_registration_with_a_malformed_listener_host_is_an_invalid_requ
     request.listeners[0].host = host
     decision = register(request)
     assert decision.response.error_code == ErrorCode.INVALID_REQUEST and decision.record is None
+
+
+def test_the_controller_decides_a_heartbeat_on_its_own_uncommitted_fencing_changes() -> None:
+    """A heartbeat that arrives before the previous one's change is committed sees that change: a broker
+    unfenced a moment ago and now shutting down is fenced again, not left unfenced."""
+    change = messages.BrokerRegistrationChangeRecord
+    appended: list[Struct] = [change(broker_id=100, broker_epoch=42, fenced=-1),
+                              change(broker_id=100, broker_epoch=7, fenced=1),  # an older registration's
+                              change(broker_id=101, broker_epoch=42, fenced=1)]
+    committed = registered_record()
+    node = SimpleNamespace(core=SimpleNamespace(registered_brokers=lambda: [committed]),
+                           uncommitted_records=lambda: appended)
+    seen = lifecycle.controller_registration(node, 100)  # type: ignore[arg-type]
+    assert seen is not None and seen.fenced is False
+    assert committed.fenced is True  # the committed image is left alone
+    shutting = beat(seen, shut_down=True)
+    assert shutting.record is not None and shutting.record.message.fenced == 1  # type: ignore[attr-defined]
+    assert lifecycle.controller_registration(node, 5) is None  # type: ignore[arg-type]
