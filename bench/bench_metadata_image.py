@@ -8,8 +8,8 @@ leader changes (PartitionChangeRecord), broker fencing (BrokerRegistrationChange
 configs, and NoOp heartbeats, in batches as a controller writes them.
 
 Figures (one line each): the log's size and records; opening the image at the end of the log;
-opening it at the middle offset; diffing the two; and a `kafka-metadata-diff` process doing all of it
-(start-up included), run on the same directory. With ``--runs N`` each figure is the median of N
+opening it at the middle offset; opening both in one pass (``load_images``); diffing the two; and a
+`kafka-metadata-diff` process doing all of it (start-up included), run on the same directory. With ``--runs N`` each figure is the median of N
 runs (their range in brackets); the load average before and after is printed, as the machine may be
 shared.
 
@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from kafka_admin_kraft.image import diff_images, load_image
+from kafka_admin_kraft.image import diff_images, load_image, load_images
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import Uuid, write_uvarint
 from kafka_admin_kraft.records import (
@@ -262,6 +262,8 @@ def main() -> None:
         middle_offset = end.provenance.offset // 2
         text, middle = timed(args.runs, lambda: load_image(directory, offset=middle_offset))
         print(f"open at offset {middle_offset:,}: {text}")
+        text, _ = timed(args.runs, lambda: load_images(directory, [middle_offset, None]))
+        print(f"open at offset {middle_offset:,} and at the end in one pass: {text}")
         text, difference = timed(args.runs, lambda: diff_images(middle, end))
         print(f"diff: {text} ({len(difference.changes):,} changes)")
         tool = Path(sys.executable).parent / "kafka-metadata-diff"

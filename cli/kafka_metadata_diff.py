@@ -16,6 +16,7 @@ are Kafka's shell commands.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -49,11 +50,14 @@ def main(a: str, b: str, offset_a: int | None, offset_b: int | None, committed: 
       kafka-metadata-diff /data/controller-1/meta /data/controller-2/meta
       kafka-metadata-diff LOG_DIR LOG_DIR --offset-a 5000 --offset-b 9000 --output json
     """
-    from kafka_admin_kraft.image import ImageError, diff_images, load_image
+    from kafka_admin_kraft.image import ImageError, diff_images, load_image, load_images
 
     try:
-        before = load_image(a, offset=offset_a, committed=committed)
-        after = load_image(b, offset=offset_b, committed=committed)
+        if os.path.realpath(a) == os.path.realpath(b):  # two offsets of one log: read it once
+            before, after = load_images(a, [offset_a, offset_b], committed=committed)
+        else:
+            before = load_image(a, offset=offset_a, committed=committed)
+            after = load_image(b, offset=offset_b, committed=committed)
     except ImageError as exc:
         sys.stderr.write(f"Error: {exc}\n")
         sys.exit(TROUBLE)

@@ -20,7 +20,7 @@ does, and diff two of them.
 from kafka_admin_kraft.image.diff import AREAS, Change, ImageDiff, diff_images
 from kafka_admin_kraft.image.model import MetadataImage, Provenance
 from kafka_admin_kraft.image.nodes import Node, image_node, lookup, root_node, walk
-from kafka_admin_kraft.image.source import ImageError, load_image
+from kafka_admin_kraft.image.source import ImageError, load_image, load_images
 
 __all__ = ["AREAS", "Change", "ImageDiff", "ImageError", "MetadataImage", "Node", "Provenance", "diff_images",
-           "image_node", "load_image", "lookup", "root_node", "walk"]
+           "image_node", "load_image", "load_images", "lookup", "root_node", "walk"]

@@ -28,6 +28,7 @@ difference of two images, with a text of the project's own.
 from __future__ import annotations
 
 import base64
+import copy
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -336,6 +337,23 @@ class MetadataImage:
     committed_offset: int = -1
     source: str = ""
     warnings: list[str] = field(default_factory=list)
+
+    def copy(self) -> MetadataImage:
+        """An image equal to this one that replaying more records into this one leaves alone: the
+        partitions and the inner mappings are copied, the immutable registrations shared."""
+        return MetadataImage(
+            provenance=self.provenance, metadata_version=self.metadata_version, features=dict(self.features),
+            brokers=dict(self.brokers), controllers=dict(self.controllers),
+            topics={topic_id: Topic(topic.name, topic.id, {index: copy.copy(partition) for index, partition
+                                                           in topic.partitions.items()})
+                    for topic_id, topic in self.topics.items()},
+            configs={resource: dict(values) for resource, values in self.configs.items()},
+            client_quotas={entity: dict(values) for entity, values in self.client_quotas.items()},
+            next_producer_id=self.next_producer_id, acls=dict(self.acls),
+            scram={mechanism: dict(users) for mechanism, users in self.scram.items()},
+            delegation_tokens=dict(self.delegation_tokens), kraft_version=self.kraft_version,
+            voters=None if self.voters is None else dict(self.voters), committed_offset=self.committed_offset,
+            source=self.source, warnings=list(self.warnings))
 
     def topics_by_name(self) -> dict[str, Topic]:
         """Kafka's ``TopicsImage.topicsByName``."""

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,11 +105,16 @@ def partition_directory(path: Path) -> Path:
                      f"{METADATA_PARTITION_DIR} (it has no .log or .checkpoint files)")
 
 
+def _base_snapshot(snapshots: list[SnapshotId], offset: int | None) -> SnapshotId | None:
+    """The snapshot an image at ``offset`` starts from: the latest at or below it."""
+    usable = [s for s in snapshots if offset is None or s.end_offset - 1 <= offset]
+    return usable[-1] if usable else None
+
+
 def _layout(directory: Path, offset: int | None) -> _Layout:
     snapshots = list_snapshots(directory)
-    usable = [s for s in snapshots if offset is None or s.end_offset - 1 <= offset]
     segments = [(segment.base_offset, segment.log) for segment in list_segments(directory)]
-    return _Layout(usable[-1] if usable else None, snapshots[-1] if snapshots else None, segments)
+    return _Layout(_base_snapshot(snapshots, offset), snapshots[-1] if snapshots else None, segments)
 
 
 def _snapshot_time(batch: RecordBatch | FramedBatch) -> int | None:
@@ -153,10 +158,10 @@ def _load_file(path: Path, offset: int | None) -> MetadataImage:
     return image
 
 
-def _load_directory(directory: Path, offset: int | None) -> tuple[MetadataImage, _Layout, int]:
-    """The image, the layout read and the offset after the last batch read (the log end)."""
+def _load_directory(directory: Path, offsets: Sequence[int | None]) -> list[MetadataImage]:
+    """The images at ``offsets`` (ascending, None last: the end), each with its committed offset."""
     for attempt in range(LISTING_ATTEMPTS):
-        layout = _layout(directory, offset)
+        layout = _layout(directory, offsets[0])
         with ExitStack() as files:
             try:
                 snapshot_file = None
@@ -171,7 +176,11 @@ def _load_directory(directory: Path, offset: int | None) -> tuple[MetadataImage,
                 raise ImageError(f"{directory}: files keep vanishing while it is read; try again") from None
             except OSError as exc:
                 raise ImageError(_describe(exc, Path(exc.filename or directory))) from None
-            return _read_opened(directory, layout, snapshot_file, segment_files, offset)
+            images, log_end = _read_opened(directory, layout, snapshot_file, segment_files, offsets)
+            for image in images:
+                image.committed_offset = min(_committed(image, directory, layout, log_end),
+                                             image.provenance.offset)
+            return images
     raise AssertionError("unreachable")
 
 
@@ -190,7 +199,8 @@ class _closing:
 
 def _read_opened(directory: Path, layout: _Layout, snapshot_file: tuple[BinaryIO, int] | None,
                  segment_files: list[tuple[int, Path, tuple[BinaryIO, int]]],
-                 offset: int | None) -> tuple[MetadataImage, _Layout, int]:
+                 offsets: Sequence[int | None]) -> tuple[list[MetadataImage], int]:
+    """The images at ``offsets`` (ascending, None last: the end) and the offset after the last batch read."""
     image = MetadataImage(source=str(directory))
     start = 0
     if layout.snapshot is not None and snapshot_file is not None:
@@ -206,29 +216,71 @@ def _read_opened(directory: Path, layout: _Layout, snapshot_file: tuple[BinaryIO
         start = layout.snapshot.end_offset
         image.provenance = Provenance(start - 1, layout.snapshot.epoch, timestamp)
     first_log = segment_files[0][0] if segment_files else start
-    if first_log > start and (offset is None or offset >= start):
+    if first_log > start and (offsets[0] is None or offsets[0] >= start):
         raise ImageError(f"{directory}: no snapshot or segment holds offsets {start} to {first_log - 1} (the "
                          f"log starts at {first_log}); load it at a later offset or from a snapshot")
-    builder = ImageBuilder(image, last_offset=offset)
-    log_end, stopped = _replay_log(builder, segment_files, start)
-    builder.flush()
-    if stopped:
-        return image, layout, log_end
-    if offset is not None and offset >= log_end:
-        raise ImageError(f"{directory}: the log ends at offset {log_end - 1}, there is no offset {offset}")
-    if builder.in_transaction:
-        builder.note("a metadata transaction is still open at the end: its records are not applied")
-    return image, layout, log_end
+    stops = _Stops(ImageBuilder(image), offsets)
+    log_end = _replay_log(stops, segment_files, start)
+    while stops.remaining:
+        offset = stops.remaining[0]
+        if offset is not None and offset >= log_end:
+            raise ImageError(f"{directory}: the log ends at offset {log_end - 1}, there is no offset "
+                             f"{offset}")
+        stops.take(at_end=True)
+    return stops.images, log_end
 
 
-def _replay_log(builder: ImageBuilder, segment_files: list[tuple[int, Path, tuple[BinaryIO, int]]],
-                start: int) -> tuple[int, bool]:
-    """Apply the segments' batches from offset ``start``: (the offset after the last batch read,
-    whether the builder stopped at its last offset)."""
+class _Stops:
+    """The images at several offsets from one pass over a log: the builder stops at the first offset,
+    the image there is copied, and the replay goes on to the next offset, the rest of the batch that
+    straddled the stop included. One offset gives exactly what a load at that offset gives."""
+
+    def __init__(self, builder: ImageBuilder, offsets: Sequence[int | None]) -> None:
+        self.builder = builder
+        self.remaining = list(offsets)
+        self.images: list[MetadataImage] = []
+        self._last: RecordBatch | FramedBatch | None = None
+        builder.last_offset = self.remaining[0]
+
+    def apply(self, batch: RecordBatch | FramedBatch) -> bool:
+        """Apply ``batch``; False once it lies past the last offset."""
+        while not self.builder.apply_batch(batch):
+            self.take(at_end=False)
+            if not self.remaining:
+                return False
+        self._last = batch
+        return True
+
+    def take(self, *, at_end: bool) -> None:
+        """Keep the image at the current offset and go on to the next. ``at_end``: the log ended
+        there, where a metadata transaction still open is noted (a load stopped early notes nothing)."""
+        builder = self.builder
+        stop = self.remaining.pop(0)
+        if at_end and builder.in_transaction:
+            builder.flush()
+            note = "a metadata transaction is still open at the end: its records are not applied"
+            image = builder.image.copy() if self.remaining else builder.image
+            image.warnings.append(note)
+        else:
+            builder.flush()
+            image = builder.image.copy() if self.remaining else builder.image
+        self.images.append(image)
+        if not self.remaining:
+            return
+        builder.last_offset = self.remaining[0]
+        last = self._last
+        if stop is not None and last is not None and last.next_offset > stop + 1:
+            builder.apply_batch(_from(last, stop + 1))  # the rest of the batch the stop fell in
+
+
+def _replay_log(stops: _Stops, segment_files: list[tuple[int, Path, tuple[BinaryIO, int]]],
+                start: int) -> int:
+    """Apply the segments' batches from offset ``start`` until past the last stop: the offset after
+    the last batch read."""
     log_end = start
     previous_end = -1
     for _, path, (stream, size) in segment_files:
-        for batch in _batches(stream, path, size, builder):
+        for batch in _batches(stream, path, size, stops.builder):
             if batch.base_offset < previous_end:
                 raise ImageError(f"{path}: the batch at offset {batch.base_offset} goes back below offset "
                                  f"{previous_end}, where the previous batch ended")
@@ -238,9 +290,9 @@ def _replay_log(builder: ImageBuilder, segment_files: list[tuple[int, Path, tupl
             log_end = previous_end
             if batch.base_offset < start:
                 batch = _from(batch, start)
-            if not builder.apply_batch(batch):
-                return log_end, True
-    return log_end, False
+            if not stops.apply(batch):
+                return log_end
+    return log_end
 
 
 def _from(batch: RecordBatch | FramedBatch, start: int) -> RecordBatch | FramedBatch:
@@ -266,9 +318,17 @@ def load_image(path: str | os.PathLike[str], *, offset: int | None = None,
                committed: bool = False) -> MetadataImage:
     """The image of a snapshot, a log segment or a metadata log directory (see the module docstring);
     raises :class:`ImageError` with one line naming the input and the cause."""
+    return load_images(path, [offset], committed=committed)[0]
+
+
+def load_images(path: str | os.PathLike[str], offsets: Sequence[int | None], *,
+                committed: bool = False) -> list[MetadataImage]:
+    """The images of one input at each of ``offsets`` (None: its end), in their order: what
+    :func:`load_image` gives for each, a directory read once for all of them."""
     target = Path(path)
-    if offset is not None and offset < -1:
-        raise ImageError(f"offset {offset} is not an offset (use -1 for the empty image, or 0 and above)")
+    for offset in offsets:
+        if offset is not None and offset < -1:
+            raise ImageError(f"offset {offset} is not an offset (use -1 for the empty image, or 0 and above)")
     try:
         info = os.stat(target)
     except FileNotFoundError:
@@ -278,20 +338,43 @@ def load_image(path: str | os.PathLike[str], *, offset: int | None = None,
     try:
         if stat.S_ISDIR(info.st_mode):
             directory = partition_directory(target)
-            image, layout, log_end = _load_directory(directory, offset)
-            proven = _committed(image, directory, layout, log_end)
-            image.committed_offset = min(proven, image.provenance.offset)
-            if committed and image.committed_offset < image.provenance.offset:
-                image, layout, log_end = _load_directory(directory, image.committed_offset)
-                image.committed_offset = image.provenance.offset
-            return image
+            if committed:
+                return [_load_committed(directory, offset) for offset in offsets]
+            return _load_offsets(directory, offsets)
         if not stat.S_ISREG(info.st_mode):
             raise ImageError(f"{target} is not a regular file or a directory")
-        image = _load_file(target, offset)
-        if committed and image.committed_offset < image.provenance.offset:
-            image = _load_file(target, image.committed_offset)
-        return image
+        return [_load_committed_file(target, offset) if committed else _load_file(target, offset)
+                for offset in offsets]
     except DecodeError as exc:
         raise ImageError(str(exc).replace("\n", " ")) from None
     except OSError as exc:
         raise ImageError(_describe(exc, Path(exc.filename or target))) from None
+
+
+def _load_offsets(directory: Path, offsets: Sequence[int | None]) -> list[MetadataImage]:
+    """The images at ``offsets``: those that start from the same snapshot in one pass, so that each is
+    exactly the image a load at its offset gives."""
+    snapshots = list_snapshots(directory)
+    passes: dict[SnapshotId | None, list[int | None]] = {}
+    for stop in sorted({o for o in offsets if o is not None}) + ([None] if None in offsets else []):
+        passes.setdefault(_base_snapshot(snapshots, stop), []).append(stop)
+    at = {stop: image for stops in passes.values()
+          for stop, image in zip(stops, _load_directory(directory, stops), strict=True)}
+    return [at[offset] if i == offsets.index(offset) else at[offset].copy()
+            for i, offset in enumerate(offsets)]
+
+
+def _load_committed(directory: Path, offset: int | None) -> MetadataImage:
+    """The image at ``offset``, or at the last offset proven committed when that is lower."""
+    [image] = _load_directory(directory, [offset])
+    if image.committed_offset < image.provenance.offset:
+        [image] = _load_directory(directory, [image.committed_offset])
+        image.committed_offset = image.provenance.offset
+    return image
+
+
+def _load_committed_file(path: Path, offset: int | None) -> MetadataImage:
+    image = _load_file(path, offset)
+    if image.committed_offset < image.provenance.offset:
+        image = _load_file(path, image.committed_offset)
+    return image

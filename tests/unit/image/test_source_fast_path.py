@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from kafka_admin_kraft.image import MetadataImage, diff_images, load_image, replay
+from kafka_admin_kraft.image import MetadataImage, diff_images, load_image, load_images, replay
 from kafka_admin_kraft.image import frames as frames_module
+from kafka_admin_kraft.image import source as source_module
 from kafka_admin_kraft.image.frames import FramedBatch
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.primitives import Uuid
@@ -235,3 +236,43 @@ def test_a_log_directory_loads_as_a_straightforward_replay_loads_it(
         _straightforward(monkeypatch, directory, offset=images[1].provenance.offset),
         _straightforward(monkeypatch, directory)).text()
     assert any(batch.only_changes for batch in framed) and any(not batch.only_changes for batch in framed)
+
+
+@pytest.mark.parametrize("seed", range(40, 60))
+def test_several_offsets_of_a_directory_load_in_one_pass_as_each_loads_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """Offsets inside batches, inside transactions, at a snapshot, repeated and out of order: each image is
+    the one a load at that offset gives, and each segment is read once per snapshot the images start
+    from (once when there is no snapshot)."""
+    log = _generate(seed)
+    directory = tmp_path / "__cluster_metadata-0"
+    directory.mkdir()
+    _write(log, directory, segments=log.rng.choice((1, 2, 3)))
+    end = log.offset - 1
+    snapshot_end = -1  # no snapshot: one pass
+    if seed % 2:
+        snapshot_end = log.rng.randrange(log.batches[3].base_offset, end)
+        write_snapshot(directory, [[feature("metadata.version", 33), broker(1), broker(2)],
+                                   log.create_topic(0), log.create_topic(1)], end_offset=snapshot_end)
+    offsets: list[int | None] = [*log.rng.sample(range(-1, end + 1), 4), None]
+    offsets.append(log.rng.choice(offsets))
+    log.rng.shuffle(offsets)
+    alone = [load_image(directory, offset=offset) for offset in offsets]
+    opened: list[Path] = []
+    real_open = source_module._open
+
+    def counting(path: Path) -> Any:
+        opened.append(path)
+        return real_open(path)
+
+    monkeypatch.setattr(source_module, "_open", counting)
+    together = load_images(directory, offsets)
+    assert together == alone, offsets
+    passes = len({offset is None or offset >= snapshot_end - 1 for offset in offsets})
+    segments = sorted(directory.glob("*.log"))
+    assert [opened.count(segment) for segment in segments] == [passes] * len(segments)
+    first = together[0]
+    for changed in (p for t in first.topics.values() for p in t.partitions.values()):
+        changed.partition_epoch += 1000  # the images share no partition
+    assert all(image == before for image, before in zip(together[1:], alone[1:], strict=True))
