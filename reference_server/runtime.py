@@ -778,15 +778,14 @@ class ControllerRuntime:
         return security.ssl_context if security is not None else None
 
     def _sasl_step(self, session: SaslSession, request: framing.RequestFrame, listener: str) -> SaslOutcome:
-        """ApiVersions (listing SaslHandshake and SaslAuthenticate) on a SASL listener, or a request
-        before authentication, which ``kafka_admin_kraft_server.security`` answers or refuses."""
+        """ApiVersions on a SASL listener, or a request before authentication, which
+        ``kafka_admin_kraft_server.security`` answers or refuses."""
         key, version = request.header.request_api_key, request.header.request_api_version
         if key != ApiKey.API_VERSIONS:
             return session.handle(key, version, request.body)
         assert request.body is None or isinstance(request.body, messages.ApiVersionsRequest)
         kind = BROKER if self.broker is not None and listener in self.broker.listeners else CONTROLLER
-        body, response_version = api_versions.handle(request.body, version, self.view(listener), kind,
-                                                     sasl=True)
+        body, response_version = api_versions.handle(request.body, version, self.view(listener), kind)
         return SaslOutcome(body, response_version)
 
     def _pending_answer(self) -> tuple[int, asyncio.Future[Struct]]:

@@ -38,7 +38,8 @@ A broker forwards it to the controller in the Envelope.
 On a SASL listener only ApiVersions, SaslHandshake (v0 refused: raw tokens are not supported, the
 connection is closed) and SaslAuthenticate are served before authentication; anything else closes
 the connection, as Kafka does. A failed authentication is answered with SASL_AUTHENTICATION_FAILED
-and Kafka's message, then the connection is closed.
+and Kafka's message, then the connection is closed. After authentication, and on listeners without
+SASL, the two SASL APIs are answered by ``handlers.sasl``.
 """
 
 from __future__ import annotations

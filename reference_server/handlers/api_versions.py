@@ -82,9 +82,9 @@ def unsupported_version_response(view: ServerView) -> messages.ApiVersionsRespon
 
 
 def handle(request: messages.ApiVersionsRequest | None, api_version: int, view: ServerView,
-           kind: str = CONTROLLER, *, sasl: bool = False) -> tuple[messages.ApiVersionsResponse, int]:
+           kind: str = CONTROLLER) -> tuple[messages.ApiVersionsResponse, int]:
     """The response and the version to encode it at (0 for a version above the line's), on a listener
-    of ``kind`` (a SASL listener lists the SASL APIs too).
+    of ``kind``.
 
     ``request`` is None when the version was unknown and its body could not be decoded.
     """
@@ -108,8 +108,7 @@ def handle(request: messages.ApiVersionsRequest | None, api_version: int, view: 
     finalized_keys = [Response.FinalizedFeatureKey(name=name, max_version_level=level,
                                                    min_version_level=level)
                       for name, level in _feature_order(finalized, view)]
-    ranges = registry.served_versions(kind, view.line, sasl=sasl,
-                                      unstable_api_versions=view.unstable_api_versions)
+    ranges = registry.served_versions(kind, view.line, unstable_api_versions=view.unstable_api_versions)
     response = Response(error_code=ErrorCode.NONE, api_keys=api_entries(ranges),
                         throttle_time_ms=0, supported_features=supported,
                         finalized_features_epoch=view.finalized_features_epoch,

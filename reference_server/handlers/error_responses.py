@@ -85,6 +85,10 @@ def _code(cls: Callable[..., Struct], *, throttle: bool = True) -> Builder:
     return build
 
 
+def _sasl_authenticate(body: Struct | None, version: int, code: int, message: str) -> Struct:
+    return messages.SaslAuthenticateResponse(error_code=code, error_message=message, auth_bytes=b"")
+
+
 def _envelope(body: Struct | None, version: int, code: int, message: str) -> Struct:
     return messages.EnvelopeResponse(response_data=None, error_code=code)
 
@@ -110,6 +114,8 @@ _BUILDERS: Final[Mapping[int, Builder]] = {
     ApiKey.BROKER_HEARTBEAT: _code(messages.BrokerHeartbeatResponse),
     ApiKey.FETCH: _fetch,
     ApiKey.ENVELOPE: _envelope,
+    ApiKey.SASL_HANDSHAKE: _code(messages.SaslHandshakeResponse, throttle=False),
+    ApiKey.SASL_AUTHENTICATE: _sasl_authenticate,
 }
 
 

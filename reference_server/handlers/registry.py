@@ -185,8 +185,6 @@ class Api:
     broker: BrokerHandler | None = None
     unreachable: UnreachableAnswer | None = None
     """Set for the APIs a broker forwards to the active controller."""
-    sasl: bool = False
-    """Answered by a SASL listener's session, and listed by ApiVersions on SASL listeners only."""
 
     @property
     def versions(self) -> tuple[int, int]:
@@ -210,8 +208,7 @@ async def forward(node: BrokerRole, call: Call) -> Answer:
 
 
 def register(key: ApiKey, *, controller: ControllerHandler | None = None,
-             broker: BrokerHandler | None = None, forwarded: UnreachableAnswer | None = None,
-             sasl: bool = False) -> Api:
+             broker: BrokerHandler | None = None, forwarded: UnreachableAnswer | None = None) -> Api:
     """Add an API to the table, once. ``forwarded``: a broker forwards the API, answering with this
     when no controller can be reached (its broker handler is then ``forward``)."""
     request = messages.request_class(key)
@@ -221,13 +218,11 @@ def register(key: ApiKey, *, controller: ControllerHandler | None = None,
         if broker is not None:
             raise ValueError(f"{request.NAME}: a forwarded API has no broker handler of its own")
         broker = forward
-    if sasl and (controller is not None or broker is not None):
-        raise ValueError(f"{request.NAME}: the SASL session answers it, no handler does")
     for kind, handler in ((CONTROLLER, controller), (BROKER, broker)):
         if handler is not None and kind not in request.LISTENERS:
             raise ValueError(f"{request.NAME} is served by {' and '.join(request.LISTENERS)} listeners in "
                              f"Kafka, not by {kind} listeners")
-    entry = Api(key, request, controller, broker, forwarded, sasl)
+    entry = Api(key, request, controller, broker, forwarded)
     _TABLE[key] = entry
     return entry
 
@@ -237,19 +232,17 @@ def api(key: int) -> Api | None:
     return _TABLE.get(key)
 
 
-def served(kind: str, *, sasl: bool = False) -> tuple[ApiKey, ...]:
-    """The API keys a listener of ``kind`` serves, in key order; with SaslHandshake and
-    SaslAuthenticate on a SASL listener."""
-    return tuple(sorted(entry.key for entry in _TABLE.values()
-                        if entry.serves(kind) or (sasl and entry.sasl)))
+def served(kind: str) -> tuple[ApiKey, ...]:
+    """The API keys a listener of ``kind`` serves, in key order."""
+    return tuple(sorted(entry.key for entry in _TABLE.values() if entry.serves(kind)))
 
 
-def served_versions(kind: str, line: ServerLine, *, sasl: bool = False,
+def served_versions(kind: str, line: ServerLine, *,
                     unstable_api_versions: bool = False) -> dict[int, tuple[int, int]]:
     """API key -> the versions a listener of ``kind`` serves on a node of ``line``, in key order (an
     API of which the line serves no version is left out)."""
     found = {}
-    for key in served(kind, sasl=sasl):
+    for key in served(kind):
         versions = line.versions(key, unstable_api_versions=unstable_api_versions)
         if versions is not None:
             found[int(key)] = versions

@@ -247,8 +247,9 @@ def test_each_tls_mismatch_names_the_setting(make_cluster: Make, pki: Pki) -> No
                      sasl_mechanism="PLAIN", sasl_jaas_config=f'{PLAIN} required username="a" password="b";')
     assert (error.java_exception, error.reason) == (
         "IllegalSaslStateException",
-        f"the server does not offer SaslHandshake: the listener at {at_tls} does not use SASL: set "
-        "security.protocol=SSL and drop sasl.mechanism and sasl.jaas.config")
+        "Unexpected handshake request with client mechanism PLAIN, enabled mechanisms are [] (the listener "
+        f"at {at_tls} does not use SASL: set security.protocol=SSL and drop sasl.mechanism and "
+        "sasl.jaas.config)")
 
     plain = make_cluster(1)
     at_plain = plain.bootstrap_servers()

@@ -82,7 +82,7 @@ def test_the_table_holds_kafkas_versions(key: int) -> None:
 
 
 def test_every_served_api_has_a_row() -> None:
-    assert {*CONTROLLER_APIS, *BROKER_APIS, ApiKey.SASL_HANDSHAKE, ApiKey.SASL_AUTHENTICATE} == set(FACTS)
+    assert {*CONTROLLER_APIS, *BROKER_APIS} == set(FACTS)
     assert NEWEST.kafka_versions(0) is None and NEWEST.versions(0) is None  # Produce: not served
 
 

@@ -21,7 +21,8 @@ def test_api_versions_lists_the_controller_apis_at_every_version(version: int) -
     response, at = api_versions.handle(request(version), version, view())
     assert at == version and response.error_code == 0
     keys = {entry.api_key: (entry.min_version, entry.max_version) for entry in response.api_keys}
-    assert keys == {1: (4, 18), 18: (0, 5), 29: (1, 3), 30: (1, 3), 31: (1, 3), 52: (0, 2), 53: (0, 1),
+    assert keys == {1: (4, 18), 17: (0, 1), 18: (0, 5), 29: (1, 3), 30: (1, 3), 31: (1, 3), 36: (0, 2),
+                    52: (0, 2), 53: (0, 1),
                     54: (0, 1), 55: (0, 2), 57: (0, 2), 58: (0, 0), 59: (0, 1), 60: (0, 2), 62: (0, 4),
                     63: (0, 2), 64: (0, 0), 70: (0, 0), 80: (0, 1), 81: (0, 0), 82: (0, 0), 94: (0, 0)}
     assert [entry.api_key for entry in response.api_keys] == sorted(keys)
@@ -55,7 +56,8 @@ def test_each_line_advertises_its_versions(line: str) -> None:
     metadata = (0, 12) if line == "3.9" else (0, 13)
     forwarded = {key: expected[key] for key in (30, 31, 55, 57, 64, 80, 81, 94) if key in expected}
     assert {e.api_key: (e.min_version, e.max_version) for e in broker.api_keys} == {
-        3: metadata, 18: expected[18], 29: expected[29], 60: expected[60], **forwarded}
+        3: metadata, 17: expected[17], 18: expected[18], 29: expected[29], 36: expected[36], 60: expected[60],
+        **forwarded}
 
 
 def test_describe_quorum_v3_only_with_unstable_api_versions() -> None:
