@@ -7,6 +7,10 @@ Markdown report links ``timeline.svg``; the HTML report embeds it. Tables are la
 ``tabulate`` (imported when a report is rendered). Every cell is one line with its control
 characters escaped (:func:`~kafka_admin_kraft.pipeline.text.one_line`), since values come from
 files that may be damaged.
+
+Below the clusters' table, the report can link each cluster's first-to-last image diff. The report
+reads no images (the image layer sits above the pipeline): the tool writes the diffs and hands in
+what to show of each as plain data, an :class:`ImageDiffLink`.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import html
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final
@@ -28,6 +33,45 @@ BAND: Final = 110
 MARGIN: Final = 150
 LABEL_CHAR_WIDTH: Final = 7.0
 """About the width of one character of a label at the default font size, in pixels."""
+
+
+@dataclass(frozen=True)
+class ImageDiffLink:
+    """What the report shows of one cluster's first-to-last image diff: links (relative to the report)
+    to its text and JSON files, where each image stands and the changes per area; or, when there is
+    no diff, a note saying why."""
+
+    text_href: str = ""
+    json_href: str = ""
+    first: str = ""
+    """Where the first image stands, e.g. ``offset -1 (the empty image)``."""
+    last: str = ""
+    areas: tuple[tuple[str, int], ...] = ()
+    """(area title, number of changes) of every area that changed, in the diff's order."""
+    warnings: int = 0
+    """Notes of loading the images (a torn tail, an open transaction), listed in the diff's files."""
+    note: str = ""
+    """Why there is no diff (set instead of the links)."""
+
+    def summary(self) -> str:
+        """One line: the images compared and the changes per area, or the note."""
+        if self.note:
+            return f"no image diff: {self.note}"
+        count = sum(n for _, n in self.areas)
+        changes = f"{count} change{'' if count == 1 else 's'}"
+        if self.areas:
+            changes += " (" + ", ".join(f"{title} {n}" for title, n in self.areas) + ")"
+        if self.warnings:
+            changes += f"; {self.warnings} warning{'' if self.warnings == 1 else 's'} loading the images"
+        return f"{self.first} to {self.last}: {changes}"
+
+
+IMAGE_DIFFS_TITLE: Final = "First and last images"
+IMAGE_DIFFS_TEXT: Final = (
+    "The difference between each cluster's first image, the oldest its reference log directory can "
+    "rebuild (the empty image when the log starts at offset 0, else its oldest snapshot), and its last, "
+    "at the end of that log (uncommitted records included)."
+)
 
 
 def _time(ms: int | None) -> str:
@@ -245,12 +289,46 @@ def _section(
     return title, columns, [[one_line(_cell(c, row.get(c))) for c in columns] for row in rows]
 
 
-def _tables(result: AuditResult) -> list[tuple[str, Sequence[str], list[list[str]]]]:
-    sections = [_section(title, columns, result.tables.get(key, [])) for key, title, columns in SECTIONS]
-    sections.append(_section(f"Replicas diverging below the committed offset ({result.divergence_count} "
-                             "batches)", DIVERGENCE_COLUMNS, result.divergence))
-    sections.append(_section(f"Errors ({result.error_count})", ERROR_COLUMNS, result.errors[:MAX_ERROR_ROWS]))
+def _tables(result: AuditResult) -> list[tuple[str, tuple[str, Sequence[str], list[list[str]]]]]:
+    """(key, section) of every table: the :data:`SECTIONS`, the divergence and the errors."""
+    sections = [(key, _section(title, columns, result.tables.get(key, [])))
+                for key, title, columns in SECTIONS]
+    sections.append(("divergence", _section(f"Replicas diverging below the committed offset "
+                                            f"({result.divergence_count} batches)", DIVERGENCE_COLUMNS,
+                                            result.divergence)))
+    sections.append(("errors", _section(f"Errors ({result.error_count})", ERROR_COLUMNS,
+                                        result.errors[:MAX_ERROR_ROWS])))
     return sections
+
+
+def _diffs_in_order(result: AuditResult,
+                    image_diffs: Mapping[str, ImageDiffLink]) -> list[tuple[str, ImageDiffLink]]:
+    """(cluster name as shown, its diff) in the clusters' table order."""
+    clusters = [row["cluster_id"] for row in result.tables.get("clusters", [])]
+    clusters += sorted(set(image_diffs) - set(clusters))
+    return [(one_line(cluster) or "(no id)", image_diffs[cluster]) for cluster in clusters
+            if cluster in image_diffs]
+
+
+def _image_diffs_markdown(result: AuditResult, image_diffs: Mapping[str, ImageDiffLink]) -> list[str]:
+    lines = [f"### {IMAGE_DIFFS_TITLE}", "", IMAGE_DIFFS_TEXT, ""]
+    for cluster, link in _diffs_in_order(result, image_diffs):
+        files = f" ([text](<{link.text_href}>), [JSON](<{link.json_href}>))" if not link.note else ""
+        name = cluster.replace("`", "'")
+        lines.append(f"- `{name}`{files}: {one_line(link.summary())}")
+    return [*lines, ""]
+
+
+def _image_diffs_html(result: AuditResult, image_diffs: Mapping[str, ImageDiffLink]) -> list[str]:
+    parts = [f"<h3>{IMAGE_DIFFS_TITLE}</h3>", f"<p>{html.escape(IMAGE_DIFFS_TEXT)}</p>", "<ul>"]
+    for cluster, link in _diffs_in_order(result, image_diffs):
+        files = ""
+        if not link.note:
+            files = (f' (<a href="{html.escape(link.text_href)}">text</a>, '
+                     f'<a href="{html.escape(link.json_href)}">JSON</a>)')
+        summary = html.escape(one_line(link.summary()))
+        parts.append(f"<li><b>{html.escape(cluster)}</b>{files}: {summary}</li>")
+    return [*parts, "</ul>"]
 
 
 def _summary(result: AuditResult) -> list[str]:
@@ -277,7 +355,9 @@ def _table(columns: Sequence[str], rows: list[list[str]], fmt: str) -> str:
     return str(tabulate(rows, headers=list(columns), tablefmt=fmt, disable_numparse=True))
 
 
-def render_markdown(result: AuditResult, svg_name: str = "timeline.svg") -> str:
+def render_markdown(result: AuditResult, svg_name: str = "timeline.svg",
+                    image_diffs: Mapping[str, ImageDiffLink] | None = None) -> str:
+    """``image_diffs``: by cluster id, what to show of its image diff (no section when None)."""
     lines = ["# KRaft metadata audit", ""]
     lines += [f"- {line}" for line in _summary(result)]
     lines += [
@@ -290,16 +370,16 @@ def render_markdown(result: AuditResult, svg_name: str = "timeline.svg") -> str:
         f"![leaders and voter sets]({svg_name})",
         "",
     ]
-    for title, columns, rows in _tables(result):
+    for key, (title, columns, rows) in _tables(result):
         lines += [f"## {title}", ""]
-        if not rows:
-            lines += ["None.", ""]
-            continue
-        lines += [_table(columns, rows, "github"), ""]
+        lines += [_table(columns, rows, "github"), ""] if rows else ["None.", ""]
+        if key == "clusters" and image_diffs is not None:
+            lines += _image_diffs_markdown(result, image_diffs)
     return "\n".join(lines)
 
 
-def render_html(result: AuditResult) -> str:
+def render_html(result: AuditResult, image_diffs: Mapping[str, ImageDiffLink] | None = None) -> str:
+    """``image_diffs``: by cluster id, what to show of its image diff (no section when None)."""
     parts = [
         "<!DOCTYPE html>",
         '<html><head><meta charset="utf-8"><title>KRaft metadata audit</title>',
@@ -311,27 +391,28 @@ def render_html(result: AuditResult) -> str:
     ]
     parts += [f"<li>{html.escape(line)}</li>" for line in _summary(result)]
     parts += ["</ul>", "<h2>Timeline</h2>", timeline_svg(result)]
-    for title, columns, rows in _tables(result):
+    for key, (title, columns, rows) in _tables(result):
         parts.append(f"<h2>{html.escape(title)}</h2>")
-        if not rows:
-            parts.append("<p>None.</p>")
-            continue
-        parts.append(_table(columns, rows, "html"))
+        parts.append(_table(columns, rows, "html") if rows else "<p>None.</p>")
+        if key == "clusters" and image_diffs is not None:
+            parts += _image_diffs_html(result, image_diffs)
     parts.append("</body></html>")
     return "\n".join(parts)
 
 
-def write_report(result: AuditResult, directory: str | Path, fmt: str = "md") -> Path:
-    """Write ``report.md`` (+ ``timeline.svg``) or ``report.html`` into ``directory``; return its path."""
+def write_report(result: AuditResult, directory: str | Path, fmt: str = "md",
+                 image_diffs: Mapping[str, ImageDiffLink] | None = None) -> Path:
+    """Write ``report.md`` (+ ``timeline.svg``) or ``report.html`` into ``directory``; return its path.
+    ``image_diffs``: by cluster id, what to show of the diffs written beside the report."""
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
     (target / "timeline.svg").write_text(timeline_svg(result), encoding="utf-8")
     if fmt == "html":
         path = target / "report.html"
-        path.write_text(render_html(result), encoding="utf-8")
+        path.write_text(render_html(result, image_diffs), encoding="utf-8")
     elif fmt == "md":
         path = target / "report.md"
-        path.write_text(render_markdown(result), encoding="utf-8")
+        path.write_text(render_markdown(result, image_diffs=image_diffs), encoding="utf-8")
     else:
         raise ValueError(f"report format {fmt!r}: use md or html")
     return path

@@ -1,4 +1,5 @@
-"""Report tables: every cell on one line, control characters escaped, Markdown pipes escaped, HTML escaped."""
+"""Report tables: every cell on one line, control characters escaped, Markdown pipes escaped, HTML escaped;
+the image diffs handed in, listed under the clusters with their links or a note."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from kafka_admin_kraft.pipeline.audit import AuditResult
-from kafka_admin_kraft.pipeline.report import render_html, render_markdown
+from kafka_admin_kraft.pipeline.report import ImageDiffLink, render_html, render_markdown
 
 ERROR = {
     "error_kind": "corrupt",
@@ -39,3 +40,45 @@ def test_html_cells_are_escaped() -> None:
     table = ET.fromstring(page.split("<h2>Errors (1)</h2>\n", 1)[1].split("</table>", 1)[0] + "</table>")
     assert [(th.text or "").strip() for th in table.iter("th")] == list(ERROR)
     assert [(td.text or "").strip() for td in table.iter("td")] == SHOWN
+
+
+def _diffs_result() -> AuditResult:
+    clusters = [{"cluster_id": cluster, "reference_log_dir": "/logs"} for cluster in ("b<i>\x07", "a", "")]
+    return AuditResult(tables={"clusters": clusters})
+
+
+DIFFS = {
+    "a": ImageDiffLink(text_href="diffs/a.txt", json_href="diffs/a.json",
+                       first="offset -1 (the empty image)", last="the log end at offset 40",
+                       areas=(("features", 1), ("topics and partitions", 12))),
+    "b<i>\x07": ImageDiffLink(note="cannot read /logs/x\n<y>"),
+    "": ImageDiffLink(text_href="diffs/e.txt", json_href="diffs/e.json", first="the snapshot at offset 9",
+                      last="the log end at offset 9", warnings=1),
+}
+A_SUMMARY = ("offset -1 (the empty image) to the log end at offset 40: 13 changes (features 1, topics and "
+             "partitions 12)")
+E_SUMMARY = "the snapshot at offset 9 to the log end at offset 9: 0 changes; 1 warning loading the images"
+
+
+def test_the_image_diffs_are_listed_under_the_clusters_in_their_order_with_links_or_a_note() -> None:
+    page = render_html(_diffs_result(), DIFFS)
+    section = page.split("<h2>Clusters and their reference logs</h2>", 1)[1].split("<h2>", 1)[0]
+    items = ET.fromstring(section[section.index("<ul>"):section.index("</ul>") + 5])
+    assert [ET.tostring(li, encoding="unicode").strip() for li in items] == [
+        "<li><b>b&lt;i&gt;\\x07</b>: no image diff: cannot read /logs/x &lt;y&gt;</li>",
+        f'<li><b>a</b> (<a href="diffs/a.txt">text</a>, <a href="diffs/a.json">JSON</a>): {A_SUMMARY}</li>',
+        f'<li><b>(no id)</b> (<a href="diffs/e.txt">text</a>, <a href="diffs/e.json">JSON</a>): '
+        f"{E_SUMMARY}</li>",
+    ]
+    markdown = render_markdown(_diffs_result(), image_diffs=DIFFS)
+    lines = markdown.split("### First and last images\n", 1)[1].split("\n## ", 1)[0].strip().splitlines()
+    assert lines[2:] == [
+        "- `b<i>\\x07`: no image diff: cannot read /logs/x <y>",
+        f"- `a` ([text](<diffs/a.txt>), [JSON](<diffs/a.json>)): {A_SUMMARY}",
+        f"- `(no id)` ([text](<diffs/e.txt>), [JSON](<diffs/e.json>)): {E_SUMMARY}",
+    ]
+
+
+def test_without_image_diffs_the_report_has_no_such_section() -> None:
+    assert "First and last images" not in render_html(_diffs_result())
+    assert "First and last images" not in render_markdown(_diffs_result())
