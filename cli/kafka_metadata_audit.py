@@ -13,23 +13,37 @@ this process and its local workers, and ``spark.executorEnv`` for executors else
 path is looked up before Spark starts, so a wrong credential, bucket or endpoint is reported at
 once.
 
+``--image-diffs`` also writes, next to the report, each cluster's first-to-last image diff
+(``diffs/<cluster>.txt`` and ``.json``, as ``kafka-metadata-diff`` prints them) and links them from
+the report's clusters section with the number of changes per area. Both images come from the
+directory the audit chose as the cluster's reference log: the first is the oldest image that
+directory can rebuild (the empty image when its log starts at offset 0, else its oldest snapshot),
+the last is the end of its log. A cluster whose images cannot be loaded gets a note in the report
+instead. It is an option because it replays every reference log in this process after the audit,
+which on a large fleet takes as long as the audit itself.
+
 PySpark is imported only when the command runs, so ``--help`` stays fast.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import re
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import click
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+    from kafka_admin_kraft.pipeline.audit import AuditResult
+    from kafka_admin_kraft.pipeline.report import ImageDiffLink
     from kafka_admin_kraft.pipeline.storage import StorageOptions
 
 
@@ -92,6 +106,11 @@ if TYPE_CHECKING:
     help="Files larger than this are read as several splits.",
 )
 @click.option("--write-records", is_flag=True, help="Also write every record as the 'records' table.")
+@click.option(
+    "--image-diffs",
+    is_flag=True,
+    help="Also write each cluster's first-to-last image diff next to the report (diffs/) and link it.",
+)
 def main(
     paths: tuple[str, ...],
     output: str,
@@ -105,6 +124,7 @@ def main(
     s3_region: str | None,
     split_bytes: int,
     write_records: bool,
+    image_diffs: bool,
 ) -> None:
     """Audit the __cluster_metadata logs, snapshots and bootstrap files under PATHS."""
     from kafka_admin_kraft.pipeline.audit import run_audit
@@ -154,7 +174,8 @@ def main(
         raise click.ClickException(str(exc)) from None
     finally:
         spark.stop()
-    report = write_report(result, report_target, report_format)
+    links = _write_image_diffs(result, Path(report_target)) if image_diffs else None
+    report = write_report(result, report_target, report_format, links)
     tables = ", ".join(sorted([*result.tables, DIVERGENCE.name, ERRORS.name]))
     click.echo(
         f"Audited {result.batch_count} batches in {time.monotonic() - started:.1f}s: "
@@ -162,6 +183,8 @@ def main(
     )
     click.echo(f"Tables ({tables}) in {output}")
     click.echo(f"Report: {report}")
+    if links is not None:
+        click.echo(f"Image diffs: {Path(report_target) / DIFFS_DIR}")
 
 
 def _export_s3_settings(settings: dict[str, str], endpoint: str | None, region: str | None) -> None:
@@ -239,6 +262,100 @@ def _check_logs_found(paths: Sequence[str]) -> None:
         )
     for path in empty:
         click.echo(f"Warning: no KRaft metadata log under {path}; it is left out", err=True)
+
+
+DIFFS_DIR: Final = "diffs"
+_PLAIN_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""A cluster id used as a file name as it is: Kafka's ids (22 characters of URL-safe base64) are."""
+
+
+def diff_file_names(clusters: Sequence[str]) -> dict[str, str]:
+    """The file name stem of each cluster's diff. A plain id is its own stem; any other (a path
+    separator, a dot, a space, an empty or very long id) is reduced to its safe characters, cut to 40,
+    and followed by a dot and a hash of the whole id, so that no two clusters share a stem, not even
+    on a file system that ignores case, and none leaves the diffs directory."""
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for cluster in sorted(clusters):
+        stem = cluster if _PLAIN_ID.fullmatch(cluster) else ""
+        if not stem or stem.lower() in taken:
+            digest = hashlib.sha256(cluster.encode("utf-8", "backslashreplace")).hexdigest()[:12]
+            stem = f"{re.sub(r'[^A-Za-z0-9_-]', '_', cluster)[:40] or 'no-cluster-id'}.{digest}"
+        taken.add(stem.lower())
+        names[cluster] = stem
+    return names
+
+
+def _first_offset(log_dir: str) -> int:
+    """The offset of the oldest image ``log_dir`` can rebuild, from the files the audit's discovery
+    lists: -1 (the empty image) when the log starts at offset 0 or no snapshot is left, else the
+    last offset of the oldest snapshot."""
+    from kafka_admin_kraft.pipeline.planning import discover
+    from kafka_admin_kraft.pipeline.storage import base_name
+    from kafka_admin_kraft.records.segment import parse_log_file_name
+    from kafka_admin_kraft.records.snapshot import parse_snapshot_file_name
+
+    names = [base_name(path) for _, files in discover([log_dir]) for path in files]
+    snapshot_ends = sorted(s.end_offset for n in names if (s := parse_snapshot_file_name(n)) is not None)
+    log_start = min((b for n in names if (b := parse_log_file_name(n)) is not None), default=None)
+    return -1 if log_start == 0 or not snapshot_ends else snapshot_ends[0] - 1
+
+
+def _image_diff(log_dir: str | None, directory: Path, stem: str) -> ImageDiffLink:
+    """Load the first and last images of ``log_dir``, write their diff as ``<stem>.txt`` and
+    ``<stem>.json`` under ``directory``: what the report shows of it, or why there is none."""
+    from kafka_admin_kraft.image import ImageError, diff_images, load_image
+    from kafka_admin_kraft.pipeline.report import ImageDiffLink
+    from kafka_admin_kraft.pipeline.storage import local_path
+
+    if log_dir is None:
+        return ImageDiffLink(note="the audit found no reference log (no log segment was read)")
+    local = local_path(log_dir)
+    if local is None:
+        return ImageDiffLink(note=f"{log_dir} is not on a local file system, and images are read from local "
+                                  "directories only (copy it here and run kafka-metadata-diff)")
+    try:
+        first_offset = _first_offset(local)
+        first = load_image(local, offset=first_offset)
+        last = load_image(local)
+    except (ImageError, OSError) as exc:
+        return ImageDiffLink(note=str(exc))
+    difference = diff_images(first, last)
+    text = difference.text() or (f"{local}: the image at offset {first.provenance.offset} and the image at "
+                                 f"offset {last.provenance.offset} are equal\n")
+    warnings = [*first.warnings, *last.warnings]
+    text += "".join(f"warning: {warning}\n" for warning in warnings)
+    (directory / f"{stem}.txt").write_text(text, encoding="utf-8")
+    document = json.dumps(difference.to_json(), indent=2) + "\n"
+    (directory / f"{stem}.json").write_text(document, encoding="utf-8")
+    start = "offset -1 (the empty image)" if first_offset == -1 else f"the snapshot at offset {first_offset}"
+    return ImageDiffLink(
+        text_href=f"{DIFFS_DIR}/{stem}.txt",
+        json_href=f"{DIFFS_DIR}/{stem}.json",
+        first=start,
+        last=f"the log end at offset {last.provenance.offset}",
+        areas=tuple((title, len(changes)) for _, title, changes in difference.by_area()),
+        warnings=len(warnings),
+    )
+
+
+def _write_image_diffs(result: AuditResult, report_dir: Path) -> dict[str, ImageDiffLink]:
+    """Each cluster's first-to-last image diff, from the reference log the audit chose, written under
+    ``report_dir/diffs``; by cluster id, what the report shows of it."""
+    directory = report_dir / DIFFS_DIR
+    try:
+        directory.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise click.ClickException(
+            f"{directory}: cannot create the directory: {exc.strerror or exc}"
+        ) from None
+    clusters = {row["cluster_id"]: row["reference_log_dir"] for row in result.tables.get("clusters", [])}
+    stems = diff_file_names(list(clusters))
+    try:
+        return {cluster: _image_diff(log_dir, directory, stems[cluster])
+                for cluster, log_dir in clusters.items()}
+    except OSError as exc:
+        raise click.ClickException(f"cannot write in {directory}: {exc.strerror or exc}") from None
 
 
 def _check_hadoop_output(spark: SparkSession, output: str) -> None:
