@@ -17,9 +17,9 @@ once.
 (``diffs/<cluster>.txt`` and ``.json``, as ``kafka-metadata-diff`` prints them) and links them from
 the report's clusters section with the number of changes per area. Both images come from the
 directory the audit chose as the cluster's reference log: the first is the oldest image that
-directory can rebuild (the empty image when its log starts at offset 0, else its oldest snapshot),
-the last is the end of its log. A cluster whose images cannot be loaded gets a note in the report
-instead. It is an option because it replays every reference log in this process after the audit,
+directory can rebuild (at the start of its log when the log starts at offset 0, else at its oldest
+snapshot), the last is at the end of its log. A cluster whose images cannot be loaded gets a note in
+the report instead. It is an option because it replays every reference log in this process after the audit,
 which on a large fleet takes as long as the audit itself.
 
 PySpark is imported only when the command runs, so ``--help`` stays fast.
@@ -174,17 +174,20 @@ def main(
         raise click.ClickException(str(exc)) from None
     finally:
         spark.stop()
+    elapsed = time.monotonic() - started
     links = _write_image_diffs(result, Path(report_target)) if image_diffs else None
+    diffs_elapsed = time.monotonic() - started - elapsed
     report = write_report(result, report_target, report_format, links)
     tables = ", ".join(sorted([*result.tables, DIVERGENCE.name, ERRORS.name]))
     click.echo(
-        f"Audited {result.batch_count} batches in {time.monotonic() - started:.1f}s: "
+        f"Audited {result.batch_count} batches in {elapsed:.1f}s: "
         f"{result.divergence_count} diverging batches, {result.error_count} errors."
     )
     click.echo(f"Tables ({tables}) in {output}")
     click.echo(f"Report: {report}")
     if links is not None:
-        click.echo(f"Image diffs: {Path(report_target) / DIFFS_DIR}")
+        click.echo(f"Image diffs of {len(links)} cluster(s) in {diffs_elapsed:.1f}s: "
+                   f"{Path(report_target) / DIFFS_DIR}")
 
 
 def _export_s3_settings(settings: dict[str, str], endpoint: str | None, region: str | None) -> None:
@@ -288,8 +291,8 @@ def diff_file_names(clusters: Sequence[str]) -> dict[str, str]:
 
 def _first_offset(log_dir: str) -> int:
     """The offset of the oldest image ``log_dir`` can rebuild, from the files the audit's discovery
-    lists: -1 (the empty image) when the log starts at offset 0 or no snapshot is left, else the
-    last offset of the oldest snapshot."""
+    lists: the last offset of its oldest snapshot, or -1 (the start of the log, before any record)
+    when the log starts at offset 0 or no snapshot is left (then only a log from offset 0 loads)."""
     from kafka_admin_kraft.pipeline.planning import discover
     from kafka_admin_kraft.pipeline.storage import base_name
     from kafka_admin_kraft.records.segment import parse_log_file_name
@@ -328,12 +331,12 @@ def _image_diff(log_dir: str | None, directory: Path, stem: str) -> ImageDiffLin
     (directory / f"{stem}.txt").write_text(text, encoding="utf-8")
     document = json.dumps(difference.to_json(), indent=2) + "\n"
     (directory / f"{stem}.json").write_text(document, encoding="utf-8")
-    start = "offset -1 (the empty image)" if first_offset == -1 else f"the snapshot at offset {first_offset}"
+    where = "the oldest snapshot" if first_offset >= 0 else "the start of the log"
     return ImageDiffLink(
         text_href=f"{DIFFS_DIR}/{stem}.txt",
         json_href=f"{DIFFS_DIR}/{stem}.json",
-        first=start,
-        last=f"the log end at offset {last.provenance.offset}",
+        first=f"offset {first_offset} ({where})",
+        last=f"offset {last.provenance.offset} (the end of the log)",
         areas=tuple((title, len(changes)) for _, title, changes in difference.by_area()),
         warnings=len(warnings),
     )

@@ -44,7 +44,7 @@ class ImageDiffLink:
     text_href: str = ""
     json_href: str = ""
     first: str = ""
-    """Where the first image stands, e.g. ``offset -1 (the empty image)``."""
+    """Where the first image stands, e.g. ``offset 99 (the oldest snapshot)``."""
     last: str = ""
     areas: tuple[tuple[str, int], ...] = ()
     """(area title, number of changes) of every area that changed, in the diff's order."""
@@ -69,8 +69,8 @@ class ImageDiffLink:
 IMAGE_DIFFS_TITLE: Final = "First and last images"
 IMAGE_DIFFS_TEXT: Final = (
     "The difference between each cluster's first image, the oldest its reference log directory can "
-    "rebuild (the empty image when the log starts at offset 0, else its oldest snapshot), and its last, "
-    "at the end of that log (uncommitted records included)."
+    "rebuild (at the start of the log when the log starts at offset 0, else at its oldest snapshot), and "
+    "its last, at the end of that log (uncommitted records included)."
 )
 
 

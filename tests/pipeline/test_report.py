@@ -49,15 +49,17 @@ def _diffs_result() -> AuditResult:
 
 DIFFS = {
     "a": ImageDiffLink(text_href="diffs/a.txt", json_href="diffs/a.json",
-                       first="offset -1 (the empty image)", last="the log end at offset 40",
+                       first="offset -1 (the start of the log)", last="offset 40 (the end of the log)",
                        areas=(("features", 1), ("topics and partitions", 12))),
     "b<i>\x07": ImageDiffLink(note="cannot read /logs/x\n<y>"),
-    "": ImageDiffLink(text_href="diffs/e.txt", json_href="diffs/e.json", first="the snapshot at offset 9",
-                      last="the log end at offset 9", warnings=1),
+    "": ImageDiffLink(text_href="diffs/e.txt", json_href="diffs/e.json",
+                      first="offset 9 (the oldest snapshot)", last="offset 9 (the end of the log)",
+                      warnings=1),
 }
-A_SUMMARY = ("offset -1 (the empty image) to the log end at offset 40: 13 changes (features 1, topics and "
-             "partitions 12)")
-E_SUMMARY = "the snapshot at offset 9 to the log end at offset 9: 0 changes; 1 warning loading the images"
+A_SUMMARY = ("offset -1 (the start of the log) to offset 40 (the end of the log): 13 changes (features 1, "
+             "topics and partitions 12)")
+E_SUMMARY = ("offset 9 (the oldest snapshot) to offset 9 (the end of the log): 0 changes; 1 warning loading "
+             "the images")
 
 
 def test_the_image_diffs_are_listed_under_the_clusters_in_their_order_with_links_or_a_note() -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from console_scripts import console_script
+from pipeline.conftest import DAMAGED_CLUSTER, write_damaged
 from unit.image.image_testlib import Entry, feature, partition, topic, voters, write_segment, write_snapshot
 
 from kafka_admin_kraft.protocol import messages
@@ -32,6 +33,7 @@ FROM_ZERO = "AuditDiffFromZeroBBBBB"
 GAP = "AuditDiffGapCCCCCCCCCC"
 """A log that starts at offset 100 without a snapshot: no image can be rebuilt."""
 ODD = "odd/../cluster id"
+"""A cluster id that is no file name; its log ends in a torn batch, which loading the last image notes."""
 BEFORE_ID = Uuid.from_ints(1, 1)
 AFTER_ID = Uuid.from_ints(2, 2)
 OTHER_ID = Uuid.from_ints(3, 3)
@@ -75,7 +77,10 @@ def write_fleet(root: Path) -> None:
                   [[_leader_change(5)], [feature("metadata.version", 21)], [topic("zero", OTHER_ID)]])
     write_segment(_partition_dir(root, GAP, 7), [[_leader_change(7)], [feature("metadata.version", 21)]],
                   base=100)
-    write_segment(_partition_dir(root, ODD, 9), [[_leader_change(9)], [topic("odd", OTHER_ID)]])
+    segment = write_segment(_partition_dir(root, ODD, 9), [[_leader_change(9)], [topic("odd", OTHER_ID)]])
+    with open(segment, "ab") as stream:
+        stream.write(bytes(8) + (100).to_bytes(4, "big") + bytes(10))  # a batch of 112 bytes cut at 22
+    write_damaged(root)
 
 
 @dataclass
@@ -161,8 +166,9 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
 
 
 def test_every_cluster_is_listed_and_its_links_resolve_to_the_files_written(run: Run) -> None:
-    assert sorted(run.items) == sorted([CHANGED, FROM_ZERO, GAP, ODD])
-    assert f"Image diffs: {run.report_dir / 'diffs'}\n" in run.stdout
+    assert sorted(run.items) == sorted([CHANGED, FROM_ZERO, GAP, ODD, DAMAGED_CLUSTER])
+    diffs = re.escape(str(run.report_dir / "diffs"))
+    assert re.search(rf"^Image diffs of 5 cluster\(s\) in [0-9.]+s: {diffs}$", run.stdout, re.MULTILINE)
     for cluster in (CHANGED, FROM_ZERO, ODD):
         hrefs = run.items[cluster].hrefs
         stem = diff_file_names([cluster])[cluster]
@@ -182,11 +188,18 @@ def test_the_summary_counts_the_changes_of_the_diff_per_area(run: Run) -> None:
         counts = ", ".join(f"{area['title']} {len(area['changes'])}" for area in document["areas"])
         total = totals[cluster] = sum(len(area["changes"]) for area in document["areas"])
         changes = f"{total} change{'' if total == 1 else 's'}"
-        assert run.items[cluster].summary.endswith(f": {changes} ({counts})"), run.items[cluster].summary
+        warnings = [*document["a"]["warnings"], *document["b"]["warnings"]]
+        noted = f"; {len(warnings)} warning loading the images" if warnings else ""
+        summary = run.items[cluster].summary
+        assert summary.endswith(f": {changes} ({counts}){noted}"), summary
         text = (run.report_dir / run.items[cluster].hrefs[0]).read_text()
-        assert text.endswith(f"\n{changes}\n")
+        assert text.endswith(f"\n{changes}\n" + "".join(f"warning: {w}\n" for w in warnings))
         assert text.count("\n  + ") + text.count("\n  - ") + text.count("\n  ~ ") == total
     assert totals == {CHANGED: 5, FROM_ZERO: 2, ODD: 1}
+    last = run.diff(ODD)["b"]
+    segment = Path(last["source"]) / "00000000000000000000.log"
+    assert last["warnings"] == [f"{segment}: the file ends inside a batch at position "
+                                f"{segment.stat().st_size - 22}; the rest is not read"]
 
 
 def test_the_changes_from_the_oldest_snapshot_to_the_end_of_the_reference_log_are_exactly_those_made(
@@ -206,7 +219,8 @@ def test_the_changes_from_the_oldest_snapshot_to_the_end_of_the_reference_log_ar
     leader_dir = f"{_node_dir(CHANGED, 1)}/metadata/__cluster_metadata-0"
     assert document["a"]["source"].endswith(leader_dir) and document["b"]["source"].endswith(leader_dir)
     assert document["a"]["provenance"]["offset"] == 9 and document["b"]["provenance"]["offset"] == 15
-    assert run.items[CHANGED].summary.startswith("the snapshot at offset 9 to the log end at offset 15: ")
+    assert run.items[CHANGED].summary.startswith(
+        "offset 9 (the oldest snapshot) to offset 15 (the end of the log): ")
 
 
 def test_a_log_from_offset_zero_is_compared_with_the_empty_image(run: Run) -> None:
@@ -216,10 +230,15 @@ def test_a_log_from_offset_zero_is_compared_with_the_empty_image(run: Run) -> No
     assert changes == [("/image/features/metadataVersion", "changed", None, "3.9-IV0"),
                        ("/image/topics/byName/zero/id", "added", None, str(OTHER_ID))]
     assert document["a"]["provenance"]["offset"] == -1
-    assert run.items[FROM_ZERO].summary.startswith("offset -1 (the empty image) to the log end at offset 2: ")
+    assert run.items[FROM_ZERO].summary.startswith(
+        "offset -1 (the start of the log) to offset 2 (the end of the log): ")
 
 
 def test_a_cluster_whose_images_cannot_be_loaded_gets_a_note(run: Run) -> None:
+    damaged = run.items[DAMAGED_CLUSTER]
+    assert damaged.hrefs == []
+    assert re.fullmatch(r"no image diff: \S+/00000000000000000000.log: field crc at byte \d+: CRC-32C is "
+                        r"0x[0-9a-f]{8} but the batch says 0x[0-9a-f]{8}", damaged.summary), damaged.summary
     item = run.items[GAP]
     assert item.hrefs == []
     assert re.fullmatch(r"no image diff: \S+/node-7/metadata/__cluster_metadata-0: no snapshot or segment "
