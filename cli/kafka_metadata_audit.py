@@ -19,8 +19,8 @@ the report's clusters section with the number of changes per area. Both images c
 directory the audit chose as the cluster's reference log: the first is the oldest image that
 directory can rebuild (at the start of its log when the log starts at offset 0, else at its oldest
 snapshot), the last is at the end of its log. A cluster whose images cannot be loaded gets a note in
-the report instead. It is an option because it replays every reference log in this process after the audit,
-which on a large fleet takes as long as the audit itself.
+the report instead. It is an option because it replays every reference log in this process after
+the audit, which on a large fleet takes about as long as the audit itself.
 
 PySpark is imported only when the command runs, so ``--help`` stays fast.
 """
