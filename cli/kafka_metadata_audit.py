@@ -295,10 +295,13 @@ def _first_offset(log_dir: str) -> int:
     when the log starts at offset 0 or no snapshot is left (then only a log from offset 0 loads)."""
     from kafka_admin_kraft.pipeline.planning import discover
     from kafka_admin_kraft.pipeline.storage import base_name
+    from kafka_admin_kraft.records.log_dir import METADATA_PARTITION_DIR
     from kafka_admin_kraft.records.segment import parse_log_file_name
     from kafka_admin_kraft.records.snapshot import parse_snapshot_file_name
 
-    names = [base_name(path) for _, files in discover([log_dir]) for path in files]
+    partition = os.path.join(log_dir, METADATA_PARTITION_DIR)  # not the whole log directory of a broker
+    names = [base_name(path) for _, files in discover([partition if os.path.isdir(partition) else log_dir])
+             for path in files]
     snapshot_ends = sorted(s.end_offset for n in names if (s := parse_snapshot_file_name(n)) is not None)
     log_start = min((b for n in names if (b := parse_log_file_name(n)) is not None), default=None)
     return -1 if log_start == 0 or not snapshot_ends else snapshot_ends[0] - 1
