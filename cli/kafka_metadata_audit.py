@@ -310,7 +310,7 @@ def _first_offset(log_dir: str) -> int:
 def _image_diff(log_dir: str | None, directory: Path, stem: str) -> ImageDiffLink:
     """Load the first and last images of ``log_dir``, write their diff as ``<stem>.txt`` and
     ``<stem>.json`` under ``directory``: what the report shows of it, or why there is none."""
-    from kafka_admin_kraft.image import ImageError, diff_images, load_image
+    from kafka_admin_kraft.image import ImageError, diff_images, load_images
     from kafka_admin_kraft.pipeline.report import ImageDiffLink
     from kafka_admin_kraft.pipeline.storage import local_path
 
@@ -322,8 +322,7 @@ def _image_diff(log_dir: str | None, directory: Path, stem: str) -> ImageDiffLin
                                   "directories only (copy it here and run kafka-metadata-diff)")
     try:
         first_offset = _first_offset(local)
-        first = load_image(local, offset=first_offset)
-        last = load_image(local)
+        first, last = load_images(local, [first_offset, None])
     except (ImageError, OSError) as exc:
         return ImageDiffLink(note=str(exc))
     difference = diff_images(first, last)

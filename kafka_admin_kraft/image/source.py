@@ -216,7 +216,7 @@ def _read_opened(directory: Path, layout: _Layout, snapshot_file: tuple[BinaryIO
         start = layout.snapshot.end_offset
         image.provenance = Provenance(start - 1, layout.snapshot.epoch, timestamp)
     first_log = segment_files[0][0] if segment_files else start
-    if first_log > start and (offsets[0] is None or offsets[0] >= start):
+    if first_log > start and (offsets[-1] is None or offsets[-1] >= start):
         raise ImageError(f"{directory}: no snapshot or segment holds offsets {start} to {first_log - 1} (the "
                          f"log starts at {first_log}); load it at a later offset or from a snapshot")
     stops = _Stops(ImageBuilder(image), offsets)

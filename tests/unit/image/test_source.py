@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_admin_kraft.image import ImageError, load_image
+from kafka_admin_kraft.image import ImageError, load_image, load_images
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.records import SegmentWriter, encode_batch
 from kafka_admin_kraft.storage.meta_properties import MetaProperties, format_meta_properties
@@ -111,6 +111,9 @@ def test_a_gap_between_snapshot_and_log_is_refused(tmp_path: Path) -> None:
         ImageError, match=r"no snapshot or segment holds offsets 0 to 9 \(the log starts at 10\)"
     ):
         load_image(partition)
+    assert load_image(partition, offset=-1).is_empty()  # before the gap: the empty image
+    with pytest.raises(ImageError, match="no snapshot or segment holds offsets 0 to 9"):
+        load_images(partition, [-1, None])  # one pass to the end crosses the gap
 
 
 def test_a_live_segment_is_read_up_to_its_size_when_opened(
