@@ -11,7 +11,15 @@ from .. import output
 from .._click import KafkaCommand
 from ..admin_options import JAVA_INT, connect, target
 from .health_options import thresholds
-from .voter_changes import COMMON, change_voters, planning_thresholds, step_timeout, voter_options
+from .scale import not_voters
+from .voter_changes import (
+    COMMON,
+    change_voters,
+    describe_quorum,
+    planning_thresholds,
+    step_timeout,
+    voter_options,
+)
 
 if TYPE_CHECKING:
     from kafka_admin_kraft.voters import Progress, ReconcileResult
@@ -30,7 +38,8 @@ def replace_controller(ctx: click.Context, /, controller_id: int, **options: Any
     for add-controller. Waits until the new incarnation fetches and is caught up, removes the old
     directory id from the voters, then adds the new one. A new controller configured with
     controller.quorum.auto.join.enable=true makes this swap itself: the command then sends only what it
-    has not made yet.
+    has not made yet. A node that is not a voter is refused: adding a voter is scale --add's (and
+    so is finishing a swap interrupted between its removal and its addition).
 
     \b
     Example:
@@ -50,6 +59,12 @@ def replace_controller(ctx: click.Context, /, controller_id: int, **options: Any
             output.fail(
                 f"--controller-id {controller_id} differs from node.id {controller.node_id} in "
                 f"{target(ctx).command_config}: is it the replaced controller's file?"
+            )
+        voters = [v.replica_id for v in describe_quorum(admin).voters]
+        if controller_id not in voters:
+            output.fail(
+                f"Cannot replace controller {controller_id}: {not_voters([controller_id], voters)}; to add "
+                f"it as a voter, run scale --add {controller_id}@{controller.directory_id}"
             )
         auto_join = auto_join_enabled(properties)
         limits = thresholds(options)

@@ -45,7 +45,8 @@ def scaled(
     return kept + list(added.values())
 
 
-def _not_voters(ids: Sequence[int], voters: Sequence[int]) -> str:
+def not_voters(ids: Sequence[int], voters: Sequence[int]) -> str:
+    """``node 9 is not a voter (the voters are 1, 2, 3)``, as scale and replace-controller say it."""
     listed = ", ".join(map(str, voters)) or "none"
     if len(ids) == 1:
         return f"node {ids[0]} is not a voter (the voters are {listed})"
@@ -107,7 +108,7 @@ def scale(
             output.fail(str(exc))
         gone = sorted({e.node_id for e in removes} - set(current))
         if gone:
-            sys.stderr.write(f"Note: {_not_voters(gone, current)}: nothing to remove\n")
+            sys.stderr.write(f"Note: {not_voters(gone, current)}: nothing to remove\n")
             # their controller configs name controllers this run leaves alone
             configured = {node_id: c for node_id, c in configured.items() if node_id not in gone}
         from kafka_admin_kraft.voters import voter_listener

@@ -1,16 +1,20 @@
-"""`kafka-metadata-quorum replace-controller`: its refusals in-process, and the installed tool swapping
-in a wiped controller under its new directory id on a reference quorum."""
+"""`kafka-metadata-quorum replace-controller`: its refusals in-process, the installed tool swapping
+in a wiped controller under its new directory id on a reference quorum, and refusing a controller that
+is only an observer (adding a voter is scale --add's)."""
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from integration.harness import Cluster, wait_until
 from integration.test_voters import format_observer
 
 from kafka_admin_kraft.protocol.primitives import Uuid
 from kafka_admin_kraft.storage import MetaProperties, write_meta_properties
+from tools.cluster_util import add_observer_controller, module_quorum
 from tools.metadata_quorum.quorum_util import refused
 from tools.metadata_quorum.voter_util import D2, follower, quorum, tool, voters
 
@@ -64,4 +68,29 @@ def test_replace_a_wiped_controller(three: Cluster) -> None:
     wait_until(lambda: voters(cluster).get(victim) == str(node.directory_id), 10, "the new directory id")
     again = tool(cluster, "--command-config", config, "replace-controller", "--controller-id", str(victim))
     assert (again.returncode, again.stdout) == (0, "Nothing to do: the voters are already 1, 2, 3\n")
+    cluster.assert_running()
+
+
+@pytest.fixture(scope="module")
+def observed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """Three voters of its own: this module's observer controller must not outlive it."""
+    yield from module_quorum(tmp_path_factory, "observed")
+
+
+def test_an_observer_is_refused_and_scale_add_is_named(observed: Cluster) -> None:
+    cluster = observed
+    node = add_observer_controller(cluster, 5)
+    config = str(node.config_path)
+    for extra in ((), ("--dry-run",), ("--yes",)):
+        result = tool(cluster, "--command-config", config, "replace-controller", "--controller-id", "5",
+                      *extra)
+        assert (result.returncode, result.stdout) == (1, ""), result.stderr
+        assert result.stderr == (
+            "Cannot replace controller 5: node 5 is not a voter (the voters are 1, 2, 3); to add it as a "
+            f"voter, run scale --add 5@{node.directory_id}\n")
+    assert sorted(voters(cluster)) == [1, 2, 3]
+    # the command the refusal names is the one that adds it
+    suggested = tool(cluster, "scale", "--add", f"5@{node.directory_id}", "--dry-run")
+    assert suggested.returncode == 0, suggested.stderr
+    assert f"  1. Add voter 5 (directory id {node.directory_id})" in suggested.stdout
     cluster.assert_running()
