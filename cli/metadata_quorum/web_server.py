@@ -6,38 +6,30 @@ configured headers (on every answer, refusals included), then, when users are co
 authentication against their bcrypt hashes (401 with ``WWW-Authenticate: Basic``). An unknown user is
 checked against a decoy hash of the same cost, so that the time taken does not tell which users exist,
 and the outcome of each (user, hash, password) is remembered, as bcrypt is slow on purpose; checks run
-one at a time. With TLS, each connection's handshake runs on its own thread, under a timeout, so that
-a client that stalls it holds up nobody; a client certificate must also carry one of
-``client_allowed_sans`` when the file lists them. bcrypt is imported only when users are configured.
+one at a time. With TLS, a client certificate must also carry one of ``client_allowed_sans`` when the
+file lists them. bcrypt is imported only when users are configured. Connections, their timeouts and
+bounds are ``http_server``'s.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import ipaddress
 import socket
-import ssl
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from socketserver import ThreadingMixIn
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 
+from .http_server import App, HttpServer, Limits, StartResponse
 from .web_config import BCRYPT_HASH, WebConfig, server_context
 
-HANDSHAKE_TIMEOUT = 10.0
-"""Seconds a client has to complete the TLS handshake."""
-REQUEST_TIMEOUT = 30.0
-"""Seconds a client may stay silent while sending its request."""
 CACHE_SIZE = 100
 """Outcomes of password checks remembered."""
-
-StartResponse = Callable[..., Any]
-App = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 
 class RateLimit:
@@ -143,40 +135,6 @@ class Guard:
         return [body]
 
 
-class QuietHandler(WSGIRequestHandler):
-    """No access log on stderr (a scrape every few seconds would fill it)."""
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-        pass
-
-
-class ExporterServer(ThreadingMixIn, WSGIServer):
-    """A threaded WSGI server, with TLS (handshakes on the request threads) when ``context`` is set."""
-
-    daemon_threads = True
-    context: ssl.SSLContext | None = None
-    allowed_sans: tuple[str, ...] = ()
-
-    def finish_request(self, request: Any, client_address: Any) -> None:
-        connection = request
-        try:
-            if self.context is not None:
-                request.settimeout(HANDSHAKE_TIMEOUT)
-                connection = self.context.wrap_socket(request, server_side=True)
-                if self.allowed_sans and not san_allowed(connection.getpeercert(), self.allowed_sans):
-                    return
-            connection.settimeout(REQUEST_TIMEOUT)
-            super().finish_request(connection, client_address)
-        except OSError:
-            return  # a failed handshake, a silent or vanished client: that connection's end
-        finally:
-            if connection is not request:
-                connection.close()
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """An error past the WSGI handler's own handling ends that connection quietly."""
-
-
 def san_allowed(certificate: Mapping[str, Any] | None, allowed: Sequence[str]) -> bool:
     """Whether the client certificate names one of ``allowed`` among its subject alternative names
     (DNS, IP, email or URI), IP addresses compared as addresses."""
@@ -193,18 +151,18 @@ def _same_name(name: str, wanted: str) -> bool:
         return False
 
 
-def make_server(host: str, port: int, app: App, config: WebConfig | None) -> ExporterServer:
+def make_server(host: str, port: int, app: App, config: WebConfig | None,
+                limits: Limits | None = None) -> HttpServer:
     """A server bound to ``host:port`` (IPv6 when the host is), serving ``app`` under ``config``
-    (plain HTTP, no checks, when it is None)."""
-
-    class Server(ExporterServer):
-        address_family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
-
-    server = Server((host, port), QuietHandler)
+    (plain HTTP, no checks, when it is None) within ``limits`` (the defaults when None)."""
+    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    context = None
+    peer_check = None
     if config is not None:
         app = Guard(app, config)
         if config.tls is not None:
-            server.context = server_context(config.tls)
-            server.allowed_sans = config.tls.client_allowed_sans
-    server.set_app(app)
-    return server
+            context = server_context(config.tls)
+            sans = config.tls.client_allowed_sans
+            if sans:
+                peer_check = functools.partial(san_allowed, allowed=sans)
+    return HttpServer((host, port), family, app, context=context, peer_check=peer_check, limits=limits)
