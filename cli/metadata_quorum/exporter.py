@@ -12,7 +12,8 @@ Like node_exporter it listens on every interface by default (Prometheus scrapes 
 plain HTTP to anyone unless ``--web-config-file`` names a Prometheus web configuration file
 (``web_config``: TLS, client certificates, basic authentication, headers, a rate limit), read and
 checked before the exporter connects or listens; ``--redact`` leaves out what maps the cluster (its id,
-node addresses, directory ids).
+node addresses, directory ids). Idle, slow and surplus connections are ``http_server``'s to bound: a
+crowd of them costs descriptors, never threads, and scrapes still get in.
 """
 
 from __future__ import annotations
@@ -101,6 +102,10 @@ def exporter(
     **limits: Any,
 ) -> None:
     """Serve the quorum's health as Prometheus metrics (kraft_quorum_*) until SIGTERM or Ctrl-C.
+
+    A client has 5 s to send its whole request (TLS handshake included) and a keep-alive connection
+    30 s between requests. At most 1024 connections are open (fewer under a low ulimit -n, which keeps
+    64 descriptors aside): one more closes the one that has waited longest without a request.
 
     \b
     Examples:

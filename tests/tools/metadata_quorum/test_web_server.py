@@ -1,6 +1,7 @@
 """The exporter's web server under a web configuration, in process over real sockets and real TLS:
 basic authentication (401 with WWW-Authenticate, a wrong password, an unknown user), configured
-headers, the rate limit, client certificates and their SANs."""
+headers, the rate limit, client certificates and their SANs, keep-alive and the header timeout over
+TLS."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import base64
 import socket
 import ssl
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -16,6 +18,7 @@ import bcrypt
 import pytest
 import requests
 
+from kafka_admin_kraft_cli.metadata_quorum.http_server import Limits
 from kafka_admin_kraft_cli.metadata_quorum.web_config import parse_web_config
 from kafka_admin_kraft_cli.metadata_quorum.web_server import RateLimit, make_server, san_allowed
 
@@ -47,10 +50,10 @@ def hashed() -> str:
 
 
 @contextmanager
-def serving(pki: Pki, text: str) -> Iterator[str]:
+def serving(pki: Pki, text: str, limits: Limits | None = None) -> Iterator[str]:
     """The server on a free port under the config ``text``; yields its base URL."""
     config = parse_web_config(text, pki.root)
-    server = make_server("127.0.0.1", 0, app, config)
+    server = make_server("127.0.0.1", 0, app, config, limits)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     scheme = "https" if config.tls is not None else "http"
@@ -160,3 +163,29 @@ def test_a_stalled_handshake_holds_up_nobody(pki: Pki) -> None:
         host, port = url.split("/")[2].split(":")
         with socket.create_connection((host, int(port)), timeout=10):  # connects, never says hello
             assert requests.get(url, verify=str(pki.truststore), timeout=10).status_code == 200
+
+
+TLS = "tls_server_config: {cert_file: server.crt, key_file: server.key}\n"
+
+
+def test_keep_alive_over_tls_and_a_stalled_or_slow_client_is_closed(pki: Pki) -> None:
+    with serving(pki, TLS, Limits(header_timeout=0.5, idle_timeout=5)) as url:
+        host, port = url.split("/")[2].split(":")
+        context = ssl.create_default_context(cafile=str(pki.truststore))
+        with context.wrap_socket(socket.create_connection((host, int(port)), timeout=10),
+                                 server_hostname="127.0.0.1") as tls:
+            reader = tls.makefile("rb")
+            for _ in range(2):  # two requests on one connection
+                tls.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+                assert reader.readline() == b"HTTP/1.1 200 OK\r\n"
+                while reader.readline() != b"\r\n":
+                    pass
+                assert reader.read(len(b"metrics\n")) == b"metrics\n"
+            started = time.monotonic()
+            tls.sendall(b"GET /metrics HTTP/1.1\r\n")  # and never the rest
+            assert reader.read() == b""
+            assert time.monotonic() - started < 3
+        with socket.create_connection((host, int(port)), timeout=10) as silent:  # never says hello
+            started = time.monotonic()
+            assert silent.recv(1) == b""
+            assert time.monotonic() - started < 3
