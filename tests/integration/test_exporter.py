@@ -1,15 +1,22 @@
 """`kafka-metadata-quorum exporter` as operators run it: the console script against three reference
-controllers, scraped over HTTP while the leader is killed, then stopped by a signal; secured by a web
-configuration file (TLS, client certificates, basic auth), scraped by requests and, where the binary is
-installed, by a real Prometheus."""
+controllers, scraped over HTTP while the leader is killed, then stopped by a signal; under a crowd of
+idle and slowloris connections with few file descriptors; secured by a web configuration file (TLS,
+client certificates, basic auth), scraped by requests and, where the binary is installed, by a real
+Prometheus."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import resource
 import select
 import shutil
 import signal
+import socket
+import statistics
 import subprocess
+import threading
 import time
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -31,11 +38,18 @@ Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 class Exporter:
     """The exporter process and its /metrics URL (from the line it prints once it listens)."""
 
-    def __init__(self, cluster: Cluster, *options: str, scheme: str = "http") -> None:
+    def __init__(self, cluster: Cluster, *options: str, scheme: str = "http",
+                 max_fds: int | None = None) -> None:
+        def limit_fds() -> None:  # as `ulimit -n max_fds` would
+            assert max_fds is not None
+            _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (max_fds, hard))
+
         self.process = subprocess.Popen(
             [console_script("kafka-metadata-quorum"), "--bootstrap-controller", cluster.bootstrap_servers(),
              "exporter", "--listen", "127.0.0.1:0", *options],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=limit_fds if max_fds is not None else None)  # noqa: PLW1509 - before exec only
         assert self.process.stderr is not None
         ready, _, _ = select.select([self.process.stderr], [], [], 30)
         line = self.process.stderr.readline() if ready else ""
@@ -142,6 +156,96 @@ def test_exporter_follows_a_leader_failover_and_stops_on_a_signal(quorum: Cluste
     code, stdout, stderr = exporter.stop(signal.SIGTERM)
     assert (code, stdout) == (0, "")
     assert "Traceback" not in stderr
+
+
+# --------------------------------------------------------------------------- under a crowd of connections
+
+CROWD = 1_500
+SLOW = 20
+HEADER_TIMEOUT = 5.0  # the exporter's
+
+
+def proc_threads(pid: int) -> int:
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("Threads:"))
+
+
+def proc_cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def open_fds_for(count: int) -> None:
+    """Raise this process's soft descriptor limit to hold ``count`` sockets (skip if the hard one cannot)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < count + 200:
+        if hard != resource.RLIM_INFINITY and hard < count + 200:
+            pytest.skip(f"needs {count + 200} file descriptors, the hard limit is {hard}")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (count + 200, hard))
+
+
+def test_idle_and_slowloris_crowds_cost_no_threads_and_scrapes_still_answer(quorum: Cluster,
+                                                                          exporters: list[Exporter]) -> None:
+    """The exporter under ``ulimit -n 256``, 1,500 connections that never send a byte and 20 that
+    trickle a header byte every half second: every scrape answers promptly, the thread count stays what
+    it was, the CPU stays quiet, and the slow clients are closed at the header timeout."""
+    open_fds_for(CROWD + SLOW)
+    exporter = Exporter(quorum, "--min-interval-ms", "1000", max_fds=256)
+    exporters.append(exporter)
+    pid = exporter.process.pid
+    exporter.scrape()
+    threads_before = proc_threads(pid)
+    address = ("127.0.0.1", int(urllib.parse.urlsplit(exporter.url).port or 0))
+    crowd = [socket.create_connection(address, timeout=10) for _ in range(CROWD)]
+    slow = [socket.create_connection(address, timeout=10) for _ in range(SLOW)]
+    opened = time.monotonic()
+    closed_after: dict[int, float] = {}
+    stop = threading.Event()
+
+    def trickle() -> None:  # slowloris: the next byte of a request that never ends, every 0.5 s on each
+        request = b"GET /metrics HTTP/1.1\r\nHost: exporter\r\nX-Padding: " + b"x" * 1000
+        for position in range(len(request)):
+            if stop.is_set() or len(closed_after) == SLOW:
+                return
+            for index, sock in enumerate(slow):
+                if index not in closed_after:
+                    try:
+                        sock.send(request[position : position + 1])
+                    except OSError:
+                        closed_after[index] = time.monotonic() - opened
+            stop.wait(0.5)
+
+    trickler = threading.Thread(target=trickle, daemon=True)
+    trickler.start()
+    try:
+        cpu_before = proc_cpu_seconds(pid)
+        started = time.monotonic()
+        took = []
+        for _ in range(10):
+            scrape_started = time.monotonic()
+            assert gauge(exporter.scrape(), "kraft_quorum_up") == 1
+            took.append(time.monotonic() - scrape_started)
+            time.sleep(0.2)
+        cpu = (proc_cpu_seconds(pid) - cpu_before) / (time.monotonic() - started)
+        assert statistics.median(took) < 1.0, took
+        assert proc_threads(pid) <= threads_before, "the crowd cost threads"
+        assert cpu < 0.5, f"the exporter used {cpu:.0%} of a core under the crowd"
+        wait_until(lambda: len(closed_after) == SLOW, HEADER_TIMEOUT + 10, "the slowloris clients' end")
+        assert all(HEADER_TIMEOUT - 0.5 < after < HEADER_TIMEOUT + 5 for after in closed_after.values()), \
+            closed_after
+        # the idle crowd is gone too: the surplus closed as it came, the rest at the header timeout
+        for sock in crowd:
+            sock.settimeout(1)
+            with contextlib.suppress(ConnectionResetError):
+                assert sock.recv(1) == b""
+        assert gauge(exporter.scrape(), "kraft_quorum_up") == 1
+        assert exporter.process.poll() is None
+    finally:
+        stop.set()
+        trickler.join(5)
+        for sock in crowd + slow:
+            sock.close()
 
 
 # --------------------------------------------------------------------------- secured by a web config
