@@ -229,7 +229,8 @@ def test_idle_and_slowloris_crowds_cost_no_threads_and_scrapes_still_answer(quor
             time.sleep(0.2)
         cpu = (proc_cpu_seconds(pid) - cpu_before) / (time.monotonic() - started)
         assert statistics.median(took) < 1.0, took
-        assert proc_threads(pid) <= threads_before, "the crowd cost threads"
+        # the same threads, give or take the one a read of the quorum runs on while it runs
+        assert proc_threads(pid) <= threads_before + 1, "the crowd cost threads"
         assert cpu < 0.5, f"the exporter used {cpu:.0%} of a core under the crowd"
         wait_until(lambda: len(closed_after) == SLOW, HEADER_TIMEOUT + 10, "the slowloris clients' end")
         assert all(HEADER_TIMEOUT - 0.5 < after < HEADER_TIMEOUT + 5 for after in closed_after.values()), \
