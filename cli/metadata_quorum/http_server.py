@@ -2,8 +2,9 @@
 handshake, request, keep-alive) and a fixed pool of worker threads runs the WSGI app on whole
 requests, so that an idle or slow client costs a file descriptor, never a thread.
 
-Its limits are those of Go's ``net/http`` server behind Prometheus's exporters (``http.Server``'s
-``ReadHeaderTimeout`` and ``IdleTimeout``, and the accept back-off of ``http.Server.Serve``):
+Its limits are those Go's ``net/http`` server offers the exporters built on it (``http.Server``'s
+``ReadHeaderTimeout`` and ``IdleTimeout``, and the accept back-off of ``http.Server.Serve``), and a
+bound on connections:
 
 * a client has ``header_timeout`` seconds from its connection (or from the first byte after a
   keep-alive wait) to finish the TLS handshake and send its whole request, however it trickles the
