@@ -1,6 +1,7 @@
-"""The exporter's HTTP/1.1 server: one selector thread holds every connection while it waits (TLS
-handshake, request, keep-alive) and a fixed pool of worker threads runs the WSGI app on whole
-requests, so that an idle or slow client costs a file descriptor, never a thread.
+"""The exporter's HTTP/1.1 server: one selector thread holds every connection and does all its I/O
+(TLS handshake, request, answer, keep-alive), without blocking, and a fixed pool of worker threads
+runs the WSGI app on whole requests, so that an idle, slow or non-reading client costs a file
+descriptor, never a thread.
 
 Its limits are those Go's ``net/http`` server offers the exporters built on it (``http.Server``'s
 ``ReadHeaderTimeout`` and ``IdleTimeout``, and the accept back-off of ``http.Server.Serve``), and a
@@ -11,13 +12,14 @@ bound on connections:
   bytes (slowloris); past it the connection is closed without an answer;
 * a keep-alive connection that waits longer than ``idle_timeout`` for its next request is closed;
 * at most ``max_connections`` are open (by default below the process's descriptor limit): one more
-  closes the connection that has waited longest without a request, which a scraper never is, as it
-  sends its request as soon as it connects;
+  closes the connection that has waited longest (for its request, for the next one, or for its
+  answer to be read), which a scraper never is, as it sends its request as soon as it connects and
+  reads the answer at once;
 * an accept that fails for want of descriptors (EMFILE) closes that longest-waiting connection and
   stops accepting for 5 ms, doubling up to 1 s while it keeps failing, instead of spinning;
 * a request reaches a worker whole (a head of at most MAX_HEADER_BYTES, a body of at most
-  MAX_BODY_BYTES sent with Content-Length; chunked bodies are answered 501), and its answer is written
-  under ``write_timeout``; an answer that cannot be written in time ends that connection only.
+  MAX_BODY_BYTES sent with Content-Length; chunked bodies are answered 501), and a client has
+  ``write_timeout`` seconds to read its answer, else the connection is closed.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ HEADER_TIMEOUT = 5.0
 IDLE_TIMEOUT = 30.0
 """Seconds a keep-alive connection may wait for its next request."""
 WRITE_TIMEOUT = 10.0
-"""Seconds an answer may take to write."""
+"""Seconds a client has to read its answer."""
 WORKERS = 8
 """Threads that run the app: concurrent scrapes (each waits at most the scrape timeout)."""
 MAX_CONNECTIONS = 1024
@@ -184,18 +186,22 @@ def response_bytes(status: str, headers: Iterable[tuple[str, str]], body: bytes,
 class Connection:
     """One client: its socket, what it has sent and not yet been answered, and where it waits."""
 
-    __slots__ = ("sock", "address", "state", "buffer", "since", "registered", "request")
+    __slots__ = ("sock", "address", "state", "buffer", "since", "registered", "request", "answer",
+                 "keep_alive")
 
     def __init__(self, sock: socket.socket, address: Any, state: str) -> None:
         self.sock = sock
         self.address = address
         self.state = state
-        """handshake, reading, idle (keep-alive), busy (a worker has it) or closed"""
+        """handshake, reading, busy (a worker has it), writing, idle (keep-alive) or closed"""
         self.buffer = bytearray()
         self.since = 0.0
         self.registered = 0
         """The selector events it waits for (0: not registered)."""
         self.request: Request | BadRequest | None = None
+        self.answer = memoryview(b"")
+        """What is left to write of the answer."""
+        self.keep_alive = False
 
 
 class HttpServer:
@@ -230,10 +236,12 @@ class HttpServer:
         """Connections in their handshake or request, oldest first (the header timeout)."""
         self._idle: OrderedDict[Connection, None] = OrderedDict()
         """Keep-alive connections between requests, oldest first (the idle timeout)."""
+        self._writing: OrderedDict[Connection, None] = OrderedDict()
+        """Connections whose client has not read all of its answer yet, oldest first (the write timeout)."""
         self._busy: set[Connection] = set()
         self._open = 0
         self._jobs: SimpleQueue[Connection | None] = SimpleQueue()
-        self._returned: deque[tuple[Connection, bool]] = deque()
+        self._returned: deque[Connection] = deque()
         self._workers: list[threading.Thread] = []
         self._stop = threading.Event()
         self._done = threading.Event()
@@ -265,11 +273,8 @@ class HttpServer:
         """Close the listener and every connection, and let the workers go."""
         self._stop.set()
         self._listener.close()
-        for conn in [*self._reading, *self._idle]:
+        for conn in [*self._reading, *self._writing, *self._idle, *self._busy]:
             self._close(conn)
-        for conn in list(self._busy):  # a worker writing to it fails at once and hands it back
-            with contextlib.suppress(OSError):
-                conn.sock.shutdown(socket.SHUT_RDWR)
         for _ in self._workers:
             self._jobs.put(None)
         self._selector.close()
@@ -313,7 +318,8 @@ class HttpServer:
 
     def _queues(self) -> tuple[tuple[OrderedDict[Connection, None], float], ...]:
         """The connections that wait, oldest first, with how long they may."""
-        return (self._reading, self.limits.header_timeout), (self._idle, self.limits.idle_timeout)
+        return ((self._reading, self.limits.header_timeout), (self._writing, self.limits.write_timeout),
+                (self._idle, self.limits.idle_timeout))
 
     def _drain_wake(self) -> None:
         try:
@@ -347,8 +353,8 @@ class HttpServer:
         self._selector.unregister(self._listener)
 
     def _evict(self) -> bool:
-        """Close the connection that has waited longest without a request; False if there is none."""
-        heads = [next(iter(where)) for where in (self._reading, self._idle) if where]
+        """Close the connection that has waited longest; False if there is none (all are with workers)."""
+        heads = [next(iter(where)) for where, _ in self._queues() if where]
         if not heads:
             return False
         self._close(min(heads, key=lambda conn: conn.since))
@@ -385,6 +391,9 @@ class HttpServer:
     def _ready(self, conn: Connection) -> None:
         if conn.state == "handshake":
             self._handshake(conn)
+            return
+        if conn.state == "writing":
+            self._write(conn)
             return
         if conn.state == "idle":  # the next request begins: the header timeout from now
             del self._idle[conn]
@@ -444,22 +453,34 @@ class HttpServer:
         self._jobs.put(conn)
 
     def _take_back(self) -> None:
-        """Connections the workers have answered: closed, or waiting for their next request."""
+        """Connections the workers have answered: their answers go out."""
         while self._returned:
-            conn, keep_alive = self._returned.popleft()
+            conn = self._returned.popleft()
             self._busy.discard(conn)
-            conn.state = "idle"
-            if not keep_alive or self._stop.is_set():
-                self._close(conn)
-                continue
+            conn.state = "writing"
+            self._wait(conn, self._writing, selectors.EVENT_WRITE)
+            self._write(conn)
+
+    def _write(self, conn: Connection) -> None:
+        """Send what the socket takes of the answer; once all is sent, close the connection or wait for
+        its next request."""
+        while conn.answer:
             try:
-                conn.sock.setblocking(False)
+                sent = conn.sock.send(conn.answer)
+            except (BlockingIOError, ssl.SSLWantWriteError, ssl.SSLWantReadError):
+                return
             except OSError:
                 self._close(conn)
-                continue
-            self._wait(conn, self._idle, selectors.EVENT_READ)
-            if conn.buffer:  # a pipelined request
-                self._ready(conn)
+                return
+            conn.answer = conn.answer[sent:]
+        del self._writing[conn]
+        if not conn.keep_alive or self._stop.is_set():
+            self._close(conn)
+            return
+        conn.state = "idle"
+        self._wait(conn, self._idle, selectors.EVENT_READ)
+        if conn.buffer:  # a pipelined request
+            self._ready(conn)
 
     def _expire(self, now: float) -> None:
         for where, timeout in self._queues():
@@ -470,8 +491,8 @@ class HttpServer:
                 self._close(conn)
 
     def _close(self, conn: Connection) -> None:
-        self._reading.pop(conn, None)
-        self._idle.pop(conn, None)
+        for where, _ in self._queues():
+            where.pop(conn, None)
         if conn.registered:
             with contextlib.suppress(KeyError, ValueError):
                 self._selector.unregister(conn.sock)
@@ -488,24 +509,19 @@ class HttpServer:
             conn = self._jobs.get()
             if conn is None:
                 return
-            try:
-                keep_alive = self._answer(conn)
-            except Exception:  # noqa: BLE001 - a write that failed or timed out: that connection's end
-                keep_alive = False
-            self._returned.append((conn, keep_alive))
+            request, conn.request = conn.request, None
+            assert request is not None
+            answer, conn.keep_alive = self._answer(request, conn)
+            conn.answer = memoryview(answer)
+            self._returned.append(conn)
             self._wake()
 
-    def _answer(self, conn: Connection) -> bool:
-        """Write the answer to ``conn``'s request; whether the connection stays open."""
-        request, conn.request = conn.request, None
-        assert request is not None
-        conn.sock.settimeout(self.limits.write_timeout)
+    def _answer(self, request: Request | BadRequest, conn: Connection) -> tuple[bytes, bool]:
+        """The answer to ``request``, and whether the connection stays open after it."""
         if isinstance(request, BadRequest):
-            status = request.status
-            body = f"{status.split(' ', 1)[1]}\n".encode()
-            conn.sock.sendall(response_bytes(status, [("Content-Type", "text/plain; charset=utf-8")], body,
-                                             head_only=False, keep_alive=False, version="HTTP/1.1"))
-            return False
+            body = f"{request.status.split(' ', 1)[1]}\n".encode()
+            return response_bytes(request.status, [("Content-Type", "text/plain; charset=utf-8")], body,
+                                  head_only=False, keep_alive=False, version="HTTP/1.1"), False
         keep_alive = request.keep_alive and not self._stop.is_set()
         try:
             status, headers, body = self._call(request, conn)
@@ -513,9 +529,9 @@ class HttpServer:
             status, body = "500 Internal Server Error", b"Internal Server Error\n"
             headers = [("Content-Type", "text/plain; charset=utf-8")]
             keep_alive = False
-        conn.sock.sendall(response_bytes(status, headers, body, head_only=request.method == "HEAD",
-                                         keep_alive=keep_alive, version=request.version))
-        return keep_alive
+        head_only = request.method == "HEAD"
+        return response_bytes(status, headers, body, head_only=head_only, keep_alive=keep_alive,
+                              version=request.version), keep_alive
 
     def _call(self, request: Request, conn: Connection) -> tuple[str, list[tuple[str, str]], bytes]:
         """Run the WSGI app (PEP 3333) on ``request``; its answer, whole."""
@@ -540,12 +556,15 @@ class HttpServer:
         return started[0], started[1], b"".join(chunks)
 
     def _environ(self, request: Request, conn: Connection) -> dict[str, Any]:
-        target = urllib.parse.urlsplit(request.target)
+        path, _, query = request.target.partition("?")
+        if not path.startswith("/"):  # the absolute form, http://host/metrics
+            absolute = urllib.parse.urlsplit(request.target)
+            path, query = absolute.path, absolute.query
         environ: dict[str, Any] = {
             "REQUEST_METHOD": request.method,
             "SCRIPT_NAME": "",
-            "PATH_INFO": urllib.parse.unquote(target.path, "iso-8859-1"),
-            "QUERY_STRING": target.query,
+            "PATH_INFO": urllib.parse.unquote(path, "iso-8859-1"),
+            "QUERY_STRING": query,
             "SERVER_NAME": str(self.server_address[0]),
             "SERVER_PORT": str(self.server_port),
             "SERVER_PROTOCOL": request.version,

@@ -1,10 +1,12 @@
 """The exporter's HTTP server over real sockets: requests read whole and refused when malformed,
-keep-alive, the header and idle timeouts (a silent client, a slowloris client), the bound on
-connections (the longest-waiting one goes, scrapes get in), a fixed number of threads however many
-clients wait, and a server out of descriptors that backs off instead of spinning."""
+keep-alive, the header, idle and write timeouts (a silent client, a slowloris client, one that does
+not read its answer), the bound on connections (the longest-waiting one goes, scrapes get in), a
+fixed number of threads however many clients wait, and a server out of descriptors that backs off
+instead of spinning."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import socket
@@ -29,11 +31,16 @@ from kafka_admin_kraft_cli.metadata_quorum.http_server import (
 )
 
 FAST = Limits(header_timeout=0.5, idle_timeout=0.5, workers=2)
+BIG = 16 * 1024 * 1024
+"""Bytes of /big's answer: more than the socket buffers hold."""
 
 
 def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
     if environ["PATH_INFO"] == "/fail":
         raise RuntimeError("the app fails")
+    if environ["PATH_INFO"] == "/big":
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"x" * BIG]
     body = f"{environ['REQUEST_METHOD']} {environ['PATH_INFO']}?{environ['QUERY_STRING']} " \
            f"{environ.get('HTTP_X_TEST', '-')} {environ['wsgi.input'].read().decode()}\n".encode()
     start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "999")])
@@ -126,7 +133,7 @@ def test_read_request_refusals(data: bytes, status: str) -> None:
 
 def test_keep_alive_pipelining_and_refusals_on_the_wire() -> None:
     with serving() as server, connect(server) as sock:
-        sock.sendall(b"GET /a?q=1 HTTP/1.1\r\nX-Test: 1\r\nX_Test: spoofed\r\n\r\n"
+        sock.sendall(b"GET http://example/a?q=1 HTTP/1.1\r\nX-Test: 1\r\nX_Test: spoofed\r\n\r\n"
                      b"POST /b HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi")
         reader = sock.makefile("rb")
         first = answer(sock, reader)
@@ -165,6 +172,22 @@ def test_silent_slow_and_idle_clients_are_closed() -> None:
         for sock in (silent, slow, idle):
             assert closed_within(sock, 2) is not None
         assert get(server).startswith(b"HTTP/1.1 200 OK")
+
+
+def test_a_client_that_does_not_read_its_answer_holds_up_nobody() -> None:
+    limits = Limits(header_timeout=5, idle_timeout=5, write_timeout=1, workers=1)
+    with serving(limits) as server, connect(server) as stuck:
+        stuck.sendall(b"GET /big HTTP/1.1\r\n\r\n")
+        time.sleep(0.3)
+        started = time.monotonic()
+        assert get(server).startswith(b"HTTP/1.1 200 OK")  # the one worker is free
+        assert time.monotonic() - started < 0.5
+        time.sleep(1.5)
+        received = 0
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := stuck.recv(1 << 20):
+                received += len(chunk)
+        assert received < BIG, "the answer was not cut off at the write timeout"
 
 
 def test_the_longest_waiting_connection_makes_room_and_scrapes_get_in() -> None:
