@@ -103,9 +103,9 @@ def exporter(
 ) -> None:
     """Serve the quorum's health as Prometheus metrics (kraft_quorum_*) until SIGTERM or Ctrl-C.
 
-    A client has 5 s to send its whole request (TLS handshake included) and a keep-alive connection
-    30 s between requests. At most 1024 connections are open (fewer under a low ulimit -n, which keeps
-    64 descriptors aside): one more closes the one that has waited longest without a request.
+    A client has 5 s to send its whole request (TLS handshake included), 10 s to read the answer, and
+    a keep-alive connection 30 s between requests. At most 1024 connections are open (fewer under a
+    low ulimit -n, which keeps 64 descriptors aside): one more closes the one that has waited longest.
 
     \b
     Examples:
