@@ -9,9 +9,9 @@ configs, and NoOp heartbeats, in batches as a controller writes them.
 
 Figures (one line each): the log's size and records; opening the image at the end of the log;
 opening it at the middle offset; opening both in one pass (``load_images``); diffing the two; and a
-`kafka-metadata-diff` process doing all of it (start-up included), run on the same directory. With ``--runs N`` each figure is the median of N
-runs (their range in brackets); the load average before and after is printed, as the machine may be
-shared.
+`kafka-metadata-diff` process doing all of it (start-up included), run on the same directory. With
+``--runs N`` each figure is the median of N runs (their range in brackets); the load average before
+and after is printed, as the machine may be shared.
 
 Usage: python bench/bench_metadata_image.py [--megabytes 100] [--keep DIR] [--runs N]
 """
