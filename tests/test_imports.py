@@ -49,6 +49,7 @@ LAYERS: Mapping[str, Sequence[frozenset[str]]] = {
         frozenset({"registration"}),
         frozenset({"runtime"}),
         frozenset({"__main__", "testing"}),
+        frozenset({"forkserver"}),
         frozenset({""}),
     ],
     "cli": [

@@ -1,13 +1,15 @@
 """The pytest plugin run by pytest itself (``pytester``): a suite that uses the fixtures and the marker,
-shares a quorum across tests, fails (the nodes' logs in the report), is interrupted or terminated,
-and after each run no server process is left; the README's examples as written."""
+shares a quorum across tests, fails (the nodes' logs in the report), is interrupted, terminated or
+killed, and after each run no server process is left; the README's examples as written."""
 
 from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -136,6 +138,29 @@ def test_a_sigterm_to_pytest_leaves_no_process(pytester: pytest.Pytester) -> Non
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     assert "KeyboardInterrupt: SIGTERM" in result.stdout.str()
+    assert leftover(pytester.path) == []
+
+
+KILLED = '''
+import os
+import signal
+
+
+def test_killed(kraft_quorum):
+    quorum = kraft_quorum(size=3)
+    quorum.pause(2)
+    os.kill(os.getpid(), signal.SIGKILL)
+'''
+
+
+def test_a_sigkill_to_pytest_leaves_no_process(pytester: pytest.Pytester) -> None:
+    """No teardown runs: the nodes die with the pytest process (``kafka_admin_kraft_server.forkserver``)."""
+    pytester.makepyfile(test_killed=KILLED)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    assert result.ret == -signal.SIGKILL
+    deadline = time.monotonic() + 5
+    while leftover(pytester.path) and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert leftover(pytester.path) == []
 
 
