@@ -3,9 +3,12 @@ killed or cut-off leader is replaced, through ``KraftQuorum`` (what the ``kraft_
 returns) with its default settings (``FAST_ELECTIONS``).
 
 Figures (one line each, median, min and max over --runs):
-  ready        ``start_quorum(root, 3)`` as the fixture calls it: format, start three processes, wait
-               until a leader answers DescribeQuorum
-  processes    of that, until every node logged "Kafka Server started" (Python start-up and imports)
+  ready        ``start_quorum(root, 3)`` on its own: start a fork server, format, fork three nodes,
+               wait until a leader answers DescribeQuorum (the first quorum of a pytest run)
+  processes    of that, until every node logged "Kafka Server started" (the fork server's imports
+               and the nodes' start-up)
+  warm         ``start_quorum(root, 3, forkserver=...)`` with a fork server already up, as the
+               fixtures start every later quorum of a run
   kill         SIGKILL of the leader until another leader answers
   partition    ``isolate(leader)`` until another leader answers
 
@@ -22,6 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from kafka_admin_kraft_server.local import ForkServer
 from kafka_admin_kraft_server.testing.quorum import KraftQuorum, start_quorum
 
 
@@ -35,10 +39,13 @@ def started_at(quorum: KraftQuorum) -> float:
     return max(times)
 
 
-def one_run(root: Path) -> dict[str, float]:
+def one_run(root: Path, forkserver: ForkServer) -> dict[str, float]:
     figures = {}
+    began = time.monotonic()
+    start_quorum(root / "warm", 3, forkserver=forkserver).close()
+    figures["warm"] = time.monotonic() - began
     began_wall, began = time.time(), time.monotonic()
-    quorum = start_quorum(root, 3)
+    quorum = start_quorum(root / "cold", 3)
     try:
         figures["ready"] = time.monotonic() - began
         figures["processes"] = started_at(quorum) - began_wall
@@ -66,9 +73,14 @@ def main() -> None:
     args = parser.parse_args()
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
-        for index in range(args.runs):
-            runs.append(one_run(Path(tmp) / f"run-{index}"))
-    for figure in ("ready", "processes", "kill", "partition"):
+        forkserver = ForkServer(Path(tmp))
+        try:
+            start_quorum(Path(tmp) / "warm-up", 1, forkserver=forkserver).close()
+            for index in range(args.runs):
+                runs.append(one_run(Path(tmp) / f"run-{index}", forkserver))
+        finally:
+            forkserver.close()
+    for figure in ("ready", "processes", "warm", "kill", "partition"):
         values = [run[figure] for run in runs]
         print(f"{figure:10} median {statistics.median(values):.2f} s, min {min(values):.2f} s, "
               f"max {max(values):.2f} s ({', '.join(f'{v:.2f}' for v in values)})")

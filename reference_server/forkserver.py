@@ -13,10 +13,11 @@ The protocol, one line each: the parent writes a JSON request ``{"argv": [...], 
 Lifetime: no node outlives its parent, even one killed with SIGKILL.
 
 * A node asks the kernel for SIGKILL when the fork server dies (``prctl(PR_SET_PDEATHSIG)``, Linux),
-  set right after fork; the signal fires when the *thread* that forked exits, and the fork server
-  has only one. If the fork server died before that, the node's parent is already another process
-  and the node exits at once. Elsewhere the node watches a pipe whose write end only the fork server
-  holds, and kills itself at its end of file.
+  right after fork and before the fork server answers ``started`` (a node paused at once is armed
+  already); the signal fires when the *thread* that forked exits, and the fork server has only one.
+  If the fork server died before that, the node's parent is already another process and the node
+  exits at once. Elsewhere the node watches a pipe whose write end only the fork server holds, and
+  kills itself at its end of file.
 * The fork server reads its requests until end of file: its parent's end of the pipe closes when
   the parent exits, however it exits; it then kills its nodes with SIGKILL (a stopped node too) and
   leaves. With ``--pdeathsig`` (given by a parent that starts it from its main thread, as the
@@ -134,24 +135,34 @@ class ForkServer:
             self.write(f"exited {pid} {os.waitstatus_to_exitcode(status)}")
 
     def fork(self, request: dict[str, Any]) -> int:
+        """Fork a node; return its pid once it is bound to this process's life (so that a node stopped
+        or killed by a test right after its start cannot miss the fork server's death)."""
+        armed_read, armed_write = os.pipe()
         pid = os.fork()
         if pid:
+            os.close(armed_write)
+            os.read(armed_read, 1)  # the node armed its death signal, or died
+            os.close(armed_read)
             return pid
         code = 1
         try:
-            code = self.run_node(request)
+            os.close(armed_read)
+            code = self.run_node(request, armed_write)
         except BaseException:
             traceback.print_exc()
         finally:
             os._exit(code)
 
-    def run_node(self, request: dict[str, Any]) -> int:
-        """In the forked child: become the node (its files, directory, environment), run ``main``."""
+    def run_node(self, request: dict[str, Any], armed: int) -> int:
+        """In the forked child: bind its life to the fork server's (then say so on ``armed``), become
+        the node (its files, directory, environment), run ``main``."""
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         os.close(self.lifeline_write)
         die_with_parent(self.pid, self.lifeline_read)
+        os.write(armed, b"!")
+        os.close(armed)
         null = os.open(os.devnull, os.O_RDONLY)
         out = os.open(request["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         for target, source in ((0, null), (1, out), (2, out)):

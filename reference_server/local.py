@@ -10,11 +10,11 @@ levels) everywhere, plus, for a dynamic quorum (``--initial-controllers``), the 
 ``controller.quorum.voters`` in its properties instead. ``close`` kills whatever is still running.
 Used by the demo, the integration tests and the benchmarks.
 
-Nodes are forked by one fork server per quorum (``kafka_admin_kraft_server.forkserver``, started with
-the first node), which has imported the server once: a node is up in milliseconds instead of the half
-second of CPU an interpreter takes to import the server. Each node is still a process of its own
-(``LocalNode.process.pid``) that a test signals as any other, and none outlives the process that
-started the quorum, even one killed with SIGKILL (see ``forkserver``).
+Nodes are forked by a fork server (``kafka_admin_kraft_server.forkserver``: the quorum's own, started
+with the first node, or ``shared_forkserver``), which has imported the server once: a node is up in
+milliseconds instead of the half second of CPU an interpreter takes to import the server. Each node
+is still a process of its own (``LocalNode.process.pid``) that a test signals as any other, and none
+outlives the process that started the quorum, even one killed with SIGKILL (see ``forkserver``).
 """
 
 from __future__ import annotations
@@ -293,6 +293,9 @@ class LocalQuorum:
     format_release_version: str | None = None
     """The line whose ``kafka-storage format`` levels every node is formatted with (as for a quorum of
     mixed lines, formatted at a level the oldest knows); None: each node's own line."""
+    shared_forkserver: ForkServer | None = field(default=None, repr=False)
+    """A fork server to fork the nodes from, which ``close`` leaves running (one a pytest session
+    shares between its quorums); None: the first ``start`` starts one of the quorum's own."""
     forkserver: ForkServer | None = field(default=None, init=False, repr=False)
     """What forks the nodes, from the first ``start`` to ``close``."""
 
@@ -399,7 +402,7 @@ class LocalQuorum:
             node.line = check_line(line)
         node.log_path.parent.mkdir(parents=True, exist_ok=True)
         if self.forkserver is None:
-            self.forkserver = ForkServer(self.root)
+            self.forkserver = self.shared_forkserver or ForkServer(self.root)
         node.process = self.forkserver.spawn(server_args(node.config_path, *extra, line=node.line),
                                              self.root, node.log_path)
         node.starts += 1
@@ -429,9 +432,9 @@ class LocalQuorum:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     node.process.wait(10)
             node.process = None
-        if self.forkserver is not None:
+        if self.forkserver is not None and self.forkserver is not self.shared_forkserver:
             self.forkserver.close()
-            self.forkserver = None
+        self.forkserver = None
 
     def wipe_partition(self, node_id: int) -> None:
         """Remove ``__cluster_metadata-0`` (meta.properties and bootstrap.checkpoint stay)."""

@@ -16,6 +16,9 @@ and the server's modules load when a test first asks for a quorum, so other test
 * Every process is killed at teardown, after a failed test, after an interrupt (the session's
   teardown, then ``pytest_unconfigure`` and ``atexit`` for whatever is left); once a quorum was
   made, a SIGTERM to pytest interrupts it as Ctrl-C does (unless the run set a handler of its own).
+  The nodes of every quorum of a run are forked by one fork server (``kafka_admin_kraft_server.
+  forkserver``, under the run's temporary directory), which has imported the server once; they die
+  with pytest even when nothing of it runs any more (a SIGKILL).
 * When a test fails, each node's log since the test started is attached to its report as a section
   ``kraft_quorum node <id> log``.
 """
@@ -32,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 if TYPE_CHECKING:
+    from ..local import ForkServer
     from .quorum import KraftQuorum
 
 MARKER: Final = "kraft_quorum"
@@ -40,6 +44,9 @@ SCOPES: Final = {"function": "kraft_quorum", "module": "kraft_quorum_module",
 
 _open: pytest.StashKey[list[KraftQuorum]] = pytest.StashKey()
 """Per pytest run (its config): every quorum made and not closed yet, oldest first."""
+_forkserver: pytest.StashKey[ForkServer] = pytest.StashKey()
+"""Per pytest run: what forks the nodes of all its quorums, started with the first (it imports the
+server once for the run, so later quorums start in a fraction of a second)."""
 _log_offsets: pytest.StashKey[dict[int, dict[int, int]]] = pytest.StashKey()
 """Per test item: id(quorum) -> each node's log size when the test started."""
 _Report = pytest.TestReport
@@ -57,6 +64,14 @@ def _opened(config: pytest.Config) -> list[KraftQuorum]:
                     and threading.current_thread() is threading.main_thread()):
                 signal.signal(signal.SIGTERM, _terminated)
     return config.stash[_open]
+
+
+def _forkserver_of(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> ForkServer:
+    if _forkserver not in config.stash:
+        from ..local import ForkServer
+
+        config.stash[_forkserver] = ForkServer(tmp_path_factory.getbasetemp())
+    return config.stash[_forkserver]
 
 
 def _terminated(signum: int, frame: object) -> None:
@@ -78,8 +93,9 @@ def _close_everywhere() -> None:
 class QuorumFactory:
     """Makes quorums under pytest's temporary directory; ``close`` kills them all."""
 
-    def __init__(self, tmp_path_factory: pytest.TempPathFactory, scope: str,
+    def __init__(self, config: pytest.Config, tmp_path_factory: pytest.TempPathFactory, scope: str,
                  opened: list[KraftQuorum]) -> None:
+        self._config = config
         self._tmp = tmp_path_factory
         self._opened = opened
         self._scope = scope
@@ -90,7 +106,7 @@ class QuorumFactory:
         from .quorum import start_quorum
 
         root = self._tmp.mktemp(f"kraft-quorum-{self._scope}", numbered=True)
-        quorum = start_quorum(root, size, **options)
+        quorum = start_quorum(root, size, forkserver=_forkserver_of(self._config, self._tmp), **options)
         self._made.append(quorum)
         self._opened.append(quorum)
         return quorum
@@ -115,7 +131,8 @@ class QuorumFactory:
 
 
 def _factory(request: pytest.FixtureRequest, scope: str) -> Iterator[QuorumFactory]:
-    factory = QuorumFactory(request.getfixturevalue("tmp_path_factory"), scope, _opened(request.config))
+    factory = QuorumFactory(request.config, request.getfixturevalue("tmp_path_factory"), scope,
+                            _opened(request.config))
     try:
         yield factory
     finally:
@@ -167,6 +184,8 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     if _open in config.stash:
         _close(config.stash[_open])
+    if _forkserver in config.stash:
+        config.stash[_forkserver].close()
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

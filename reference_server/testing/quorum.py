@@ -41,7 +41,7 @@ from kafka_admin_kraft.models import QuorumInfo
 from kafka_admin_kraft.protocol.primitives import Uuid
 
 from ..faults import write_faults
-from ..local import HOST, LocalNode, LocalQuorum, free_ports
+from ..local import HOST, ForkServer, LocalNode, LocalQuorum, free_ports
 from .pki import make_certificates
 from .security import ADMIN_USER, QuorumSecurity, security_of
 
@@ -137,7 +137,8 @@ class KraftQuorum:
 
     def __init__(self, root: Path, size: int = 3, *, dynamic: bool = True, brokers: int = 0,
                  security: str | QuorumSecurity | None = None, release_version: str | None = None,
-                 lines: Mapping[int, str] | None = None, properties: Mapping[str, str] | None = None) -> None:
+                 lines: Mapping[int, str] | None = None, properties: Mapping[str, str] | None = None,
+                 forkserver: ForkServer | None = None) -> None:
         if size < 1:
             raise ValueError(f"a quorum needs at least one controller, not size={size}")
         if brokers < 0:
@@ -145,19 +146,28 @@ class KraftQuorum:
         self.root = root
         self.security = security_of(security)
         self.truststore: Path | None = None
-        keystore = None
-        if self.security.tls:
-            certificates = make_certificates(root / "pki")
-            self.truststore, keystore = certificates.truststore, certificates.keystore
-        settings = {**FAST_ELECTIONS, **self.security.server_properties(self.truststore, keystore),
-                    **(properties or {})}
-        options: dict[str, Any] = {"lines": dict(lines or {})}
-        if release_version is not None:
-            options["release_version"] = release_version
-        self.local = LocalQuorum(root, size, dynamic=dynamic, properties=settings, **options)
-        self.local.format()
-        for index in range(brokers):
-            self.local.add_broker(FIRST_BROKER_ID + index)
+        # The quorum's own fork server starts first: it imports the server while this process makes
+        # the certificates and formats the directories.
+        self._own_forkserver = ForkServer(root) if forkserver is None else None
+        try:
+            keystore = None
+            if self.security.tls:
+                certificates = make_certificates(root / "pki")
+                self.truststore, keystore = certificates.truststore, certificates.keystore
+            settings = {**FAST_ELECTIONS, **self.security.server_properties(self.truststore, keystore),
+                        **(properties or {})}
+            options: dict[str, Any] = {"lines": dict(lines or {})}
+            if release_version is not None:
+                options["release_version"] = release_version
+            self.local = LocalQuorum(root, size, dynamic=dynamic, properties=settings,
+                                     shared_forkserver=forkserver or self._own_forkserver, **options)
+            self.local.format()
+            for index in range(brokers):
+                self.local.add_broker(FIRST_BROKER_ID + index)
+        except BaseException:
+            if self._own_forkserver is not None:
+                self._own_forkserver.close()
+            raise
         self._paused: set[int] = set()
         self._cut: dict[int, set[int]] = {}
         self._full: set[int] = set()
@@ -497,6 +507,8 @@ class KraftQuorum:
         self._admins.clear()
         self._paused.clear()
         self.local.close()
+        if self._own_forkserver is not None:
+            self._own_forkserver.close()
 
     def __enter__(self) -> KraftQuorum:
         return self

@@ -1,6 +1,7 @@
 """Nodes forked by the fork server die with the process that started the quorum, however it dies (a
 SIGKILL too, with a node stopped by SIGSTOP), and not when only the thread that started them ends; a
-node whose parent has already gone exits; the pipe fallback kills at end of file."""
+fork server shared by quorums outlives each; a node whose parent has already gone exits; the pipe
+fallback kills at end of file."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from kafka_admin_kraft_server.local import LocalQuorum
+from kafka_admin_kraft_server.local import ForkServer, LocalQuorum
 
 
 def alive(pid: int) -> bool:
@@ -37,7 +38,7 @@ def until(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
 PARENT = '''
 import os, signal, sys, time
 from pathlib import Path
-from kafka_admin_kraft_server.local import LocalQuorum
+from kafka_admin_kraft_server.local import ForkServer, LocalQuorum
 
 quorum = LocalQuorum(Path(sys.argv[1]), 3).format().start_all()
 os.kill(quorum.nodes[2].process.pid, signal.SIGSTOP)
@@ -93,6 +94,21 @@ def test_nodes_die_with_a_killed_fork_server(tmp_path: Path) -> None:
         assert [p.wait(5) for p in processes if p is not None] == [-signal.SIGKILL] * 2
     finally:
         quorum.close()
+
+
+def test_a_shared_fork_server_outlives_the_quorums_that_used_it(tmp_path: Path) -> None:
+    shared = ForkServer(tmp_path)
+    try:
+        first = LocalQuorum(tmp_path / "a", 1, shared_forkserver=shared).format().start_all()
+        process = first.nodes[1].process
+        first.close()
+        assert process is not None and process.poll() == -signal.SIGKILL and shared.process.poll() is None
+        second = LocalQuorum(tmp_path / "b", 1, shared_forkserver=shared).format().start_all()
+        assert second.forkserver is shared and second.nodes[1].running
+        second.close()
+    finally:
+        shared.close()
+    assert shared.process.returncode == 0
 
 
 def run_python(code: str, *args: str, **options: object) -> subprocess.CompletedProcess[str]:

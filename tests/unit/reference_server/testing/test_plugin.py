@@ -60,6 +60,7 @@ def test_own_module_fixture(shared):
 @pytest.mark.kraft_quorum(1, scope="module")
 def test_shared_a(quorum, shared):
     assert quorum is not shared  # one quorum per set of options, not per factory
+    assert quorum.local.forkserver is shared.local.forkserver  # one fork server per run
     pytest.first_cluster = quorum.cluster_id
     quorum.kill(1)
 
