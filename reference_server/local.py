@@ -162,17 +162,21 @@ class ForkServer:
         """The reader thread: what the fork server writes, until it exits."""
         stdout = self.process.stdout
         assert stdout is not None
-        for line in stdout:
-            word, pid, *code = line.decode().split()
+        try:
+            for line in stdout:
+                match line.split():
+                    case [b"started", pid]:
+                        with self._changed:
+                            self._started.append(int(pid))
+                            self._changed.notify_all()
+                    case [b"exited", pid, code]:
+                        with self._changed:
+                            self._exits[int(pid)] = int(code)
+                            self._changed.notify_all()
+        finally:
             with self._changed:
-                if word == "started":
-                    self._started.append(int(pid))
-                else:
-                    self._exits[int(pid)] = int(code[0])
+                self._gone = True
                 self._changed.notify_all()
-        with self._changed:
-            self._gone = True
-            self._changed.notify_all()
 
     def close(self) -> None:
         """End the fork server; it kills the nodes still running."""

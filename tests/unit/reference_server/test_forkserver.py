@@ -1,7 +1,7 @@
 """Nodes forked by the fork server die with the process that started the quorum, however it dies (a
 SIGKILL too, with a node stopped by SIGSTOP), and not when only the thread that started them ends; a
-fork server shared by quorums outlives each; a node whose parent has already gone exits; the pipe
-fallback kills at end of file."""
+fork server shared by quorums outlives each; a node's exit status and a dead fork server are
+reported; a node whose parent has already gone exits; the pipe fallback kills at end of file."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from kafka_admin_kraft_server.local import ForkServer, LocalQuorum
 
@@ -109,6 +111,27 @@ def test_a_shared_fork_server_outlives_the_quorums_that_used_it(tmp_path: Path) 
     finally:
         shared.close()
     assert shared.process.returncode == 0
+
+
+def test_a_node_that_refuses_to_start_exits_with_its_status_and_message(tmp_path: Path) -> None:
+    quorum = LocalQuorum(tmp_path, 1)
+    quorum.write_config(quorum.nodes[1])  # not formatted
+    try:
+        process = quorum.start(1).process
+        assert process is not None and process.wait(30) == 1
+        assert "Exiting Kafka due to fatal exception during startup: No readable meta.properties files " \
+               "found." in quorum.nodes[1].output()
+    finally:
+        quorum.close()
+
+
+def test_a_fork_server_that_died_is_reported_not_awaited(tmp_path: Path) -> None:
+    server = ForkServer(tmp_path)
+    server.process.kill()
+    server.process.wait(10)
+    with pytest.raises(RuntimeError, match="the fork server exited"):
+        server.spawn(["--config", str(tmp_path / "missing")], tmp_path, tmp_path / "server.log")
+    server.close()
 
 
 def run_python(code: str, *args: str, **options: object) -> subprocess.CompletedProcess[str]:
