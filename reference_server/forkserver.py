@@ -81,7 +81,7 @@ def die_with_parent(parent: int, lifeline: int) -> None:
         os._exit(1)
 
 
-class ForkServer:
+class NodeForker:
     """The fork server's loop: requests on fd 0, answers and exits on fd 1."""
 
     def __init__(self) -> None:
@@ -198,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         set_pdeathsig(signal.SIGKILL)
     if os.getppid() != args.parent:
         return 1
-    ForkServer().serve()
+    NodeForker().serve()
     return 0
 
 
