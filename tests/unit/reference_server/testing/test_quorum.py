@@ -8,6 +8,8 @@ import errno
 
 import pytest
 
+from kafka_admin_kraft.errors import VoterChangeRefusedError
+from kafka_admin_kraft.protocol.exceptions import KafkaApiError
 from kafka_admin_kraft_server.testing.plugin import QuorumFactory
 from kafka_admin_kraft_server.testing.quorum import KraftQuorum, QuorumTimeout
 
@@ -87,8 +89,16 @@ def test_a_replaced_disk_is_swapped_into_the_voter_set(quorum: KraftQuorum) -> N
     assert new != old and quorum.node(replaced).directory_id == new
     assert (quorum.node(replaced).metadata_dir / "meta.properties").read_text().count(str(new)) == 1
 
-    result = quorum.admin.replace_controller(replaced, new)
-    assert result.changed
+    def swapped() -> bool:
+        """The swap, once the quorum allows it: the node is back within a second, while its old
+        directory still counts as a healthy voter, and removing a healthy voter waits until every
+        other voter is healthy too; an addition the leader is not ready for is resumed by the next try."""
+        try:
+            return quorum.admin.replace_controller(replaced, new).changed
+        except (VoterChangeRefusedError, KafkaApiError):
+            return False
+
+    quorum.wait_until(swapped, 30, f"node {replaced} to swap its directory")
     info = quorum.wait_for_voters(quorum.controller_ids)
     assert (replaced, new) in {(v.replica_id, v.replica_directory_id) for v in info.voters}
 
