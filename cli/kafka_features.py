@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import click
 
@@ -30,7 +30,11 @@ from .admin_options import (
 
 if TYPE_CHECKING:
     from kafka_admin_kraft.admin import Admin
+    from kafka_admin_kraft.client.answers import FeaturesAnswer
     from kafka_admin_kraft.models import FeatureMetadata
+
+Features: TypeAlias = "FeatureMetadata | FeaturesAnswer"
+"""What describe prints: the SDK's model, or the plain answer the command reads (no pydantic)."""
 
 EXACT_ONLY = ["--output"]
 """Options Kafka's tool lacks: never matched by prefix, so they cannot make an abbreviation ambiguous."""
@@ -86,12 +90,12 @@ def _level_text(feature: str, level: int) -> str:
     return known.release if known is not None else f"UNKNOWN {level}"
 
 
-def _finalized(metadata: FeatureMetadata, name: str) -> int:
+def _finalized(metadata: Features, name: str) -> int:
     finalized = metadata.finalized_features.get(name)
     return finalized.max_version_level if finalized is not None else 0
 
 
-def describe_text(metadata: FeatureMetadata) -> str:
+def describe_text(metadata: Features) -> str:
     """One TAB-separated line per supported feature, sorted by name; metadata.version levels as
     release strings, an unknown epoch as `-`."""
     epoch = "-" if metadata.finalized_features_epoch is None else str(metadata.finalized_features_epoch)
@@ -108,7 +112,7 @@ def describe_text(metadata: FeatureMetadata) -> str:
     return "".join(lines)
 
 
-def describe_json(metadata: FeatureMetadata) -> dict[str, Any]:
+def describe_json(metadata: Features) -> dict[str, Any]:
     """Numeric levels throughout (metadata.version too); `epoch` null when unknown."""
     return {
         "features": [
@@ -143,8 +147,10 @@ def describe(ctx: click.Context, node_id: int | None, output_format: str) -> Non
     with _connect(ctx) as admin:
         if node_id is not None and node_id < 0:
             output.fail(f"Invalid node id {node_id}: must be non-negative.")
+        from kafka_admin_kraft.client.operations.describe_features import describe_features_answer
+
         with reported_errors():
-            metadata = admin.describe_features(node_id=node_id)
+            metadata = admin.run(lambda core: describe_features_answer(core, node_id=node_id))
     if output_format == "json":
         output.write_json(describe_json(metadata))
     else:

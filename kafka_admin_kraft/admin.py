@@ -418,6 +418,13 @@ class Admin(_Base):
             self._check_open()
             return run_sync(operation, self._transport)
 
+    def run(self, operation: Callable[[AdminCore], Op[T]]) -> T:
+        """Run a sans-I/O operation of ``kafka_admin_kraft.client.operations`` on this client's
+        connections, as the methods do once they have checked their arguments (which this leaves to the
+        caller). The tools read through it the plain answers of ``describe_quorum_answer`` and the like
+        (``kafka_admin_kraft.client.answers``), which they print without importing pydantic."""
+        return self._run(operation(self._core))
+
     def describe_metadata_quorum(self, *, timeout: float | None = None) -> QuorumInfo:
         """The quorum as its leader reports it: leader, epoch, high watermark, voters, committed
         voters (DescribeQuorum v3 servers only, else None), observers and voters' endpoints.
@@ -699,6 +706,10 @@ class AsyncAdmin(_Base):
         async with self._lock:
             self._check_open()
             return await run_async(operation, self._transport)
+
+    async def run(self, operation: Callable[[AdminCore], Op[T]]) -> T:
+        """See :meth:`Admin.run`."""
+        return await self._run(operation(self._core))
 
     async def describe_metadata_quorum(self, *, timeout: float | None = None) -> QuorumInfo:
         """See :meth:`Admin.describe_metadata_quorum`."""

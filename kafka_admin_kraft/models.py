@@ -21,6 +21,7 @@ from kafka_admin_kraft.values import (
     UpgradeType,
     directory_id,
     endpoint_fields,
+    endpoint_text,
     feature_update_fields,
 )
 
@@ -79,8 +80,7 @@ class Endpoint(_Frozen):
         BaseModel.__init__(self, listener=listener, host=host, port=port)
 
     def __str__(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{self.listener}://{host}:{self.port}"
+        return endpoint_text(self.listener, self.host, self.port)
 
 
 RaftVoterEndpoint = Endpoint

@@ -116,6 +116,11 @@ def endpoint_fields(
     return listener, host, integer(port, f"{where} port", PORT, low=1, high=65535)
 
 
+def endpoint_text(listener: str, host: str, port: int) -> str:
+    """``LISTENER://host:port``, an IPv6 host in brackets, as Kafka prints a ``RaftVoterEndpoint``."""
+    return f"{listener}://[{host}]:{port}" if ":" in host else f"{listener}://{host}:{port}"
+
+
 # ---------------------------------------------------------------------- features
 
 

@@ -48,11 +48,14 @@ def describe(
             output.fail("Only one of --status or --replication should be specified with describe sub-command")
         if status and human_readable:
             output.fail("The option --human-readable is only supported along with --replication")
+        from kafka_admin_kraft.client.operations.describe_cluster import describe_cluster_answer
+        from kafka_admin_kraft.client.operations.describe_metadata_quorum import describe_quorum_answer
+
         from . import describe_text
 
         with reported_errors():
-            cluster_id = admin.describe_cluster().cluster_id if status else ""
-            quorum = admin.describe_metadata_quorum()
+            cluster_id = admin.run(describe_cluster_answer).cluster_id if status else ""
+            quorum = admin.run(describe_quorum_answer)
         try:
             if status:
                 if output_format == "json":

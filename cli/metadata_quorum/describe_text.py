@@ -1,4 +1,5 @@
-"""What `kafka-metadata-quorum describe` prints, as pure functions of a `QuorumInfo`.
+"""What `kafka-metadata-quorum describe` prints, as pure functions of a `QuorumInfo` or of the plain
+answer the command reads (`QuorumAnswer`, the same fields without pydantic).
 
 Kept apart from the click app so that the golden tests can pin every byte without a server, and so
 that the text and the JSON document are computed from the same numbers.
@@ -7,10 +8,16 @@ that the text and the JSON document are computed from the same numbers.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from kafka_admin_kraft.models import QuorumInfo, ReplicaState
 from kafka_admin_kraft.protocol.primitives import ZERO_UUID
+
+if TYPE_CHECKING:
+    from kafka_admin_kraft.client.answers import QuorumAnswer, ReplicaAnswer
+    from kafka_admin_kraft.models import QuorumInfo, ReplicaState
+
+Quorum: TypeAlias = "QuorumInfo | QuorumAnswer"
+Replica: TypeAlias = "ReplicaState | ReplicaAnswer"
 
 LABEL_WIDTH = 24
 REPLICATION_HEADER = (
@@ -41,23 +48,24 @@ class ClockDriftError(ValueError):
         )
 
 
-def _leader(quorum: QuorumInfo) -> ReplicaState:
+def _leader(quorum: Quorum) -> Replica:
     for voter in quorum.voters:
         if voter.replica_id == quorum.leader_id:
             return voter
     raise LeaderNotAVoterError()
 
 
-def _endpoints(quorum: QuorumInfo, replica: ReplicaState) -> list[str]:
+def _endpoints(quorum: Quorum, replica: Replica) -> list[str]:
     node = quorum.nodes.get(replica.replica_id)
     return [str(endpoint) for endpoint in node.endpoints] if node is not None else []
 
 
-def max_follower_lag(quorum: QuorumInfo) -> tuple[int, int]:
+def max_follower_lag(quorum: Quorum) -> tuple[int, int]:
     """(MaxFollowerLag, MaxFollowerLagTimeMs): measured against the voter with the smallest log end
     offset (the first one on a tie), the leader included, so a single voter shows (0, 0)."""
     leader = _leader(quorum)
-    slowest = min(quorum.voters, key=lambda voter: voter.log_end_offset)
+    voters: Sequence[Replica] = quorum.voters
+    slowest = min(voters, key=lambda voter: voter.log_end_offset)
     lag = leader.log_end_offset - slowest.log_end_offset
     if slowest.replica_id == quorum.leader_id:
         return lag, 0
@@ -66,7 +74,7 @@ def max_follower_lag(quorum: QuorumInfo) -> tuple[int, int]:
     return lag, leader.last_caught_up_timestamp - slowest.last_caught_up_timestamp
 
 
-def _node_text(quorum: QuorumInfo, replica: ReplicaState) -> str:
+def _node_text(quorum: Quorum, replica: Replica) -> str:
     text = f'{{"id": {replica.replica_id}'
     if replica.replica_directory_id != ZERO_UUID:
         text += f', "directoryId": "{replica.replica_directory_id}"'
@@ -76,7 +84,7 @@ def _node_text(quorum: QuorumInfo, replica: ReplicaState) -> str:
     return text + "}"
 
 
-def _nodes_text(quorum: QuorumInfo, replicas: Sequence[ReplicaState]) -> str:
+def _nodes_text(quorum: Quorum, replicas: Sequence[Replica]) -> str:
     return "[" + ", ".join(_node_text(quorum, replica) for replica in replicas) + "]"
 
 
@@ -84,7 +92,7 @@ def _line(label: str, value: object) -> str:
     return f"{label + ':':<{LABEL_WIDTH}}{value}\n"
 
 
-def status_text(cluster_id: str, quorum: QuorumInfo) -> str:
+def status_text(cluster_id: str, quorum: Quorum) -> str:
     """`describe --status`: eight labelled lines, plus `CommittedVoters:` after `CurrentVoters:` when
     the server answered DescribeQuorum v3 (Kafka itself never prints that line)."""
     lag, lag_ms = max_follower_lag(quorum)
@@ -102,7 +110,7 @@ def status_text(cluster_id: str, quorum: QuorumInfo) -> str:
     return text + _line("CurrentObservers", _nodes_text(quorum, quorum.observers))
 
 
-def _node_json(quorum: QuorumInfo, replica: ReplicaState) -> dict[str, Any]:
+def _node_json(quorum: Quorum, replica: Replica) -> dict[str, Any]:
     directory = replica.replica_directory_id
     return {
         "id": replica.replica_id,
@@ -111,7 +119,7 @@ def _node_json(quorum: QuorumInfo, replica: ReplicaState) -> dict[str, Any]:
     }
 
 
-def status_json(cluster_id: str, quorum: QuorumInfo) -> dict[str, Any]:
+def status_json(cluster_id: str, quorum: Quorum) -> dict[str, Any]:
     """`describe --status --output json`: the same facts with numbers as numbers."""
     lag, lag_ms = max_follower_lag(quorum)
     committed = quorum.committed_voters
@@ -128,7 +136,7 @@ def status_json(cluster_id: str, quorum: QuorumInfo) -> dict[str, Any]:
     }
 
 
-def replication_rows(quorum: QuorumInfo) -> list[tuple[ReplicaState, str]]:
+def replication_rows(quorum: Quorum) -> list[tuple[Replica, str]]:
     """Leader first, then the other voters, then the observers, each in response order."""
     leader = _leader(quorum)
     rows = [(leader, "Leader")]
@@ -147,7 +155,7 @@ def _timestamp_cell(timestamp: int | None, now_ms: int | None, what: str) -> str
     return f"{now_ms - timestamp} ms ago"
 
 
-def replication_text(quorum: QuorumInfo, now_ms: int | None = None) -> str:
+def replication_text(quorum: Quorum, now_ms: int | None = None) -> str:
     """`describe --replication`: every cell padded to its column's width and followed by a TAB (the
     last one too). With `now_ms` (`--human-readable`), known timestamps become `<n> ms ago`."""
     leader_offset = _leader(quorum).log_end_offset
@@ -172,7 +180,7 @@ def replication_text(quorum: QuorumInfo, now_ms: int | None = None) -> str:
                    for row in table)
 
 
-def replication_json(quorum: QuorumInfo) -> dict[str, Any]:
+def replication_json(quorum: Quorum) -> dict[str, Any]:
     """`describe --replication --output json`: raw epoch-millisecond timestamps (null when unknown),
     whatever `--human-readable` says, so that scripts compute ages against their own clock."""
     leader_offset = _leader(quorum).log_end_offset

@@ -23,7 +23,23 @@ def test_closed_client_refuses_calls() -> None:
         a.describe_metadata_quorum()
 
 
+def test_run_drives_an_operation_on_the_clients_connections_and_refuses_once_closed() -> None:
+    from kafka_admin_kraft.client.operations.describe_metadata_quorum import describe_quorum_answer
+
+    net = FakeNetwork(3, leader=2)
+    a = admin(net)
+    assert a.run(describe_quorum_answer).leader_id == 2
+    asked = len(net.requests)
+    assert a.run(describe_quorum_answer).leader_epoch == 7
+    assert [api for _, api, _, _ in net.requests[asked:]] == ["DescribeQuorum"]  # the same connection
+    a.close()
+    with pytest.raises(Exception, match="closed"):
+        a.run(describe_quorum_answer)
+
+
 def test_async_admin_runs_the_same_operations() -> None:
+    from kafka_admin_kraft.client.operations.describe_metadata_quorum import describe_quorum_answer
+
     net = FakeNetwork(3, leader=2)
 
     async def main() -> None:
@@ -34,6 +50,7 @@ def test_async_admin_runs_the_same_operations() -> None:
                 a.describe_metadata_quorum(), a.describe_cluster(), a.describe_features()
             )
             assert quorum.leader_id == 2 and cluster.controller is not None and features.finalized_features
+            assert (await a.run(describe_quorum_answer)).leader_id == 2
             await a.add_raft_voter(4, Uuid.random(), [Endpoint(listener="CONTROLLER", host="h", port=1)])
             await a.remove_raft_voter(3, Uuid.random())
             assert (await a.update_features({"metadata.version": 29}))["metadata.version"].ok

@@ -8,11 +8,15 @@ the highest version both sides speak, an error answer raised with the node named
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kafka_admin_kraft.client.core import API_VERSIONS_MAX, AdminCore, Connection, Op
 from kafka_admin_kraft.errors import error_for_code
-from kafka_admin_kraft.models import ApiVersionRange, NodeApiVersions
 from kafka_admin_kraft.protocol import messages
 from kafka_admin_kraft.protocol.api_keys import ApiKey
+
+if TYPE_CHECKING:
+    from kafka_admin_kraft.models import NodeApiVersions
 
 OPERATION = "api_versions"
 
@@ -30,6 +34,10 @@ def exchange(
 
 
 def api_versions(core: AdminCore, node_id: int, timeout: float | None = None) -> Op[NodeApiVersions]:
+    # Imported here: describe_features shares this module's exchange, and the tools print its answer
+    # without the models.
+    from kafka_admin_kraft.models import ApiVersionRange, NodeApiVersions
+
     def attempt(deadline: float) -> Op[NodeApiVersions]:
         conn = yield from core.node(node_id, OPERATION, deadline)
         response = yield from exchange(core, conn, OPERATION, deadline)

@@ -9,19 +9,22 @@ the deadline, like Kafka's Admin client.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from kafka_admin_kraft.client.answers import EndpointAnswer, NodeAnswer, QuorumAnswer, ReplicaAnswer
 from kafka_admin_kraft.client.core import AdminCore, Op
 from kafka_admin_kraft.errors import error_for_code
-from kafka_admin_kraft.models import Endpoint, Node, QuorumInfo, ReplicaState
 from kafka_admin_kraft.protocol import messages
+
+if TYPE_CHECKING:
+    from kafka_admin_kraft.models import QuorumInfo
 
 OPERATION = "describe_metadata_quorum"
 METADATA_TOPIC = "__cluster_metadata"
 
 
-def _replica(state: Any) -> ReplicaState:
-    return ReplicaState(
+def _replica(state: Any) -> ReplicaAnswer:
+    return ReplicaAnswer(
         replica_id=state.replica_id,
         replica_directory_id=state.replica_directory_id,
         log_end_offset=state.log_end_offset,
@@ -32,9 +35,8 @@ def _replica(state: Any) -> ReplicaState:
     )
 
 
-def to_quorum_info(response: messages.DescribeQuorumResponse, version: int, node: str) -> QuorumInfo:
-    """The QuorumInfo in a response, or the error it carries. Endpoints are taken as the leader reports
-    them: the checks of caller-built endpoints are not the place to refuse a server's answer."""
+def to_quorum_answer(response: messages.DescribeQuorumResponse, version: int, node: str) -> QuorumAnswer:
+    """The quorum in a response, or the error it carries."""
     if response.error_code:
         raise error_for_code(response.error_code, response.error_message).in_context(OPERATION, node)
     topics = response.topics
@@ -50,7 +52,7 @@ def to_quorum_info(response: messages.DescribeQuorumResponse, version: int, node
     partition = topics[0].partitions[0]
     if partition.error_code:
         raise error_for_code(partition.error_code, partition.error_message).in_context(OPERATION, node)
-    return QuorumInfo(
+    return QuorumAnswer(
         leader_id=partition.leader_id,
         leader_epoch=partition.leader_epoch,
         high_watermark=partition.high_watermark,
@@ -58,10 +60,10 @@ def to_quorum_info(response: messages.DescribeQuorumResponse, version: int, node
         committed_voters=tuple(_replica(v) for v in partition.committed_voters) if version >= 3 else None,
         observers=tuple(_replica(v) for v in partition.observers),
         nodes={
-            n.node_id: Node(
+            n.node_id: NodeAnswer(
                 node_id=n.node_id,
                 endpoints=tuple(
-                    Endpoint.model_construct(listener=e.name, host=e.host, port=e.port) for e in n.listeners
+                    EndpointAnswer(listener=e.name, host=e.host, port=e.port) for e in n.listeners
                 ),
             )
             for n in response.nodes
@@ -70,16 +72,35 @@ def to_quorum_info(response: messages.DescribeQuorumResponse, version: int, node
     )
 
 
+def quorum_info(answer: QuorumAnswer) -> QuorumInfo:
+    """The result model of an answer. Endpoints are taken as the leader reports them: the checks of
+    caller-built endpoints (``Endpoint.__init__``) are not the place to refuse a server's answer."""
+    from kafka_admin_kraft.models import QuorumInfo
+
+    return QuorumInfo.model_validate(answer, from_attributes=True)
+
+
+def to_quorum_info(response: messages.DescribeQuorumResponse, version: int, node: str) -> QuorumInfo:
+    """The QuorumInfo in a response, or the error it carries."""
+    return quorum_info(to_quorum_answer(response, version, node))
+
+
 def request() -> messages.DescribeQuorumRequest:
     q = messages.DescribeQuorumRequest
     return q(topics=[q.TopicData(topic_name=METADATA_TOPIC, partitions=[q.PartitionData(partition_index=0)])])
 
 
-def describe_metadata_quorum(core: AdminCore, timeout: float | None = None) -> Op[QuorumInfo]:
-    def attempt(deadline: float) -> Op[QuorumInfo]:
+def describe_quorum_answer(core: AdminCore, timeout: float | None = None) -> Op[QuorumAnswer]:
+    """The operation, its answer left plain (what the tools print)."""
+
+    def attempt(deadline: float) -> Op[QuorumAnswer]:
         conn = yield from core.target(deadline)
         version = core.choose_version(conn, messages.DescribeQuorumRequest, OPERATION)
         response = yield from core.request(conn, request(), version, deadline)
-        return to_quorum_info(response, version, conn.label)
+        return to_quorum_answer(response, version, conn.label)
 
     return (yield from core.call(OPERATION, attempt, timeout))
+
+
+def describe_metadata_quorum(core: AdminCore, timeout: float | None = None) -> Op[QuorumInfo]:
+    return quorum_info((yield from describe_quorum_answer(core, timeout)))

@@ -69,3 +69,16 @@ def test_describe_cluster_fenced_brokers_are_refused_with_bootstrap_controllers(
     with admin(net) as a, pytest.raises(TypeError, match="include_fenced_brokers must be True or False"):
         a.describe_cluster(include_fenced_brokers=1)  # type: ignore[arg-type]
     assert net.requests == []
+
+
+def test_the_plain_answer_holds_what_the_cluster_description_holds() -> None:
+    from kafka_admin_kraft.client.answers import ClusterAnswer
+    from kafka_admin_kraft.client.operations.describe_cluster import describe_cluster_answer
+    from kafka_admin_kraft.models import ClusterDescription
+
+    net = FakeNetwork(3, leader=3)
+    with admin(net) as a:
+        answer = a.run(describe_cluster_answer)
+        cluster = a.describe_cluster()
+    assert isinstance(answer, ClusterAnswer) and answer.cluster_id == "MkU3OEVBNTcwNTJENDM2Qg"
+    assert ClusterDescription.model_validate(answer, from_attributes=True) == cluster

@@ -72,3 +72,16 @@ def test_describe_features_of_an_unknown_node_is_refused_at_once_naming_the_node
         a.describe_features(node_id=9, timeout=60)
     assert time.monotonic() - started < 10
     assert not [n for n, api, _, _ in net.requests if n == 9]
+
+
+def test_the_plain_answer_holds_what_the_feature_metadata_holds() -> None:
+    from kafka_admin_kraft.client.answers import FeaturesAnswer
+    from kafka_admin_kraft.client.operations.describe_features import describe_features_answer
+    from kafka_admin_kraft.models import FeatureMetadata
+
+    net = FakeNetwork(3, leader=2)
+    with admin(net) as a:
+        answer = a.run(lambda core: describe_features_answer(core, node_id=3))
+        features = a.describe_features(node_id=3)
+    assert isinstance(answer, FeaturesAnswer) and answer.finalized_features_epoch == 42
+    assert FeatureMetadata.model_validate(answer, from_attributes=True) == features

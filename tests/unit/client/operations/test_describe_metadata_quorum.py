@@ -64,3 +64,21 @@ def test_a_response_without_the_metadata_partition_is_an_unknown_server_error() 
     net.nodes[1].handlers[55] = lambda node, version, body: messages.DescribeQuorumResponse(topics=[])
     with admin(net) as a, pytest.raises(UnknownServerErrorError, match="__cluster_metadata-0"):
         a.describe_metadata_quorum()
+
+
+def test_the_plain_answer_holds_what_the_quorum_info_holds() -> None:
+    """``describe_quorum_answer``, which the tools run through ``Admin.run``, asks the same nodes the
+    same things, and its answer validates into the QuorumInfo the method returns."""
+    from kafka_admin_kraft.client.answers import QuorumAnswer
+    from kafka_admin_kraft.client.operations.describe_metadata_quorum import describe_quorum_answer
+    from kafka_admin_kraft.models import QuorumInfo
+
+    net = FakeNetwork(3, leader=2)
+    with admin(net) as a:
+        answer = a.run(describe_quorum_answer)
+        asked = list(net.requests)
+        quorum = a.describe_metadata_quorum()
+    assert isinstance(answer, QuorumAnswer)
+    assert [(n, api) for n, api, _, _ in asked] == [(n, api) for n, api, _, _ in net.requests[:len(asked)]]
+    assert QuorumInfo.model_validate(answer, from_attributes=True) == quorum
+    assert answer.voters[1].last_fetch_timestamp is None and answer.voters[0].last_fetch_timestamp == 5000
