@@ -8,7 +8,6 @@ README.
 from __future__ import annotations
 
 import errno
-import json
 import os
 import sys
 from collections.abc import Iterator
@@ -48,6 +47,8 @@ def write(text: str) -> None:
 
 def write_json(document: Any) -> None:
     """Print one JSON document, keys in the order the command built them."""
+    import json  # on use: most commands print text
+
     write(json.dumps(document, indent=2) + "\n")
 
 

@@ -9,7 +9,6 @@ and then exits 0.
 
 from __future__ import annotations
 
-import json
 import queue
 import signal
 import sys
@@ -59,6 +58,8 @@ class JsonLines:
         pass
 
     def emit(self, event: Event) -> None:
+        import json  # on use: the tool's other commands load this module too
+
         output.write(json.dumps(event) + "\n")
 
 
