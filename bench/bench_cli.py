@@ -16,8 +16,11 @@ PYTHONPYCACHEPREFIX, even where PYTHONDONTWRITEBYTECODE is set), as an installed
 ``--against DIR`` times a second installation's tools too (DIR is its ``bin`` directory, e.g. a
 virtual environment with an older version installed), alternating run by run with this one's, so
 that both see the same load of a shared machine; each figure is then printed for both.
-``--profile`` runs each command once more under ``python -X importtime`` and prints where its imports
-spent their time, summed by top-level package (the imported module's own time, its imports excluded).
+``--profile`` runs each command once more with an import hook and prints where its imports spent their
+time, summed by top-level package: each module's own time (executing it, its imports excluded) and
+the whole run. The hook times the loaders, so it also sees the modules loaded through
+``importlib.import_module`` (pydantic's lazy attributes, the generated messages), which
+``python -X importtime`` leaves out and counts in the importing module's own time.
 
 Usage: python bench/bench_cli.py [--runs N] [--against DIR] [--profile]
 """
@@ -25,6 +28,7 @@ Usage: python bench/bench_cli.py [--runs N] [--against DIR] [--profile]
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import statistics
 import subprocess
@@ -58,23 +62,81 @@ def report(name: str, samples: list[float]) -> None:
           f"   ({len(ms)} runs)", flush=True)
 
 
-def import_profile(command: list[str]) -> str:
-    """Import time of one run of ``command`` (a console script or its installation's python), summed by
-    top-level package, largest first."""
-    script = Path(command[0])
-    python = script.parent / "python"
-    scripts = [] if script == python else [str(script)]
-    result = subprocess.run([str(python), "-X", "importtime", *scripts, *command[1:]],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV, check=True)
+PROFILE_HOOK = """
+import sys, time
+script, out = sys.argv[1], sys.argv[2]
+own, stack = {}, []
+
+
+class Timed:
+    def __init__(self, loader):
+        self.loader = loader
+
+    def __getattr__(self, name):
+        return getattr(self.loader, name)
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        start = time.perf_counter()
+        stack.append(0.0)
+        try:
+            self.loader.exec_module(module)
+        finally:
+            took = time.perf_counter() - start
+            own[module.__name__] = own.get(module.__name__, 0.0) + took - stack.pop()
+            if stack:
+                stack[-1] += took
+
+
+class Finder:
+    def find_spec(self, name, path=None, target=None):
+        for finder in sys.meta_path:
+            if finder is not self and hasattr(finder, "find_spec"):
+                spec = finder.find_spec(name, path, target)
+                if spec is not None:
+                    if hasattr(spec.loader, "exec_module"):
+                        spec.loader = Timed(spec.loader)
+                    return spec
+        return None
+
+
+sys.meta_path.insert(0, Finder())
+began = time.perf_counter()
+
+
+def dump():
+    total = time.perf_counter() - began
+    with open(out, "w") as stream:
+        stream.write(repr((total, own)))
+
+
+import atexit
+
+atexit.register(dump)
+sys.argv = [script, *sys.argv[3:]]
+with open(script) as stream:
+    code = compile(stream.read(), script, "exec")
+exec(code, {"__name__": "__main__"})
+"""
+"""Runs a console script with every module's loader timed; at exit writes (run time, {module: own
+time}) to the file named first."""
+
+
+def import_profile(command: list[str], out: Path) -> str:
+    """Where one run of ``command`` (a console script) spent its time: the run after the interpreter's
+    start, the imports in it, and their own time summed by top-level package, largest first."""
+    script, *args = command
+    python = Path(script).parent / "python"
+    subprocess.run([str(python), "-c", PROFILE_HOOK, script, str(out), *args], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, env=ENV, check=True)
+    total, own = ast.literal_eval(out.read_text())
     by_package: Counter[str] = Counter()
-    for line in result.stderr.splitlines():
-        if not line.startswith("import time:") or "self [us]" in line:
-            continue
-        own, _, name = line[len("import time:"):].split("|")
-        by_package[name.strip().split(".")[0]] += int(own)
-    total = sum(by_package.values())
-    top = ", ".join(f"{name} {us / 1e3:.0f}" for name, us in by_package.most_common(PROFILE_TOP))
-    return f"imports {total / 1e3:.0f} ms: {top}"
+    for module, seconds in own.items():
+        by_package[module.split(".")[0]] += seconds
+    top = ", ".join(f"{name} {seconds * 1e3:.0f}" for name, seconds in by_package.most_common(PROFILE_TOP))
+    return f"run {total * 1e3:.0f} ms, imports {sum(by_package.values()) * 1e3:.0f} ms: {top}"
 
 
 def tool(bin_dir: Path, name: str, *args: str) -> list[str]:
@@ -142,8 +204,8 @@ def main() -> None:
             report("format" + label, samples)
         if args.profile:
             for (label, _), cmds in zip(installs, per_install, strict=True):
-                for name, command in cmds:
-                    print(f"{name + label:<12} {import_profile(command)}", flush=True)
+                for name, command in cmds[:-1]:  # not python -c pass
+                    print(f"{name + label:<12} {import_profile(command, Path(tmp) / 'profile')}", flush=True)
     print(f"controllers  {HOST}, 3 reference controllers; python {sys.version.split()[0]}")
 
 
