@@ -10,8 +10,10 @@ Figures (one line each; best, median and worst of N runs):
   help        kafka-metadata-quorum --help
   python      python -c pass (the interpreter's own start-up, for scale)
 
-Every command runs once before it is timed, with bytecode caching on (into a temporary
-PYTHONPYCACHEPREFIX, even where PYTHONDONTWRITEBYTECODE is set), as an installed tool runs.
+Each line also gives the median CPU time (user and system) of the tool's process, which moves less
+than the wall time with the load of a shared machine. Every command runs once before it is timed,
+with bytecode caching on (into a temporary PYTHONPYCACHEPREFIX, even where PYTHONDONTWRITEBYTECODE
+is set), as an installed tool runs.
 
 ``--against DIR`` times a second installation's tools too (DIR is its ``bin`` directory, e.g. a
 virtual environment with an older version installed), alternating run by run with this one's, so
@@ -30,6 +32,7 @@ from __future__ import annotations
 import argparse
 import ast
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -45,21 +48,29 @@ from kafka_admin_kraft_server.local import HOST, LocalQuorum
 BIN = Path(sys.executable).parent
 PROFILE_TOP = 8
 """Packages listed per command by --profile."""
+PROFILE_RUNS = 5
+"""Runs per command of --profile, of which the median is shown."""
 
 
 ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 
 
-def wall(command: list[str]) -> float:
+def wall(command: list[str]) -> tuple[float, float]:
+    """Wall time of one run, and the CPU time (user + system) the process used: on a shared machine the
+    second waits less on other processes."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
-    return time.perf_counter() - start
+    took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return took, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
-def report(name: str, samples: list[float]) -> None:
-    ms = sorted(s * 1e3 for s in samples)
+def report(name: str, samples: list[tuple[float, float]]) -> None:
+    ms = sorted(took * 1e3 for took, _ in samples)
+    cpu = statistics.median(used * 1e3 for _, used in samples)
     print(f"{name:<12} best {ms[0]:6.0f} ms   median {statistics.median(ms):6.0f} ms   worst {ms[-1]:6.0f} ms"
-          f"   ({len(ms)} runs)", flush=True)
+          f"   cpu median {cpu:5.0f} ms   ({len(ms)} runs)", flush=True)
 
 
 PROFILE_HOOK = """
@@ -125,13 +136,17 @@ time}) to the file named first."""
 
 
 def import_profile(command: list[str], out: Path) -> str:
-    """Where one run of ``command`` (a console script) spent its time: the run after the interpreter's
-    start, the imports in it, and their own time summed by top-level package, largest first."""
+    """Where a run of ``command`` (a console script) spent its time, the median of PROFILE_RUNS runs by
+    run time: the run after the interpreter's start, the imports in it, and their own time summed by
+    top-level package, largest first."""
     script, *args = command
     python = Path(script).parent / "python"
-    subprocess.run([str(python), "-c", PROFILE_HOOK, script, str(out), *args], stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, env=ENV, check=True)
-    total, own = ast.literal_eval(out.read_text())
+    runs: list[tuple[float, dict[str, float]]] = []
+    for _ in range(PROFILE_RUNS):
+        subprocess.run([str(python), "-c", PROFILE_HOOK, script, str(out), *args], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, env=ENV, check=True)
+        runs.append(ast.literal_eval(out.read_text()))
+    total, own = sorted(runs, key=lambda run: run[0])[len(runs) // 2]
     by_package: Counter[str] = Counter()
     for module, seconds in own.items():
         by_package[module.split(".")[0]] += seconds
@@ -143,7 +158,7 @@ def tool(bin_dir: Path, name: str, *args: str) -> list[str]:
     return [str(bin_dir / name), *args]
 
 
-def format_run(root: Path, run: str, bin_dir: Path) -> float:
+def format_run(root: Path, run: str, bin_dir: Path) -> tuple[float, float]:
     directory = root / f"format-{run}"
     config = root / f"format-{run}.properties"
     config.write_text("process.roles=controller\nnode.id=1\nlisteners=CONTROLLER://127.0.0.1:9093\n"
@@ -166,11 +181,12 @@ def commands(bin_dir: Path, bootstrap: str) -> list[tuple[str, list[str]]]:
     ]
 
 
-def time_alternating(runs: int, variants: list[Callable[[str], float]]) -> list[list[float]]:
+def time_alternating(runs: int, variants: list[Callable[[str], tuple[float, float]]]
+                     ) -> list[list[tuple[float, float]]]:
     """One warm-up run of each variant, then ``runs`` rounds in which each variant runs once."""
     for variant in variants:
         variant("warm")
-    samples: list[list[float]] = [[] for _ in variants]
+    samples: list[list[tuple[float, float]]] = [[] for _ in variants]
     for run in range(runs):
         for index, variant in enumerate(variants):
             samples[index].append(variant(str(run)))

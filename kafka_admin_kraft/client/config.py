@@ -16,7 +16,6 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kafka_admin_kraft.client import arguments
@@ -312,7 +311,9 @@ class ClientConfig:
             if "ssl.keystore.location" in opts:
                 context.load_cert_chain(opts["ssl.keystore.location"], password=password)
             elif "ssl.keystore.key" in opts:
-                import tempfile  # only for inline PEM keystores: kept off the tools' start-up path
+                # Only for inline PEM keystores: kept off the tools' start-up path.
+                import tempfile
+                from pathlib import Path
 
                 with tempfile.TemporaryDirectory() as tmp:
                     cert = Path(tmp) / "cert.pem"
