@@ -4,9 +4,9 @@ no pydantic behind them."""
 
 from __future__ import annotations
 
-import dataclasses
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -29,13 +29,14 @@ PAIRS = [
 
 
 @pytest.mark.parametrize(("answer", "model"), PAIRS, ids=[answer.__name__ for answer, _ in PAIRS])
-def test_an_answer_has_exactly_the_fields_of_its_model(answer: type, model: type[BaseModel]) -> None:
-    assert [field.name for field in dataclasses.fields(answer)] == list(model.model_fields)
+def test_an_answer_has_exactly_the_fields_of_its_model(answer: Any, model: type[BaseModel]) -> None:
+    assert list(answer._fields) == list(model.model_fields)
 
 
 def test_every_answer_is_paired_with_its_model() -> None:
     declared = {value for value in vars(answers).values()
-                if dataclasses.is_dataclass(value) and value.__module__ == answers.__name__}
+                if isinstance(value, type) and issubclass(value, tuple)
+                and value.__module__ == answers.__name__}
     assert declared == {answer for answer, _ in PAIRS}
 
 
@@ -57,9 +58,9 @@ def test_a_quorum_answer_validates_into_the_quorum_info_of_the_same_values() -> 
     assert isinstance(info.voters[0], models.ReplicaState) and isinstance(info.nodes[1], models.Node)
     assert info.model_dump() == {
         "leader_id": 1, "leader_epoch": 4, "high_watermark": 10,
-        "voters": tuple(dataclasses.asdict(v) for v in answer.voters),
+        "voters": tuple(v._asdict() for v in answer.voters),
         "committed_voters": None,
-        "observers": tuple(dataclasses.asdict(o) for o in answer.observers),
+        "observers": tuple(o._asdict() for o in answer.observers),
         "nodes": {1: {"node_id": 1, "endpoints": ({"listener": "CONTROLLER", "host": "::1", "port": 9093},)}},
         "api_version": 2,
     }
