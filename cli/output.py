@@ -10,22 +10,27 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
-
-import click
+from typing import Any, NoReturn, TypeVar
 
 OUTPUT_FORMATS = ("text", "json")
+F = TypeVar("F", bound=Callable[..., object])
 
-output_option = click.option(
-    "--output",
-    "output_format",
-    type=click.Choice(OUTPUT_FORMATS),
-    default="text",
-    show_default=True,
-    help="Print Kafka's text, or one JSON document for scripts (example: --output json).",
-)
+
+def output_option(command: F) -> F:
+    """Add ``--output text|json`` to a command. click is loaded here rather than with the module, so
+    that ``kafka-storage random-uuid`` prints through this module without loading it."""
+    import click
+
+    return click.option(
+        "--output",
+        "output_format",
+        type=click.Choice(OUTPUT_FORMATS),
+        default="text",
+        show_default=True,
+        help="Print Kafka's text, or one JSON document for scripts (example: --output json).",
+    )(command)
 
 
 def write(text: str) -> None:
