@@ -18,8 +18,7 @@ import shlex
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 import click
 
@@ -88,8 +87,7 @@ def bootstrap_options(command: F) -> F:
     return command
 
 
-@dataclass(frozen=True)
-class AdminTarget:
+class AdminTarget(NamedTuple):
     """Where and how to connect, as given on the command line."""
 
     bootstrap_server: str | None

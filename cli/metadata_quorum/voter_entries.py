@@ -15,8 +15,7 @@ Nothing here imports the SDK at module level (the tool's start-up stays fast).
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .. import output
 from ..admin_options import read_properties_file
@@ -32,8 +31,7 @@ class VoterSpecError(ValueError):
     """A voter entry or list that cannot be used; the message is the whole error line."""
 
 
-@dataclass(frozen=True)
-class VoterEntry:
+class VoterEntry(NamedTuple):
     """One voter as given on the command line."""
 
     node_id: int
@@ -118,8 +116,7 @@ def desired_voters(entries: Sequence[VoterEntry], listener: str | None) -> list[
     return voters
 
 
-@dataclass(frozen=True)
-class ConfiguredController:
+class ConfiguredController(NamedTuple):
     """A controller described by its ``--controller-config`` file."""
 
     voter: DesiredVoter
