@@ -83,3 +83,14 @@ def test_the_answers_do_not_import_pydantic() -> None:
     code = "import sys, kafka_admin_kraft.client.answers; print('pydantic' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_a_servers_endpoint_is_taken_as_reported_not_checked_as_a_callers() -> None:
+    """Validation from an answer does not run ``Endpoint.__init__``, whose checks are for endpoints a
+    caller builds: a leader's answer is not refused for a listener name Kafka would not accept."""
+    answer = answers.NodeAnswer(1, (answers.EndpointAnswer("controller", "ctl 1", 0),))
+    node = models.Node.model_validate(answer, from_attributes=True)
+    endpoint = node.endpoints[0]
+    assert (endpoint.listener, endpoint.host, endpoint.port) == ("controller", "ctl 1", 0)
+    with pytest.raises(ValueError, match="listener"):
+        models.Endpoint(listener="controller", host="ctl1", port=9093)
