@@ -118,7 +118,7 @@ def test_the_wheel_holds_every_package_its_data_and_only_the_project_names(insta
     with zipfile.ZipFile(installed.wheel) as archive:
         entry_points = archive.read(metadata).decode()
     for script in CONSOLE_SCRIPTS:
-        assert re.search(rf"^{script} = kafka_admin_kraft_(cli|server)\.", entry_points, re.M), script
+        assert re.search(rf"^{script} = kafka_admin_kraft_(cli|server)[.:]", entry_points, re.M), script
     plugin = r"^\[pytest11\]\nkafka_admin_kraft = kafka_admin_kraft_server\.testing\.plugin$"
     assert re.search(plugin, entry_points, re.M)
 
