@@ -28,20 +28,24 @@ def run(tool: str, *args: str, timeout: float = 120) -> subprocess.CompletedProc
 def start_quorum(root: Path, *, broker_id: int | None = None) -> Cluster:
     """Three dynamic controllers (and a broker) started and with a leader that has a high watermark."""
     cluster = Cluster(root, 3, properties=dict(PROPERTIES))
-    cluster.format()
-    if broker_id is not None:
-        cluster.add_broker(broker_id)
-    cluster.start_all()
-    leader, _ = cluster.wait_for_leader(60)
-    cluster.wait_caught_up(leader, 60)
-    if broker_id is not None:
-        cluster.wait_ready(broker_id, 60)
+    try:
+        cluster.format()
+        if broker_id is not None:
+            cluster.add_broker(broker_id)
+        cluster.start_all()
+        leader, _ = cluster.wait_for_leader(60)
+        cluster.wait_caught_up(leader, 60)
+        if broker_id is not None:
+            cluster.wait_ready(broker_id, 60)
 
-        def broker_observed() -> bool:
-            data = cluster.quorum_from(leader)
-            return data is not None and any(o.replica_id == broker_id for o in data.observers)
+            def broker_observed() -> bool:
+                data = cluster.quorum_from(leader)
+                return data is not None and any(o.replica_id == broker_id for o in data.observers)
 
-        wait_until(broker_observed, 60, "the broker to fetch as an observer")
+            wait_until(broker_observed, 60, "the broker to fetch as an observer")
+    except BaseException:  # a quorum that did not come up is stopped, not left running
+        cluster.close()
+        raise
     return cluster
 
 
