@@ -84,8 +84,11 @@ def _default_expr(spec: FieldSpec, struct_name: str | None) -> str:
 class MessageGenerator:
     """Emits the classes and codec functions of one message."""
 
-    def __init__(self, message: MessageSpec, file_doc: str = "") -> None:
+    def __init__(self, message: MessageSpec, file_doc: str = "", fast_arrays: bool = True) -> None:
         self.message = message
+        self.fast_arrays = fast_arrays
+        """Whether arrays of fixed-width structs get their fast path; without it, the reference the
+        fast path is tested against."""
         self.versions = message.version_list
         self.functions: list[str] = []
         self.tables: list[str] = []
@@ -409,15 +412,71 @@ class MessageGenerator:
             lines += [f"    {target} = list(unpack_from('>%d{code}' % n, buf, {pos}))",
                       f"    {pos} += {FIXED[kind][1]} * n"]
             return lines
+        attr = target.rsplit(".", 1)[-1]
+        fast = self._fixed_array(kind, version, attr, pos) if spec.is_struct and self.fast_arrays else []
+        if fast:
+            lines += fast
+            lines += ["    else:", f"        items_{attr} = []", "        for i in range(n):",
+                      f"            item_{attr}, {pos} = {self.decoders[(kind, version)]}(buf, {pos})",
+                      f"            items_{attr}.append(item_{attr})",
+                      f"    {target} = items_{attr}", "    i = -1"]
+            return lines
         if spec.is_struct:
             read = f"{self.decoders[(kind, version)]}(buf, {pos})"
         elif kind == "uuid":
             read = f"uuid_from_wire(buf[{pos}:{pos} + 16]), {pos} + 16"
         else:
             read = f"{self._reader(kind, False, compact)}(buf, {pos})"
-        attr = target.rsplit(".", 1)[-1]
         lines += [f"    items_{attr} = []", "    for i in range(n):", f"        item_{attr}, {pos} = {read}",
                   f"        items_{attr}.append(item_{attr})", f"    {target} = items_{attr}", "    i = -1"]
+        return lines
+
+    def _fixed_array(self, kind: str, version: int, attr: str, pos: str) -> list[str]:
+        """The fast path of an array of structs whose elements are fixed-width at ``version``.
+
+        Such an element is a run of fixed-width fields, then (in flexible versions) its tagged-field
+        count. When every count is 0, which the check finds with one strided slice at C speed, all
+        elements have the same size and one ``iter_unpack`` over the array reads them; the objects
+        are filled inline. Otherwise (tagged fields, or an array running past the buffer) the lines
+        that follow read element by element, so unknown tags and failures come out as they did.
+        Returns no lines where the element has any variable-width field.
+        """
+        info = self.structs[kind]
+        layout = self._layout(info, version)
+        if len(layout) != 1 or layout[0][0].type not in FIXED:
+            return []
+        group = layout[0]
+        flexible = self.flexible(version)
+        size = sum(FIXED[s.type][1] for s in group)
+        stride = size + 1 if flexible else size
+        fmt = ">" + "".join(FIXED[s.type][0] for s in group) + ("x" if flexible else "")
+        stop, item = f"stop_{attr}", f"item_{attr}"
+        check = f"{stop} <= len(buf)"
+        if flexible:
+            check += f" and buf[{pos} + {size}:{stop}:{stride}] == bytes(n)"
+        names = [f"a{n}" for n in range(len(group))]
+        packer = self.struct_format(fmt)
+        lines = [f"    {stop} = {pos} + {stride} * n",
+                 f"    if {check}:",
+                 f"        cls_{attr} = {info.qualname}",
+                 f"        items_{attr} = []",
+                 f"        for {', '.join(names)}, in {packer}.iter_unpack(buf[{pos}:{stop}]):",
+                 f"            {item} = _new(cls_{attr})"]
+        body: list[str] = []
+        for spec in info.fields:
+            if not _present(spec, version):
+                body.append(f"{item}.{snake_case(spec.name)} = {self.default(spec)}")
+        for name, spec in zip(names, group, strict=True):
+            target = f"{item}.{snake_case(spec.name)}"
+            if spec.type == "uuid":
+                # uuid_from_wire, inline
+                body += [f"if {name} == _ZERO16:", f"    {target} = ZERO_UUID", "else:",
+                         f"    {target} = u = _new(Uuid)", f"    u._bytes = {name}"]
+            else:
+                body.append(f"{target} = {name}")
+        body += [f"{item}.unknown_tagged_fields = []", f"items_{attr}.append({item})"]
+        lines += ["            " + line for line in body]
+        lines.append(f"        {pos} = {stop}")
         return lines
 
     def _decode_tags(self, info: StructInfo, version: int) -> list[str]:
@@ -626,14 +685,16 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
+_new = object.__new__
+_ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 '''
 
 
-def generate_module(stem: str, messages: list[MessageSpec]) -> str:
-    """The generated module for one spec file."""
+def generate_module(stem: str, messages: list[MessageSpec], fast_arrays: bool = True) -> str:
+    """The generated module for one spec file (``fast_arrays``: see ``MessageGenerator``)."""
     file_doc = messages[0].doc if messages else ""
-    generators = [MessageGenerator(m, file_doc) for m in messages]
+    generators = [MessageGenerator(m, file_doc, fast_arrays) for m in messages]
     classes: list[str] = []
     functions: list[str] = []
     tables: list[str] = []

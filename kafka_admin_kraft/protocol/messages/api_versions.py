@@ -49,6 +49,8 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
+_new = object.__new__
+_ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['ApiVersionsRequest', 'ApiVersionsResponse']
@@ -59,6 +61,7 @@ _F_hh = _Packer('>hh')
 _F_h = _Packer('>h')
 _F_q = _Packer('>q')
 _F_o = _Packer('>?')
+_F_hhhx = _Packer('>hhhx')
 
 
 class ApiVersionsRequest(Struct):
@@ -661,10 +664,23 @@ def _d_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_api_keys = []
-            for i in range(n):
-                item_api_keys, pos = _d_ApiVersionsResponse_ApiVersion_v0(buf, pos)
-                items_api_keys.append(item_api_keys)
+            stop_api_keys = pos + 6 * n
+            if stop_api_keys <= len(buf):
+                cls_api_keys = ApiVersionsResponse.ApiVersion
+                items_api_keys = []
+                for a0, a1, a2, in _F_hhh.iter_unpack(buf[pos:stop_api_keys]):
+                    item_api_keys = _new(cls_api_keys)
+                    item_api_keys.api_key = a0
+                    item_api_keys.min_version = a1
+                    item_api_keys.max_version = a2
+                    item_api_keys.unknown_tagged_fields = []
+                    items_api_keys.append(item_api_keys)
+                pos = stop_api_keys
+            else:
+                items_api_keys = []
+                for i in range(n):
+                    item_api_keys, pos = _d_ApiVersionsResponse_ApiVersion_v0(buf, pos)
+                    items_api_keys.append(item_api_keys)
             o.api_keys = items_api_keys
             i = -1
         f = 2
@@ -713,10 +729,23 @@ def _d_ApiVersionsResponse_v1(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_api_keys = []
-            for i in range(n):
-                item_api_keys, pos = _d_ApiVersionsResponse_ApiVersion_v0(buf, pos)
-                items_api_keys.append(item_api_keys)
+            stop_api_keys = pos + 6 * n
+            if stop_api_keys <= len(buf):
+                cls_api_keys = ApiVersionsResponse.ApiVersion
+                items_api_keys = []
+                for a0, a1, a2, in _F_hhh.iter_unpack(buf[pos:stop_api_keys]):
+                    item_api_keys = _new(cls_api_keys)
+                    item_api_keys.api_key = a0
+                    item_api_keys.min_version = a1
+                    item_api_keys.max_version = a2
+                    item_api_keys.unknown_tagged_fields = []
+                    items_api_keys.append(item_api_keys)
+                pos = stop_api_keys
+            else:
+                items_api_keys = []
+                for i in range(n):
+                    item_api_keys, pos = _d_ApiVersionsResponse_ApiVersion_v0(buf, pos)
+                    items_api_keys.append(item_api_keys)
             o.api_keys = items_api_keys
             i = -1
         f = 2
@@ -822,10 +851,23 @@ def _d_ApiVersionsResponse_v3(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_api_keys = []
-            for i in range(n):
-                item_api_keys, pos = _d_ApiVersionsResponse_ApiVersion_v3(buf, pos)
-                items_api_keys.append(item_api_keys)
+            stop_api_keys = pos + 7 * n
+            if stop_api_keys <= len(buf) and buf[pos + 6:stop_api_keys:7] == bytes(n):
+                cls_api_keys = ApiVersionsResponse.ApiVersion
+                items_api_keys = []
+                for a0, a1, a2, in _F_hhhx.iter_unpack(buf[pos:stop_api_keys]):
+                    item_api_keys = _new(cls_api_keys)
+                    item_api_keys.api_key = a0
+                    item_api_keys.min_version = a1
+                    item_api_keys.max_version = a2
+                    item_api_keys.unknown_tagged_fields = []
+                    items_api_keys.append(item_api_keys)
+                pos = stop_api_keys
+            else:
+                items_api_keys = []
+                for i in range(n):
+                    item_api_keys, pos = _d_ApiVersionsResponse_ApiVersion_v3(buf, pos)
+                    items_api_keys.append(item_api_keys)
             o.api_keys = items_api_keys
             i = -1
         f = 2

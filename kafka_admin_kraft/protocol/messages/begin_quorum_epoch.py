@@ -49,15 +49,19 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
+_new = object.__new__
+_ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['BeginQuorumEpochRequest', 'BeginQuorumEpochResponse']
 
 _F_iii = _Packer('>iii')
 _F_iuii = _Packer('>i16sii')
+_F_iuiix = _Packer('>i16siix')
 _F_H = _Packer('>H')
 _F_i = _Packer('>i')
 _F_ihii = _Packer('>ihii')
+_F_ihiix = _Packer('>ihiix')
 _F_h = _Packer('>h')
 
 
@@ -456,10 +460,24 @@ def _d_BeginQuorumEpochRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[Begin
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_BeginQuorumEpochRequest_PartitionData_v0(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 12 * n
+            if stop_partitions <= len(buf):
+                cls_partitions = BeginQuorumEpochRequest.PartitionData
+                items_partitions = []
+                for a0, a1, a2, in _F_iii.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.voter_directory_id = ZERO_UUID
+                    item_partitions.partition_index = a0
+                    item_partitions.leader_id = a1
+                    item_partitions.leader_epoch = a2
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_BeginQuorumEpochRequest_PartitionData_v0(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
@@ -509,10 +527,28 @@ def _d_BeginQuorumEpochRequest_TopicData_v1(buf: bytes, pos: int) -> tuple[Begin
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_BeginQuorumEpochRequest_PartitionData_v1(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 29 * n
+            if stop_partitions <= len(buf) and buf[pos + 28:stop_partitions:29] == bytes(n):
+                cls_partitions = BeginQuorumEpochRequest.PartitionData
+                items_partitions = []
+                for a0, a1, a2, a3, in _F_iuiix.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.partition_index = a0
+                    if a1 == _ZERO16:
+                        item_partitions.voter_directory_id = ZERO_UUID
+                    else:
+                        item_partitions.voter_directory_id = u = _new(Uuid)
+                        u._bytes = a1
+                    item_partitions.leader_id = a2
+                    item_partitions.leader_epoch = a3
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_BeginQuorumEpochRequest_PartitionData_v1(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
@@ -795,10 +831,24 @@ def _d_BeginQuorumEpochResponse_TopicData_v0(buf: bytes, pos: int) -> tuple[Begi
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_BeginQuorumEpochResponse_PartitionData_v0(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 14 * n
+            if stop_partitions <= len(buf):
+                cls_partitions = BeginQuorumEpochResponse.PartitionData
+                items_partitions = []
+                for a0, a1, a2, a3, in _F_ihii.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.partition_index = a0
+                    item_partitions.error_code = a1
+                    item_partitions.leader_id = a2
+                    item_partitions.leader_epoch = a3
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_BeginQuorumEpochResponse_PartitionData_v0(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
@@ -848,10 +898,24 @@ def _d_BeginQuorumEpochResponse_TopicData_v1(buf: bytes, pos: int) -> tuple[Begi
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_BeginQuorumEpochResponse_PartitionData_v1(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 15 * n
+            if stop_partitions <= len(buf) and buf[pos + 14:stop_partitions:15] == bytes(n):
+                cls_partitions = BeginQuorumEpochResponse.PartitionData
+                items_partitions = []
+                for a0, a1, a2, a3, in _F_ihiix.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.partition_index = a0
+                    item_partitions.error_code = a1
+                    item_partitions.leader_id = a2
+                    item_partitions.leader_epoch = a3
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_BeginQuorumEpochResponse_PartitionData_v1(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2

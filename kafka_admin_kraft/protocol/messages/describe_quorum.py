@@ -49,17 +49,23 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
+_new = object.__new__
+_ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['DescribeQuorumRequest', 'DescribeQuorumResponse']
 
 _F_i = _Packer('>i')
+_F_ix = _Packer('>ix')
 _F_iq = _Packer('>iq')
 _F_iqqq = _Packer('>iqqq')
 _F_iuqqq = _Packer('>i16sqqq')
 _F_ihiiq = _Packer('>ihiiq')
+_F_iqx = _Packer('>iqx')
+_F_iqqqx = _Packer('>iqqqx')
 _F_ih = _Packer('>ih')
 _F_iiq = _Packer('>iiq')
+_F_iuqqqx = _Packer('>i16sqqqx')
 _F_H = _Packer('>H')
 _F_h = _Packer('>h')
 
@@ -485,10 +491,21 @@ def _d_DescribeQuorumRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[Describ
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_DescribeQuorumRequest_PartitionData_v0(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 5 * n
+            if stop_partitions <= len(buf) and buf[pos + 4:stop_partitions:5] == bytes(n):
+                cls_partitions = DescribeQuorumRequest.PartitionData
+                items_partitions = []
+                for a0, in _F_ix.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.partition_index = a0
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_DescribeQuorumRequest_PartitionData_v0(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
@@ -717,10 +734,25 @@ def _d_DescribeQuorumResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[De
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_current_voters = []
-            for i in range(n):
-                item_current_voters, pos = _d_DescribeQuorumResponse_ReplicaState_v0(buf, pos)
-                items_current_voters.append(item_current_voters)
+            stop_current_voters = pos + 13 * n
+            if stop_current_voters <= len(buf) and buf[pos + 12:stop_current_voters:13] == bytes(n):
+                cls_current_voters = DescribeQuorumResponse.ReplicaState
+                items_current_voters = []
+                for a0, a1, in _F_iqx.iter_unpack(buf[pos:stop_current_voters]):
+                    item_current_voters = _new(cls_current_voters)
+                    item_current_voters.replica_directory_id = ZERO_UUID
+                    item_current_voters.last_fetch_timestamp = -1
+                    item_current_voters.last_caught_up_timestamp = -1
+                    item_current_voters.replica_id = a0
+                    item_current_voters.log_end_offset = a1
+                    item_current_voters.unknown_tagged_fields = []
+                    items_current_voters.append(item_current_voters)
+                pos = stop_current_voters
+            else:
+                items_current_voters = []
+                for i in range(n):
+                    item_current_voters, pos = _d_DescribeQuorumResponse_ReplicaState_v0(buf, pos)
+                    items_current_voters.append(item_current_voters)
             o.current_voters = items_current_voters
             i = -1
         f = 2
@@ -735,10 +767,25 @@ def _d_DescribeQuorumResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[De
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_observers = []
-            for i in range(n):
-                item_observers, pos = _d_DescribeQuorumResponse_ReplicaState_v0(buf, pos)
-                items_observers.append(item_observers)
+            stop_observers = pos + 13 * n
+            if stop_observers <= len(buf) and buf[pos + 12:stop_observers:13] == bytes(n):
+                cls_observers = DescribeQuorumResponse.ReplicaState
+                items_observers = []
+                for a0, a1, in _F_iqx.iter_unpack(buf[pos:stop_observers]):
+                    item_observers = _new(cls_observers)
+                    item_observers.replica_directory_id = ZERO_UUID
+                    item_observers.last_fetch_timestamp = -1
+                    item_observers.last_caught_up_timestamp = -1
+                    item_observers.replica_id = a0
+                    item_observers.log_end_offset = a1
+                    item_observers.unknown_tagged_fields = []
+                    items_observers.append(item_observers)
+                pos = stop_observers
+            else:
+                items_observers = []
+                for i in range(n):
+                    item_observers, pos = _d_DescribeQuorumResponse_ReplicaState_v0(buf, pos)
+                    items_observers.append(item_observers)
             o.observers = items_observers
             i = -1
         f = 3
@@ -801,10 +848,25 @@ def _d_DescribeQuorumResponse_PartitionData_v1(buf: bytes, pos: int) -> tuple[De
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_current_voters = []
-            for i in range(n):
-                item_current_voters, pos = _d_DescribeQuorumResponse_ReplicaState_v1(buf, pos)
-                items_current_voters.append(item_current_voters)
+            stop_current_voters = pos + 29 * n
+            if stop_current_voters <= len(buf) and buf[pos + 28:stop_current_voters:29] == bytes(n):
+                cls_current_voters = DescribeQuorumResponse.ReplicaState
+                items_current_voters = []
+                for a0, a1, a2, a3, in _F_iqqqx.iter_unpack(buf[pos:stop_current_voters]):
+                    item_current_voters = _new(cls_current_voters)
+                    item_current_voters.replica_directory_id = ZERO_UUID
+                    item_current_voters.replica_id = a0
+                    item_current_voters.log_end_offset = a1
+                    item_current_voters.last_fetch_timestamp = a2
+                    item_current_voters.last_caught_up_timestamp = a3
+                    item_current_voters.unknown_tagged_fields = []
+                    items_current_voters.append(item_current_voters)
+                pos = stop_current_voters
+            else:
+                items_current_voters = []
+                for i in range(n):
+                    item_current_voters, pos = _d_DescribeQuorumResponse_ReplicaState_v1(buf, pos)
+                    items_current_voters.append(item_current_voters)
             o.current_voters = items_current_voters
             i = -1
         f = 2
@@ -819,10 +881,25 @@ def _d_DescribeQuorumResponse_PartitionData_v1(buf: bytes, pos: int) -> tuple[De
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_observers = []
-            for i in range(n):
-                item_observers, pos = _d_DescribeQuorumResponse_ReplicaState_v1(buf, pos)
-                items_observers.append(item_observers)
+            stop_observers = pos + 29 * n
+            if stop_observers <= len(buf) and buf[pos + 28:stop_observers:29] == bytes(n):
+                cls_observers = DescribeQuorumResponse.ReplicaState
+                items_observers = []
+                for a0, a1, a2, a3, in _F_iqqqx.iter_unpack(buf[pos:stop_observers]):
+                    item_observers = _new(cls_observers)
+                    item_observers.replica_directory_id = ZERO_UUID
+                    item_observers.replica_id = a0
+                    item_observers.log_end_offset = a1
+                    item_observers.last_fetch_timestamp = a2
+                    item_observers.last_caught_up_timestamp = a3
+                    item_observers.unknown_tagged_fields = []
+                    items_observers.append(item_observers)
+                pos = stop_observers
+            else:
+                items_observers = []
+                for i in range(n):
+                    item_observers, pos = _d_DescribeQuorumResponse_ReplicaState_v1(buf, pos)
+                    items_observers.append(item_observers)
             o.observers = items_observers
             i = -1
         f = 3
@@ -893,10 +970,29 @@ def _d_DescribeQuorumResponse_PartitionData_v2(buf: bytes, pos: int) -> tuple[De
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_current_voters = []
-            for i in range(n):
-                item_current_voters, pos = _d_DescribeQuorumResponse_ReplicaState_v2(buf, pos)
-                items_current_voters.append(item_current_voters)
+            stop_current_voters = pos + 45 * n
+            if stop_current_voters <= len(buf) and buf[pos + 44:stop_current_voters:45] == bytes(n):
+                cls_current_voters = DescribeQuorumResponse.ReplicaState
+                items_current_voters = []
+                for a0, a1, a2, a3, a4, in _F_iuqqqx.iter_unpack(buf[pos:stop_current_voters]):
+                    item_current_voters = _new(cls_current_voters)
+                    item_current_voters.replica_id = a0
+                    if a1 == _ZERO16:
+                        item_current_voters.replica_directory_id = ZERO_UUID
+                    else:
+                        item_current_voters.replica_directory_id = u = _new(Uuid)
+                        u._bytes = a1
+                    item_current_voters.log_end_offset = a2
+                    item_current_voters.last_fetch_timestamp = a3
+                    item_current_voters.last_caught_up_timestamp = a4
+                    item_current_voters.unknown_tagged_fields = []
+                    items_current_voters.append(item_current_voters)
+                pos = stop_current_voters
+            else:
+                items_current_voters = []
+                for i in range(n):
+                    item_current_voters, pos = _d_DescribeQuorumResponse_ReplicaState_v2(buf, pos)
+                    items_current_voters.append(item_current_voters)
             o.current_voters = items_current_voters
             i = -1
         f = 4
@@ -911,10 +1007,29 @@ def _d_DescribeQuorumResponse_PartitionData_v2(buf: bytes, pos: int) -> tuple[De
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_observers = []
-            for i in range(n):
-                item_observers, pos = _d_DescribeQuorumResponse_ReplicaState_v2(buf, pos)
-                items_observers.append(item_observers)
+            stop_observers = pos + 45 * n
+            if stop_observers <= len(buf) and buf[pos + 44:stop_observers:45] == bytes(n):
+                cls_observers = DescribeQuorumResponse.ReplicaState
+                items_observers = []
+                for a0, a1, a2, a3, a4, in _F_iuqqqx.iter_unpack(buf[pos:stop_observers]):
+                    item_observers = _new(cls_observers)
+                    item_observers.replica_id = a0
+                    if a1 == _ZERO16:
+                        item_observers.replica_directory_id = ZERO_UUID
+                    else:
+                        item_observers.replica_directory_id = u = _new(Uuid)
+                        u._bytes = a1
+                    item_observers.log_end_offset = a2
+                    item_observers.last_fetch_timestamp = a3
+                    item_observers.last_caught_up_timestamp = a4
+                    item_observers.unknown_tagged_fields = []
+                    items_observers.append(item_observers)
+                pos = stop_observers
+            else:
+                items_observers = []
+                for i in range(n):
+                    item_observers, pos = _d_DescribeQuorumResponse_ReplicaState_v2(buf, pos)
+                    items_observers.append(item_observers)
             o.observers = items_observers
             i = -1
         f = 5
@@ -990,10 +1105,29 @@ def _d_DescribeQuorumResponse_PartitionData_v3(buf: bytes, pos: int) -> tuple[De
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_current_voters = []
-            for i in range(n):
-                item_current_voters, pos = _d_DescribeQuorumResponse_ReplicaState_v2(buf, pos)
-                items_current_voters.append(item_current_voters)
+            stop_current_voters = pos + 45 * n
+            if stop_current_voters <= len(buf) and buf[pos + 44:stop_current_voters:45] == bytes(n):
+                cls_current_voters = DescribeQuorumResponse.ReplicaState
+                items_current_voters = []
+                for a0, a1, a2, a3, a4, in _F_iuqqqx.iter_unpack(buf[pos:stop_current_voters]):
+                    item_current_voters = _new(cls_current_voters)
+                    item_current_voters.replica_id = a0
+                    if a1 == _ZERO16:
+                        item_current_voters.replica_directory_id = ZERO_UUID
+                    else:
+                        item_current_voters.replica_directory_id = u = _new(Uuid)
+                        u._bytes = a1
+                    item_current_voters.log_end_offset = a2
+                    item_current_voters.last_fetch_timestamp = a3
+                    item_current_voters.last_caught_up_timestamp = a4
+                    item_current_voters.unknown_tagged_fields = []
+                    items_current_voters.append(item_current_voters)
+                pos = stop_current_voters
+            else:
+                items_current_voters = []
+                for i in range(n):
+                    item_current_voters, pos = _d_DescribeQuorumResponse_ReplicaState_v2(buf, pos)
+                    items_current_voters.append(item_current_voters)
             o.current_voters = items_current_voters
             i = -1
         f = 4
@@ -1008,10 +1142,29 @@ def _d_DescribeQuorumResponse_PartitionData_v3(buf: bytes, pos: int) -> tuple[De
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_committed_voters = []
-            for i in range(n):
-                item_committed_voters, pos = _d_DescribeQuorumResponse_ReplicaState_v2(buf, pos)
-                items_committed_voters.append(item_committed_voters)
+            stop_committed_voters = pos + 45 * n
+            if stop_committed_voters <= len(buf) and buf[pos + 44:stop_committed_voters:45] == bytes(n):
+                cls_committed_voters = DescribeQuorumResponse.ReplicaState
+                items_committed_voters = []
+                for a0, a1, a2, a3, a4, in _F_iuqqqx.iter_unpack(buf[pos:stop_committed_voters]):
+                    item_committed_voters = _new(cls_committed_voters)
+                    item_committed_voters.replica_id = a0
+                    if a1 == _ZERO16:
+                        item_committed_voters.replica_directory_id = ZERO_UUID
+                    else:
+                        item_committed_voters.replica_directory_id = u = _new(Uuid)
+                        u._bytes = a1
+                    item_committed_voters.log_end_offset = a2
+                    item_committed_voters.last_fetch_timestamp = a3
+                    item_committed_voters.last_caught_up_timestamp = a4
+                    item_committed_voters.unknown_tagged_fields = []
+                    items_committed_voters.append(item_committed_voters)
+                pos = stop_committed_voters
+            else:
+                items_committed_voters = []
+                for i in range(n):
+                    item_committed_voters, pos = _d_DescribeQuorumResponse_ReplicaState_v2(buf, pos)
+                    items_committed_voters.append(item_committed_voters)
             o.committed_voters = items_committed_voters
             i = -1
         f = 5
@@ -1026,10 +1179,29 @@ def _d_DescribeQuorumResponse_PartitionData_v3(buf: bytes, pos: int) -> tuple[De
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_observers = []
-            for i in range(n):
-                item_observers, pos = _d_DescribeQuorumResponse_ReplicaState_v2(buf, pos)
-                items_observers.append(item_observers)
+            stop_observers = pos + 45 * n
+            if stop_observers <= len(buf) and buf[pos + 44:stop_observers:45] == bytes(n):
+                cls_observers = DescribeQuorumResponse.ReplicaState
+                items_observers = []
+                for a0, a1, a2, a3, a4, in _F_iuqqqx.iter_unpack(buf[pos:stop_observers]):
+                    item_observers = _new(cls_observers)
+                    item_observers.replica_id = a0
+                    if a1 == _ZERO16:
+                        item_observers.replica_directory_id = ZERO_UUID
+                    else:
+                        item_observers.replica_directory_id = u = _new(Uuid)
+                        u._bytes = a1
+                    item_observers.log_end_offset = a2
+                    item_observers.last_fetch_timestamp = a3
+                    item_observers.last_caught_up_timestamp = a4
+                    item_observers.unknown_tagged_fields = []
+                    items_observers.append(item_observers)
+                pos = stop_observers
+            else:
+                items_observers = []
+                for i in range(n):
+                    item_observers, pos = _d_DescribeQuorumResponse_ReplicaState_v2(buf, pos)
+                    items_observers.append(item_observers)
             o.observers = items_observers
             i = -1
         f = 6

@@ -49,14 +49,18 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
+_new = object.__new__
+_ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['EndQuorumEpochRequest', 'EndQuorumEpochResponse']
 
 _F_iu = _Packer('>i16s')
 _F_iii = _Packer('>iii')
+_F_iux = _Packer('>i16sx')
 _F_H = _Packer('>H')
 _F_ihii = _Packer('>ihii')
+_F_ihiix = _Packer('>ihiix')
 _F_i = _Packer('>i')
 _F_h = _Packer('>h')
 
@@ -509,10 +513,26 @@ def _d_EndQuorumEpochRequest_PartitionData_v1(buf: bytes, pos: int) -> tuple[End
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_preferred_candidates = []
-            for i in range(n):
-                item_preferred_candidates, pos = _d_EndQuorumEpochRequest_ReplicaInfo_v1(buf, pos)
-                items_preferred_candidates.append(item_preferred_candidates)
+            stop_preferred_candidates = pos + 21 * n
+            if stop_preferred_candidates <= len(buf) and buf[pos + 20:stop_preferred_candidates:21] == bytes(n):
+                cls_preferred_candidates = EndQuorumEpochRequest.ReplicaInfo
+                items_preferred_candidates = []
+                for a0, a1, in _F_iux.iter_unpack(buf[pos:stop_preferred_candidates]):
+                    item_preferred_candidates = _new(cls_preferred_candidates)
+                    item_preferred_candidates.candidate_id = a0
+                    if a1 == _ZERO16:
+                        item_preferred_candidates.candidate_directory_id = ZERO_UUID
+                    else:
+                        item_preferred_candidates.candidate_directory_id = u = _new(Uuid)
+                        u._bytes = a1
+                    item_preferred_candidates.unknown_tagged_fields = []
+                    items_preferred_candidates.append(item_preferred_candidates)
+                pos = stop_preferred_candidates
+            else:
+                items_preferred_candidates = []
+                for i in range(n):
+                    item_preferred_candidates, pos = _d_EndQuorumEpochRequest_ReplicaInfo_v1(buf, pos)
+                    items_preferred_candidates.append(item_preferred_candidates)
             o.preferred_candidates = items_preferred_candidates
             i = -1
         f = 2
@@ -891,10 +911,24 @@ def _d_EndQuorumEpochResponse_TopicData_v0(buf: bytes, pos: int) -> tuple[EndQuo
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_EndQuorumEpochResponse_PartitionData_v0(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 14 * n
+            if stop_partitions <= len(buf):
+                cls_partitions = EndQuorumEpochResponse.PartitionData
+                items_partitions = []
+                for a0, a1, a2, a3, in _F_ihii.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.partition_index = a0
+                    item_partitions.error_code = a1
+                    item_partitions.leader_id = a2
+                    item_partitions.leader_epoch = a3
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_EndQuorumEpochResponse_PartitionData_v0(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
@@ -944,10 +978,24 @@ def _d_EndQuorumEpochResponse_TopicData_v1(buf: bytes, pos: int) -> tuple[EndQuo
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_EndQuorumEpochResponse_PartitionData_v1(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 15 * n
+            if stop_partitions <= len(buf) and buf[pos + 14:stop_partitions:15] == bytes(n):
+                cls_partitions = EndQuorumEpochResponse.PartitionData
+                items_partitions = []
+                for a0, a1, a2, a3, in _F_ihiix.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.partition_index = a0
+                    item_partitions.error_code = a1
+                    item_partitions.leader_id = a2
+                    item_partitions.leader_epoch = a3
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_EndQuorumEpochResponse_PartitionData_v1(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2

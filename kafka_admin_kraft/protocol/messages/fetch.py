@@ -49,6 +49,8 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
+_new = object.__new__
+_ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['FetchRequest', 'FetchResponse']
@@ -60,6 +62,7 @@ _F_iiqqi = _Packer('>iiqqi')
 _F_iiqiqi = _Packer('>iiqiqi')
 _F_u = _Packer('>16s')
 _F_q = _Packer('>q')
+_F_iiqiqix = _Packer('>iiqiqix')
 _F_iii = _Packer('>iii')
 _F_iiii = _Packer('>iiii')
 _F_iiiib = _Packer('>iiiib')
@@ -72,6 +75,7 @@ _F_ihq = _Packer('>ihq')
 _F_ihqq = _Packer('>ihqq')
 _F_ihqqq = _Packer('>ihqqq')
 _F_i = _Packer('>i')
+_F_qqx = _Packer('>qqx')
 _F_ihi = _Packer('>ihi')
 
 
@@ -1400,10 +1404,28 @@ def _d_FetchRequest_FetchTopic_v0(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_v0(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 16 * n
+            if stop_partitions <= len(buf):
+                cls_partitions = FetchRequest.FetchPartition
+                items_partitions = []
+                for a0, a1, a2, in _F_iqi.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.current_leader_epoch = -1
+                    item_partitions.last_fetched_epoch = -1
+                    item_partitions.log_start_offset = -1
+                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions.high_watermark = 9223372036854775807
+                    item_partitions.partition = a0
+                    item_partitions.fetch_offset = a1
+                    item_partitions.partition_max_bytes = a2
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_FetchRequest_FetchPartition_v0(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
@@ -1522,10 +1544,28 @@ def _d_FetchRequest_FetchTopic_v5(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_v5(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 24 * n
+            if stop_partitions <= len(buf):
+                cls_partitions = FetchRequest.FetchPartition
+                items_partitions = []
+                for a0, a1, a2, a3, in _F_iqqi.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.current_leader_epoch = -1
+                    item_partitions.last_fetched_epoch = -1
+                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions.high_watermark = 9223372036854775807
+                    item_partitions.partition = a0
+                    item_partitions.fetch_offset = a1
+                    item_partitions.log_start_offset = a2
+                    item_partitions.partition_max_bytes = a3
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_FetchRequest_FetchPartition_v5(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
@@ -1625,10 +1665,28 @@ def _d_FetchRequest_FetchTopic_v9(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_v9(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 28 * n
+            if stop_partitions <= len(buf):
+                cls_partitions = FetchRequest.FetchPartition
+                items_partitions = []
+                for a0, a1, a2, a3, a4, in _F_iiqqi.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.last_fetched_epoch = -1
+                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions.high_watermark = 9223372036854775807
+                    item_partitions.partition = a0
+                    item_partitions.current_leader_epoch = a1
+                    item_partitions.fetch_offset = a2
+                    item_partitions.log_start_offset = a3
+                    item_partitions.partition_max_bytes = a4
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_FetchRequest_FetchPartition_v9(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
@@ -1717,10 +1775,28 @@ def _d_FetchRequest_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchRequest.F
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_v12(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 33 * n
+            if stop_partitions <= len(buf) and buf[pos + 32:stop_partitions:33] == bytes(n):
+                cls_partitions = FetchRequest.FetchPartition
+                items_partitions = []
+                for a0, a1, a2, a3, a4, a5, in _F_iiqiqix.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions.high_watermark = 9223372036854775807
+                    item_partitions.partition = a0
+                    item_partitions.current_leader_epoch = a1
+                    item_partitions.fetch_offset = a2
+                    item_partitions.last_fetched_epoch = a3
+                    item_partitions.log_start_offset = a4
+                    item_partitions.partition_max_bytes = a5
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_FetchRequest_FetchPartition_v12(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
@@ -1777,10 +1853,28 @@ def _d_FetchRequest_FetchTopic_v13(buf: bytes, pos: int) -> tuple[FetchRequest.F
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_v13(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 33 * n
+            if stop_partitions <= len(buf) and buf[pos + 32:stop_partitions:33] == bytes(n):
+                cls_partitions = FetchRequest.FetchPartition
+                items_partitions = []
+                for a0, a1, a2, a3, a4, a5, in _F_iiqiqix.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions.high_watermark = 9223372036854775807
+                    item_partitions.partition = a0
+                    item_partitions.current_leader_epoch = a1
+                    item_partitions.fetch_offset = a2
+                    item_partitions.last_fetched_epoch = a3
+                    item_partitions.log_start_offset = a4
+                    item_partitions.partition_max_bytes = a5
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_FetchRequest_FetchPartition_v13(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
@@ -1816,10 +1910,28 @@ def _d_FetchRequest_FetchTopic_v14(buf: bytes, pos: int) -> tuple[FetchRequest.F
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_v14(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 33 * n
+            if stop_partitions <= len(buf) and buf[pos + 32:stop_partitions:33] == bytes(n):
+                cls_partitions = FetchRequest.FetchPartition
+                items_partitions = []
+                for a0, a1, a2, a3, a4, a5, in _F_iiqiqix.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions.high_watermark = 9223372036854775807
+                    item_partitions.partition = a0
+                    item_partitions.current_leader_epoch = a1
+                    item_partitions.fetch_offset = a2
+                    item_partitions.last_fetched_epoch = a3
+                    item_partitions.log_start_offset = a4
+                    item_partitions.partition_max_bytes = a5
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_FetchRequest_FetchPartition_v14(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
@@ -1855,10 +1967,28 @@ def _d_FetchRequest_FetchTopic_v15(buf: bytes, pos: int) -> tuple[FetchRequest.F
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_v15(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 33 * n
+            if stop_partitions <= len(buf) and buf[pos + 32:stop_partitions:33] == bytes(n):
+                cls_partitions = FetchRequest.FetchPartition
+                items_partitions = []
+                for a0, a1, a2, a3, a4, a5, in _F_iiqiqix.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions.high_watermark = 9223372036854775807
+                    item_partitions.partition = a0
+                    item_partitions.current_leader_epoch = a1
+                    item_partitions.fetch_offset = a2
+                    item_partitions.last_fetched_epoch = a3
+                    item_partitions.log_start_offset = a4
+                    item_partitions.partition_max_bytes = a5
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_FetchRequest_FetchPartition_v15(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
@@ -1894,10 +2024,28 @@ def _d_FetchRequest_FetchTopic_v16(buf: bytes, pos: int) -> tuple[FetchRequest.F
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_v16(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 33 * n
+            if stop_partitions <= len(buf) and buf[pos + 32:stop_partitions:33] == bytes(n):
+                cls_partitions = FetchRequest.FetchPartition
+                items_partitions = []
+                for a0, a1, a2, a3, a4, a5, in _F_iiqiqix.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions.high_watermark = 9223372036854775807
+                    item_partitions.partition = a0
+                    item_partitions.current_leader_epoch = a1
+                    item_partitions.fetch_offset = a2
+                    item_partitions.last_fetched_epoch = a3
+                    item_partitions.log_start_offset = a4
+                    item_partitions.partition_max_bytes = a5
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_FetchRequest_FetchPartition_v16(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
@@ -1954,10 +2102,28 @@ def _d_FetchRequest_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchRequest.F
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_v17(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 33 * n
+            if stop_partitions <= len(buf) and buf[pos + 32:stop_partitions:33] == bytes(n):
+                cls_partitions = FetchRequest.FetchPartition
+                items_partitions = []
+                for a0, a1, a2, a3, a4, a5, in _F_iiqiqix.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions.high_watermark = 9223372036854775807
+                    item_partitions.partition = a0
+                    item_partitions.current_leader_epoch = a1
+                    item_partitions.fetch_offset = a2
+                    item_partitions.last_fetched_epoch = a3
+                    item_partitions.log_start_offset = a4
+                    item_partitions.partition_max_bytes = a5
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_FetchRequest_FetchPartition_v17(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
@@ -2014,10 +2180,28 @@ def _d_FetchRequest_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchRequest.F
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_FetchRequest_FetchPartition_v18(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 33 * n
+            if stop_partitions <= len(buf) and buf[pos + 32:stop_partitions:33] == bytes(n):
+                cls_partitions = FetchRequest.FetchPartition
+                items_partitions = []
+                for a0, a1, a2, a3, a4, a5, in _F_iiqiqix.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions.high_watermark = 9223372036854775807
+                    item_partitions.partition = a0
+                    item_partitions.current_leader_epoch = a1
+                    item_partitions.fetch_offset = a2
+                    item_partitions.last_fetched_epoch = a3
+                    item_partitions.log_start_offset = a4
+                    item_partitions.partition_max_bytes = a5
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_FetchRequest_FetchPartition_v18(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
@@ -4110,10 +4294,22 @@ def _d_FetchResponse_PartitionData_v4(buf: bytes, pos: int) -> tuple[FetchRespon
         if n < 0:
             o.aborted_transactions = None
         else:
-            items_aborted_transactions = []
-            for i in range(n):
-                item_aborted_transactions, pos = _d_FetchResponse_AbortedTransaction_v4(buf, pos)
-                items_aborted_transactions.append(item_aborted_transactions)
+            stop_aborted_transactions = pos + 16 * n
+            if stop_aborted_transactions <= len(buf):
+                cls_aborted_transactions = FetchResponse.AbortedTransaction
+                items_aborted_transactions = []
+                for a0, a1, in _F_qq.iter_unpack(buf[pos:stop_aborted_transactions]):
+                    item_aborted_transactions = _new(cls_aborted_transactions)
+                    item_aborted_transactions.producer_id = a0
+                    item_aborted_transactions.first_offset = a1
+                    item_aborted_transactions.unknown_tagged_fields = []
+                    items_aborted_transactions.append(item_aborted_transactions)
+                pos = stop_aborted_transactions
+            else:
+                items_aborted_transactions = []
+                for i in range(n):
+                    item_aborted_transactions, pos = _d_FetchResponse_AbortedTransaction_v4(buf, pos)
+                    items_aborted_transactions.append(item_aborted_transactions)
             o.aborted_transactions = items_aborted_transactions
             i = -1
         f = 2
@@ -4179,10 +4375,22 @@ def _d_FetchResponse_PartitionData_v5(buf: bytes, pos: int) -> tuple[FetchRespon
         if n < 0:
             o.aborted_transactions = None
         else:
-            items_aborted_transactions = []
-            for i in range(n):
-                item_aborted_transactions, pos = _d_FetchResponse_AbortedTransaction_v4(buf, pos)
-                items_aborted_transactions.append(item_aborted_transactions)
+            stop_aborted_transactions = pos + 16 * n
+            if stop_aborted_transactions <= len(buf):
+                cls_aborted_transactions = FetchResponse.AbortedTransaction
+                items_aborted_transactions = []
+                for a0, a1, in _F_qq.iter_unpack(buf[pos:stop_aborted_transactions]):
+                    item_aborted_transactions = _new(cls_aborted_transactions)
+                    item_aborted_transactions.producer_id = a0
+                    item_aborted_transactions.first_offset = a1
+                    item_aborted_transactions.unknown_tagged_fields = []
+                    items_aborted_transactions.append(item_aborted_transactions)
+                pos = stop_aborted_transactions
+            else:
+                items_aborted_transactions = []
+                for i in range(n):
+                    item_aborted_transactions, pos = _d_FetchResponse_AbortedTransaction_v4(buf, pos)
+                    items_aborted_transactions.append(item_aborted_transactions)
             o.aborted_transactions = items_aborted_transactions
             i = -1
         f = 2
@@ -4426,10 +4634,22 @@ def _d_FetchResponse_PartitionData_v11(buf: bytes, pos: int) -> tuple[FetchRespo
         if n < 0:
             o.aborted_transactions = None
         else:
-            items_aborted_transactions = []
-            for i in range(n):
-                item_aborted_transactions, pos = _d_FetchResponse_AbortedTransaction_v4(buf, pos)
-                items_aborted_transactions.append(item_aborted_transactions)
+            stop_aborted_transactions = pos + 16 * n
+            if stop_aborted_transactions <= len(buf):
+                cls_aborted_transactions = FetchResponse.AbortedTransaction
+                items_aborted_transactions = []
+                for a0, a1, in _F_qq.iter_unpack(buf[pos:stop_aborted_transactions]):
+                    item_aborted_transactions = _new(cls_aborted_transactions)
+                    item_aborted_transactions.producer_id = a0
+                    item_aborted_transactions.first_offset = a1
+                    item_aborted_transactions.unknown_tagged_fields = []
+                    items_aborted_transactions.append(item_aborted_transactions)
+                pos = stop_aborted_transactions
+            else:
+                items_aborted_transactions = []
+                for i in range(n):
+                    item_aborted_transactions, pos = _d_FetchResponse_AbortedTransaction_v4(buf, pos)
+                    items_aborted_transactions.append(item_aborted_transactions)
             o.aborted_transactions = items_aborted_transactions
             i = -1
         f = 2
@@ -4508,10 +4728,22 @@ def _d_FetchResponse_PartitionData_v12(buf: bytes, pos: int) -> tuple[FetchRespo
         if n < 0:
             o.aborted_transactions = None
         else:
-            items_aborted_transactions = []
-            for i in range(n):
-                item_aborted_transactions, pos = _d_FetchResponse_AbortedTransaction_v12(buf, pos)
-                items_aborted_transactions.append(item_aborted_transactions)
+            stop_aborted_transactions = pos + 17 * n
+            if stop_aborted_transactions <= len(buf) and buf[pos + 16:stop_aborted_transactions:17] == bytes(n):
+                cls_aborted_transactions = FetchResponse.AbortedTransaction
+                items_aborted_transactions = []
+                for a0, a1, in _F_qqx.iter_unpack(buf[pos:stop_aborted_transactions]):
+                    item_aborted_transactions = _new(cls_aborted_transactions)
+                    item_aborted_transactions.producer_id = a0
+                    item_aborted_transactions.first_offset = a1
+                    item_aborted_transactions.unknown_tagged_fields = []
+                    items_aborted_transactions.append(item_aborted_transactions)
+                pos = stop_aborted_transactions
+            else:
+                items_aborted_transactions = []
+                for i in range(n):
+                    item_aborted_transactions, pos = _d_FetchResponse_AbortedTransaction_v12(buf, pos)
+                    items_aborted_transactions.append(item_aborted_transactions)
             o.aborted_transactions = items_aborted_transactions
             i = -1
         f = 2

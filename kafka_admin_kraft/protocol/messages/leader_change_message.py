@@ -49,6 +49,8 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
+_new = object.__new__
+_ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['LeaderChangeMessage']
@@ -56,6 +58,8 @@ __all__ = ['LeaderChangeMessage']
 _F_i = _Packer('>i')
 _F_iu = _Packer('>i16s')
 _F_hi = _Packer('>hi')
+_F_ix = _Packer('>ix')
+_F_iux = _Packer('>i16sx')
 
 
 class LeaderChangeMessage(Struct):
@@ -254,10 +258,22 @@ def _d_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMessage
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_voters = []
-            for i in range(n):
-                item_voters, pos = _d_LeaderChangeMessage_Voter_v0(buf, pos)
-                items_voters.append(item_voters)
+            stop_voters = pos + 5 * n
+            if stop_voters <= len(buf) and buf[pos + 4:stop_voters:5] == bytes(n):
+                cls_voters = LeaderChangeMessage.Voter
+                items_voters = []
+                for a0, in _F_ix.iter_unpack(buf[pos:stop_voters]):
+                    item_voters = _new(cls_voters)
+                    item_voters.voter_directory_id = ZERO_UUID
+                    item_voters.voter_id = a0
+                    item_voters.unknown_tagged_fields = []
+                    items_voters.append(item_voters)
+                pos = stop_voters
+            else:
+                items_voters = []
+                for i in range(n):
+                    item_voters, pos = _d_LeaderChangeMessage_Voter_v0(buf, pos)
+                    items_voters.append(item_voters)
             o.voters = items_voters
             i = -1
         f = 2
@@ -272,10 +288,22 @@ def _d_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMessage
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_granting_voters = []
-            for i in range(n):
-                item_granting_voters, pos = _d_LeaderChangeMessage_Voter_v0(buf, pos)
-                items_granting_voters.append(item_granting_voters)
+            stop_granting_voters = pos + 5 * n
+            if stop_granting_voters <= len(buf) and buf[pos + 4:stop_granting_voters:5] == bytes(n):
+                cls_granting_voters = LeaderChangeMessage.Voter
+                items_granting_voters = []
+                for a0, in _F_ix.iter_unpack(buf[pos:stop_granting_voters]):
+                    item_granting_voters = _new(cls_granting_voters)
+                    item_granting_voters.voter_directory_id = ZERO_UUID
+                    item_granting_voters.voter_id = a0
+                    item_granting_voters.unknown_tagged_fields = []
+                    items_granting_voters.append(item_granting_voters)
+                pos = stop_granting_voters
+            else:
+                items_granting_voters = []
+                for i in range(n):
+                    item_granting_voters, pos = _d_LeaderChangeMessage_Voter_v0(buf, pos)
+                    items_granting_voters.append(item_granting_voters)
             o.granting_voters = items_granting_voters
             i = -1
         f = 3
@@ -336,10 +364,26 @@ def _d_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMessage
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_voters = []
-            for i in range(n):
-                item_voters, pos = _d_LeaderChangeMessage_Voter_v1(buf, pos)
-                items_voters.append(item_voters)
+            stop_voters = pos + 21 * n
+            if stop_voters <= len(buf) and buf[pos + 20:stop_voters:21] == bytes(n):
+                cls_voters = LeaderChangeMessage.Voter
+                items_voters = []
+                for a0, a1, in _F_iux.iter_unpack(buf[pos:stop_voters]):
+                    item_voters = _new(cls_voters)
+                    item_voters.voter_id = a0
+                    if a1 == _ZERO16:
+                        item_voters.voter_directory_id = ZERO_UUID
+                    else:
+                        item_voters.voter_directory_id = u = _new(Uuid)
+                        u._bytes = a1
+                    item_voters.unknown_tagged_fields = []
+                    items_voters.append(item_voters)
+                pos = stop_voters
+            else:
+                items_voters = []
+                for i in range(n):
+                    item_voters, pos = _d_LeaderChangeMessage_Voter_v1(buf, pos)
+                    items_voters.append(item_voters)
             o.voters = items_voters
             i = -1
         f = 2
@@ -354,10 +398,26 @@ def _d_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMessage
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_granting_voters = []
-            for i in range(n):
-                item_granting_voters, pos = _d_LeaderChangeMessage_Voter_v1(buf, pos)
-                items_granting_voters.append(item_granting_voters)
+            stop_granting_voters = pos + 21 * n
+            if stop_granting_voters <= len(buf) and buf[pos + 20:stop_granting_voters:21] == bytes(n):
+                cls_granting_voters = LeaderChangeMessage.Voter
+                items_granting_voters = []
+                for a0, a1, in _F_iux.iter_unpack(buf[pos:stop_granting_voters]):
+                    item_granting_voters = _new(cls_granting_voters)
+                    item_granting_voters.voter_id = a0
+                    if a1 == _ZERO16:
+                        item_granting_voters.voter_directory_id = ZERO_UUID
+                    else:
+                        item_granting_voters.voter_directory_id = u = _new(Uuid)
+                        u._bytes = a1
+                    item_granting_voters.unknown_tagged_fields = []
+                    items_granting_voters.append(item_granting_voters)
+                pos = stop_granting_voters
+            else:
+                items_granting_voters = []
+                for i in range(n):
+                    item_granting_voters, pos = _d_LeaderChangeMessage_Voter_v1(buf, pos)
+                    items_granting_voters.append(item_granting_voters)
             o.granting_voters = items_granting_voters
             i = -1
         f = 3

@@ -49,12 +49,15 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
+_new = object.__new__
+_ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['QuorumStateData']
 
 _F_i = _Packer('>i')
 _F_iiiq = _Packer('>iiiq')
+_F_ix = _Packer('>ix')
 _F_iiiu = _Packer('>iii16s')
 
 
@@ -226,10 +229,21 @@ def _d_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
         if n < 0:
             o.current_voters = None
         else:
-            items_current_voters = []
-            for i in range(n):
-                item_current_voters, pos = _d_QuorumStateData_Voter_v0(buf, pos)
-                items_current_voters.append(item_current_voters)
+            stop_current_voters = pos + 5 * n
+            if stop_current_voters <= len(buf) and buf[pos + 4:stop_current_voters:5] == bytes(n):
+                cls_current_voters = QuorumStateData.Voter
+                items_current_voters = []
+                for a0, in _F_ix.iter_unpack(buf[pos:stop_current_voters]):
+                    item_current_voters = _new(cls_current_voters)
+                    item_current_voters.voter_id = a0
+                    item_current_voters.unknown_tagged_fields = []
+                    items_current_voters.append(item_current_voters)
+                pos = stop_current_voters
+            else:
+                items_current_voters = []
+                for i in range(n):
+                    item_current_voters, pos = _d_QuorumStateData_Voter_v0(buf, pos)
+                    items_current_voters.append(item_current_voters)
             o.current_voters = items_current_voters
             i = -1
         f = 3

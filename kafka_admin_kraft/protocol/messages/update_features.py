@@ -49,6 +49,8 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
+_new = object.__new__
+_ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['UpdateFeaturesRequest', 'UpdateFeaturesResponse']

@@ -49,6 +49,8 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
+_new = object.__new__
+_ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
 __all__ = ['VoteRequest', 'VoteResponse']
@@ -56,8 +58,12 @@ __all__ = ['VoteRequest', 'VoteResponse']
 _F_iiiiq = _Packer('>iiiiq')
 _F_iiiuuiq = _Packer('>iii16s16siq')
 _F_iiiuuiqo = _Packer('>iii16s16siq?')
+_F_iiiiqx = _Packer('>iiiiqx')
+_F_iiiuuiqx = _Packer('>iii16s16siqx')
+_F_iiiuuiqox = _Packer('>iii16s16siq?x')
 _F_i = _Packer('>i')
 _F_ihiio = _Packer('>ihii?')
+_F_ihiiox = _Packer('>ihii?x')
 _F_H = _Packer('>H')
 _F_h = _Packer('>h')
 
@@ -501,10 +507,28 @@ def _d_VoteRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[VoteRequest.Topic
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_VoteRequest_PartitionData_v0(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 25 * n
+            if stop_partitions <= len(buf) and buf[pos + 24:stop_partitions:25] == bytes(n):
+                cls_partitions = VoteRequest.PartitionData
+                items_partitions = []
+                for a0, a1, a2, a3, a4, in _F_iiiiqx.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions.voter_directory_id = ZERO_UUID
+                    item_partitions.pre_vote = False
+                    item_partitions.partition_index = a0
+                    item_partitions.replica_epoch = a1
+                    item_partitions.replica_id = a2
+                    item_partitions.last_offset_epoch = a3
+                    item_partitions.last_offset = a4
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_VoteRequest_PartitionData_v0(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
@@ -558,10 +582,36 @@ def _d_VoteRequest_TopicData_v1(buf: bytes, pos: int) -> tuple[VoteRequest.Topic
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_VoteRequest_PartitionData_v1(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 57 * n
+            if stop_partitions <= len(buf) and buf[pos + 56:stop_partitions:57] == bytes(n):
+                cls_partitions = VoteRequest.PartitionData
+                items_partitions = []
+                for a0, a1, a2, a3, a4, a5, a6, in _F_iiiuuiqx.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.pre_vote = False
+                    item_partitions.partition_index = a0
+                    item_partitions.replica_epoch = a1
+                    item_partitions.replica_id = a2
+                    if a3 == _ZERO16:
+                        item_partitions.replica_directory_id = ZERO_UUID
+                    else:
+                        item_partitions.replica_directory_id = u = _new(Uuid)
+                        u._bytes = a3
+                    if a4 == _ZERO16:
+                        item_partitions.voter_directory_id = ZERO_UUID
+                    else:
+                        item_partitions.voter_directory_id = u = _new(Uuid)
+                        u._bytes = a4
+                    item_partitions.last_offset_epoch = a5
+                    item_partitions.last_offset = a6
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_VoteRequest_PartitionData_v1(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
@@ -615,10 +665,36 @@ def _d_VoteRequest_TopicData_v2(buf: bytes, pos: int) -> tuple[VoteRequest.Topic
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_VoteRequest_PartitionData_v2(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 58 * n
+            if stop_partitions <= len(buf) and buf[pos + 57:stop_partitions:58] == bytes(n):
+                cls_partitions = VoteRequest.PartitionData
+                items_partitions = []
+                for a0, a1, a2, a3, a4, a5, a6, a7, in _F_iiiuuiqox.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.partition_index = a0
+                    item_partitions.replica_epoch = a1
+                    item_partitions.replica_id = a2
+                    if a3 == _ZERO16:
+                        item_partitions.replica_directory_id = ZERO_UUID
+                    else:
+                        item_partitions.replica_directory_id = u = _new(Uuid)
+                        u._bytes = a3
+                    if a4 == _ZERO16:
+                        item_partitions.voter_directory_id = ZERO_UUID
+                    else:
+                        item_partitions.voter_directory_id = u = _new(Uuid)
+                        u._bytes = a4
+                    item_partitions.last_offset_epoch = a5
+                    item_partitions.last_offset = a6
+                    item_partitions.pre_vote = a7
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_VoteRequest_PartitionData_v2(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
@@ -888,10 +964,25 @@ def _d_VoteResponse_TopicData_v0(buf: bytes, pos: int) -> tuple[VoteResponse.Top
         if n < 0:
             raise DecodeError('null array where the field is not nullable', offset=pos)
         else:
-            items_partitions = []
-            for i in range(n):
-                item_partitions, pos = _d_VoteResponse_PartitionData_v0(buf, pos)
-                items_partitions.append(item_partitions)
+            stop_partitions = pos + 16 * n
+            if stop_partitions <= len(buf) and buf[pos + 15:stop_partitions:16] == bytes(n):
+                cls_partitions = VoteResponse.PartitionData
+                items_partitions = []
+                for a0, a1, a2, a3, a4, in _F_ihiiox.iter_unpack(buf[pos:stop_partitions]):
+                    item_partitions = _new(cls_partitions)
+                    item_partitions.partition_index = a0
+                    item_partitions.error_code = a1
+                    item_partitions.leader_id = a2
+                    item_partitions.leader_epoch = a3
+                    item_partitions.vote_granted = a4
+                    item_partitions.unknown_tagged_fields = []
+                    items_partitions.append(item_partitions)
+                pos = stop_partitions
+            else:
+                items_partitions = []
+                for i in range(n):
+                    item_partitions, pos = _d_VoteResponse_PartitionData_v0(buf, pos)
+                    items_partitions.append(item_partitions)
             o.partitions = items_partitions
             i = -1
         f = 2
