@@ -9,6 +9,11 @@ of fixed-width fields are packed and unpacked with one ``struct.Struct``, named 
 (``_F_iqqq``); everything else calls the helpers in ``primitives``. The functions keep the index of the
 current field in a local ``f`` so that failures can be reported with a field path and offset. The
 specs' comments become the docstrings of messages, structs and fields.
+
+Decoders have fast paths for the common case, each falling back to the code above wherever its
+condition fails, so that tagged fields and bad input come out exactly as without it: an array of
+structs made of fixed-width fields only is read with one ``iter_unpack`` when no element carries
+tagged fields, and a compact string or bytes value with a one-byte length is sliced inline.
 """
 
 from __future__ import annotations
@@ -84,11 +89,11 @@ def _default_expr(spec: FieldSpec, struct_name: str | None) -> str:
 class MessageGenerator:
     """Emits the classes and codec functions of one message."""
 
-    def __init__(self, message: MessageSpec, file_doc: str = "", fast_arrays: bool = True) -> None:
+    def __init__(self, message: MessageSpec, file_doc: str = "", fast_paths: bool = True) -> None:
         self.message = message
-        self.fast_arrays = fast_arrays
-        """Whether arrays of fixed-width structs get their fast path; without it, the reference the
-        fast path is tested against."""
+        self.fast_paths = fast_paths
+        """Whether decoders get their fast paths (arrays of fixed-width structs, short compact
+        strings and bytes); without them, the reference the fast paths are tested against."""
         self.versions = message.version_list
         self.functions: list[str] = []
         self.tables: list[str] = []
@@ -179,7 +184,7 @@ class MessageGenerator:
             epilogue: list[str] = []
         else:
             head = f"def {name}(buf: bytes, pos: int) -> tuple[{info.qualname}, int]:"
-            prologue = [f"    o = new_struct({info.qualname})", "    f = 0", "    i = -1", "    try:"]
+            prologue = [f"    o = _new({info.qualname})", "    f = 0", "    i = -1", "    try:"]
             tail = ["    except _DECODE_ERRORS as exc:",
                     f"        raise decode_failure(exc, buf, pos, {table_name}, f, i) from None"]
             epilogue = ["    return o, pos"]
@@ -387,7 +392,15 @@ class MessageGenerator:
                 unpack = f"{self.struct_format(fmt)}.unpack_from(buf, {pos})[0]"
                 value = f"uuid_from_wire({unpack})" if kind == "uuid" else unpack
                 return [f"{target} = {value}", f"{pos} += {FIXED[kind][1]}"]
-            return [f"{target}, {pos} = {self._reader(kind, nullable, compact)}(buf, {pos})"]
+            read = f"{target}, {pos} = {self._reader(kind, nullable, compact)}(buf, {pos})"
+            if not compact or not self.fast_paths:
+                return [read]
+            # A length below 127 that the buffer holds is read inline; the helper does the rest,
+            # nulls and failures included.
+            value = f"buf[{pos} + 1:{pos} + k]"
+            value = f"{value}.decode()" if kind == "string" else f"bytes({value})"
+            return [f"if {pos} < len(buf) and 0 < (k := buf[{pos}]) < 0x80 and {pos} + k <= len(buf):",
+                    f"    {target} = {value}", f"    {pos} += k", "else:", f"    {read}"]
         if spec.is_struct:
             min_size = 1
         elif kind in FIXED:
@@ -413,7 +426,7 @@ class MessageGenerator:
                       f"    {pos} += {FIXED[kind][1]} * n"]
             return lines
         attr = target.rsplit(".", 1)[-1]
-        fast = self._fixed_array(kind, version, attr, pos) if spec.is_struct and self.fast_arrays else []
+        fast = self._fixed_array(kind, version, attr, pos) if spec.is_struct and self.fast_paths else []
         if fast:
             lines += fast
             lines += ["    else:", f"        items_{attr} = []", "        for i in range(n):",
@@ -653,7 +666,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -685,16 +697,16 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 '''
 
 
-def generate_module(stem: str, messages: list[MessageSpec], fast_arrays: bool = True) -> str:
-    """The generated module for one spec file (``fast_arrays``: see ``MessageGenerator``)."""
+def generate_module(stem: str, messages: list[MessageSpec], fast_paths: bool = True) -> str:
+    """The generated module for one spec file (``fast_paths``: see ``MessageGenerator``)."""
     file_doc = messages[0].doc if messages else ""
-    generators = [MessageGenerator(m, file_doc, fast_arrays) for m in messages]
+    generators = [MessageGenerator(m, file_doc, fast_paths) for m in messages]
     classes: list[str] = []
     functions: list[str] = []
     tables: list[str] = []

@@ -37,11 +37,6 @@ class _Unset:
 UNSET: Any = _Unset()
 
 
-def new_struct(cls: type[_S]) -> _S:
-    """An instance whose slots the generated decoder fills in, skipping ``__init__``."""
-    return object.__new__(cls)
-
-
 class Struct:
     """A generated Kafka struct: a message, a nested struct or a record.
 

@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -107,7 +106,7 @@ def _e_AbortTransactionRecord_v0(o: AbortTransactionRecord, out: bytearray) -> N
 
 
 def _d_AbortTransactionRecord_v0(buf: bytes, pos: int) -> tuple[AbortTransactionRecord, int]:
-    o = new_struct(AbortTransactionRecord)
+    o = _new(AbortTransactionRecord)
     f = 0
     i = -1
     try:
@@ -128,7 +127,11 @@ def _d_AbortTransactionRecord_v0(buf: bytes, pos: int) -> tuple[AbortTransaction
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.reason, p = read_compact_nullable_string(buf, p)
+                    if p < len(buf) and 0 < (k := buf[p]) < 0x80 and p + k <= len(buf):
+                        o.reason = buf[p + 1:p + k].decode()
+                        p += k
+                    else:
+                        o.reason, p = read_compact_nullable_string(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field Reason used {p - pos} of its {size} bytes', offset=pos)
                 else:

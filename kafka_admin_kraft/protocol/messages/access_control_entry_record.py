@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -145,7 +144,7 @@ def _e_AccessControlEntryRecord_v0(o: AccessControlEntryRecord, out: bytearray) 
 
 
 def _d_AccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[AccessControlEntryRecord, int]:
-    o = new_struct(AccessControlEntryRecord)
+    o = _new(AccessControlEntryRecord)
     f = 0
     i = -1
     try:
@@ -154,14 +153,26 @@ def _d_AccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[AccessControlE
         o.id = uuid_from_wire(u0)
         pos += 17
         f = 1
-        o.resource_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.resource_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.resource_name, pos = read_compact_string(buf, pos)
         f = 2
         o.pattern_type, = _F_b.unpack_from(buf, pos)
         pos += 1
         f = 3
-        o.principal, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.principal = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.principal, pos = read_compact_string(buf, pos)
         f = 4
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 5
         o.operation, o.permission_type, = _F_bb.unpack_from(buf, pos)
         pos += 2

@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -208,14 +207,22 @@ def _e_AddRaftVoterRequest_Listener_v0(o: AddRaftVoterRequest.Listener, out: byt
 
 
 def _d_AddRaftVoterRequest_Listener_v0(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest.Listener, int]:
-    o = new_struct(AddRaftVoterRequest.Listener)
+    o = _new(AddRaftVoterRequest.Listener)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
@@ -257,13 +264,17 @@ def _e_AddRaftVoterRequest_v0(o: AddRaftVoterRequest, out: bytearray) -> None:
 
 
 def _d_AddRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest, int]:
-    o = new_struct(AddRaftVoterRequest)
+    o = _new(AddRaftVoterRequest)
     f = 0
     i = -1
     try:
         o.ack_when_committed = True
         f = 0
-        o.cluster_id, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
         o.timeout_ms, o.voter_id, u2, = _F_iiu.unpack_from(buf, pos)
         o.voter_directory_id = uuid_from_wire(u2)
@@ -323,12 +334,16 @@ def _e_AddRaftVoterRequest_v1(o: AddRaftVoterRequest, out: bytearray) -> None:
 
 
 def _d_AddRaftVoterRequest_v1(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest, int]:
-    o = new_struct(AddRaftVoterRequest)
+    o = _new(AddRaftVoterRequest)
     f = 0
     i = -1
     try:
         f = 0
-        o.cluster_id, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
         o.timeout_ms, o.voter_id, u2, = _F_iiu.unpack_from(buf, pos)
         o.voter_directory_id = uuid_from_wire(u2)
@@ -383,7 +398,7 @@ def _e_AddRaftVoterResponse_v0(o: AddRaftVoterResponse, out: bytearray) -> None:
 
 
 def _d_AddRaftVoterResponse_v0(buf: bytes, pos: int) -> tuple[AddRaftVoterResponse, int]:
-    o = new_struct(AddRaftVoterResponse)
+    o = _new(AddRaftVoterResponse)
     f = 0
     i = -1
     try:
@@ -391,7 +406,11 @@ def _d_AddRaftVoterResponse_v0(buf: bytes, pos: int) -> tuple[AddRaftVoterRespon
         o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         if buf[pos] == 0:
             pos += 1

@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -299,7 +298,7 @@ def _e_ApiVersionsRequest_v0(o: ApiVersionsRequest, out: bytearray) -> None:
 
 
 def _d_ApiVersionsRequest_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, int]:
-    o = new_struct(ApiVersionsRequest)
+    o = _new(ApiVersionsRequest)
     f = 0
     i = -1
     try:
@@ -372,16 +371,24 @@ def _e_ApiVersionsRequest_v3(o: ApiVersionsRequest, out: bytearray) -> None:
 
 
 def _d_ApiVersionsRequest_v3(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, int]:
-    o = new_struct(ApiVersionsRequest)
+    o = _new(ApiVersionsRequest)
     f = 0
     i = -1
     try:
         o.cluster_id = None
         o.node_id = -1
         f = 0
-        o.client_software_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.client_software_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.client_software_name, pos = read_compact_string(buf, pos)
         f = 1
-        o.client_software_version, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.client_software_version = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.client_software_version, pos = read_compact_string(buf, pos)
         f = 2
         if buf[pos] == 0:
             pos += 1
@@ -438,16 +445,28 @@ def _e_ApiVersionsRequest_v5(o: ApiVersionsRequest, out: bytearray) -> None:
 
 
 def _d_ApiVersionsRequest_v5(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, int]:
-    o = new_struct(ApiVersionsRequest)
+    o = _new(ApiVersionsRequest)
     f = 0
     i = -1
     try:
         f = 0
-        o.client_software_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.client_software_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.client_software_name, pos = read_compact_string(buf, pos)
         f = 1
-        o.client_software_version, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.client_software_version = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.client_software_version, pos = read_compact_string(buf, pos)
         f = 2
-        o.cluster_id, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 3
         o.node_id, = _F_i.unpack_from(buf, pos)
         pos += 4
@@ -476,7 +495,7 @@ def _e_ApiVersionsResponse_ApiVersion_v0(o: ApiVersionsResponse.ApiVersion, out:
 
 
 def _d_ApiVersionsResponse_ApiVersion_v0(buf: bytes, pos: int) -> tuple[ApiVersionsResponse.ApiVersion, int]:
-    o = new_struct(ApiVersionsResponse.ApiVersion)
+    o = _new(ApiVersionsResponse.ApiVersion)
     f = 0
     i = -1
     try:
@@ -532,7 +551,7 @@ def _e_ApiVersionsResponse_ApiVersion_v3(o: ApiVersionsResponse.ApiVersion, out:
 
 
 def _d_ApiVersionsResponse_ApiVersion_v3(buf: bytes, pos: int) -> tuple[ApiVersionsResponse.ApiVersion, int]:
-    o = new_struct(ApiVersionsResponse.ApiVersion)
+    o = _new(ApiVersionsResponse.ApiVersion)
     f = 0
     i = -1
     try:
@@ -568,12 +587,16 @@ def _e_ApiVersionsResponse_SupportedFeatureKey_v3(o: ApiVersionsResponse.Support
 
 
 def _d_ApiVersionsResponse_SupportedFeatureKey_v3(buf: bytes, pos: int) -> tuple[ApiVersionsResponse.SupportedFeatureKey, int]:
-    o = new_struct(ApiVersionsResponse.SupportedFeatureKey)
+    o = _new(ApiVersionsResponse.SupportedFeatureKey)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
         o.min_version, o.max_version, = _F_hh.unpack_from(buf, pos)
         pos += 4
@@ -606,12 +629,16 @@ def _e_ApiVersionsResponse_FinalizedFeatureKey_v3(o: ApiVersionsResponse.Finaliz
 
 
 def _d_ApiVersionsResponse_FinalizedFeatureKey_v3(buf: bytes, pos: int) -> tuple[ApiVersionsResponse.FinalizedFeatureKey, int]:
-    o = new_struct(ApiVersionsResponse.FinalizedFeatureKey)
+    o = _new(ApiVersionsResponse.FinalizedFeatureKey)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
         o.max_version_level, o.min_version_level, = _F_hh.unpack_from(buf, pos)
         pos += 4
@@ -646,7 +673,7 @@ def _e_ApiVersionsResponse_v0(o: ApiVersionsResponse, out: bytearray) -> None:
 
 
 def _d_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
-    o = new_struct(ApiVersionsResponse)
+    o = _new(ApiVersionsResponse)
     f = 0
     i = -1
     try:
@@ -712,7 +739,7 @@ def _e_ApiVersionsResponse_v1(o: ApiVersionsResponse, out: bytearray) -> None:
 
 
 def _d_ApiVersionsResponse_v1(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
-    o = new_struct(ApiVersionsResponse)
+    o = _new(ApiVersionsResponse)
     f = 0
     i = -1
     try:
@@ -828,7 +855,7 @@ def _e_ApiVersionsResponse_v3(o: ApiVersionsResponse, out: bytearray) -> None:
 
 
 def _d_ApiVersionsResponse_v3(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
-    o = new_struct(ApiVersionsResponse)
+    o = _new(ApiVersionsResponse)
     f = 0
     i = -1
     try:

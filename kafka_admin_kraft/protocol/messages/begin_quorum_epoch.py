@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -378,7 +377,7 @@ def _e_BeginQuorumEpochRequest_PartitionData_v0(o: BeginQuorumEpochRequest.Parti
 
 
 def _d_BeginQuorumEpochRequest_PartitionData_v0(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest.PartitionData, int]:
-    o = new_struct(BeginQuorumEpochRequest.PartitionData)
+    o = _new(BeginQuorumEpochRequest.PartitionData)
     f = 0
     i = -1
     try:
@@ -409,7 +408,7 @@ def _e_BeginQuorumEpochRequest_PartitionData_v1(o: BeginQuorumEpochRequest.Parti
 
 
 def _d_BeginQuorumEpochRequest_PartitionData_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest.PartitionData, int]:
-    o = new_struct(BeginQuorumEpochRequest.PartitionData)
+    o = _new(BeginQuorumEpochRequest.PartitionData)
     f = 0
     i = -1
     try:
@@ -448,7 +447,7 @@ def _e_BeginQuorumEpochRequest_TopicData_v0(o: BeginQuorumEpochRequest.TopicData
 
 
 def _d_BeginQuorumEpochRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest.TopicData, int]:
-    o = new_struct(BeginQuorumEpochRequest.TopicData)
+    o = _new(BeginQuorumEpochRequest.TopicData)
     f = 0
     i = -1
     try:
@@ -509,12 +508,16 @@ def _e_BeginQuorumEpochRequest_TopicData_v1(o: BeginQuorumEpochRequest.TopicData
 
 
 def _d_BeginQuorumEpochRequest_TopicData_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest.TopicData, int]:
-    o = new_struct(BeginQuorumEpochRequest.TopicData)
+    o = _new(BeginQuorumEpochRequest.TopicData)
     f = 0
     i = -1
     try:
         f = 0
-        o.topic_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.topic_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -582,14 +585,22 @@ def _e_BeginQuorumEpochRequest_LeaderEndpoint_v1(o: BeginQuorumEpochRequest.Lead
 
 
 def _d_BeginQuorumEpochRequest_LeaderEndpoint_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest.LeaderEndpoint, int]:
-    o = new_struct(BeginQuorumEpochRequest.LeaderEndpoint)
+    o = _new(BeginQuorumEpochRequest.LeaderEndpoint)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
@@ -624,7 +635,7 @@ def _e_BeginQuorumEpochRequest_v0(o: BeginQuorumEpochRequest, out: bytearray) ->
 
 
 def _d_BeginQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest, int]:
-    o = new_struct(BeginQuorumEpochRequest)
+    o = _new(BeginQuorumEpochRequest)
     f = 0
     i = -1
     try:
@@ -681,12 +692,16 @@ def _e_BeginQuorumEpochRequest_v1(o: BeginQuorumEpochRequest, out: bytearray) ->
 
 
 def _d_BeginQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest, int]:
-    o = new_struct(BeginQuorumEpochRequest)
+    o = _new(BeginQuorumEpochRequest)
     f = 0
     i = -1
     try:
         f = 0
-        o.cluster_id, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
         o.voter_id, = _F_i.unpack_from(buf, pos)
         pos += 4
@@ -751,7 +766,7 @@ def _e_BeginQuorumEpochResponse_PartitionData_v0(o: BeginQuorumEpochResponse.Par
 
 
 def _d_BeginQuorumEpochResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse.PartitionData, int]:
-    o = new_struct(BeginQuorumEpochResponse.PartitionData)
+    o = _new(BeginQuorumEpochResponse.PartitionData)
     f = 0
     i = -1
     try:
@@ -781,7 +796,7 @@ def _e_BeginQuorumEpochResponse_PartitionData_v1(o: BeginQuorumEpochResponse.Par
 
 
 def _d_BeginQuorumEpochResponse_PartitionData_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse.PartitionData, int]:
-    o = new_struct(BeginQuorumEpochResponse.PartitionData)
+    o = _new(BeginQuorumEpochResponse.PartitionData)
     f = 0
     i = -1
     try:
@@ -819,7 +834,7 @@ def _e_BeginQuorumEpochResponse_TopicData_v0(o: BeginQuorumEpochResponse.TopicDa
 
 
 def _d_BeginQuorumEpochResponse_TopicData_v0(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse.TopicData, int]:
-    o = new_struct(BeginQuorumEpochResponse.TopicData)
+    o = _new(BeginQuorumEpochResponse.TopicData)
     f = 0
     i = -1
     try:
@@ -880,12 +895,16 @@ def _e_BeginQuorumEpochResponse_TopicData_v1(o: BeginQuorumEpochResponse.TopicDa
 
 
 def _d_BeginQuorumEpochResponse_TopicData_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse.TopicData, int]:
-    o = new_struct(BeginQuorumEpochResponse.TopicData)
+    o = _new(BeginQuorumEpochResponse.TopicData)
     f = 0
     i = -1
     try:
         f = 0
-        o.topic_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.topic_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -949,7 +968,7 @@ def _e_BeginQuorumEpochResponse_NodeEndpoint_v1(o: BeginQuorumEpochResponse.Node
 
 
 def _d_BeginQuorumEpochResponse_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse.NodeEndpoint, int]:
-    o = new_struct(BeginQuorumEpochResponse.NodeEndpoint)
+    o = _new(BeginQuorumEpochResponse.NodeEndpoint)
     f = 0
     i = -1
     try:
@@ -957,7 +976,11 @@ def _d_BeginQuorumEpochResponse_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[B
         o.node_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
@@ -995,7 +1018,7 @@ def _e_BeginQuorumEpochResponse_v0(o: BeginQuorumEpochResponse, out: bytearray) 
 
 
 def _d_BeginQuorumEpochResponse_v0(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse, int]:
-    o = new_struct(BeginQuorumEpochResponse)
+    o = _new(BeginQuorumEpochResponse)
     f = 0
     i = -1
     try:
@@ -1053,7 +1076,7 @@ def _e_BeginQuorumEpochResponse_v1(o: BeginQuorumEpochResponse, out: bytearray) 
 
 
 def _d_BeginQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse, int]:
-    o = new_struct(BeginQuorumEpochResponse)
+    o = _new(BeginQuorumEpochResponse)
     f = 0
     i = -1
     try:

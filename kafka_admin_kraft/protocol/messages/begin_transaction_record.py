@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -107,7 +106,7 @@ def _e_BeginTransactionRecord_v0(o: BeginTransactionRecord, out: bytearray) -> N
 
 
 def _d_BeginTransactionRecord_v0(buf: bytes, pos: int) -> tuple[BeginTransactionRecord, int]:
-    o = new_struct(BeginTransactionRecord)
+    o = _new(BeginTransactionRecord)
     f = 0
     i = -1
     try:
@@ -128,7 +127,11 @@ def _d_BeginTransactionRecord_v0(buf: bytes, pos: int) -> tuple[BeginTransaction
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.name, p = read_compact_nullable_string(buf, p)
+                    if p < len(buf) and 0 < (k := buf[p]) < 0x80 and p + k <= len(buf):
+                        o.name = buf[p + 1:p + k].decode()
+                        p += k
+                    else:
+                        o.name, p = read_compact_nullable_string(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field Name used {p - pos} of its {size} bytes', offset=pos)
                 else:

@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -189,7 +188,7 @@ def _e_BrokerHeartbeatRequest_v0(o: BrokerHeartbeatRequest, out: bytearray) -> N
 
 
 def _d_BrokerHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[BrokerHeartbeatRequest, int]:
-    o = new_struct(BrokerHeartbeatRequest)
+    o = _new(BrokerHeartbeatRequest)
     f = 0
     i = -1
     try:
@@ -251,7 +250,7 @@ def _e_BrokerHeartbeatRequest_v1(o: BrokerHeartbeatRequest, out: bytearray) -> N
 
 
 def _d_BrokerHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[BrokerHeartbeatRequest, int]:
-    o = new_struct(BrokerHeartbeatRequest)
+    o = _new(BrokerHeartbeatRequest)
     f = 0
     i = -1
     try:
@@ -342,7 +341,7 @@ def _e_BrokerHeartbeatRequest_v2(o: BrokerHeartbeatRequest, out: bytearray) -> N
 
 
 def _d_BrokerHeartbeatRequest_v2(buf: bytes, pos: int) -> tuple[BrokerHeartbeatRequest, int]:
-    o = new_struct(BrokerHeartbeatRequest)
+    o = _new(BrokerHeartbeatRequest)
     f = 0
     i = -1
     try:
@@ -432,7 +431,7 @@ def _e_BrokerHeartbeatResponse_v0(o: BrokerHeartbeatResponse, out: bytearray) ->
 
 
 def _d_BrokerHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[BrokerHeartbeatResponse, int]:
-    o = new_struct(BrokerHeartbeatResponse)
+    o = _new(BrokerHeartbeatResponse)
     f = 0
     i = -1
     try:

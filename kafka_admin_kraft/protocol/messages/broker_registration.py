@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -265,14 +264,22 @@ def _e_BrokerRegistrationRequest_Listener_v0(o: BrokerRegistrationRequest.Listen
 
 
 def _d_BrokerRegistrationRequest_Listener_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest.Listener, int]:
-    o = new_struct(BrokerRegistrationRequest.Listener)
+    o = _new(BrokerRegistrationRequest.Listener)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, o.security_protocol, = _F_Hh.unpack_from(buf, pos)
         pos += 4
@@ -305,12 +312,16 @@ def _e_BrokerRegistrationRequest_Feature_v0(o: BrokerRegistrationRequest.Feature
 
 
 def _d_BrokerRegistrationRequest_Feature_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest.Feature, int]:
-    o = new_struct(BrokerRegistrationRequest.Feature)
+    o = _new(BrokerRegistrationRequest.Feature)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
         o.min_supported_version, o.max_supported_version, = _F_hh.unpack_from(buf, pos)
         pos += 4
@@ -362,7 +373,7 @@ def _e_BrokerRegistrationRequest_v0(o: BrokerRegistrationRequest, out: bytearray
 
 
 def _d_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
-    o = new_struct(BrokerRegistrationRequest)
+    o = _new(BrokerRegistrationRequest)
     f = 0
     i = -1
     try:
@@ -373,7 +384,11 @@ def _d_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegistr
         o.broker_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
-        o.cluster_id, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_string(buf, pos)
         f = 2
         u0, = _F_u.unpack_from(buf, pos)
         o.incarnation_id = uuid_from_wire(u0)
@@ -415,7 +430,11 @@ def _d_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegistr
             o.features = items_features
             i = -1
         f = 5
-        o.rack, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 6
         if buf[pos] == 0:
             pos += 1
@@ -463,7 +482,7 @@ def _e_BrokerRegistrationRequest_v1(o: BrokerRegistrationRequest, out: bytearray
 
 
 def _d_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
-    o = new_struct(BrokerRegistrationRequest)
+    o = _new(BrokerRegistrationRequest)
     f = 0
     i = -1
     try:
@@ -473,7 +492,11 @@ def _d_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegistr
         o.broker_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
-        o.cluster_id, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_string(buf, pos)
         f = 2
         u0, = _F_u.unpack_from(buf, pos)
         o.incarnation_id = uuid_from_wire(u0)
@@ -515,7 +538,11 @@ def _d_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegistr
             o.features = items_features
             i = -1
         f = 5
-        o.rack, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 6
         o.is_migrating_zk_broker, = _F_o.unpack_from(buf, pos)
         pos += 1
@@ -572,7 +599,7 @@ def _e_BrokerRegistrationRequest_v2(o: BrokerRegistrationRequest, out: bytearray
 
 
 def _d_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
-    o = new_struct(BrokerRegistrationRequest)
+    o = _new(BrokerRegistrationRequest)
     f = 0
     i = -1
     try:
@@ -581,7 +608,11 @@ def _d_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegistr
         o.broker_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
-        o.cluster_id, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_string(buf, pos)
         f = 2
         u0, = _F_u.unpack_from(buf, pos)
         o.incarnation_id = uuid_from_wire(u0)
@@ -623,7 +654,11 @@ def _d_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegistr
             o.features = items_features
             i = -1
         f = 5
-        o.rack, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 6
         o.is_migrating_zk_broker, = _F_o.unpack_from(buf, pos)
         pos += 1
@@ -700,7 +735,7 @@ def _e_BrokerRegistrationRequest_v3(o: BrokerRegistrationRequest, out: bytearray
 
 
 def _d_BrokerRegistrationRequest_v3(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
-    o = new_struct(BrokerRegistrationRequest)
+    o = _new(BrokerRegistrationRequest)
     f = 0
     i = -1
     try:
@@ -708,7 +743,11 @@ def _d_BrokerRegistrationRequest_v3(buf: bytes, pos: int) -> tuple[BrokerRegistr
         o.broker_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
-        o.cluster_id, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_string(buf, pos)
         f = 2
         u0, = _F_u.unpack_from(buf, pos)
         o.incarnation_id = uuid_from_wire(u0)
@@ -750,7 +789,11 @@ def _d_BrokerRegistrationRequest_v3(buf: bytes, pos: int) -> tuple[BrokerRegistr
             o.features = items_features
             i = -1
         f = 5
-        o.rack, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 6
         o.is_migrating_zk_broker, = _F_o.unpack_from(buf, pos)
         pos += 1
@@ -802,7 +845,7 @@ def _e_BrokerRegistrationResponse_v0(o: BrokerRegistrationResponse, out: bytearr
 
 
 def _d_BrokerRegistrationResponse_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationResponse, int]:
-    o = new_struct(BrokerRegistrationResponse)
+    o = _new(BrokerRegistrationResponse)
     f = 0
     i = -1
     try:

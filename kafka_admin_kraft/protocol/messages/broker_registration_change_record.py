@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -146,7 +145,7 @@ def _e_BrokerRegistrationChangeRecord_v0(o: BrokerRegistrationChangeRecord, out:
 
 
 def _d_BrokerRegistrationChangeRecord_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
-    o = new_struct(BrokerRegistrationChangeRecord)
+    o = _new(BrokerRegistrationChangeRecord)
     f = 0
     i = -1
     try:
@@ -219,7 +218,7 @@ def _e_BrokerRegistrationChangeRecord_v1(o: BrokerRegistrationChangeRecord, out:
 
 
 def _d_BrokerRegistrationChangeRecord_v1(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
-    o = new_struct(BrokerRegistrationChangeRecord)
+    o = _new(BrokerRegistrationChangeRecord)
     f = 0
     i = -1
     try:
@@ -303,7 +302,7 @@ def _e_BrokerRegistrationChangeRecord_v2(o: BrokerRegistrationChangeRecord, out:
 
 
 def _d_BrokerRegistrationChangeRecord_v2(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
-    o = new_struct(BrokerRegistrationChangeRecord)
+    o = _new(BrokerRegistrationChangeRecord)
     f = 0
     i = -1
     try:
@@ -416,7 +415,7 @@ def _e_BrokerRegistrationChangeRecord_v3(o: BrokerRegistrationChangeRecord, out:
 
 
 def _d_BrokerRegistrationChangeRecord_v3(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
-    o = new_struct(BrokerRegistrationChangeRecord)
+    o = _new(BrokerRegistrationChangeRecord)
     f = 0
     i = -1
     try:

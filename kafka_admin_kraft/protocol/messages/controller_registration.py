@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -240,14 +239,22 @@ def _e_ControllerRegistrationRequest_Listener_v0(o: ControllerRegistrationReques
 
 
 def _d_ControllerRegistrationRequest_Listener_v0(buf: bytes, pos: int) -> tuple[ControllerRegistrationRequest.Listener, int]:
-    o = new_struct(ControllerRegistrationRequest.Listener)
+    o = _new(ControllerRegistrationRequest.Listener)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, o.security_protocol, = _F_Hh.unpack_from(buf, pos)
         pos += 4
@@ -280,12 +287,16 @@ def _e_ControllerRegistrationRequest_Feature_v0(o: ControllerRegistrationRequest
 
 
 def _d_ControllerRegistrationRequest_Feature_v0(buf: bytes, pos: int) -> tuple[ControllerRegistrationRequest.Feature, int]:
-    o = new_struct(ControllerRegistrationRequest.Feature)
+    o = _new(ControllerRegistrationRequest.Feature)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
         o.min_supported_version, o.max_supported_version, = _F_hh.unpack_from(buf, pos)
         pos += 4
@@ -328,7 +339,7 @@ def _e_ControllerRegistrationRequest_v0(o: ControllerRegistrationRequest, out: b
 
 
 def _d_ControllerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[ControllerRegistrationRequest, int]:
-    o = new_struct(ControllerRegistrationRequest)
+    o = _new(ControllerRegistrationRequest)
     f = 0
     i = -1
     try:
@@ -401,7 +412,7 @@ def _e_ControllerRegistrationResponse_v0(o: ControllerRegistrationResponse, out:
 
 
 def _d_ControllerRegistrationResponse_v0(buf: bytes, pos: int) -> tuple[ControllerRegistrationResponse, int]:
-    o = new_struct(ControllerRegistrationResponse)
+    o = _new(ControllerRegistrationResponse)
     f = 0
     i = -1
     try:
@@ -409,7 +420,11 @@ def _d_ControllerRegistrationResponse_v0(buf: bytes, pos: int) -> tuple[Controll
         o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         if buf[pos] == 0:
             pos += 1

@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -247,7 +246,7 @@ def _e_CreateAclsRequest_AclCreation_v0(o: CreateAclsRequest.AclCreation, out: b
 
 
 def _d_CreateAclsRequest_AclCreation_v0(buf: bytes, pos: int) -> tuple[CreateAclsRequest.AclCreation, int]:
-    o = new_struct(CreateAclsRequest.AclCreation)
+    o = _new(CreateAclsRequest.AclCreation)
     f = 0
     i = -1
     try:
@@ -295,7 +294,7 @@ def _e_CreateAclsRequest_AclCreation_v1(o: CreateAclsRequest.AclCreation, out: b
 
 
 def _d_CreateAclsRequest_AclCreation_v1(buf: bytes, pos: int) -> tuple[CreateAclsRequest.AclCreation, int]:
-    o = new_struct(CreateAclsRequest.AclCreation)
+    o = _new(CreateAclsRequest.AclCreation)
     f = 0
     i = -1
     try:
@@ -347,7 +346,7 @@ def _e_CreateAclsRequest_AclCreation_v2(o: CreateAclsRequest.AclCreation, out: b
 
 
 def _d_CreateAclsRequest_AclCreation_v2(buf: bytes, pos: int) -> tuple[CreateAclsRequest.AclCreation, int]:
-    o = new_struct(CreateAclsRequest.AclCreation)
+    o = _new(CreateAclsRequest.AclCreation)
     f = 0
     i = -1
     try:
@@ -355,14 +354,26 @@ def _d_CreateAclsRequest_AclCreation_v2(buf: bytes, pos: int) -> tuple[CreateAcl
         o.resource_type, = _F_b.unpack_from(buf, pos)
         pos += 1
         f = 1
-        o.resource_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.resource_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.resource_name, pos = read_compact_string(buf, pos)
         f = 2
         o.resource_pattern_type, = _F_b.unpack_from(buf, pos)
         pos += 1
         f = 3
-        o.principal, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.principal = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.principal, pos = read_compact_string(buf, pos)
         f = 4
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 5
         o.operation, o.permission_type, = _F_bb.unpack_from(buf, pos)
         pos += 2
@@ -395,7 +406,7 @@ def _e_CreateAclsRequest_v0(o: CreateAclsRequest, out: bytearray) -> None:
 
 
 def _d_CreateAclsRequest_v0(buf: bytes, pos: int) -> tuple[CreateAclsRequest, int]:
-    o = new_struct(CreateAclsRequest)
+    o = _new(CreateAclsRequest)
     f = 0
     i = -1
     try:
@@ -436,7 +447,7 @@ def _e_CreateAclsRequest_v1(o: CreateAclsRequest, out: bytearray) -> None:
 
 
 def _d_CreateAclsRequest_v1(buf: bytes, pos: int) -> tuple[CreateAclsRequest, int]:
-    o = new_struct(CreateAclsRequest)
+    o = _new(CreateAclsRequest)
     f = 0
     i = -1
     try:
@@ -479,7 +490,7 @@ def _e_CreateAclsRequest_v2(o: CreateAclsRequest, out: bytearray) -> None:
 
 
 def _d_CreateAclsRequest_v2(buf: bytes, pos: int) -> tuple[CreateAclsRequest, int]:
-    o = new_struct(CreateAclsRequest)
+    o = _new(CreateAclsRequest)
     f = 0
     i = -1
     try:
@@ -528,7 +539,7 @@ def _e_CreateAclsResponse_AclCreationResult_v0(o: CreateAclsResponse.AclCreation
 
 
 def _d_CreateAclsResponse_AclCreationResult_v0(buf: bytes, pos: int) -> tuple[CreateAclsResponse.AclCreationResult, int]:
-    o = new_struct(CreateAclsResponse.AclCreationResult)
+    o = _new(CreateAclsResponse.AclCreationResult)
     f = 0
     i = -1
     try:
@@ -577,7 +588,7 @@ def _e_CreateAclsResponse_AclCreationResult_v2(o: CreateAclsResponse.AclCreation
 
 
 def _d_CreateAclsResponse_AclCreationResult_v2(buf: bytes, pos: int) -> tuple[CreateAclsResponse.AclCreationResult, int]:
-    o = new_struct(CreateAclsResponse.AclCreationResult)
+    o = _new(CreateAclsResponse.AclCreationResult)
     f = 0
     i = -1
     try:
@@ -585,7 +596,11 @@ def _d_CreateAclsResponse_AclCreationResult_v2(buf: bytes, pos: int) -> tuple[Cr
         o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         if buf[pos] == 0:
             pos += 1
@@ -617,7 +632,7 @@ def _e_CreateAclsResponse_v0(o: CreateAclsResponse, out: bytearray) -> None:
 
 
 def _d_CreateAclsResponse_v0(buf: bytes, pos: int) -> tuple[CreateAclsResponse, int]:
-    o = new_struct(CreateAclsResponse)
+    o = _new(CreateAclsResponse)
     f = 0
     i = -1
     try:
@@ -684,7 +699,7 @@ def _e_CreateAclsResponse_v2(o: CreateAclsResponse, out: bytearray) -> None:
 
 
 def _d_CreateAclsResponse_v2(buf: bytes, pos: int) -> tuple[CreateAclsResponse, int]:
-    o = new_struct(CreateAclsResponse)
+    o = _new(CreateAclsResponse)
     f = 0
     i = -1
     try:

@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -315,7 +314,7 @@ def _e_DeleteAclsRequest_DeleteAclsFilter_v0(o: DeleteAclsRequest.DeleteAclsFilt
 
 
 def _d_DeleteAclsRequest_DeleteAclsFilter_v0(buf: bytes, pos: int) -> tuple[DeleteAclsRequest.DeleteAclsFilter, int]:
-    o = new_struct(DeleteAclsRequest.DeleteAclsFilter)
+    o = _new(DeleteAclsRequest.DeleteAclsFilter)
     f = 0
     i = -1
     try:
@@ -363,7 +362,7 @@ def _e_DeleteAclsRequest_DeleteAclsFilter_v1(o: DeleteAclsRequest.DeleteAclsFilt
 
 
 def _d_DeleteAclsRequest_DeleteAclsFilter_v1(buf: bytes, pos: int) -> tuple[DeleteAclsRequest.DeleteAclsFilter, int]:
-    o = new_struct(DeleteAclsRequest.DeleteAclsFilter)
+    o = _new(DeleteAclsRequest.DeleteAclsFilter)
     f = 0
     i = -1
     try:
@@ -415,7 +414,7 @@ def _e_DeleteAclsRequest_DeleteAclsFilter_v2(o: DeleteAclsRequest.DeleteAclsFilt
 
 
 def _d_DeleteAclsRequest_DeleteAclsFilter_v2(buf: bytes, pos: int) -> tuple[DeleteAclsRequest.DeleteAclsFilter, int]:
-    o = new_struct(DeleteAclsRequest.DeleteAclsFilter)
+    o = _new(DeleteAclsRequest.DeleteAclsFilter)
     f = 0
     i = -1
     try:
@@ -423,14 +422,26 @@ def _d_DeleteAclsRequest_DeleteAclsFilter_v2(buf: bytes, pos: int) -> tuple[Dele
         o.resource_type_filter, = _F_b.unpack_from(buf, pos)
         pos += 1
         f = 1
-        o.resource_name_filter, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.resource_name_filter = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.resource_name_filter, pos = read_compact_nullable_string(buf, pos)
         f = 2
         o.pattern_type_filter, = _F_b.unpack_from(buf, pos)
         pos += 1
         f = 3
-        o.principal_filter, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.principal_filter = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.principal_filter, pos = read_compact_nullable_string(buf, pos)
         f = 4
-        o.host_filter, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host_filter = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host_filter, pos = read_compact_nullable_string(buf, pos)
         f = 5
         o.operation, o.permission_type, = _F_bb.unpack_from(buf, pos)
         pos += 2
@@ -463,7 +474,7 @@ def _e_DeleteAclsRequest_v0(o: DeleteAclsRequest, out: bytearray) -> None:
 
 
 def _d_DeleteAclsRequest_v0(buf: bytes, pos: int) -> tuple[DeleteAclsRequest, int]:
-    o = new_struct(DeleteAclsRequest)
+    o = _new(DeleteAclsRequest)
     f = 0
     i = -1
     try:
@@ -504,7 +515,7 @@ def _e_DeleteAclsRequest_v1(o: DeleteAclsRequest, out: bytearray) -> None:
 
 
 def _d_DeleteAclsRequest_v1(buf: bytes, pos: int) -> tuple[DeleteAclsRequest, int]:
-    o = new_struct(DeleteAclsRequest)
+    o = _new(DeleteAclsRequest)
     f = 0
     i = -1
     try:
@@ -547,7 +558,7 @@ def _e_DeleteAclsRequest_v2(o: DeleteAclsRequest, out: bytearray) -> None:
 
 
 def _d_DeleteAclsRequest_v2(buf: bytes, pos: int) -> tuple[DeleteAclsRequest, int]:
-    o = new_struct(DeleteAclsRequest)
+    o = _new(DeleteAclsRequest)
     f = 0
     i = -1
     try:
@@ -609,7 +620,7 @@ def _e_DeleteAclsResponse_DeleteAclsMatchingAcl_v0(o: DeleteAclsResponse.DeleteA
 
 
 def _d_DeleteAclsResponse_DeleteAclsMatchingAcl_v0(buf: bytes, pos: int) -> tuple[DeleteAclsResponse.DeleteAclsMatchingAcl, int]:
-    o = new_struct(DeleteAclsResponse.DeleteAclsMatchingAcl)
+    o = _new(DeleteAclsResponse.DeleteAclsMatchingAcl)
     f = 0
     i = -1
     try:
@@ -666,7 +677,7 @@ def _e_DeleteAclsResponse_DeleteAclsMatchingAcl_v1(o: DeleteAclsResponse.DeleteA
 
 
 def _d_DeleteAclsResponse_DeleteAclsMatchingAcl_v1(buf: bytes, pos: int) -> tuple[DeleteAclsResponse.DeleteAclsMatchingAcl, int]:
-    o = new_struct(DeleteAclsResponse.DeleteAclsMatchingAcl)
+    o = _new(DeleteAclsResponse.DeleteAclsMatchingAcl)
     f = 0
     i = -1
     try:
@@ -727,7 +738,7 @@ def _e_DeleteAclsResponse_DeleteAclsMatchingAcl_v2(o: DeleteAclsResponse.DeleteA
 
 
 def _d_DeleteAclsResponse_DeleteAclsMatchingAcl_v2(buf: bytes, pos: int) -> tuple[DeleteAclsResponse.DeleteAclsMatchingAcl, int]:
-    o = new_struct(DeleteAclsResponse.DeleteAclsMatchingAcl)
+    o = _new(DeleteAclsResponse.DeleteAclsMatchingAcl)
     f = 0
     i = -1
     try:
@@ -735,19 +746,35 @@ def _d_DeleteAclsResponse_DeleteAclsMatchingAcl_v2(buf: bytes, pos: int) -> tupl
         o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         o.resource_type, = _F_b.unpack_from(buf, pos)
         pos += 1
         f = 3
-        o.resource_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.resource_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.resource_name, pos = read_compact_string(buf, pos)
         f = 4
         o.pattern_type, = _F_b.unpack_from(buf, pos)
         pos += 1
         f = 5
-        o.principal, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.principal = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.principal, pos = read_compact_string(buf, pos)
         f = 6
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 7
         o.operation, o.permission_type, = _F_bb.unpack_from(buf, pos)
         pos += 2
@@ -784,7 +811,7 @@ def _e_DeleteAclsResponse_DeleteAclsFilterResult_v0(o: DeleteAclsResponse.Delete
 
 
 def _d_DeleteAclsResponse_DeleteAclsFilterResult_v0(buf: bytes, pos: int) -> tuple[DeleteAclsResponse.DeleteAclsFilterResult, int]:
-    o = new_struct(DeleteAclsResponse.DeleteAclsFilterResult)
+    o = _new(DeleteAclsResponse.DeleteAclsFilterResult)
     f = 0
     i = -1
     try:
@@ -834,7 +861,7 @@ def _e_DeleteAclsResponse_DeleteAclsFilterResult_v1(o: DeleteAclsResponse.Delete
 
 
 def _d_DeleteAclsResponse_DeleteAclsFilterResult_v1(buf: bytes, pos: int) -> tuple[DeleteAclsResponse.DeleteAclsFilterResult, int]:
-    o = new_struct(DeleteAclsResponse.DeleteAclsFilterResult)
+    o = _new(DeleteAclsResponse.DeleteAclsFilterResult)
     f = 0
     i = -1
     try:
@@ -886,7 +913,7 @@ def _e_DeleteAclsResponse_DeleteAclsFilterResult_v2(o: DeleteAclsResponse.Delete
 
 
 def _d_DeleteAclsResponse_DeleteAclsFilterResult_v2(buf: bytes, pos: int) -> tuple[DeleteAclsResponse.DeleteAclsFilterResult, int]:
-    o = new_struct(DeleteAclsResponse.DeleteAclsFilterResult)
+    o = _new(DeleteAclsResponse.DeleteAclsFilterResult)
     f = 0
     i = -1
     try:
@@ -894,7 +921,11 @@ def _d_DeleteAclsResponse_DeleteAclsFilterResult_v2(buf: bytes, pos: int) -> tup
         o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         i = -1
         n = buf[pos] - 1
@@ -944,7 +975,7 @@ def _e_DeleteAclsResponse_v0(o: DeleteAclsResponse, out: bytearray) -> None:
 
 
 def _d_DeleteAclsResponse_v0(buf: bytes, pos: int) -> tuple[DeleteAclsResponse, int]:
-    o = new_struct(DeleteAclsResponse)
+    o = _new(DeleteAclsResponse)
     f = 0
     i = -1
     try:
@@ -990,7 +1021,7 @@ def _e_DeleteAclsResponse_v1(o: DeleteAclsResponse, out: bytearray) -> None:
 
 
 def _d_DeleteAclsResponse_v1(buf: bytes, pos: int) -> tuple[DeleteAclsResponse, int]:
-    o = new_struct(DeleteAclsResponse)
+    o = _new(DeleteAclsResponse)
     f = 0
     i = -1
     try:
@@ -1038,7 +1069,7 @@ def _e_DeleteAclsResponse_v2(o: DeleteAclsResponse, out: bytearray) -> None:
 
 
 def _d_DeleteAclsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteAclsResponse, int]:
-    o = new_struct(DeleteAclsResponse)
+    o = _new(DeleteAclsResponse)
     f = 0
     i = -1
     try:

@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -275,7 +274,7 @@ def _e_DescribeAclsRequest_v0(o: DescribeAclsRequest, out: bytearray) -> None:
 
 
 def _d_DescribeAclsRequest_v0(buf: bytes, pos: int) -> tuple[DescribeAclsRequest, int]:
-    o = new_struct(DescribeAclsRequest)
+    o = _new(DescribeAclsRequest)
     f = 0
     i = -1
     try:
@@ -323,7 +322,7 @@ def _e_DescribeAclsRequest_v1(o: DescribeAclsRequest, out: bytearray) -> None:
 
 
 def _d_DescribeAclsRequest_v1(buf: bytes, pos: int) -> tuple[DescribeAclsRequest, int]:
-    o = new_struct(DescribeAclsRequest)
+    o = _new(DescribeAclsRequest)
     f = 0
     i = -1
     try:
@@ -375,7 +374,7 @@ def _e_DescribeAclsRequest_v2(o: DescribeAclsRequest, out: bytearray) -> None:
 
 
 def _d_DescribeAclsRequest_v2(buf: bytes, pos: int) -> tuple[DescribeAclsRequest, int]:
-    o = new_struct(DescribeAclsRequest)
+    o = _new(DescribeAclsRequest)
     f = 0
     i = -1
     try:
@@ -383,14 +382,26 @@ def _d_DescribeAclsRequest_v2(buf: bytes, pos: int) -> tuple[DescribeAclsRequest
         o.resource_type_filter, = _F_b.unpack_from(buf, pos)
         pos += 1
         f = 1
-        o.resource_name_filter, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.resource_name_filter = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.resource_name_filter, pos = read_compact_nullable_string(buf, pos)
         f = 2
         o.pattern_type_filter, = _F_b.unpack_from(buf, pos)
         pos += 1
         f = 3
-        o.principal_filter, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.principal_filter = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.principal_filter, pos = read_compact_nullable_string(buf, pos)
         f = 4
-        o.host_filter, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host_filter = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host_filter, pos = read_compact_nullable_string(buf, pos)
         f = 5
         o.operation, o.permission_type, = _F_bb.unpack_from(buf, pos)
         pos += 2
@@ -423,7 +434,7 @@ def _e_DescribeAclsResponse_AclDescription_v0(o: DescribeAclsResponse.AclDescrip
 
 
 def _d_DescribeAclsResponse_AclDescription_v0(buf: bytes, pos: int) -> tuple[DescribeAclsResponse.AclDescription, int]:
-    o = new_struct(DescribeAclsResponse.AclDescription)
+    o = _new(DescribeAclsResponse.AclDescription)
     f = 0
     i = -1
     try:
@@ -478,14 +489,22 @@ def _e_DescribeAclsResponse_AclDescription_v2(o: DescribeAclsResponse.AclDescrip
 
 
 def _d_DescribeAclsResponse_AclDescription_v2(buf: bytes, pos: int) -> tuple[DescribeAclsResponse.AclDescription, int]:
-    o = new_struct(DescribeAclsResponse.AclDescription)
+    o = _new(DescribeAclsResponse.AclDescription)
     f = 0
     i = -1
     try:
         f = 0
-        o.principal, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.principal = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.principal, pos = read_compact_string(buf, pos)
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.operation, o.permission_type, = _F_bb.unpack_from(buf, pos)
         pos += 2
@@ -525,7 +544,7 @@ def _e_DescribeAclsResponse_DescribeAclsResource_v0(o: DescribeAclsResponse.Desc
 
 
 def _d_DescribeAclsResponse_DescribeAclsResource_v0(buf: bytes, pos: int) -> tuple[DescribeAclsResponse.DescribeAclsResource, int]:
-    o = new_struct(DescribeAclsResponse.DescribeAclsResource)
+    o = _new(DescribeAclsResponse.DescribeAclsResource)
     f = 0
     i = -1
     try:
@@ -578,7 +597,7 @@ def _e_DescribeAclsResponse_DescribeAclsResource_v1(o: DescribeAclsResponse.Desc
 
 
 def _d_DescribeAclsResponse_DescribeAclsResource_v1(buf: bytes, pos: int) -> tuple[DescribeAclsResponse.DescribeAclsResource, int]:
-    o = new_struct(DescribeAclsResponse.DescribeAclsResource)
+    o = _new(DescribeAclsResponse.DescribeAclsResource)
     f = 0
     i = -1
     try:
@@ -635,7 +654,7 @@ def _e_DescribeAclsResponse_DescribeAclsResource_v2(o: DescribeAclsResponse.Desc
 
 
 def _d_DescribeAclsResponse_DescribeAclsResource_v2(buf: bytes, pos: int) -> tuple[DescribeAclsResponse.DescribeAclsResource, int]:
-    o = new_struct(DescribeAclsResponse.DescribeAclsResource)
+    o = _new(DescribeAclsResponse.DescribeAclsResource)
     f = 0
     i = -1
     try:
@@ -643,7 +662,11 @@ def _d_DescribeAclsResponse_DescribeAclsResource_v2(buf: bytes, pos: int) -> tup
         o.resource_type, = _F_b.unpack_from(buf, pos)
         pos += 1
         f = 1
-        o.resource_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.resource_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.resource_name, pos = read_compact_string(buf, pos)
         f = 2
         o.pattern_type, = _F_b.unpack_from(buf, pos)
         pos += 1
@@ -698,7 +721,7 @@ def _e_DescribeAclsResponse_v0(o: DescribeAclsResponse, out: bytearray) -> None:
 
 
 def _d_DescribeAclsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeAclsResponse, int]:
-    o = new_struct(DescribeAclsResponse)
+    o = _new(DescribeAclsResponse)
     f = 0
     i = -1
     try:
@@ -748,7 +771,7 @@ def _e_DescribeAclsResponse_v1(o: DescribeAclsResponse, out: bytearray) -> None:
 
 
 def _d_DescribeAclsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeAclsResponse, int]:
-    o = new_struct(DescribeAclsResponse)
+    o = _new(DescribeAclsResponse)
     f = 0
     i = -1
     try:
@@ -800,7 +823,7 @@ def _e_DescribeAclsResponse_v2(o: DescribeAclsResponse, out: bytearray) -> None:
 
 
 def _d_DescribeAclsResponse_v2(buf: bytes, pos: int) -> tuple[DescribeAclsResponse, int]:
-    o = new_struct(DescribeAclsResponse)
+    o = _new(DescribeAclsResponse)
     f = 0
     i = -1
     try:
@@ -808,7 +831,11 @@ def _d_DescribeAclsResponse_v2(buf: bytes, pos: int) -> tuple[DescribeAclsRespon
         o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         i = -1
         n = buf[pos] - 1

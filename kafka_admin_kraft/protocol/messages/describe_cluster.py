@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -237,7 +236,7 @@ def _e_DescribeClusterRequest_v0(o: DescribeClusterRequest, out: bytearray) -> N
 
 
 def _d_DescribeClusterRequest_v0(buf: bytes, pos: int) -> tuple[DescribeClusterRequest, int]:
-    o = new_struct(DescribeClusterRequest)
+    o = _new(DescribeClusterRequest)
     f = 0
     i = -1
     try:
@@ -276,7 +275,7 @@ def _e_DescribeClusterRequest_v1(o: DescribeClusterRequest, out: bytearray) -> N
 
 
 def _d_DescribeClusterRequest_v1(buf: bytes, pos: int) -> tuple[DescribeClusterRequest, int]:
-    o = new_struct(DescribeClusterRequest)
+    o = _new(DescribeClusterRequest)
     f = 0
     i = -1
     try:
@@ -311,7 +310,7 @@ def _e_DescribeClusterRequest_v2(o: DescribeClusterRequest, out: bytearray) -> N
 
 
 def _d_DescribeClusterRequest_v2(buf: bytes, pos: int) -> tuple[DescribeClusterRequest, int]:
-    o = new_struct(DescribeClusterRequest)
+    o = _new(DescribeClusterRequest)
     f = 0
     i = -1
     try:
@@ -354,7 +353,7 @@ def _e_DescribeClusterResponse_DescribeClusterBroker_v0(o: DescribeClusterRespon
 
 
 def _d_DescribeClusterResponse_DescribeClusterBroker_v0(buf: bytes, pos: int) -> tuple[DescribeClusterResponse.DescribeClusterBroker, int]:
-    o = new_struct(DescribeClusterResponse.DescribeClusterBroker)
+    o = _new(DescribeClusterResponse.DescribeClusterBroker)
     f = 0
     i = -1
     try:
@@ -363,12 +362,20 @@ def _d_DescribeClusterResponse_DescribeClusterBroker_v0(buf: bytes, pos: int) ->
         o.broker_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
-        o.rack, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 4
         if buf[pos] == 0:
             pos += 1
@@ -428,7 +435,7 @@ def _e_DescribeClusterResponse_DescribeClusterBroker_v2(o: DescribeClusterRespon
 
 
 def _d_DescribeClusterResponse_DescribeClusterBroker_v2(buf: bytes, pos: int) -> tuple[DescribeClusterResponse.DescribeClusterBroker, int]:
-    o = new_struct(DescribeClusterResponse.DescribeClusterBroker)
+    o = _new(DescribeClusterResponse.DescribeClusterBroker)
     f = 0
     i = -1
     try:
@@ -436,12 +443,20 @@ def _d_DescribeClusterResponse_DescribeClusterBroker_v2(buf: bytes, pos: int) ->
         o.broker_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
-        o.rack, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 4
         o.is_fenced, = _F_o.unpack_from(buf, pos)
         pos += 1
@@ -489,7 +504,7 @@ def _e_DescribeClusterResponse_v0(o: DescribeClusterResponse, out: bytearray) ->
 
 
 def _d_DescribeClusterResponse_v0(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
-    o = new_struct(DescribeClusterResponse)
+    o = _new(DescribeClusterResponse)
     f = 0
     i = -1
     try:
@@ -498,9 +513,17 @@ def _d_DescribeClusterResponse_v0(buf: bytes, pos: int) -> tuple[DescribeCluster
         o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
-        o.cluster_id, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_string(buf, pos)
         f = 3
         o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
@@ -568,7 +591,7 @@ def _e_DescribeClusterResponse_v1(o: DescribeClusterResponse, out: bytearray) ->
 
 
 def _d_DescribeClusterResponse_v1(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
-    o = new_struct(DescribeClusterResponse)
+    o = _new(DescribeClusterResponse)
     f = 0
     i = -1
     try:
@@ -576,12 +599,20 @@ def _d_DescribeClusterResponse_v1(buf: bytes, pos: int) -> tuple[DescribeCluster
         o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         o.endpoint_type, = _F_b.unpack_from(buf, pos)
         pos += 1
         f = 3
-        o.cluster_id, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_string(buf, pos)
         f = 4
         o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
@@ -649,7 +680,7 @@ def _e_DescribeClusterResponse_v2(o: DescribeClusterResponse, out: bytearray) ->
 
 
 def _d_DescribeClusterResponse_v2(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
-    o = new_struct(DescribeClusterResponse)
+    o = _new(DescribeClusterResponse)
     f = 0
     i = -1
     try:
@@ -657,12 +688,20 @@ def _d_DescribeClusterResponse_v2(buf: bytes, pos: int) -> tuple[DescribeCluster
         o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         o.endpoint_type, = _F_b.unpack_from(buf, pos)
         pos += 1
         f = 3
-        o.cluster_id, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_string(buf, pos)
         f = 4
         o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4

@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -433,7 +432,7 @@ def _e_DescribeQuorumRequest_PartitionData_v0(o: DescribeQuorumRequest.Partition
 
 
 def _d_DescribeQuorumRequest_PartitionData_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumRequest.PartitionData, int]:
-    o = new_struct(DescribeQuorumRequest.PartitionData)
+    o = _new(DescribeQuorumRequest.PartitionData)
     f = 0
     i = -1
     try:
@@ -473,12 +472,16 @@ def _e_DescribeQuorumRequest_TopicData_v0(o: DescribeQuorumRequest.TopicData, ou
 
 
 def _d_DescribeQuorumRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumRequest.TopicData, int]:
-    o = new_struct(DescribeQuorumRequest.TopicData)
+    o = _new(DescribeQuorumRequest.TopicData)
     f = 0
     i = -1
     try:
         f = 0
-        o.topic_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.topic_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -539,7 +542,7 @@ def _e_DescribeQuorumRequest_v0(o: DescribeQuorumRequest, out: bytearray) -> Non
 
 
 def _d_DescribeQuorumRequest_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumRequest, int]:
-    o = new_struct(DescribeQuorumRequest)
+    o = _new(DescribeQuorumRequest)
     f = 0
     i = -1
     try:
@@ -591,7 +594,7 @@ def _e_DescribeQuorumResponse_ReplicaState_v0(o: DescribeQuorumResponse.ReplicaS
 
 
 def _d_DescribeQuorumResponse_ReplicaState_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.ReplicaState, int]:
-    o = new_struct(DescribeQuorumResponse.ReplicaState)
+    o = _new(DescribeQuorumResponse.ReplicaState)
     f = 0
     i = -1
     try:
@@ -631,7 +634,7 @@ def _e_DescribeQuorumResponse_ReplicaState_v1(o: DescribeQuorumResponse.ReplicaS
 
 
 def _d_DescribeQuorumResponse_ReplicaState_v1(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.ReplicaState, int]:
-    o = new_struct(DescribeQuorumResponse.ReplicaState)
+    o = _new(DescribeQuorumResponse.ReplicaState)
     f = 0
     i = -1
     try:
@@ -666,7 +669,7 @@ def _e_DescribeQuorumResponse_ReplicaState_v2(o: DescribeQuorumResponse.ReplicaS
 
 
 def _d_DescribeQuorumResponse_ReplicaState_v2(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.ReplicaState, int]:
-    o = new_struct(DescribeQuorumResponse.ReplicaState)
+    o = _new(DescribeQuorumResponse.ReplicaState)
     f = 0
     i = -1
     try:
@@ -713,7 +716,7 @@ def _e_DescribeQuorumResponse_PartitionData_v0(o: DescribeQuorumResponse.Partiti
 
 
 def _d_DescribeQuorumResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.PartitionData, int]:
-    o = new_struct(DescribeQuorumResponse.PartitionData)
+    o = _new(DescribeQuorumResponse.PartitionData)
     f = 0
     i = -1
     try:
@@ -827,7 +830,7 @@ def _e_DescribeQuorumResponse_PartitionData_v1(o: DescribeQuorumResponse.Partiti
 
 
 def _d_DescribeQuorumResponse_PartitionData_v1(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.PartitionData, int]:
-    o = new_struct(DescribeQuorumResponse.PartitionData)
+    o = _new(DescribeQuorumResponse.PartitionData)
     f = 0
     i = -1
     try:
@@ -945,7 +948,7 @@ def _e_DescribeQuorumResponse_PartitionData_v2(o: DescribeQuorumResponse.Partiti
 
 
 def _d_DescribeQuorumResponse_PartitionData_v2(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.PartitionData, int]:
-    o = new_struct(DescribeQuorumResponse.PartitionData)
+    o = _new(DescribeQuorumResponse.PartitionData)
     f = 0
     i = -1
     try:
@@ -954,7 +957,11 @@ def _d_DescribeQuorumResponse_PartitionData_v2(buf: bytes, pos: int) -> tuple[De
         o.partition_index, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         o.leader_id, o.leader_epoch, o.high_watermark, = _F_iiq.unpack_from(buf, pos)
         pos += 16
@@ -1081,7 +1088,7 @@ def _e_DescribeQuorumResponse_PartitionData_v3(o: DescribeQuorumResponse.Partiti
 
 
 def _d_DescribeQuorumResponse_PartitionData_v3(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.PartitionData, int]:
-    o = new_struct(DescribeQuorumResponse.PartitionData)
+    o = _new(DescribeQuorumResponse.PartitionData)
     f = 0
     i = -1
     try:
@@ -1089,7 +1096,11 @@ def _d_DescribeQuorumResponse_PartitionData_v3(buf: bytes, pos: int) -> tuple[De
         o.partition_index, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         o.leader_id, o.leader_epoch, o.high_watermark, = _F_iiq.unpack_from(buf, pos)
         pos += 16
@@ -1237,12 +1248,16 @@ def _e_DescribeQuorumResponse_TopicData_v0(o: DescribeQuorumResponse.TopicData, 
 
 
 def _d_DescribeQuorumResponse_TopicData_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.TopicData, int]:
-    o = new_struct(DescribeQuorumResponse.TopicData)
+    o = _new(DescribeQuorumResponse.TopicData)
     f = 0
     i = -1
     try:
         f = 0
-        o.topic_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.topic_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -1294,12 +1309,16 @@ def _e_DescribeQuorumResponse_TopicData_v1(o: DescribeQuorumResponse.TopicData, 
 
 
 def _d_DescribeQuorumResponse_TopicData_v1(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.TopicData, int]:
-    o = new_struct(DescribeQuorumResponse.TopicData)
+    o = _new(DescribeQuorumResponse.TopicData)
     f = 0
     i = -1
     try:
         f = 0
-        o.topic_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.topic_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -1351,12 +1370,16 @@ def _e_DescribeQuorumResponse_TopicData_v2(o: DescribeQuorumResponse.TopicData, 
 
 
 def _d_DescribeQuorumResponse_TopicData_v2(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.TopicData, int]:
-    o = new_struct(DescribeQuorumResponse.TopicData)
+    o = _new(DescribeQuorumResponse.TopicData)
     f = 0
     i = -1
     try:
         f = 0
-        o.topic_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.topic_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -1408,12 +1431,16 @@ def _e_DescribeQuorumResponse_TopicData_v3(o: DescribeQuorumResponse.TopicData, 
 
 
 def _d_DescribeQuorumResponse_TopicData_v3(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.TopicData, int]:
-    o = new_struct(DescribeQuorumResponse.TopicData)
+    o = _new(DescribeQuorumResponse.TopicData)
     f = 0
     i = -1
     try:
         f = 0
-        o.topic_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.topic_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -1463,14 +1490,22 @@ def _e_DescribeQuorumResponse_Listener_v2(o: DescribeQuorumResponse.Listener, ou
 
 
 def _d_DescribeQuorumResponse_Listener_v2(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.Listener, int]:
-    o = new_struct(DescribeQuorumResponse.Listener)
+    o = _new(DescribeQuorumResponse.Listener)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
@@ -1507,7 +1542,7 @@ def _e_DescribeQuorumResponse_Node_v2(o: DescribeQuorumResponse.Node, out: bytea
 
 
 def _d_DescribeQuorumResponse_Node_v2(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse.Node, int]:
-    o = new_struct(DescribeQuorumResponse.Node)
+    o = _new(DescribeQuorumResponse.Node)
     f = 0
     i = -1
     try:
@@ -1568,7 +1603,7 @@ def _e_DescribeQuorumResponse_v0(o: DescribeQuorumResponse, out: bytearray) -> N
 
 
 def _d_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
-    o = new_struct(DescribeQuorumResponse)
+    o = _new(DescribeQuorumResponse)
     f = 0
     i = -1
     try:
@@ -1631,7 +1666,7 @@ def _e_DescribeQuorumResponse_v1(o: DescribeQuorumResponse, out: bytearray) -> N
 
 
 def _d_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
-    o = new_struct(DescribeQuorumResponse)
+    o = _new(DescribeQuorumResponse)
     f = 0
     i = -1
     try:
@@ -1699,7 +1734,7 @@ def _e_DescribeQuorumResponse_v2(o: DescribeQuorumResponse, out: bytearray) -> N
 
 
 def _d_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
-    o = new_struct(DescribeQuorumResponse)
+    o = _new(DescribeQuorumResponse)
     f = 0
     i = -1
     try:
@@ -1707,7 +1742,11 @@ def _d_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         i = -1
         n = buf[pos] - 1
@@ -1785,7 +1824,7 @@ def _e_DescribeQuorumResponse_v3(o: DescribeQuorumResponse, out: bytearray) -> N
 
 
 def _d_DescribeQuorumResponse_v3(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
-    o = new_struct(DescribeQuorumResponse)
+    o = _new(DescribeQuorumResponse)
     f = 0
     i = -1
     try:
@@ -1793,7 +1832,11 @@ def _d_DescribeQuorumResponse_v3(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         i = -1
         n = buf[pos] - 1

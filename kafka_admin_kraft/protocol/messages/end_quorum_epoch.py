@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -410,7 +409,7 @@ def _e_EndQuorumEpochRequest_ReplicaInfo_v1(o: EndQuorumEpochRequest.ReplicaInfo
 
 
 def _d_EndQuorumEpochRequest_ReplicaInfo_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest.ReplicaInfo, int]:
-    o = new_struct(EndQuorumEpochRequest.ReplicaInfo)
+    o = _new(EndQuorumEpochRequest.ReplicaInfo)
     f = 0
     i = -1
     try:
@@ -448,7 +447,7 @@ def _e_EndQuorumEpochRequest_PartitionData_v0(o: EndQuorumEpochRequest.Partition
 
 
 def _d_EndQuorumEpochRequest_PartitionData_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest.PartitionData, int]:
-    o = new_struct(EndQuorumEpochRequest.PartitionData)
+    o = _new(EndQuorumEpochRequest.PartitionData)
     f = 0
     i = -1
     try:
@@ -493,7 +492,7 @@ def _e_EndQuorumEpochRequest_PartitionData_v1(o: EndQuorumEpochRequest.Partition
 
 
 def _d_EndQuorumEpochRequest_PartitionData_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest.PartitionData, int]:
-    o = new_struct(EndQuorumEpochRequest.PartitionData)
+    o = _new(EndQuorumEpochRequest.PartitionData)
     f = 0
     i = -1
     try:
@@ -566,7 +565,7 @@ def _e_EndQuorumEpochRequest_TopicData_v0(o: EndQuorumEpochRequest.TopicData, ou
 
 
 def _d_EndQuorumEpochRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest.TopicData, int]:
-    o = new_struct(EndQuorumEpochRequest.TopicData)
+    o = _new(EndQuorumEpochRequest.TopicData)
     f = 0
     i = -1
     try:
@@ -613,12 +612,16 @@ def _e_EndQuorumEpochRequest_TopicData_v1(o: EndQuorumEpochRequest.TopicData, ou
 
 
 def _d_EndQuorumEpochRequest_TopicData_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest.TopicData, int]:
-    o = new_struct(EndQuorumEpochRequest.TopicData)
+    o = _new(EndQuorumEpochRequest.TopicData)
     f = 0
     i = -1
     try:
         f = 0
-        o.topic_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.topic_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -668,14 +671,22 @@ def _e_EndQuorumEpochRequest_LeaderEndpoint_v1(o: EndQuorumEpochRequest.LeaderEn
 
 
 def _d_EndQuorumEpochRequest_LeaderEndpoint_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest.LeaderEndpoint, int]:
-    o = new_struct(EndQuorumEpochRequest.LeaderEndpoint)
+    o = _new(EndQuorumEpochRequest.LeaderEndpoint)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
@@ -710,7 +721,7 @@ def _e_EndQuorumEpochRequest_v0(o: EndQuorumEpochRequest, out: bytearray) -> Non
 
 
 def _d_EndQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest, int]:
-    o = new_struct(EndQuorumEpochRequest)
+    o = _new(EndQuorumEpochRequest)
     f = 0
     i = -1
     try:
@@ -764,12 +775,16 @@ def _e_EndQuorumEpochRequest_v1(o: EndQuorumEpochRequest, out: bytearray) -> Non
 
 
 def _d_EndQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest, int]:
-    o = new_struct(EndQuorumEpochRequest)
+    o = _new(EndQuorumEpochRequest)
     f = 0
     i = -1
     try:
         f = 0
-        o.cluster_id, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -831,7 +846,7 @@ def _e_EndQuorumEpochResponse_PartitionData_v0(o: EndQuorumEpochResponse.Partiti
 
 
 def _d_EndQuorumEpochResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse.PartitionData, int]:
-    o = new_struct(EndQuorumEpochResponse.PartitionData)
+    o = _new(EndQuorumEpochResponse.PartitionData)
     f = 0
     i = -1
     try:
@@ -861,7 +876,7 @@ def _e_EndQuorumEpochResponse_PartitionData_v1(o: EndQuorumEpochResponse.Partiti
 
 
 def _d_EndQuorumEpochResponse_PartitionData_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse.PartitionData, int]:
-    o = new_struct(EndQuorumEpochResponse.PartitionData)
+    o = _new(EndQuorumEpochResponse.PartitionData)
     f = 0
     i = -1
     try:
@@ -899,7 +914,7 @@ def _e_EndQuorumEpochResponse_TopicData_v0(o: EndQuorumEpochResponse.TopicData, 
 
 
 def _d_EndQuorumEpochResponse_TopicData_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse.TopicData, int]:
-    o = new_struct(EndQuorumEpochResponse.TopicData)
+    o = _new(EndQuorumEpochResponse.TopicData)
     f = 0
     i = -1
     try:
@@ -960,12 +975,16 @@ def _e_EndQuorumEpochResponse_TopicData_v1(o: EndQuorumEpochResponse.TopicData, 
 
 
 def _d_EndQuorumEpochResponse_TopicData_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse.TopicData, int]:
-    o = new_struct(EndQuorumEpochResponse.TopicData)
+    o = _new(EndQuorumEpochResponse.TopicData)
     f = 0
     i = -1
     try:
         f = 0
-        o.topic_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.topic_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -1029,7 +1048,7 @@ def _e_EndQuorumEpochResponse_NodeEndpoint_v1(o: EndQuorumEpochResponse.NodeEndp
 
 
 def _d_EndQuorumEpochResponse_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse.NodeEndpoint, int]:
-    o = new_struct(EndQuorumEpochResponse.NodeEndpoint)
+    o = _new(EndQuorumEpochResponse.NodeEndpoint)
     f = 0
     i = -1
     try:
@@ -1037,7 +1056,11 @@ def _d_EndQuorumEpochResponse_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[End
         o.node_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
@@ -1075,7 +1098,7 @@ def _e_EndQuorumEpochResponse_v0(o: EndQuorumEpochResponse, out: bytearray) -> N
 
 
 def _d_EndQuorumEpochResponse_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse, int]:
-    o = new_struct(EndQuorumEpochResponse)
+    o = _new(EndQuorumEpochResponse)
     f = 0
     i = -1
     try:
@@ -1133,7 +1156,7 @@ def _e_EndQuorumEpochResponse_v1(o: EndQuorumEpochResponse, out: bytearray) -> N
 
 
 def _d_EndQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse, int]:
-    o = new_struct(EndQuorumEpochResponse)
+    o = _new(EndQuorumEpochResponse)
     f = 0
     i = -1
     try:

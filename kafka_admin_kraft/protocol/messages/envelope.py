@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -153,16 +152,28 @@ def _e_EnvelopeRequest_v0(o: EnvelopeRequest, out: bytearray) -> None:
 
 
 def _d_EnvelopeRequest_v0(buf: bytes, pos: int) -> tuple[EnvelopeRequest, int]:
-    o = new_struct(EnvelopeRequest)
+    o = _new(EnvelopeRequest)
     f = 0
     i = -1
     try:
         f = 0
-        o.request_data, pos = read_compact_bytes(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.request_data = bytes(buf[pos + 1:pos + k])
+            pos += k
+        else:
+            o.request_data, pos = read_compact_bytes(buf, pos)
         f = 1
-        o.request_principal, pos = read_compact_nullable_bytes(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.request_principal = bytes(buf[pos + 1:pos + k])
+            pos += k
+        else:
+            o.request_principal, pos = read_compact_nullable_bytes(buf, pos)
         f = 2
-        o.client_host_address, pos = read_compact_bytes(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.client_host_address = bytes(buf[pos + 1:pos + k])
+            pos += k
+        else:
+            o.client_host_address, pos = read_compact_bytes(buf, pos)
         f = 3
         if buf[pos] == 0:
             pos += 1
@@ -192,12 +203,16 @@ def _e_EnvelopeResponse_v0(o: EnvelopeResponse, out: bytearray) -> None:
 
 
 def _d_EnvelopeResponse_v0(buf: bytes, pos: int) -> tuple[EnvelopeResponse, int]:
-    o = new_struct(EnvelopeResponse)
+    o = _new(EnvelopeResponse)
     f = 0
     i = -1
     try:
         f = 0
-        o.response_data, pos = read_compact_nullable_bytes(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.response_data = bytes(buf[pos + 1:pos + k])
+            pos += k
+        else:
+            o.response_data, pos = read_compact_nullable_bytes(buf, pos)
         f = 1
         o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2

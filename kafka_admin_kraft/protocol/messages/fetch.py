@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -783,7 +782,7 @@ def _e_FetchRequest_ReplicaState_v15(o: FetchRequest.ReplicaState, out: bytearra
 
 
 def _d_FetchRequest_ReplicaState_v15(buf: bytes, pos: int) -> tuple[FetchRequest.ReplicaState, int]:
-    o = new_struct(FetchRequest.ReplicaState)
+    o = _new(FetchRequest.ReplicaState)
     f = 0
     i = -1
     try:
@@ -818,7 +817,7 @@ def _e_FetchRequest_FetchPartition_v0(o: FetchRequest.FetchPartition, out: bytea
 
 
 def _d_FetchRequest_FetchPartition_v0(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
-    o = new_struct(FetchRequest.FetchPartition)
+    o = _new(FetchRequest.FetchPartition)
     f = 0
     i = -1
     try:
@@ -918,7 +917,7 @@ def _e_FetchRequest_FetchPartition_v5(o: FetchRequest.FetchPartition, out: bytea
 
 
 def _d_FetchRequest_FetchPartition_v5(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
-    o = new_struct(FetchRequest.FetchPartition)
+    o = _new(FetchRequest.FetchPartition)
     f = 0
     i = -1
     try:
@@ -1001,7 +1000,7 @@ def _e_FetchRequest_FetchPartition_v9(o: FetchRequest.FetchPartition, out: bytea
 
 
 def _d_FetchRequest_FetchPartition_v9(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
-    o = new_struct(FetchRequest.FetchPartition)
+    o = _new(FetchRequest.FetchPartition)
     f = 0
     i = -1
     try:
@@ -1067,7 +1066,7 @@ def _e_FetchRequest_FetchPartition_v12(o: FetchRequest.FetchPartition, out: byte
 
 
 def _d_FetchRequest_FetchPartition_v12(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
-    o = new_struct(FetchRequest.FetchPartition)
+    o = _new(FetchRequest.FetchPartition)
     f = 0
     i = -1
     try:
@@ -1102,7 +1101,7 @@ def _d_FetchRequest_FetchPartition_v12(buf: bytes, pos: int) -> tuple[FetchReque
 
 
 def _d_FetchRequest_FetchPartition_v13(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
-    o = new_struct(FetchRequest.FetchPartition)
+    o = _new(FetchRequest.FetchPartition)
     f = 0
     i = -1
     try:
@@ -1137,7 +1136,7 @@ def _d_FetchRequest_FetchPartition_v13(buf: bytes, pos: int) -> tuple[FetchReque
 
 
 def _d_FetchRequest_FetchPartition_v14(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
-    o = new_struct(FetchRequest.FetchPartition)
+    o = _new(FetchRequest.FetchPartition)
     f = 0
     i = -1
     try:
@@ -1172,7 +1171,7 @@ def _d_FetchRequest_FetchPartition_v14(buf: bytes, pos: int) -> tuple[FetchReque
 
 
 def _d_FetchRequest_FetchPartition_v15(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
-    o = new_struct(FetchRequest.FetchPartition)
+    o = _new(FetchRequest.FetchPartition)
     f = 0
     i = -1
     try:
@@ -1207,7 +1206,7 @@ def _d_FetchRequest_FetchPartition_v15(buf: bytes, pos: int) -> tuple[FetchReque
 
 
 def _d_FetchRequest_FetchPartition_v16(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
-    o = new_struct(FetchRequest.FetchPartition)
+    o = _new(FetchRequest.FetchPartition)
     f = 0
     i = -1
     try:
@@ -1262,7 +1261,7 @@ def _e_FetchRequest_FetchPartition_v17(o: FetchRequest.FetchPartition, out: byte
 
 
 def _d_FetchRequest_FetchPartition_v17(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
-    o = new_struct(FetchRequest.FetchPartition)
+    o = _new(FetchRequest.FetchPartition)
     f = 0
     i = -1
     try:
@@ -1327,7 +1326,7 @@ def _e_FetchRequest_FetchPartition_v18(o: FetchRequest.FetchPartition, out: byte
 
 
 def _d_FetchRequest_FetchPartition_v18(buf: bytes, pos: int) -> tuple[FetchRequest.FetchPartition, int]:
-    o = new_struct(FetchRequest.FetchPartition)
+    o = _new(FetchRequest.FetchPartition)
     f = 0
     i = -1
     try:
@@ -1391,7 +1390,7 @@ def _e_FetchRequest_FetchTopic_v0(o: FetchRequest.FetchTopic, out: bytearray) ->
 
 
 def _d_FetchRequest_FetchTopic_v0(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
-    o = new_struct(FetchRequest.FetchTopic)
+    o = _new(FetchRequest.FetchTopic)
     f = 0
     i = -1
     try:
@@ -1531,7 +1530,7 @@ def _e_FetchRequest_FetchTopic_v5(o: FetchRequest.FetchTopic, out: bytearray) ->
 
 
 def _d_FetchRequest_FetchTopic_v5(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
-    o = new_struct(FetchRequest.FetchTopic)
+    o = _new(FetchRequest.FetchTopic)
     f = 0
     i = -1
     try:
@@ -1652,7 +1651,7 @@ def _e_FetchRequest_FetchTopic_v9(o: FetchRequest.FetchTopic, out: bytearray) ->
 
 
 def _d_FetchRequest_FetchTopic_v9(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
-    o = new_struct(FetchRequest.FetchTopic)
+    o = _new(FetchRequest.FetchTopic)
     f = 0
     i = -1
     try:
@@ -1756,13 +1755,17 @@ def _e_FetchRequest_FetchTopic_v12(o: FetchRequest.FetchTopic, out: bytearray) -
 
 
 def _d_FetchRequest_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
-    o = new_struct(FetchRequest.FetchTopic)
+    o = _new(FetchRequest.FetchTopic)
     f = 0
     i = -1
     try:
         o.topic_id = ZERO_UUID
         f = 0
-        o.topic, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.topic = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.topic, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -1832,7 +1835,7 @@ def _e_FetchRequest_FetchTopic_v13(o: FetchRequest.FetchTopic, out: bytearray) -
 
 
 def _d_FetchRequest_FetchTopic_v13(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
-    o = new_struct(FetchRequest.FetchTopic)
+    o = _new(FetchRequest.FetchTopic)
     f = 0
     i = -1
     try:
@@ -1889,7 +1892,7 @@ def _d_FetchRequest_FetchTopic_v13(buf: bytes, pos: int) -> tuple[FetchRequest.F
 
 
 def _d_FetchRequest_FetchTopic_v14(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
-    o = new_struct(FetchRequest.FetchTopic)
+    o = _new(FetchRequest.FetchTopic)
     f = 0
     i = -1
     try:
@@ -1946,7 +1949,7 @@ def _d_FetchRequest_FetchTopic_v14(buf: bytes, pos: int) -> tuple[FetchRequest.F
 
 
 def _d_FetchRequest_FetchTopic_v15(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
-    o = new_struct(FetchRequest.FetchTopic)
+    o = _new(FetchRequest.FetchTopic)
     f = 0
     i = -1
     try:
@@ -2003,7 +2006,7 @@ def _d_FetchRequest_FetchTopic_v15(buf: bytes, pos: int) -> tuple[FetchRequest.F
 
 
 def _d_FetchRequest_FetchTopic_v16(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
-    o = new_struct(FetchRequest.FetchTopic)
+    o = _new(FetchRequest.FetchTopic)
     f = 0
     i = -1
     try:
@@ -2081,7 +2084,7 @@ def _e_FetchRequest_FetchTopic_v17(o: FetchRequest.FetchTopic, out: bytearray) -
 
 
 def _d_FetchRequest_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
-    o = new_struct(FetchRequest.FetchTopic)
+    o = _new(FetchRequest.FetchTopic)
     f = 0
     i = -1
     try:
@@ -2159,7 +2162,7 @@ def _e_FetchRequest_FetchTopic_v18(o: FetchRequest.FetchTopic, out: bytearray) -
 
 
 def _d_FetchRequest_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchRequest.FetchTopic, int]:
-    o = new_struct(FetchRequest.FetchTopic)
+    o = _new(FetchRequest.FetchTopic)
     f = 0
     i = -1
     try:
@@ -2234,7 +2237,7 @@ def _e_FetchRequest_ForgottenTopic_v7(o: FetchRequest.ForgottenTopic, out: bytea
 
 
 def _d_FetchRequest_ForgottenTopic_v7(buf: bytes, pos: int) -> tuple[FetchRequest.ForgottenTopic, int]:
-    o = new_struct(FetchRequest.ForgottenTopic)
+    o = _new(FetchRequest.ForgottenTopic)
     f = 0
     i = -1
     try:
@@ -2349,13 +2352,17 @@ def _e_FetchRequest_ForgottenTopic_v12(o: FetchRequest.ForgottenTopic, out: byte
 
 
 def _d_FetchRequest_ForgottenTopic_v12(buf: bytes, pos: int) -> tuple[FetchRequest.ForgottenTopic, int]:
-    o = new_struct(FetchRequest.ForgottenTopic)
+    o = _new(FetchRequest.ForgottenTopic)
     f = 0
     i = -1
     try:
         o.topic_id = ZERO_UUID
         f = 0
-        o.topic, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.topic = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.topic, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -2402,7 +2409,7 @@ def _e_FetchRequest_ForgottenTopic_v13(o: FetchRequest.ForgottenTopic, out: byte
 
 
 def _d_FetchRequest_ForgottenTopic_v13(buf: bytes, pos: int) -> tuple[FetchRequest.ForgottenTopic, int]:
-    o = new_struct(FetchRequest.ForgottenTopic)
+    o = _new(FetchRequest.ForgottenTopic)
     f = 0
     i = -1
     try:
@@ -2462,7 +2469,7 @@ def _e_FetchRequest_v0(o: FetchRequest, out: bytearray) -> None:
 
 
 def _d_FetchRequest_v0(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = new_struct(FetchRequest)
+    o = _new(FetchRequest)
     f = 0
     i = -1
     try:
@@ -2572,7 +2579,7 @@ def _e_FetchRequest_v3(o: FetchRequest, out: bytearray) -> None:
 
 
 def _d_FetchRequest_v3(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = new_struct(FetchRequest)
+    o = _new(FetchRequest)
     f = 0
     i = -1
     try:
@@ -2631,7 +2638,7 @@ def _e_FetchRequest_v4(o: FetchRequest, out: bytearray) -> None:
 
 
 def _d_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = new_struct(FetchRequest)
+    o = _new(FetchRequest)
     f = 0
     i = -1
     try:
@@ -2689,7 +2696,7 @@ def _e_FetchRequest_v5(o: FetchRequest, out: bytearray) -> None:
 
 
 def _d_FetchRequest_v5(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = new_struct(FetchRequest)
+    o = _new(FetchRequest)
     f = 0
     i = -1
     try:
@@ -2775,7 +2782,7 @@ def _e_FetchRequest_v7(o: FetchRequest, out: bytearray) -> None:
 
 
 def _d_FetchRequest_v7(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = new_struct(FetchRequest)
+    o = _new(FetchRequest)
     f = 0
     i = -1
     try:
@@ -2873,7 +2880,7 @@ def _e_FetchRequest_v9(o: FetchRequest, out: bytearray) -> None:
 
 
 def _d_FetchRequest_v9(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = new_struct(FetchRequest)
+    o = _new(FetchRequest)
     f = 0
     i = -1
     try:
@@ -2973,7 +2980,7 @@ def _e_FetchRequest_v11(o: FetchRequest, out: bytearray) -> None:
 
 
 def _d_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = new_struct(FetchRequest)
+    o = _new(FetchRequest)
     f = 0
     i = -1
     try:
@@ -3053,7 +3060,7 @@ def _e_FetchRequest_v12(o: FetchRequest, out: bytearray) -> None:
 
 
 def _d_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = new_struct(FetchRequest)
+    o = _new(FetchRequest)
     f = 0
     i = -1
     try:
@@ -3099,7 +3106,11 @@ def _d_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
         f = 3
-        o.rack_id, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack_id, pos = read_compact_string(buf, pos)
         f = 4
         if buf[pos] == 0:
             pos += 1
@@ -3116,7 +3127,11 @@ def _d_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.cluster_id, p = read_compact_nullable_string(buf, p)
+                    if p < len(buf) and 0 < (k := buf[p]) < 0x80 and p + k <= len(buf):
+                        o.cluster_id = buf[p + 1:p + k].decode()
+                        p += k
+                    else:
+                        o.cluster_id, p = read_compact_nullable_string(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field ClusterId used {p - pos} of its {size} bytes', offset=pos)
                 elif tag in (1,):
@@ -3168,7 +3183,7 @@ def _e_FetchRequest_v13(o: FetchRequest, out: bytearray) -> None:
 
 
 def _d_FetchRequest_v13(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = new_struct(FetchRequest)
+    o = _new(FetchRequest)
     f = 0
     i = -1
     try:
@@ -3214,7 +3229,11 @@ def _d_FetchRequest_v13(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
         f = 3
-        o.rack_id, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack_id, pos = read_compact_string(buf, pos)
         f = 4
         if buf[pos] == 0:
             pos += 1
@@ -3231,7 +3250,11 @@ def _d_FetchRequest_v13(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.cluster_id, p = read_compact_nullable_string(buf, p)
+                    if p < len(buf) and 0 < (k := buf[p]) < 0x80 and p + k <= len(buf):
+                        o.cluster_id = buf[p + 1:p + k].decode()
+                        p += k
+                    else:
+                        o.cluster_id, p = read_compact_nullable_string(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field ClusterId used {p - pos} of its {size} bytes', offset=pos)
                 elif tag in (1,):
@@ -3283,7 +3306,7 @@ def _e_FetchRequest_v14(o: FetchRequest, out: bytearray) -> None:
 
 
 def _d_FetchRequest_v14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = new_struct(FetchRequest)
+    o = _new(FetchRequest)
     f = 0
     i = -1
     try:
@@ -3329,7 +3352,11 @@ def _d_FetchRequest_v14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
         f = 3
-        o.rack_id, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack_id, pos = read_compact_string(buf, pos)
         f = 4
         if buf[pos] == 0:
             pos += 1
@@ -3346,7 +3373,11 @@ def _d_FetchRequest_v14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.cluster_id, p = read_compact_nullable_string(buf, p)
+                    if p < len(buf) and 0 < (k := buf[p]) < 0x80 and p + k <= len(buf):
+                        o.cluster_id = buf[p + 1:p + k].decode()
+                        p += k
+                    else:
+                        o.cluster_id, p = read_compact_nullable_string(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field ClusterId used {p - pos} of its {size} bytes', offset=pos)
                 elif tag in (1,):
@@ -3402,7 +3433,7 @@ def _e_FetchRequest_v15(o: FetchRequest, out: bytearray) -> None:
 
 
 def _d_FetchRequest_v15(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = new_struct(FetchRequest)
+    o = _new(FetchRequest)
     f = 0
     i = -1
     try:
@@ -3449,7 +3480,11 @@ def _d_FetchRequest_v15(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
         f = 3
-        o.rack_id, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack_id, pos = read_compact_string(buf, pos)
         f = 4
         if buf[pos] == 0:
             pos += 1
@@ -3466,7 +3501,11 @@ def _d_FetchRequest_v15(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.cluster_id, p = read_compact_nullable_string(buf, p)
+                    if p < len(buf) and 0 < (k := buf[p]) < 0x80 and p + k <= len(buf):
+                        o.cluster_id = buf[p + 1:p + k].decode()
+                        p += k
+                    else:
+                        o.cluster_id, p = read_compact_nullable_string(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field ClusterId used {p - pos} of its {size} bytes', offset=pos)
                 elif tag == 1:
@@ -3525,7 +3564,7 @@ def _e_FetchRequest_v16(o: FetchRequest, out: bytearray) -> None:
 
 
 def _d_FetchRequest_v16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = new_struct(FetchRequest)
+    o = _new(FetchRequest)
     f = 0
     i = -1
     try:
@@ -3572,7 +3611,11 @@ def _d_FetchRequest_v16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
         f = 3
-        o.rack_id, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack_id, pos = read_compact_string(buf, pos)
         f = 4
         if buf[pos] == 0:
             pos += 1
@@ -3589,7 +3632,11 @@ def _d_FetchRequest_v16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.cluster_id, p = read_compact_nullable_string(buf, p)
+                    if p < len(buf) and 0 < (k := buf[p]) < 0x80 and p + k <= len(buf):
+                        o.cluster_id = buf[p + 1:p + k].decode()
+                        p += k
+                    else:
+                        o.cluster_id, p = read_compact_nullable_string(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field ClusterId used {p - pos} of its {size} bytes', offset=pos)
                 elif tag == 1:
@@ -3648,7 +3695,7 @@ def _e_FetchRequest_v17(o: FetchRequest, out: bytearray) -> None:
 
 
 def _d_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = new_struct(FetchRequest)
+    o = _new(FetchRequest)
     f = 0
     i = -1
     try:
@@ -3695,7 +3742,11 @@ def _d_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
         f = 3
-        o.rack_id, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack_id, pos = read_compact_string(buf, pos)
         f = 4
         if buf[pos] == 0:
             pos += 1
@@ -3712,7 +3763,11 @@ def _d_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.cluster_id, p = read_compact_nullable_string(buf, p)
+                    if p < len(buf) and 0 < (k := buf[p]) < 0x80 and p + k <= len(buf):
+                        o.cluster_id = buf[p + 1:p + k].decode()
+                        p += k
+                    else:
+                        o.cluster_id, p = read_compact_nullable_string(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field ClusterId used {p - pos} of its {size} bytes', offset=pos)
                 elif tag == 1:
@@ -3771,7 +3826,7 @@ def _e_FetchRequest_v18(o: FetchRequest, out: bytearray) -> None:
 
 
 def _d_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = new_struct(FetchRequest)
+    o = _new(FetchRequest)
     f = 0
     i = -1
     try:
@@ -3818,7 +3873,11 @@ def _d_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
         f = 3
-        o.rack_id, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack_id, pos = read_compact_string(buf, pos)
         f = 4
         if buf[pos] == 0:
             pos += 1
@@ -3835,7 +3894,11 @@ def _d_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.cluster_id, p = read_compact_nullable_string(buf, p)
+                    if p < len(buf) and 0 < (k := buf[p]) < 0x80 and p + k <= len(buf):
+                        o.cluster_id = buf[p + 1:p + k].decode()
+                        p += k
+                    else:
+                        o.cluster_id, p = read_compact_nullable_string(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field ClusterId used {p - pos} of its {size} bytes', offset=pos)
                 elif tag == 1:
@@ -3868,7 +3931,7 @@ def _e_FetchResponse_EpochEndOffset_v12(o: FetchResponse.EpochEndOffset, out: by
 
 
 def _d_FetchResponse_EpochEndOffset_v12(buf: bytes, pos: int) -> tuple[FetchResponse.EpochEndOffset, int]:
-    o = new_struct(FetchResponse.EpochEndOffset)
+    o = _new(FetchResponse.EpochEndOffset)
     f = 0
     i = -1
     try:
@@ -3902,7 +3965,7 @@ def _e_FetchResponse_LeaderIdAndEpoch_v12(o: FetchResponse.LeaderIdAndEpoch, out
 
 
 def _d_FetchResponse_LeaderIdAndEpoch_v12(buf: bytes, pos: int) -> tuple[FetchResponse.LeaderIdAndEpoch, int]:
-    o = new_struct(FetchResponse.LeaderIdAndEpoch)
+    o = _new(FetchResponse.LeaderIdAndEpoch)
     f = 0
     i = -1
     try:
@@ -3936,7 +3999,7 @@ def _e_FetchResponse_SnapshotId_v12(o: FetchResponse.SnapshotId, out: bytearray)
 
 
 def _d_FetchResponse_SnapshotId_v12(buf: bytes, pos: int) -> tuple[FetchResponse.SnapshotId, int]:
-    o = new_struct(FetchResponse.SnapshotId)
+    o = _new(FetchResponse.SnapshotId)
     f = 0
     i = -1
     try:
@@ -3968,7 +4031,7 @@ def _e_FetchResponse_AbortedTransaction_v4(o: FetchResponse.AbortedTransaction, 
 
 
 def _d_FetchResponse_AbortedTransaction_v4(buf: bytes, pos: int) -> tuple[FetchResponse.AbortedTransaction, int]:
-    o = new_struct(FetchResponse.AbortedTransaction)
+    o = _new(FetchResponse.AbortedTransaction)
     f = 0
     i = -1
     try:
@@ -4089,7 +4152,7 @@ def _e_FetchResponse_AbortedTransaction_v12(o: FetchResponse.AbortedTransaction,
 
 
 def _d_FetchResponse_AbortedTransaction_v12(buf: bytes, pos: int) -> tuple[FetchResponse.AbortedTransaction, int]:
-    o = new_struct(FetchResponse.AbortedTransaction)
+    o = _new(FetchResponse.AbortedTransaction)
     f = 0
     i = -1
     try:
@@ -4135,7 +4198,7 @@ def _e_FetchResponse_PartitionData_v0(o: FetchResponse.PartitionData, out: bytea
 
 
 def _d_FetchResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[FetchResponse.PartitionData, int]:
-    o = new_struct(FetchResponse.PartitionData)
+    o = _new(FetchResponse.PartitionData)
     f = 0
     i = -1
     try:
@@ -4276,7 +4339,7 @@ def _e_FetchResponse_PartitionData_v4(o: FetchResponse.PartitionData, out: bytea
 
 
 def _d_FetchResponse_PartitionData_v4(buf: bytes, pos: int) -> tuple[FetchResponse.PartitionData, int]:
-    o = new_struct(FetchResponse.PartitionData)
+    o = _new(FetchResponse.PartitionData)
     f = 0
     i = -1
     try:
@@ -4358,7 +4421,7 @@ def _e_FetchResponse_PartitionData_v5(o: FetchResponse.PartitionData, out: bytea
 
 
 def _d_FetchResponse_PartitionData_v5(buf: bytes, pos: int) -> tuple[FetchResponse.PartitionData, int]:
-    o = new_struct(FetchResponse.PartitionData)
+    o = _new(FetchResponse.PartitionData)
     f = 0
     i = -1
     try:
@@ -4618,7 +4681,7 @@ def _e_FetchResponse_PartitionData_v11(o: FetchResponse.PartitionData, out: byte
 
 
 def _d_FetchResponse_PartitionData_v11(buf: bytes, pos: int) -> tuple[FetchResponse.PartitionData, int]:
-    o = new_struct(FetchResponse.PartitionData)
+    o = _new(FetchResponse.PartitionData)
     f = 0
     i = -1
     try:
@@ -4706,7 +4769,7 @@ def _e_FetchResponse_PartitionData_v12(o: FetchResponse.PartitionData, out: byte
 
 
 def _d_FetchResponse_PartitionData_v12(buf: bytes, pos: int) -> tuple[FetchResponse.PartitionData, int]:
-    o = new_struct(FetchResponse.PartitionData)
+    o = _new(FetchResponse.PartitionData)
     f = 0
     i = -1
     try:
@@ -4750,7 +4813,11 @@ def _d_FetchResponse_PartitionData_v12(buf: bytes, pos: int) -> tuple[FetchRespo
         o.preferred_read_replica, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
-        o.records, pos = read_compact_nullable_bytes(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.records = bytes(buf[pos + 1:pos + k])
+            pos += k
+        else:
+            o.records, pos = read_compact_nullable_bytes(buf, pos)
         f = 4
         if buf[pos] == 0:
             pos += 1
@@ -4809,7 +4876,7 @@ def _e_FetchResponse_FetchableTopicResponse_v0(o: FetchResponse.FetchableTopicRe
 
 
 def _d_FetchResponse_FetchableTopicResponse_v0(buf: bytes, pos: int) -> tuple[FetchResponse.FetchableTopicResponse, int]:
-    o = new_struct(FetchResponse.FetchableTopicResponse)
+    o = _new(FetchResponse.FetchableTopicResponse)
     f = 0
     i = -1
     try:
@@ -4912,7 +4979,7 @@ def _e_FetchResponse_FetchableTopicResponse_v4(o: FetchResponse.FetchableTopicRe
 
 
 def _d_FetchResponse_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse.FetchableTopicResponse, int]:
-    o = new_struct(FetchResponse.FetchableTopicResponse)
+    o = _new(FetchResponse.FetchableTopicResponse)
     f = 0
     i = -1
     try:
@@ -4958,7 +5025,7 @@ def _e_FetchResponse_FetchableTopicResponse_v5(o: FetchResponse.FetchableTopicRe
 
 
 def _d_FetchResponse_FetchableTopicResponse_v5(buf: bytes, pos: int) -> tuple[FetchResponse.FetchableTopicResponse, int]:
-    o = new_struct(FetchResponse.FetchableTopicResponse)
+    o = _new(FetchResponse.FetchableTopicResponse)
     f = 0
     i = -1
     try:
@@ -5099,7 +5166,7 @@ def _e_FetchResponse_FetchableTopicResponse_v11(o: FetchResponse.FetchableTopicR
 
 
 def _d_FetchResponse_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse.FetchableTopicResponse, int]:
-    o = new_struct(FetchResponse.FetchableTopicResponse)
+    o = _new(FetchResponse.FetchableTopicResponse)
     f = 0
     i = -1
     try:
@@ -5147,13 +5214,17 @@ def _e_FetchResponse_FetchableTopicResponse_v12(o: FetchResponse.FetchableTopicR
 
 
 def _d_FetchResponse_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse.FetchableTopicResponse, int]:
-    o = new_struct(FetchResponse.FetchableTopicResponse)
+    o = _new(FetchResponse.FetchableTopicResponse)
     f = 0
     i = -1
     try:
         o.topic_id = ZERO_UUID
         f = 0
-        o.topic, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.topic = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.topic, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -5205,7 +5276,7 @@ def _e_FetchResponse_FetchableTopicResponse_v13(o: FetchResponse.FetchableTopicR
 
 
 def _d_FetchResponse_FetchableTopicResponse_v13(buf: bytes, pos: int) -> tuple[FetchResponse.FetchableTopicResponse, int]:
-    o = new_struct(FetchResponse.FetchableTopicResponse)
+    o = _new(FetchResponse.FetchableTopicResponse)
     f = 0
     i = -1
     try:
@@ -5265,7 +5336,7 @@ def _e_FetchResponse_NodeEndpoint_v16(o: FetchResponse.NodeEndpoint, out: bytear
 
 
 def _d_FetchResponse_NodeEndpoint_v16(buf: bytes, pos: int) -> tuple[FetchResponse.NodeEndpoint, int]:
-    o = new_struct(FetchResponse.NodeEndpoint)
+    o = _new(FetchResponse.NodeEndpoint)
     f = 0
     i = -1
     try:
@@ -5273,12 +5344,20 @@ def _d_FetchResponse_NodeEndpoint_v16(buf: bytes, pos: int) -> tuple[FetchRespon
         o.node_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
-        o.rack, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 4
         if buf[pos] == 0:
             pos += 1
@@ -5314,7 +5393,7 @@ def _e_FetchResponse_v0(o: FetchResponse, out: bytearray) -> None:
 
 
 def _d_FetchResponse_v0(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    o = new_struct(FetchResponse)
+    o = _new(FetchResponse)
     f = 0
     i = -1
     try:
@@ -5367,7 +5446,7 @@ def _e_FetchResponse_v1(o: FetchResponse, out: bytearray) -> None:
 
 
 def _d_FetchResponse_v1(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    o = new_struct(FetchResponse)
+    o = _new(FetchResponse)
     f = 0
     i = -1
     try:
@@ -5472,7 +5551,7 @@ def _e_FetchResponse_v4(o: FetchResponse, out: bytearray) -> None:
 
 
 def _d_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    o = new_struct(FetchResponse)
+    o = _new(FetchResponse)
     f = 0
     i = -1
     try:
@@ -5527,7 +5606,7 @@ def _e_FetchResponse_v5(o: FetchResponse, out: bytearray) -> None:
 
 
 def _d_FetchResponse_v5(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    o = new_struct(FetchResponse)
+    o = _new(FetchResponse)
     f = 0
     i = -1
     try:
@@ -5604,7 +5683,7 @@ def _e_FetchResponse_v7(o: FetchResponse, out: bytearray) -> None:
 
 
 def _d_FetchResponse_v7(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    o = new_struct(FetchResponse)
+    o = _new(FetchResponse)
     f = 0
     i = -1
     try:
@@ -5720,7 +5799,7 @@ def _e_FetchResponse_v11(o: FetchResponse, out: bytearray) -> None:
 
 
 def _d_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    o = new_struct(FetchResponse)
+    o = _new(FetchResponse)
     f = 0
     i = -1
     try:
@@ -5773,7 +5852,7 @@ def _e_FetchResponse_v12(o: FetchResponse, out: bytearray) -> None:
 
 
 def _d_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    o = new_struct(FetchResponse)
+    o = _new(FetchResponse)
     f = 0
     i = -1
     try:
@@ -5850,7 +5929,7 @@ def _e_FetchResponse_v13(o: FetchResponse, out: bytearray) -> None:
 
 
 def _d_FetchResponse_v13(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    o = new_struct(FetchResponse)
+    o = _new(FetchResponse)
     f = 0
     i = -1
     try:
@@ -5927,7 +6006,7 @@ def _e_FetchResponse_v14(o: FetchResponse, out: bytearray) -> None:
 
 
 def _d_FetchResponse_v14(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    o = new_struct(FetchResponse)
+    o = _new(FetchResponse)
     f = 0
     i = -1
     try:
@@ -6004,7 +6083,7 @@ def _e_FetchResponse_v15(o: FetchResponse, out: bytearray) -> None:
 
 
 def _d_FetchResponse_v15(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    o = new_struct(FetchResponse)
+    o = _new(FetchResponse)
     f = 0
     i = -1
     try:
@@ -6086,7 +6165,7 @@ def _e_FetchResponse_v16(o: FetchResponse, out: bytearray) -> None:
 
 
 def _d_FetchResponse_v16(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    o = new_struct(FetchResponse)
+    o = _new(FetchResponse)
     f = 0
     i = -1
     try:

@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -452,7 +451,7 @@ def _e_FetchSnapshotRequest_SnapshotId_v0(o: FetchSnapshotRequest.SnapshotId, ou
 
 
 def _d_FetchSnapshotRequest_SnapshotId_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest.SnapshotId, int]:
-    o = new_struct(FetchSnapshotRequest.SnapshotId)
+    o = _new(FetchSnapshotRequest.SnapshotId)
     f = 0
     i = -1
     try:
@@ -491,7 +490,7 @@ def _e_FetchSnapshotRequest_PartitionSnapshot_v0(o: FetchSnapshotRequest.Partiti
 
 
 def _d_FetchSnapshotRequest_PartitionSnapshot_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest.PartitionSnapshot, int]:
-    o = new_struct(FetchSnapshotRequest.PartitionSnapshot)
+    o = _new(FetchSnapshotRequest.PartitionSnapshot)
     f = 0
     i = -1
     try:
@@ -554,7 +553,7 @@ def _e_FetchSnapshotRequest_PartitionSnapshot_v1(o: FetchSnapshotRequest.Partiti
 
 
 def _d_FetchSnapshotRequest_PartitionSnapshot_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest.PartitionSnapshot, int]:
-    o = new_struct(FetchSnapshotRequest.PartitionSnapshot)
+    o = _new(FetchSnapshotRequest.PartitionSnapshot)
     f = 0
     i = -1
     try:
@@ -618,12 +617,16 @@ def _e_FetchSnapshotRequest_TopicSnapshot_v0(o: FetchSnapshotRequest.TopicSnapsh
 
 
 def _d_FetchSnapshotRequest_TopicSnapshot_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest.TopicSnapshot, int]:
-    o = new_struct(FetchSnapshotRequest.TopicSnapshot)
+    o = _new(FetchSnapshotRequest.TopicSnapshot)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -675,12 +678,16 @@ def _e_FetchSnapshotRequest_TopicSnapshot_v1(o: FetchSnapshotRequest.TopicSnapsh
 
 
 def _d_FetchSnapshotRequest_TopicSnapshot_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest.TopicSnapshot, int]:
-    o = new_struct(FetchSnapshotRequest.TopicSnapshot)
+    o = _new(FetchSnapshotRequest.TopicSnapshot)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -737,7 +744,7 @@ def _e_FetchSnapshotRequest_v0(o: FetchSnapshotRequest, out: bytearray) -> None:
 
 
 def _d_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest, int]:
-    o = new_struct(FetchSnapshotRequest)
+    o = _new(FetchSnapshotRequest)
     f = 0
     i = -1
     try:
@@ -779,7 +786,11 @@ def _d_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotReque
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.cluster_id, p = read_compact_nullable_string(buf, p)
+                    if p < len(buf) and 0 < (k := buf[p]) < 0x80 and p + k <= len(buf):
+                        o.cluster_id = buf[p + 1:p + k].decode()
+                        p += k
+                    else:
+                        o.cluster_id, p = read_compact_nullable_string(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field ClusterId used {p - pos} of its {size} bytes', offset=pos)
                 else:
@@ -818,7 +829,7 @@ def _e_FetchSnapshotRequest_v1(o: FetchSnapshotRequest, out: bytearray) -> None:
 
 
 def _d_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest, int]:
-    o = new_struct(FetchSnapshotRequest)
+    o = _new(FetchSnapshotRequest)
     f = 0
     i = -1
     try:
@@ -860,7 +871,11 @@ def _d_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotReque
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.cluster_id, p = read_compact_nullable_string(buf, p)
+                    if p < len(buf) and 0 < (k := buf[p]) < 0x80 and p + k <= len(buf):
+                        o.cluster_id = buf[p + 1:p + k].decode()
+                        p += k
+                    else:
+                        o.cluster_id, p = read_compact_nullable_string(buf, p)
                     if p != end:
                         raise DecodeError(f'tagged field ClusterId used {p - pos} of its {size} bytes', offset=pos)
                 else:
@@ -888,7 +903,7 @@ def _e_FetchSnapshotResponse_SnapshotId_v0(o: FetchSnapshotResponse.SnapshotId, 
 
 
 def _d_FetchSnapshotResponse_SnapshotId_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse.SnapshotId, int]:
-    o = new_struct(FetchSnapshotResponse.SnapshotId)
+    o = _new(FetchSnapshotResponse.SnapshotId)
     f = 0
     i = -1
     try:
@@ -922,7 +937,7 @@ def _e_FetchSnapshotResponse_LeaderIdAndEpoch_v0(o: FetchSnapshotResponse.Leader
 
 
 def _d_FetchSnapshotResponse_LeaderIdAndEpoch_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse.LeaderIdAndEpoch, int]:
-    o = new_struct(FetchSnapshotResponse.LeaderIdAndEpoch)
+    o = _new(FetchSnapshotResponse.LeaderIdAndEpoch)
     f = 0
     i = -1
     try:
@@ -967,7 +982,7 @@ def _e_FetchSnapshotResponse_PartitionSnapshot_v0(o: FetchSnapshotResponse.Parti
 
 
 def _d_FetchSnapshotResponse_PartitionSnapshot_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse.PartitionSnapshot, int]:
-    o = new_struct(FetchSnapshotResponse.PartitionSnapshot)
+    o = _new(FetchSnapshotResponse.PartitionSnapshot)
     f = 0
     i = -1
     try:
@@ -981,7 +996,11 @@ def _d_FetchSnapshotResponse_PartitionSnapshot_v0(buf: bytes, pos: int) -> tuple
         o.size, o.position, = _F_qq.unpack_from(buf, pos)
         pos += 16
         f = 3
-        o.unaligned_records, pos = read_compact_bytes(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.unaligned_records = bytes(buf[pos + 1:pos + k])
+            pos += k
+        else:
+            o.unaligned_records, pos = read_compact_bytes(buf, pos)
         f = 4
         if buf[pos] == 0:
             pos += 1
@@ -1032,12 +1051,16 @@ def _e_FetchSnapshotResponse_TopicSnapshot_v0(o: FetchSnapshotResponse.TopicSnap
 
 
 def _d_FetchSnapshotResponse_TopicSnapshot_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse.TopicSnapshot, int]:
-    o = new_struct(FetchSnapshotResponse.TopicSnapshot)
+    o = _new(FetchSnapshotResponse.TopicSnapshot)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -1087,7 +1110,7 @@ def _e_FetchSnapshotResponse_NodeEndpoint_v1(o: FetchSnapshotResponse.NodeEndpoi
 
 
 def _d_FetchSnapshotResponse_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse.NodeEndpoint, int]:
-    o = new_struct(FetchSnapshotResponse.NodeEndpoint)
+    o = _new(FetchSnapshotResponse.NodeEndpoint)
     f = 0
     i = -1
     try:
@@ -1095,7 +1118,11 @@ def _d_FetchSnapshotResponse_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[Fetc
         o.node_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
@@ -1136,7 +1163,7 @@ def _e_FetchSnapshotResponse_v0(o: FetchSnapshotResponse, out: bytearray) -> Non
 
 
 def _d_FetchSnapshotResponse_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse, int]:
-    o = new_struct(FetchSnapshotResponse)
+    o = _new(FetchSnapshotResponse)
     f = 0
     i = -1
     try:
@@ -1218,7 +1245,7 @@ def _e_FetchSnapshotResponse_v1(o: FetchSnapshotResponse, out: bytearray) -> Non
 
 
 def _d_FetchSnapshotResponse_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse, int]:
-    o = new_struct(FetchSnapshotResponse)
+    o = _new(FetchSnapshotResponse)
     f = 0
     i = -1
     try:

@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -157,7 +156,7 @@ def _e_LeaderChangeMessage_Voter_v0(o: LeaderChangeMessage.Voter, out: bytearray
 
 
 def _d_LeaderChangeMessage_Voter_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMessage.Voter, int]:
-    o = new_struct(LeaderChangeMessage.Voter)
+    o = _new(LeaderChangeMessage.Voter)
     f = 0
     i = -1
     try:
@@ -192,7 +191,7 @@ def _e_LeaderChangeMessage_Voter_v1(o: LeaderChangeMessage.Voter, out: bytearray
 
 
 def _d_LeaderChangeMessage_Voter_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMessage.Voter, int]:
-    o = new_struct(LeaderChangeMessage.Voter)
+    o = _new(LeaderChangeMessage.Voter)
     f = 0
     i = -1
     try:
@@ -239,7 +238,7 @@ def _e_LeaderChangeMessage_v0(o: LeaderChangeMessage, out: bytearray) -> None:
 
 
 def _d_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMessage, int]:
-    o = new_struct(LeaderChangeMessage)
+    o = _new(LeaderChangeMessage)
     f = 0
     i = -1
     try:
@@ -345,7 +344,7 @@ def _e_LeaderChangeMessage_v1(o: LeaderChangeMessage, out: bytearray) -> None:
 
 
 def _d_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMessage, int]:
-    o = new_struct(LeaderChangeMessage)
+    o = _new(LeaderChangeMessage)
     f = 0
     i = -1
     try:

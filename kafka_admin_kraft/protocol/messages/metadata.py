@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -439,7 +438,7 @@ def _e_MetadataRequest_MetadataRequestTopic_v0(o: MetadataRequest.MetadataReques
 
 
 def _d_MetadataRequest_MetadataRequestTopic_v0(buf: bytes, pos: int) -> tuple[MetadataRequest.MetadataRequestTopic, int]:
-    o = new_struct(MetadataRequest.MetadataRequestTopic)
+    o = _new(MetadataRequest.MetadataRequestTopic)
     f = 0
     i = -1
     try:
@@ -573,13 +572,17 @@ def _e_MetadataRequest_MetadataRequestTopic_v9(o: MetadataRequest.MetadataReques
 
 
 def _d_MetadataRequest_MetadataRequestTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRequest.MetadataRequestTopic, int]:
-    o = new_struct(MetadataRequest.MetadataRequestTopic)
+    o = _new(MetadataRequest.MetadataRequestTopic)
     f = 0
     i = -1
     try:
         o.topic_id = ZERO_UUID
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
         if buf[pos] == 0:
             pos += 1
@@ -609,7 +612,7 @@ def _e_MetadataRequest_MetadataRequestTopic_v10(o: MetadataRequest.MetadataReque
 
 
 def _d_MetadataRequest_MetadataRequestTopic_v10(buf: bytes, pos: int) -> tuple[MetadataRequest.MetadataRequestTopic, int]:
-    o = new_struct(MetadataRequest.MetadataRequestTopic)
+    o = _new(MetadataRequest.MetadataRequestTopic)
     f = 0
     i = -1
     try:
@@ -618,7 +621,11 @@ def _d_MetadataRequest_MetadataRequestTopic_v10(buf: bytes, pos: int) -> tuple[M
         o.topic_id = uuid_from_wire(u0)
         pos += 16
         f = 1
-        o.name, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_nullable_string(buf, pos)
         f = 2
         if buf[pos] == 0:
             pos += 1
@@ -659,7 +666,7 @@ def _e_MetadataRequest_v0(o: MetadataRequest, out: bytearray) -> None:
 
 
 def _d_MetadataRequest_v0(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    o = new_struct(MetadataRequest)
+    o = _new(MetadataRequest)
     f = 0
     i = -1
     try:
@@ -715,7 +722,7 @@ def _e_MetadataRequest_v1(o: MetadataRequest, out: bytearray) -> None:
 
 
 def _d_MetadataRequest_v1(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    o = new_struct(MetadataRequest)
+    o = _new(MetadataRequest)
     f = 0
     i = -1
     try:
@@ -828,7 +835,7 @@ def _e_MetadataRequest_v4(o: MetadataRequest, out: bytearray) -> None:
 
 
 def _d_MetadataRequest_v4(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    o = new_struct(MetadataRequest)
+    o = _new(MetadataRequest)
     f = 0
     i = -1
     try:
@@ -963,7 +970,7 @@ def _e_MetadataRequest_v8(o: MetadataRequest, out: bytearray) -> None:
 
 
 def _d_MetadataRequest_v8(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    o = new_struct(MetadataRequest)
+    o = _new(MetadataRequest)
     f = 0
     i = -1
     try:
@@ -1014,7 +1021,7 @@ def _e_MetadataRequest_v9(o: MetadataRequest, out: bytearray) -> None:
 
 
 def _d_MetadataRequest_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    o = new_struct(MetadataRequest)
+    o = _new(MetadataRequest)
     f = 0
     i = -1
     try:
@@ -1075,7 +1082,7 @@ def _e_MetadataRequest_v10(o: MetadataRequest, out: bytearray) -> None:
 
 
 def _d_MetadataRequest_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    o = new_struct(MetadataRequest)
+    o = _new(MetadataRequest)
     f = 0
     i = -1
     try:
@@ -1139,7 +1146,7 @@ def _e_MetadataRequest_v11(o: MetadataRequest, out: bytearray) -> None:
 
 
 def _d_MetadataRequest_v11(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    o = new_struct(MetadataRequest)
+    o = _new(MetadataRequest)
     f = 0
     i = -1
     try:
@@ -1248,7 +1255,7 @@ def _e_MetadataResponse_MetadataResponseBroker_v0(o: MetadataResponse.MetadataRe
 
 
 def _d_MetadataResponse_MetadataResponseBroker_v0(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseBroker, int]:
-    o = new_struct(MetadataResponse.MetadataResponseBroker)
+    o = _new(MetadataResponse.MetadataResponseBroker)
     f = 0
     i = -1
     try:
@@ -1288,7 +1295,7 @@ def _e_MetadataResponse_MetadataResponseBroker_v1(o: MetadataResponse.MetadataRe
 
 
 def _d_MetadataResponse_MetadataResponseBroker_v1(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseBroker, int]:
-    o = new_struct(MetadataResponse.MetadataResponseBroker)
+    o = _new(MetadataResponse.MetadataResponseBroker)
     f = 0
     i = -1
     try:
@@ -1464,7 +1471,7 @@ def _e_MetadataResponse_MetadataResponseBroker_v9(o: MetadataResponse.MetadataRe
 
 
 def _d_MetadataResponse_MetadataResponseBroker_v9(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseBroker, int]:
-    o = new_struct(MetadataResponse.MetadataResponseBroker)
+    o = _new(MetadataResponse.MetadataResponseBroker)
     f = 0
     i = -1
     try:
@@ -1472,12 +1479,20 @@ def _d_MetadataResponse_MetadataResponseBroker_v9(buf: bytes, pos: int) -> tuple
         o.node_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
-        o.rack, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 4
         if buf[pos] == 0:
             pos += 1
@@ -1513,7 +1528,7 @@ def _e_MetadataResponse_MetadataResponsePartition_v0(o: MetadataResponse.Metadat
 
 
 def _d_MetadataResponse_MetadataResponsePartition_v0(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
-    o = new_struct(MetadataResponse.MetadataResponsePartition)
+    o = _new(MetadataResponse.MetadataResponsePartition)
     f = 0
     i = -1
     try:
@@ -1666,7 +1681,7 @@ def _e_MetadataResponse_MetadataResponsePartition_v5(o: MetadataResponse.Metadat
 
 
 def _d_MetadataResponse_MetadataResponsePartition_v5(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
-    o = new_struct(MetadataResponse.MetadataResponsePartition)
+    o = _new(MetadataResponse.MetadataResponsePartition)
     f = 0
     i = -1
     try:
@@ -1762,7 +1777,7 @@ def _e_MetadataResponse_MetadataResponsePartition_v7(o: MetadataResponse.Metadat
 
 
 def _d_MetadataResponse_MetadataResponsePartition_v7(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
-    o = new_struct(MetadataResponse.MetadataResponsePartition)
+    o = _new(MetadataResponse.MetadataResponsePartition)
     f = 0
     i = -1
     try:
@@ -1859,7 +1874,7 @@ def _e_MetadataResponse_MetadataResponsePartition_v9(o: MetadataResponse.Metadat
 
 
 def _d_MetadataResponse_MetadataResponsePartition_v9(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
-    o = new_struct(MetadataResponse.MetadataResponsePartition)
+    o = _new(MetadataResponse.MetadataResponsePartition)
     f = 0
     i = -1
     try:
@@ -1944,7 +1959,7 @@ def _e_MetadataResponse_MetadataResponseTopic_v0(o: MetadataResponse.MetadataRes
 
 
 def _d_MetadataResponse_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
-    o = new_struct(MetadataResponse.MetadataResponseTopic)
+    o = _new(MetadataResponse.MetadataResponseTopic)
     f = 0
     i = -1
     try:
@@ -2002,7 +2017,7 @@ def _e_MetadataResponse_MetadataResponseTopic_v1(o: MetadataResponse.MetadataRes
 
 
 def _d_MetadataResponse_MetadataResponseTopic_v1(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
-    o = new_struct(MetadataResponse.MetadataResponseTopic)
+    o = _new(MetadataResponse.MetadataResponseTopic)
     f = 0
     i = -1
     try:
@@ -2140,7 +2155,7 @@ def _e_MetadataResponse_MetadataResponseTopic_v5(o: MetadataResponse.MetadataRes
 
 
 def _d_MetadataResponse_MetadataResponseTopic_v5(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
-    o = new_struct(MetadataResponse.MetadataResponseTopic)
+    o = _new(MetadataResponse.MetadataResponseTopic)
     f = 0
     i = -1
     try:
@@ -2226,7 +2241,7 @@ def _e_MetadataResponse_MetadataResponseTopic_v7(o: MetadataResponse.MetadataRes
 
 
 def _d_MetadataResponse_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
-    o = new_struct(MetadataResponse.MetadataResponseTopic)
+    o = _new(MetadataResponse.MetadataResponseTopic)
     f = 0
     i = -1
     try:
@@ -2285,7 +2300,7 @@ def _e_MetadataResponse_MetadataResponseTopic_v8(o: MetadataResponse.MetadataRes
 
 
 def _d_MetadataResponse_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
-    o = new_struct(MetadataResponse.MetadataResponseTopic)
+    o = _new(MetadataResponse.MetadataResponseTopic)
     f = 0
     i = -1
     try:
@@ -2348,7 +2363,7 @@ def _e_MetadataResponse_MetadataResponseTopic_v9(o: MetadataResponse.MetadataRes
 
 
 def _d_MetadataResponse_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
-    o = new_struct(MetadataResponse.MetadataResponseTopic)
+    o = _new(MetadataResponse.MetadataResponseTopic)
     f = 0
     i = -1
     try:
@@ -2357,7 +2372,11 @@ def _d_MetadataResponse_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[
         o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 2
         o.is_internal, = _F_o.unpack_from(buf, pos)
         pos += 1
@@ -2421,7 +2440,7 @@ def _e_MetadataResponse_MetadataResponseTopic_v10(o: MetadataResponse.MetadataRe
 
 
 def _d_MetadataResponse_MetadataResponseTopic_v10(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
-    o = new_struct(MetadataResponse.MetadataResponseTopic)
+    o = _new(MetadataResponse.MetadataResponseTopic)
     f = 0
     i = -1
     try:
@@ -2429,7 +2448,11 @@ def _d_MetadataResponse_MetadataResponseTopic_v10(buf: bytes, pos: int) -> tuple
         o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 2
         u0, o.is_internal, = _F_uo.unpack_from(buf, pos)
         o.topic_id = uuid_from_wire(u0)
@@ -2494,7 +2517,7 @@ def _e_MetadataResponse_MetadataResponseTopic_v12(o: MetadataResponse.MetadataRe
 
 
 def _d_MetadataResponse_MetadataResponseTopic_v12(buf: bytes, pos: int) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
-    o = new_struct(MetadataResponse.MetadataResponseTopic)
+    o = _new(MetadataResponse.MetadataResponseTopic)
     f = 0
     i = -1
     try:
@@ -2502,7 +2525,11 @@ def _d_MetadataResponse_MetadataResponseTopic_v12(buf: bytes, pos: int) -> tuple
         o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
-        o.name, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_nullable_string(buf, pos)
         f = 2
         u0, o.is_internal, = _F_uo.unpack_from(buf, pos)
         o.topic_id = uuid_from_wire(u0)
@@ -2566,7 +2593,7 @@ def _e_MetadataResponse_v0(o: MetadataResponse, out: bytearray) -> None:
 
 
 def _d_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = new_struct(MetadataResponse)
+    o = _new(MetadataResponse)
     f = 0
     i = -1
     try:
@@ -2635,7 +2662,7 @@ def _e_MetadataResponse_v1(o: MetadataResponse, out: bytearray) -> None:
 
 
 def _d_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = new_struct(MetadataResponse)
+    o = _new(MetadataResponse)
     f = 0
     i = -1
     try:
@@ -2708,7 +2735,7 @@ def _e_MetadataResponse_v2(o: MetadataResponse, out: bytearray) -> None:
 
 
 def _d_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = new_struct(MetadataResponse)
+    o = _new(MetadataResponse)
     f = 0
     i = -1
     try:
@@ -2784,7 +2811,7 @@ def _e_MetadataResponse_v3(o: MetadataResponse, out: bytearray) -> None:
 
 
 def _d_MetadataResponse_v3(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = new_struct(MetadataResponse)
+    o = _new(MetadataResponse)
     f = 0
     i = -1
     try:
@@ -2894,7 +2921,7 @@ def _e_MetadataResponse_v5(o: MetadataResponse, out: bytearray) -> None:
 
 
 def _d_MetadataResponse_v5(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = new_struct(MetadataResponse)
+    o = _new(MetadataResponse)
     f = 0
     i = -1
     try:
@@ -3004,7 +3031,7 @@ def _e_MetadataResponse_v7(o: MetadataResponse, out: bytearray) -> None:
 
 
 def _d_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = new_struct(MetadataResponse)
+    o = _new(MetadataResponse)
     f = 0
     i = -1
     try:
@@ -3081,7 +3108,7 @@ def _e_MetadataResponse_v8(o: MetadataResponse, out: bytearray) -> None:
 
 
 def _d_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = new_struct(MetadataResponse)
+    o = _new(MetadataResponse)
     f = 0
     i = -1
     try:
@@ -3162,7 +3189,7 @@ def _e_MetadataResponse_v9(o: MetadataResponse, out: bytearray) -> None:
 
 
 def _d_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = new_struct(MetadataResponse)
+    o = _new(MetadataResponse)
     f = 0
     i = -1
     try:
@@ -3189,7 +3216,11 @@ def _d_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
             o.brokers = items_brokers
             i = -1
         f = 2
-        o.cluster_id, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 3
         o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
@@ -3259,7 +3290,7 @@ def _e_MetadataResponse_v10(o: MetadataResponse, out: bytearray) -> None:
 
 
 def _d_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = new_struct(MetadataResponse)
+    o = _new(MetadataResponse)
     f = 0
     i = -1
     try:
@@ -3286,7 +3317,11 @@ def _d_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, int
             o.brokers = items_brokers
             i = -1
         f = 2
-        o.cluster_id, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 3
         o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
@@ -3357,7 +3392,7 @@ def _e_MetadataResponse_v11(o: MetadataResponse, out: bytearray) -> None:
 
 
 def _d_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = new_struct(MetadataResponse)
+    o = _new(MetadataResponse)
     f = 0
     i = -1
     try:
@@ -3385,7 +3420,11 @@ def _d_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, int
             o.brokers = items_brokers
             i = -1
         f = 2
-        o.cluster_id, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 3
         o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
@@ -3453,7 +3492,7 @@ def _e_MetadataResponse_v12(o: MetadataResponse, out: bytearray) -> None:
 
 
 def _d_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = new_struct(MetadataResponse)
+    o = _new(MetadataResponse)
     f = 0
     i = -1
     try:
@@ -3481,7 +3520,11 @@ def _d_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, int
             o.brokers = items_brokers
             i = -1
         f = 2
-        o.cluster_id, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 3
         o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4
@@ -3551,7 +3594,7 @@ def _e_MetadataResponse_v13(o: MetadataResponse, out: bytearray) -> None:
 
 
 def _d_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = new_struct(MetadataResponse)
+    o = _new(MetadataResponse)
     f = 0
     i = -1
     try:
@@ -3578,7 +3621,11 @@ def _d_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, int
             o.brokers = items_brokers
             i = -1
         f = 2
-        o.cluster_id, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 3
         o.controller_id, = _F_i.unpack_from(buf, pos)
         pos += 4

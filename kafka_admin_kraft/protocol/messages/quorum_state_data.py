@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -159,7 +158,7 @@ def _e_QuorumStateData_Voter_v0(o: QuorumStateData.Voter, out: bytearray) -> Non
 
 
 def _d_QuorumStateData_Voter_v0(buf: bytes, pos: int) -> tuple[QuorumStateData.Voter, int]:
-    o = new_struct(QuorumStateData.Voter)
+    o = _new(QuorumStateData.Voter)
     f = 0
     i = -1
     try:
@@ -207,13 +206,17 @@ def _e_QuorumStateData_v0(o: QuorumStateData, out: bytearray) -> None:
 
 
 def _d_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
-    o = new_struct(QuorumStateData)
+    o = _new(QuorumStateData)
     f = 0
     i = -1
     try:
         o.voted_directory_id = ZERO_UUID
         f = 0
-        o.cluster_id, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_string(buf, pos)
         f = 1
         o.leader_id, o.leader_epoch, o.voted_id, o.applied_offset, = _F_iiiq.unpack_from(buf, pos)
         pos += 20
@@ -282,7 +285,7 @@ def _e_QuorumStateData_v1(o: QuorumStateData, out: bytearray) -> None:
 
 
 def _d_QuorumStateData_v1(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
-    o = new_struct(QuorumStateData)
+    o = _new(QuorumStateData)
     f = 0
     i = -1
     try:

@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -234,14 +233,22 @@ def _e_RegisterBrokerRecord_BrokerEndpoint_v0(o: RegisterBrokerRecord.BrokerEndp
 
 
 def _d_RegisterBrokerRecord_BrokerEndpoint_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord.BrokerEndpoint, int]:
-    o = new_struct(RegisterBrokerRecord.BrokerEndpoint)
+    o = _new(RegisterBrokerRecord.BrokerEndpoint)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, o.security_protocol, = _F_Hh.unpack_from(buf, pos)
         pos += 4
@@ -274,12 +281,16 @@ def _e_RegisterBrokerRecord_BrokerFeature_v0(o: RegisterBrokerRecord.BrokerFeatu
 
 
 def _d_RegisterBrokerRecord_BrokerFeature_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord.BrokerFeature, int]:
-    o = new_struct(RegisterBrokerRecord.BrokerFeature)
+    o = _new(RegisterBrokerRecord.BrokerFeature)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
         o.min_supported_version, o.max_supported_version, = _F_hh.unpack_from(buf, pos)
         pos += 4
@@ -339,7 +350,7 @@ def _e_RegisterBrokerRecord_v0(o: RegisterBrokerRecord, out: bytearray) -> None:
 
 
 def _d_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
-    o = new_struct(RegisterBrokerRecord)
+    o = _new(RegisterBrokerRecord)
     f = 0
     i = -1
     try:
@@ -388,7 +399,11 @@ def _d_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
             o.features = items_features
             i = -1
         f = 3
-        o.rack, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 4
         o.fenced, = _F_o.unpack_from(buf, pos)
         pos += 1
@@ -459,7 +474,7 @@ def _e_RegisterBrokerRecord_v1(o: RegisterBrokerRecord, out: bytearray) -> None:
 
 
 def _d_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
-    o = new_struct(RegisterBrokerRecord)
+    o = _new(RegisterBrokerRecord)
     f = 0
     i = -1
     try:
@@ -507,7 +522,11 @@ def _d_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
             o.features = items_features
             i = -1
         f = 3
-        o.rack, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 4
         o.fenced, o.in_controlled_shutdown, = _F_oo.unpack_from(buf, pos)
         pos += 2
@@ -575,7 +594,7 @@ def _e_RegisterBrokerRecord_v2(o: RegisterBrokerRecord, out: bytearray) -> None:
 
 
 def _d_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
-    o = new_struct(RegisterBrokerRecord)
+    o = _new(RegisterBrokerRecord)
     f = 0
     i = -1
     try:
@@ -622,7 +641,11 @@ def _d_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
             o.features = items_features
             i = -1
         f = 3
-        o.rack, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 4
         o.fenced, o.in_controlled_shutdown, = _F_oo.unpack_from(buf, pos)
         pos += 2
@@ -695,7 +718,7 @@ def _e_RegisterBrokerRecord_v3(o: RegisterBrokerRecord, out: bytearray) -> None:
 
 
 def _d_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
-    o = new_struct(RegisterBrokerRecord)
+    o = _new(RegisterBrokerRecord)
     f = 0
     i = -1
     try:
@@ -742,7 +765,11 @@ def _d_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
             o.features = items_features
             i = -1
         f = 3
-        o.rack, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 4
         o.fenced, o.in_controlled_shutdown, = _F_oo.unpack_from(buf, pos)
         pos += 2
@@ -844,7 +871,7 @@ def _e_RegisterBrokerRecord_v4(o: RegisterBrokerRecord, out: bytearray) -> None:
 
 
 def _d_RegisterBrokerRecord_v4(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
-    o = new_struct(RegisterBrokerRecord)
+    o = _new(RegisterBrokerRecord)
     f = 0
     i = -1
     try:
@@ -891,7 +918,11 @@ def _d_RegisterBrokerRecord_v4(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
             o.features = items_features
             i = -1
         f = 3
-        o.rack, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.rack = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.rack, pos = read_compact_nullable_string(buf, pos)
         f = 4
         o.fenced, o.in_controlled_shutdown, = _F_oo.unpack_from(buf, pos)
         pos += 2

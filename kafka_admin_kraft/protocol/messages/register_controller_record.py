@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -199,14 +198,22 @@ def _e_RegisterControllerRecord_ControllerEndpoint_v0(o: RegisterControllerRecor
 
 
 def _d_RegisterControllerRecord_ControllerEndpoint_v0(buf: bytes, pos: int) -> tuple[RegisterControllerRecord.ControllerEndpoint, int]:
-    o = new_struct(RegisterControllerRecord.ControllerEndpoint)
+    o = _new(RegisterControllerRecord.ControllerEndpoint)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, o.security_protocol, = _F_Hh.unpack_from(buf, pos)
         pos += 4
@@ -239,12 +246,16 @@ def _e_RegisterControllerRecord_ControllerFeature_v0(o: RegisterControllerRecord
 
 
 def _d_RegisterControllerRecord_ControllerFeature_v0(buf: bytes, pos: int) -> tuple[RegisterControllerRecord.ControllerFeature, int]:
-    o = new_struct(RegisterControllerRecord.ControllerFeature)
+    o = _new(RegisterControllerRecord.ControllerFeature)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
         o.min_supported_version, o.max_supported_version, = _F_hh.unpack_from(buf, pos)
         pos += 4
@@ -287,7 +298,7 @@ def _e_RegisterControllerRecord_v0(o: RegisterControllerRecord, out: bytearray) 
 
 
 def _d_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterControllerRecord, int]:
-    o = new_struct(RegisterControllerRecord)
+    o = _new(RegisterControllerRecord)
     f = 0
     i = -1
     try:

@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -156,12 +155,16 @@ def _e_RemoveRaftVoterRequest_v0(o: RemoveRaftVoterRequest, out: bytearray) -> N
 
 
 def _d_RemoveRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[RemoveRaftVoterRequest, int]:
-    o = new_struct(RemoveRaftVoterRequest)
+    o = _new(RemoveRaftVoterRequest)
     f = 0
     i = -1
     try:
         f = 0
-        o.cluster_id, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
         o.voter_id, u1, = _F_iu.unpack_from(buf, pos)
         o.voter_directory_id = uuid_from_wire(u1)
@@ -195,7 +198,7 @@ def _e_RemoveRaftVoterResponse_v0(o: RemoveRaftVoterResponse, out: bytearray) ->
 
 
 def _d_RemoveRaftVoterResponse_v0(buf: bytes, pos: int) -> tuple[RemoveRaftVoterResponse, int]:
-    o = new_struct(RemoveRaftVoterResponse)
+    o = _new(RemoveRaftVoterResponse)
     f = 0
     i = -1
     try:
@@ -203,7 +206,11 @@ def _d_RemoveRaftVoterResponse_v0(buf: bytes, pos: int) -> tuple[RemoveRaftVoter
         o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         if buf[pos] == 0:
             pos += 1

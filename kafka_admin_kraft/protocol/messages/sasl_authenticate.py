@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -155,7 +154,7 @@ def _e_SaslAuthenticateRequest_v0(o: SaslAuthenticateRequest, out: bytearray) ->
 
 
 def _d_SaslAuthenticateRequest_v0(buf: bytes, pos: int) -> tuple[SaslAuthenticateRequest, int]:
-    o = new_struct(SaslAuthenticateRequest)
+    o = _new(SaslAuthenticateRequest)
     f = 0
     i = -1
     try:
@@ -197,12 +196,16 @@ def _e_SaslAuthenticateRequest_v2(o: SaslAuthenticateRequest, out: bytearray) ->
 
 
 def _d_SaslAuthenticateRequest_v2(buf: bytes, pos: int) -> tuple[SaslAuthenticateRequest, int]:
-    o = new_struct(SaslAuthenticateRequest)
+    o = _new(SaslAuthenticateRequest)
     f = 0
     i = -1
     try:
         f = 0
-        o.auth_bytes, pos = read_compact_bytes(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.auth_bytes = bytes(buf[pos + 1:pos + k])
+            pos += k
+        else:
+            o.auth_bytes, pos = read_compact_bytes(buf, pos)
         f = 1
         if buf[pos] == 0:
             pos += 1
@@ -232,7 +235,7 @@ def _e_SaslAuthenticateResponse_v0(o: SaslAuthenticateResponse, out: bytearray) 
 
 
 def _d_SaslAuthenticateResponse_v0(buf: bytes, pos: int) -> tuple[SaslAuthenticateResponse, int]:
-    o = new_struct(SaslAuthenticateResponse)
+    o = _new(SaslAuthenticateResponse)
     f = 0
     i = -1
     try:
@@ -271,7 +274,7 @@ def _e_SaslAuthenticateResponse_v1(o: SaslAuthenticateResponse, out: bytearray) 
 
 
 def _d_SaslAuthenticateResponse_v1(buf: bytes, pos: int) -> tuple[SaslAuthenticateResponse, int]:
-    o = new_struct(SaslAuthenticateResponse)
+    o = _new(SaslAuthenticateResponse)
     f = 0
     i = -1
     try:
@@ -314,7 +317,7 @@ def _e_SaslAuthenticateResponse_v2(o: SaslAuthenticateResponse, out: bytearray) 
 
 
 def _d_SaslAuthenticateResponse_v2(buf: bytes, pos: int) -> tuple[SaslAuthenticateResponse, int]:
-    o = new_struct(SaslAuthenticateResponse)
+    o = _new(SaslAuthenticateResponse)
     f = 0
     i = -1
     try:
@@ -322,9 +325,17 @@ def _d_SaslAuthenticateResponse_v2(buf: bytes, pos: int) -> tuple[SaslAuthentica
         o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 1
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
-        o.auth_bytes, pos = read_compact_bytes(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.auth_bytes = bytes(buf[pos + 1:pos + k])
+            pos += k
+        else:
+            o.auth_bytes, pos = read_compact_bytes(buf, pos)
         f = 3
         o.session_lifetime_ms, = _F_q.unpack_from(buf, pos)
         pos += 8

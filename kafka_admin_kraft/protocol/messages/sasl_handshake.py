@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -141,7 +140,7 @@ def _e_SaslHandshakeRequest_v0(o: SaslHandshakeRequest, out: bytearray) -> None:
 
 
 def _d_SaslHandshakeRequest_v0(buf: bytes, pos: int) -> tuple[SaslHandshakeRequest, int]:
-    o = new_struct(SaslHandshakeRequest)
+    o = _new(SaslHandshakeRequest)
     f = 0
     i = -1
     try:
@@ -187,7 +186,7 @@ def _e_SaslHandshakeResponse_v0(o: SaslHandshakeResponse, out: bytearray) -> Non
 
 
 def _d_SaslHandshakeResponse_v0(buf: bytes, pos: int) -> tuple[SaslHandshakeResponse, int]:
-    o = new_struct(SaslHandshakeResponse)
+    o = _new(SaslHandshakeResponse)
     f = 0
     i = -1
     try:

@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -108,7 +107,7 @@ def _e_SnapshotHeaderRecord_v0(o: SnapshotHeaderRecord, out: bytearray) -> None:
 
 
 def _d_SnapshotHeaderRecord_v0(buf: bytes, pos: int) -> tuple[SnapshotHeaderRecord, int]:
-    o = new_struct(SnapshotHeaderRecord)
+    o = _new(SnapshotHeaderRecord)
     f = 0
     i = -1
     try:

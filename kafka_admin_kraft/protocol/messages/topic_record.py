@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -111,12 +110,16 @@ def _e_TopicRecord_v0(o: TopicRecord, out: bytearray) -> None:
 
 
 def _d_TopicRecord_v0(buf: bytes, pos: int) -> tuple[TopicRecord, int]:
-    o = new_struct(TopicRecord)
+    o = _new(TopicRecord)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
         u0, = _F_u.unpack_from(buf, pos)
         o.topic_id = uuid_from_wire(u0)

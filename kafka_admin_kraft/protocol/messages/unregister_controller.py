@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -146,7 +145,7 @@ def _e_UnregisterControllerRequest_v0(o: UnregisterControllerRequest, out: bytea
 
 
 def _d_UnregisterControllerRequest_v0(buf: bytes, pos: int) -> tuple[UnregisterControllerRequest, int]:
-    o = new_struct(UnregisterControllerRequest)
+    o = _new(UnregisterControllerRequest)
     f = 0
     i = -1
     try:
@@ -182,7 +181,7 @@ def _e_UnregisterControllerResponse_v0(o: UnregisterControllerResponse, out: byt
 
 
 def _d_UnregisterControllerResponse_v0(buf: bytes, pos: int) -> tuple[UnregisterControllerResponse, int]:
-    o = new_struct(UnregisterControllerResponse)
+    o = _new(UnregisterControllerResponse)
     f = 0
     i = -1
     try:
@@ -190,7 +189,11 @@ def _d_UnregisterControllerResponse_v0(buf: bytes, pos: int) -> tuple[Unregister
         o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         if buf[pos] == 0:
             pos += 1

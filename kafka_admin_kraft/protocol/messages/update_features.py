@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -247,13 +246,17 @@ def _e_UpdateFeaturesRequest_FeatureUpdateKey_v0(o: UpdateFeaturesRequest.Featur
 
 
 def _d_UpdateFeaturesRequest_FeatureUpdateKey_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest.FeatureUpdateKey, int]:
-    o = new_struct(UpdateFeaturesRequest.FeatureUpdateKey)
+    o = _new(UpdateFeaturesRequest.FeatureUpdateKey)
     f = 0
     i = -1
     try:
         o.upgrade_type = 1
         f = 0
-        o.feature, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.feature = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.feature, pos = read_compact_string(buf, pos)
         f = 1
         o.max_version_level, o.allow_downgrade, = _F_ho.unpack_from(buf, pos)
         pos += 3
@@ -289,13 +292,17 @@ def _e_UpdateFeaturesRequest_FeatureUpdateKey_v1(o: UpdateFeaturesRequest.Featur
 
 
 def _d_UpdateFeaturesRequest_FeatureUpdateKey_v1(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest.FeatureUpdateKey, int]:
-    o = new_struct(UpdateFeaturesRequest.FeatureUpdateKey)
+    o = _new(UpdateFeaturesRequest.FeatureUpdateKey)
     f = 0
     i = -1
     try:
         o.allow_downgrade = False
         f = 0
-        o.feature, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.feature = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.feature, pos = read_compact_string(buf, pos)
         f = 1
         o.max_version_level, o.upgrade_type, = _F_hb.unpack_from(buf, pos)
         pos += 3
@@ -355,7 +362,7 @@ def _e_UpdateFeaturesRequest_v0(o: UpdateFeaturesRequest, out: bytearray) -> Non
 
 
 def _d_UpdateFeaturesRequest_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest, int]:
-    o = new_struct(UpdateFeaturesRequest)
+    o = _new(UpdateFeaturesRequest)
     f = 0
     i = -1
     try:
@@ -416,7 +423,7 @@ def _e_UpdateFeaturesRequest_v1(o: UpdateFeaturesRequest, out: bytearray) -> Non
 
 
 def _d_UpdateFeaturesRequest_v1(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest, int]:
-    o = new_struct(UpdateFeaturesRequest)
+    o = _new(UpdateFeaturesRequest)
     f = 0
     i = -1
     try:
@@ -498,17 +505,25 @@ def _e_UpdateFeaturesResponse_UpdatableFeatureResult_v0(o: UpdateFeaturesRespons
 
 
 def _d_UpdateFeaturesResponse_UpdatableFeatureResult_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse.UpdatableFeatureResult, int]:
-    o = new_struct(UpdateFeaturesResponse.UpdatableFeatureResult)
+    o = _new(UpdateFeaturesResponse.UpdatableFeatureResult)
     f = 0
     i = -1
     try:
         f = 0
-        o.feature, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.feature = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.feature, pos = read_compact_string(buf, pos)
         f = 1
         o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
         f = 2
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 3
         if buf[pos] == 0:
             pos += 1
@@ -544,7 +559,7 @@ def _e_UpdateFeaturesResponse_v0(o: UpdateFeaturesResponse, out: bytearray) -> N
 
 
 def _d_UpdateFeaturesResponse_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
-    o = new_struct(UpdateFeaturesResponse)
+    o = _new(UpdateFeaturesResponse)
     f = 0
     i = -1
     try:
@@ -552,7 +567,11 @@ def _d_UpdateFeaturesResponse_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesRe
         o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         i = -1
         n = buf[pos] - 1
@@ -600,7 +619,7 @@ def _e_UpdateFeaturesResponse_v2(o: UpdateFeaturesResponse, out: bytearray) -> N
 
 
 def _d_UpdateFeaturesResponse_v2(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
-    o = new_struct(UpdateFeaturesResponse)
+    o = _new(UpdateFeaturesResponse)
     f = 0
     i = -1
     try:
@@ -609,7 +628,11 @@ def _d_UpdateFeaturesResponse_v2(buf: bytes, pos: int) -> tuple[UpdateFeaturesRe
         o.throttle_time_ms, o.error_code, = _F_ih.unpack_from(buf, pos)
         pos += 6
         f = 1
-        o.error_message, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.error_message = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.error_message, pos = read_compact_nullable_string(buf, pos)
         f = 2
         if buf[pos] == 0:
             pos += 1

@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -276,14 +275,22 @@ def _e_UpdateRaftVoterRequest_Listener_v0(o: UpdateRaftVoterRequest.Listener, ou
 
 
 def _d_UpdateRaftVoterRequest_Listener_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoterRequest.Listener, int]:
-    o = new_struct(UpdateRaftVoterRequest.Listener)
+    o = _new(UpdateRaftVoterRequest.Listener)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
@@ -314,7 +321,7 @@ def _e_UpdateRaftVoterRequest_KRaftVersionFeature_v0(o: UpdateRaftVoterRequest.K
 
 
 def _d_UpdateRaftVoterRequest_KRaftVersionFeature_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoterRequest.KRaftVersionFeature, int]:
-    o = new_struct(UpdateRaftVoterRequest.KRaftVersionFeature)
+    o = _new(UpdateRaftVoterRequest.KRaftVersionFeature)
     f = 0
     i = -1
     try:
@@ -358,12 +365,16 @@ def _e_UpdateRaftVoterRequest_v0(o: UpdateRaftVoterRequest, out: bytearray) -> N
 
 
 def _d_UpdateRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoterRequest, int]:
-    o = new_struct(UpdateRaftVoterRequest)
+    o = _new(UpdateRaftVoterRequest)
     f = 0
     i = -1
     try:
         f = 0
-        o.cluster_id, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
         o.current_leader_epoch, o.voter_id, u2, = _F_iiu.unpack_from(buf, pos)
         o.voter_directory_id = uuid_from_wire(u2)
@@ -419,7 +430,7 @@ def _e_UpdateRaftVoterResponse_CurrentLeader_v0(o: UpdateRaftVoterResponse.Curre
 
 
 def _d_UpdateRaftVoterResponse_CurrentLeader_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoterResponse.CurrentLeader, int]:
-    o = new_struct(UpdateRaftVoterResponse.CurrentLeader)
+    o = _new(UpdateRaftVoterResponse.CurrentLeader)
     f = 0
     i = -1
     try:
@@ -427,7 +438,11 @@ def _d_UpdateRaftVoterResponse_CurrentLeader_v0(buf: bytes, pos: int) -> tuple[U
         o.leader_id, o.leader_epoch, = _F_ii.unpack_from(buf, pos)
         pos += 8
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, = _F_i.unpack_from(buf, pos)
         pos += 4
@@ -463,7 +478,7 @@ def _e_UpdateRaftVoterResponse_v0(o: UpdateRaftVoterResponse, out: bytearray) ->
 
 
 def _d_UpdateRaftVoterResponse_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoterResponse, int]:
-    o = new_struct(UpdateRaftVoterResponse)
+    o = _new(UpdateRaftVoterResponse)
     f = 0
     i = -1
     try:

@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -370,7 +369,7 @@ def _e_VoteRequest_PartitionData_v0(o: VoteRequest.PartitionData, out: bytearray
 
 
 def _d_VoteRequest_PartitionData_v0(buf: bytes, pos: int) -> tuple[VoteRequest.PartitionData, int]:
-    o = new_struct(VoteRequest.PartitionData)
+    o = _new(VoteRequest.PartitionData)
     f = 0
     i = -1
     try:
@@ -410,7 +409,7 @@ def _e_VoteRequest_PartitionData_v1(o: VoteRequest.PartitionData, out: bytearray
 
 
 def _d_VoteRequest_PartitionData_v1(buf: bytes, pos: int) -> tuple[VoteRequest.PartitionData, int]:
-    o = new_struct(VoteRequest.PartitionData)
+    o = _new(VoteRequest.PartitionData)
     f = 0
     i = -1
     try:
@@ -447,7 +446,7 @@ def _e_VoteRequest_PartitionData_v2(o: VoteRequest.PartitionData, out: bytearray
 
 
 def _d_VoteRequest_PartitionData_v2(buf: bytes, pos: int) -> tuple[VoteRequest.PartitionData, int]:
-    o = new_struct(VoteRequest.PartitionData)
+    o = _new(VoteRequest.PartitionData)
     f = 0
     i = -1
     try:
@@ -489,12 +488,16 @@ def _e_VoteRequest_TopicData_v0(o: VoteRequest.TopicData, out: bytearray) -> Non
 
 
 def _d_VoteRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[VoteRequest.TopicData, int]:
-    o = new_struct(VoteRequest.TopicData)
+    o = _new(VoteRequest.TopicData)
     f = 0
     i = -1
     try:
         f = 0
-        o.topic_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.topic_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -564,12 +567,16 @@ def _e_VoteRequest_TopicData_v1(o: VoteRequest.TopicData, out: bytearray) -> Non
 
 
 def _d_VoteRequest_TopicData_v1(buf: bytes, pos: int) -> tuple[VoteRequest.TopicData, int]:
-    o = new_struct(VoteRequest.TopicData)
+    o = _new(VoteRequest.TopicData)
     f = 0
     i = -1
     try:
         f = 0
-        o.topic_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.topic_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -647,12 +654,16 @@ def _e_VoteRequest_TopicData_v2(o: VoteRequest.TopicData, out: bytearray) -> Non
 
 
 def _d_VoteRequest_TopicData_v2(buf: bytes, pos: int) -> tuple[VoteRequest.TopicData, int]:
-    o = new_struct(VoteRequest.TopicData)
+    o = _new(VoteRequest.TopicData)
     f = 0
     i = -1
     try:
         f = 0
-        o.topic_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.topic_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -730,13 +741,17 @@ def _e_VoteRequest_v0(o: VoteRequest, out: bytearray) -> None:
 
 
 def _d_VoteRequest_v0(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
-    o = new_struct(VoteRequest)
+    o = _new(VoteRequest)
     f = 0
     i = -1
     try:
         o.voter_id = -1
         f = 0
-        o.cluster_id, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -790,12 +805,16 @@ def _e_VoteRequest_v1(o: VoteRequest, out: bytearray) -> None:
 
 
 def _d_VoteRequest_v1(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
-    o = new_struct(VoteRequest)
+    o = _new(VoteRequest)
     f = 0
     i = -1
     try:
         f = 0
-        o.cluster_id, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
         o.voter_id, = _F_i.unpack_from(buf, pos)
         pos += 4
@@ -852,12 +871,16 @@ def _e_VoteRequest_v2(o: VoteRequest, out: bytearray) -> None:
 
 
 def _d_VoteRequest_v2(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
-    o = new_struct(VoteRequest)
+    o = _new(VoteRequest)
     f = 0
     i = -1
     try:
         f = 0
-        o.cluster_id, pos = read_compact_nullable_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.cluster_id = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
         o.voter_id, = _F_i.unpack_from(buf, pos)
         pos += 4
@@ -906,7 +929,7 @@ def _e_VoteResponse_PartitionData_v0(o: VoteResponse.PartitionData, out: bytearr
 
 
 def _d_VoteResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[VoteResponse.PartitionData, int]:
-    o = new_struct(VoteResponse.PartitionData)
+    o = _new(VoteResponse.PartitionData)
     f = 0
     i = -1
     try:
@@ -946,12 +969,16 @@ def _e_VoteResponse_TopicData_v0(o: VoteResponse.TopicData, out: bytearray) -> N
 
 
 def _d_VoteResponse_TopicData_v0(buf: bytes, pos: int) -> tuple[VoteResponse.TopicData, int]:
-    o = new_struct(VoteResponse.TopicData)
+    o = _new(VoteResponse.TopicData)
     f = 0
     i = -1
     try:
         f = 0
-        o.topic_name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.topic_name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.topic_name, pos = read_compact_string(buf, pos)
         f = 1
         i = -1
         n = buf[pos] - 1
@@ -1016,7 +1043,7 @@ def _e_VoteResponse_NodeEndpoint_v1(o: VoteResponse.NodeEndpoint, out: bytearray
 
 
 def _d_VoteResponse_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[VoteResponse.NodeEndpoint, int]:
-    o = new_struct(VoteResponse.NodeEndpoint)
+    o = _new(VoteResponse.NodeEndpoint)
     f = 0
     i = -1
     try:
@@ -1024,7 +1051,11 @@ def _d_VoteResponse_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[VoteResponse.
         o.node_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
@@ -1065,7 +1096,7 @@ def _e_VoteResponse_v0(o: VoteResponse, out: bytearray) -> None:
 
 
 def _d_VoteResponse_v0(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
-    o = new_struct(VoteResponse)
+    o = _new(VoteResponse)
     f = 0
     i = -1
     try:
@@ -1147,7 +1178,7 @@ def _e_VoteResponse_v1(o: VoteResponse, out: bytearray) -> None:
 
 
 def _d_VoteResponse_v1(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
-    o = new_struct(VoteResponse)
+    o = _new(VoteResponse)
     f = 0
     i = -1
     try:

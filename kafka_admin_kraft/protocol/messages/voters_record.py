@@ -17,7 +17,6 @@ from kafka_admin_kraft.protocol.message import (
     absent_field,
     decode_failure,
     encode_failure,
-    new_struct,
 )
 from kafka_admin_kraft.protocol.primitives import (
     ZERO_UUID,
@@ -49,7 +48,7 @@ from kafka_admin_kraft.protocol.primitives import (
 )
 
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
-_new = object.__new__
+_new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
 _ZERO16 = bytes(16)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 
@@ -217,14 +216,22 @@ def _e_VotersRecord_Endpoint_v0(o: VotersRecord.Endpoint, out: bytearray) -> Non
 
 
 def _d_VotersRecord_Endpoint_v0(buf: bytes, pos: int) -> tuple[VotersRecord.Endpoint, int]:
-    o = new_struct(VotersRecord.Endpoint)
+    o = _new(VotersRecord.Endpoint)
     f = 0
     i = -1
     try:
         f = 0
-        o.name, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.name = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.name, pos = read_compact_string(buf, pos)
         f = 1
-        o.host, pos = read_compact_string(buf, pos)
+        if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
+            o.host = buf[pos + 1:pos + k].decode()
+            pos += k
+        else:
+            o.host, pos = read_compact_string(buf, pos)
         f = 2
         o.port, = _F_H.unpack_from(buf, pos)
         pos += 2
@@ -255,7 +262,7 @@ def _e_VotersRecord_KRaftVersionFeature_v0(o: VotersRecord.KRaftVersionFeature, 
 
 
 def _d_VotersRecord_KRaftVersionFeature_v0(buf: bytes, pos: int) -> tuple[VotersRecord.KRaftVersionFeature, int]:
-    o = new_struct(VotersRecord.KRaftVersionFeature)
+    o = _new(VotersRecord.KRaftVersionFeature)
     f = 0
     i = -1
     try:
@@ -297,7 +304,7 @@ def _e_VotersRecord_Voter_v0(o: VotersRecord.Voter, out: bytearray) -> None:
 
 
 def _d_VotersRecord_Voter_v0(buf: bytes, pos: int) -> tuple[VotersRecord.Voter, int]:
-    o = new_struct(VotersRecord.Voter)
+    o = _new(VotersRecord.Voter)
     f = 0
     i = -1
     try:
@@ -358,7 +365,7 @@ def _e_VotersRecord_v0(o: VotersRecord, out: bytearray) -> None:
 
 
 def _d_VotersRecord_v0(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
-    o = new_struct(VotersRecord)
+    o = _new(VotersRecord)
     f = 0
     i = -1
     try:
