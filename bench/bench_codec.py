@@ -1,14 +1,17 @@
 """DescribeQuorumResponse v2 decode and encode throughput, next to kafka-python's codec.
 
 The message is what a leader answers for a large quorum: 5 voters, 200 observers and 5 nodes.
-Both codecs work on the same bytes; kafka-python's figures are skipped if it is not installed.
+Both codecs work on the same bytes, taking turns so that they meet the same load; kafka-python's
+figures are skipped if it is not installed. Each rate is the median over the rounds, each speed-up
+the median of the rounds' ratios.
 
-    python bench/bench_codec.py [--seconds 2]
+    python bench/bench_codec.py [--seconds 2] [--rounds 10]
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 import uuid
 from collections.abc import Callable
@@ -60,47 +63,77 @@ def peer_quorum_response(peer: Any, message: Any) -> Any:
 
 
 def rate(operation: Callable[[], object], seconds: float) -> float:
-    """Operations per second, measured over at least ``seconds`` after a warm-up."""
-    for _ in range(20):
-        operation()
+    """Operations per second, measured over at least ``seconds``."""
     count, start = 0, time.perf_counter()
     while True:
-        for _ in range(50):
+        for _ in range(10):
             operation()
-        count += 50
+        count += 10
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
             return count / elapsed
 
 
+def take_turns(operations: dict[str, Callable[[], object]], seconds: float,
+               rounds: int) -> dict[str, list[float]]:
+    """The rate of each operation in each of ``rounds`` rounds, ``seconds`` in all per operation.
+
+    Within a round the operations run one after the other for a short slice each, every other round
+    in reverse order, so that neighbours (a codec and its peer) meet the same load on a shared
+    machine; a ratio taken within one round is then fair.
+    """
+    for operation in operations.values():
+        for _ in range(20):
+            operation()
+    found: dict[str, list[float]] = {name: [] for name in operations}
+    order = list(operations)
+    for _ in range(rounds):
+        for name in order:
+            found[name].append(rate(operations[name], seconds / rounds))
+        order.reverse()
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--seconds", type=float, default=2.0, help="time per figure")
+    parser.add_argument("--rounds", type=int, default=10, help="turns the figures take (see take_turns)")
     args = parser.parse_args()
     message = quorum_response()
     body = message.encode(2)
     assert R.decode(body, 2) == message
     print(f"message: DescribeQuorumResponse v2, 5 voters, 200 observers, 5 nodes, {len(body)} bytes")
-    ours_decode = rate(lambda: R.decode(body, 2), args.seconds)
-    ours_encode = rate(lambda: message.encode(2), args.seconds)
-    print(f"kafka-admin-kraft decode: {ours_decode:,.0f} msg/s")
-    print(f"kafka-admin-kraft encode: {ours_encode:,.0f} msg/s")
+    ours: dict[str, Callable[[], object]] = {"decode": lambda: R.decode(body, 2),
+                                             "encode": lambda: message.encode(2)}
     try:
         import kafka
         from kafka.protocol.admin.cluster import DescribeQuorumResponse as PeerResponse
     except ImportError:
+        found = take_turns({f"kafka-admin-kraft {kind}": run for kind, run in ours.items()}, args.seconds,
+                           args.rounds)
+        for name, rates in found.items():
+            print(f"{name}: {statistics.median(rates):,.0f} msg/s")
         print("kafka-python: not installed, no comparison")
         return
     peer = PeerResponse.decode(body, version=2)
     assert peer.topics[0].partitions[0].observers[199].replica_id == 299
     peer_message = peer_quorum_response(PeerResponse, message)
     assert bytes(peer_message.encode(version=2)) == body
-    peer_decode = rate(lambda: PeerResponse.decode(body, version=2), args.seconds)
-    peer_encode = rate(lambda: peer_message.encode(version=2), args.seconds)
-    print(f"kafka-python {kafka.__version__} decode: {peer_decode:,.0f} msg/s")
-    print(f"kafka-python {kafka.__version__} encode: {peer_encode:,.0f} msg/s")
-    print(f"decode speed-up over kafka-python: {ours_decode / peer_decode:.1f}x")
-    print(f"encode speed-up over kafka-python: {ours_encode / peer_encode:.1f}x")
+    theirs: dict[str, Callable[[], object]] = {"decode": lambda: PeerResponse.decode(body, version=2),
+                                               "encode": lambda: peer_message.encode(version=2)}
+    peer_name = f"kafka-python {kafka.__version__}"
+    operations: dict[str, Callable[[], object]] = {}
+    for kind in ours:
+        operations[f"kafka-admin-kraft {kind}"] = ours[kind]
+        operations[f"{peer_name} {kind}"] = theirs[kind]
+    found = take_turns(operations, args.seconds, args.rounds)
+    for name, rates in found.items():
+        print(f"{name}: {statistics.median(rates):,.0f} msg/s")
+    for kind in ours:
+        pairs = zip(found[f"kafka-admin-kraft {kind}"], found[f"{peer_name} {kind}"], strict=True)
+        ratios = sorted(a / b for a, b in pairs)
+        print(f"{kind} speed-up over kafka-python: {statistics.median(ratios):.1f}x "
+              f"(rounds from {ratios[0]:.1f}x to {ratios[-1]:.1f}x)")
 
 
 if __name__ == "__main__":
