@@ -245,7 +245,7 @@ class MessageGenerator:
         if flexible:
             lines += self._encode_tags(info, version)
         else:
-            lines.append("if o.unknown_tagged_fields:")
+            lines.append("if o._unknown_tagged_fields:")
             lines.append(f"    raise EncodeError('tagged fields need a flexible version, not {version}')")
         body = "\n".join("        " + line for line in lines)
         return body, "(" + "".join(t + ", " for t in table) + ")"
@@ -318,8 +318,8 @@ class MessageGenerator:
         tagged = [s for s in self._known_tags(info) if version in s.tagged]
         all_tags = sorted({s.tag for s in self._known_tags(info) if s.tag is not None})
         if not tagged and not all_tags:
-            return ["if o.unknown_tagged_fields:",
-                    "    write_tagged_fields(out, o.unknown_tagged_fields)",
+            return ["if o._unknown_tagged_fields:",
+                    "    write_tagged_fields(out, o._unknown_tagged_fields)",
                     "else:",
                     "    out.append(0)"]
         lines = ["tags: list[RawTaggedField] = []"]
@@ -329,10 +329,11 @@ class MessageGenerator:
             lines.append("    t = bytearray()")
             lines += ["    " + line for line in self._encode_value(spec, version, expr, "t")]
             lines.append(f"    tags.append(({spec.tag}, bytes(t)))")
-        lines += ["for tag, _ in o.unknown_tagged_fields:",
+        lines += ["unknown = o._unknown_tagged_fields or []",
+                  "for tag, _ in unknown:",
                   f"    if tag in {tuple(all_tags)!r}:",
                   "        raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')",
-                  "write_tagged_fields(out, tags + o.unknown_tagged_fields)"]
+                  "write_tagged_fields(out, tags + unknown)"]
         return lines
 
     def _decoder_body(self, info: StructInfo, version: int) -> tuple[str, str]:
@@ -369,7 +370,7 @@ class MessageGenerator:
         if flexible:
             lines += self._decode_tags(info, version)
         else:
-            lines.append("o.unknown_tagged_fields = []")
+            lines.append("o._unknown_tagged_fields = None")
         body = "\n".join("        " + line for line in lines)
         return body, "(" + "".join(t + ", " for t in table) + ")"
 
@@ -487,7 +488,7 @@ class MessageGenerator:
                          f"    {target} = u = _new(Uuid)", f"    u._bytes = {name}"]
             else:
                 body.append(f"{target} = {name}")
-        body += [f"{item}.unknown_tagged_fields = []", f"items_{attr}.append({item})"]
+        body += [f"{item}._unknown_tagged_fields = None", f"items_{attr}.append({item})"]
         lines += ["            " + line for line in body]
         lines.append(f"        {pos} = {stop}")
         return lines
@@ -498,13 +499,13 @@ class MessageGenerator:
         if not known:
             return ["if buf[pos] == 0:",
                     "    pos += 1",
-                    "    o.unknown_tagged_fields = []",
+                    "    o._unknown_tagged_fields = None",
                     "else:",
-                    "    o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)"]
+                    "    o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)"]
         lines = [
             "if buf[pos] == 0:",
             "    pos += 1",
-            "    o.unknown_tagged_fields = []",
+            "    o._unknown_tagged_fields = None",
             "else:",
             "    count, pos = read_uvarint(buf, pos)",
             "    unknown: list[RawTaggedField] = []",
@@ -536,7 +537,7 @@ class MessageGenerator:
             lines.append("        unknown.append((tag, bytes(buf[pos:end])))")
         else:
             lines += ["        else:", "            unknown.append((tag, bytes(buf[pos:end])))"]
-        lines += ["        pos = end", "    o.unknown_tagged_fields = unknown"]
+        lines += ["        pos = end", "    o._unknown_tagged_fields = unknown"]
         return lines
 
     def _class(self, info: StructInfo, depth: int) -> str:
@@ -588,8 +589,7 @@ class MessageGenerator:
                 params.append(f"{attr}: {self.pytype(spec)} = {default}")
                 assigns.append(f"self.{attr} = {attr}")
         params.append("unknown_tagged_fields: list[RawTaggedField] | None = None")
-        assigns.append("self.unknown_tagged_fields = [] if unknown_tagged_fields is None "
-                       "else unknown_tagged_fields")
+        assigns.append("self._unknown_tagged_fields = unknown_tagged_fields")
         lines.append(f"{pad}    def __init__(")
         lines.append(f"{pad}        self,")
         lines.append(f"{pad}        *,")

@@ -25,6 +25,8 @@ ENCODE_FAILURES = (struct.error, TypeError, AttributeError, UnicodeEncodeError, 
                    OverflowError)
 
 _S = TypeVar("_S", bound="Struct")
+_NONE: list[RawTaggedField] = []
+"""No unknown tagged fields, to compare with; never changed."""
 
 
 class _Unset:
@@ -44,7 +46,7 @@ class Struct:
     encoder and decoder per version.
     """
 
-    __slots__ = ("unknown_tagged_fields",)
+    __slots__ = ("_unknown_tagged_fields",)
 
     NAME: ClassVar[str] = ""
     KIND: ClassVar[str] = "struct"
@@ -58,7 +60,20 @@ class Struct:
     _ENCODERS: ClassVar[dict[int, Callable[[Any, bytearray], None]]] = {}
     _DECODERS: ClassVar[dict[int, Callable[[bytes, int], tuple[Any, int]]]] = {}
 
-    unknown_tagged_fields: list[RawTaggedField]
+    _unknown_tagged_fields: list[RawTaggedField] | None
+    """None while there are none: most structs have none, and a decoder need not make a list each."""
+
+    @property
+    def unknown_tagged_fields(self) -> list[RawTaggedField]:
+        """Tagged fields this version does not know, as (tag, raw bytes), kept for a round trip."""
+        fields = self._unknown_tagged_fields
+        if fields is None:
+            fields = self._unknown_tagged_fields = []
+        return fields
+
+    @unknown_tagged_fields.setter
+    def unknown_tagged_fields(self, fields: list[RawTaggedField]) -> None:
+        self._unknown_tagged_fields = fields
 
     def encode(self, version: int) -> bytes:
         """The body of this struct at ``version``, exactly as Kafka writes it."""
@@ -114,7 +129,7 @@ class Struct:
         if type(other) is not type(self):
             return NotImplemented
         return all(getattr(self, name) == getattr(other, name) for name in self._FIELDS) and (
-            self.unknown_tagged_fields == other.unknown_tagged_fields)
+            (self._unknown_tagged_fields or _NONE) == (other._unknown_tagged_fields or _NONE))
 
     __hash__ = None  # type: ignore[assignment]
 

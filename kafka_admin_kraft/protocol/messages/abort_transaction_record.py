@@ -80,7 +80,7 @@ class AbortTransactionRecord(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.reason = reason
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_AbortTransactionRecord_v0: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
@@ -97,10 +97,11 @@ def _e_AbortTransactionRecord_v0(o: AbortTransactionRecord, out: bytearray) -> N
             t = bytearray()
             write_compact_nullable_string(t, o.reason)
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_AbortTransactionRecord_v0, f, i) from None
 
@@ -114,7 +115,7 @@ def _d_AbortTransactionRecord_v0(buf: bytes, pos: int) -> tuple[AbortTransaction
         f = 0
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -137,7 +138,7 @@ def _d_AbortTransactionRecord_v0(buf: bytes, pos: int) -> tuple[AbortTransaction
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_AbortTransactionRecord_v0, f, i) from None
     return o, pos

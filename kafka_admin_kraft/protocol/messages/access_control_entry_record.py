@@ -111,7 +111,7 @@ class AccessControlEntryRecord(Struct):
         self.host = host
         self.operation = operation
         self.permission_type = permission_type
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_AccessControlEntryRecord_v0: tuple[FieldEntry, ...] = (('Id', False, (('Id', 16, '16s'), ('ResourceType', 1, 'b'), )), ('ResourceName', False, ()), ('PatternType', False, (('PatternType', 1, 'b'), )), ('Principal', False, ()), ('Host', False, ()), ('Operation', False, (('Operation', 1, 'b'), ('PermissionType', 1, 'b'), )), ('<tagged fields>', False, ()), )
@@ -135,8 +135,8 @@ def _e_AccessControlEntryRecord_v0(o: AccessControlEntryRecord, out: bytearray) 
         f = 5
         out += _F_bb.pack(o.operation, o.permission_type)
         f = 6
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -179,9 +179,9 @@ def _d_AccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[AccessControlE
         f = 6
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_AccessControlEntryRecord_v0, f, i) from None
     return o, pos

@@ -101,7 +101,7 @@ class ApiVersionsRequest(Struct):
         self.client_software_version = client_software_version
         self.cluster_id = cluster_id
         self.node_id = node_id
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class ApiVersionsResponse(Struct):
@@ -164,7 +164,7 @@ class ApiVersionsResponse(Struct):
             self.api_key = api_key
             self.min_version = min_version
             self.max_version = max_version
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class SupportedFeatureKey(Struct):
         """Level ranges of features this node can run; before v4, ranges from 0 are left out.
@@ -196,7 +196,7 @@ class ApiVersionsResponse(Struct):
             self.name = name
             self.min_version = min_version
             self.max_version = max_version
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class FinalizedFeatureKey(Struct):
         """Cluster-wide level of each feature not at 0; ignore while FinalizedFeaturesEpoch is -1.
@@ -228,7 +228,7 @@ class ApiVersionsResponse(Struct):
             self.name = name
             self.max_version_level = max_version_level
             self.min_version_level = min_version_level
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -249,7 +249,7 @@ class ApiVersionsResponse(Struct):
         self.finalized_features_epoch = finalized_features_epoch
         self.finalized_features = [] if finalized_features is UNSET else finalized_features
         self.zk_migration_ready = zk_migration_ready
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_ApiVersionsRequest_v0: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('NodeId', False, ()), ('<tagged fields>', False, ()), )
@@ -291,7 +291,7 @@ def _e_ApiVersionsRequest_v0(o: ApiVersionsRequest, out: bytearray) -> None:
         if o.node_id != -1:
             raise absent_field(0)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_ApiVersionsRequest_v0, f, i) from None
@@ -307,7 +307,7 @@ def _d_ApiVersionsRequest_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, 
         o.cluster_id = None
         o.node_id = -1
         f = 0
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_ApiVersionsRequest_v0, f, i) from None
     return o, pos
@@ -324,7 +324,7 @@ def _e_ApiVersionsRequest_v1(o: ApiVersionsRequest, out: bytearray) -> None:
         if o.node_id != -1:
             raise absent_field(1)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_ApiVersionsRequest_v1, f, i) from None
@@ -341,7 +341,7 @@ def _e_ApiVersionsRequest_v2(o: ApiVersionsRequest, out: bytearray) -> None:
         if o.node_id != -1:
             raise absent_field(2)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_ApiVersionsRequest_v2, f, i) from None
@@ -362,8 +362,8 @@ def _e_ApiVersionsRequest_v3(o: ApiVersionsRequest, out: bytearray) -> None:
         f = 3
         write_compact_string(out, o.client_software_version)
         f = 4
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -392,9 +392,9 @@ def _d_ApiVersionsRequest_v3(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, 
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_ApiVersionsRequest_v3, f, i) from None
     return o, pos
@@ -415,8 +415,8 @@ def _e_ApiVersionsRequest_v4(o: ApiVersionsRequest, out: bytearray) -> None:
         f = 3
         write_compact_string(out, o.client_software_version)
         f = 4
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -436,8 +436,8 @@ def _e_ApiVersionsRequest_v5(o: ApiVersionsRequest, out: bytearray) -> None:
         f = 3
         out += _F_i.pack(o.node_id)
         f = 4
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -473,9 +473,9 @@ def _d_ApiVersionsRequest_v5(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, 
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_ApiVersionsRequest_v5, f, i) from None
     return o, pos
@@ -488,7 +488,7 @@ def _e_ApiVersionsResponse_ApiVersion_v0(o: ApiVersionsResponse.ApiVersion, out:
         f = 0
         out += _F_hhh.pack(o.api_key, o.min_version, o.max_version)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_ApiVersionsResponse_ApiVersion_v0, f, i) from None
@@ -503,7 +503,7 @@ def _d_ApiVersionsResponse_ApiVersion_v0(buf: bytes, pos: int) -> tuple[ApiVersi
         o.api_key, o.min_version, o.max_version, = _F_hhh.unpack_from(buf, pos)
         pos += 6
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_ApiVersion_v0, f, i) from None
     return o, pos
@@ -516,7 +516,7 @@ def _e_ApiVersionsResponse_ApiVersion_v1(o: ApiVersionsResponse.ApiVersion, out:
         f = 0
         out += _F_hhh.pack(o.api_key, o.min_version, o.max_version)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_ApiVersionsResponse_ApiVersion_v1, f, i) from None
@@ -529,7 +529,7 @@ def _e_ApiVersionsResponse_ApiVersion_v2(o: ApiVersionsResponse.ApiVersion, out:
         f = 0
         out += _F_hhh.pack(o.api_key, o.min_version, o.max_version)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_ApiVersionsResponse_ApiVersion_v2, f, i) from None
@@ -542,8 +542,8 @@ def _e_ApiVersionsResponse_ApiVersion_v3(o: ApiVersionsResponse.ApiVersion, out:
         f = 0
         out += _F_hhh.pack(o.api_key, o.min_version, o.max_version)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -561,9 +561,9 @@ def _d_ApiVersionsResponse_ApiVersion_v3(buf: bytes, pos: int) -> tuple[ApiVersi
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_ApiVersion_v3, f, i) from None
     return o, pos
@@ -578,8 +578,8 @@ def _e_ApiVersionsResponse_SupportedFeatureKey_v3(o: ApiVersionsResponse.Support
         f = 1
         out += _F_hh.pack(o.min_version, o.max_version)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -603,9 +603,9 @@ def _d_ApiVersionsResponse_SupportedFeatureKey_v3(buf: bytes, pos: int) -> tuple
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_SupportedFeatureKey_v3, f, i) from None
     return o, pos
@@ -620,8 +620,8 @@ def _e_ApiVersionsResponse_FinalizedFeatureKey_v3(o: ApiVersionsResponse.Finaliz
         f = 1
         out += _F_hh.pack(o.max_version_level, o.min_version_level)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -645,9 +645,9 @@ def _d_ApiVersionsResponse_FinalizedFeatureKey_v3(buf: bytes, pos: int) -> tuple
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_FinalizedFeatureKey_v3, f, i) from None
     return o, pos
@@ -666,7 +666,7 @@ def _e_ApiVersionsResponse_v0(o: ApiVersionsResponse, out: bytearray) -> None:
             _e_ApiVersionsResponse_ApiVersion_v0(item_api_keys, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_ApiVersionsResponse_v0, f, i) from None
@@ -700,7 +700,7 @@ def _d_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
                     item_api_keys.api_key = a0
                     item_api_keys.min_version = a1
                     item_api_keys.max_version = a2
-                    item_api_keys.unknown_tagged_fields = []
+                    item_api_keys._unknown_tagged_fields = None
                     items_api_keys.append(item_api_keys)
                 pos = stop_api_keys
             else:
@@ -711,7 +711,7 @@ def _d_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
             o.api_keys = items_api_keys
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_v0, f, i) from None
     return o, pos
@@ -732,7 +732,7 @@ def _e_ApiVersionsResponse_v1(o: ApiVersionsResponse, out: bytearray) -> None:
         f = 2
         out += _F_i.pack(o.throttle_time_ms)
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_ApiVersionsResponse_v1, f, i) from None
@@ -765,7 +765,7 @@ def _d_ApiVersionsResponse_v1(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
                     item_api_keys.api_key = a0
                     item_api_keys.min_version = a1
                     item_api_keys.max_version = a2
-                    item_api_keys.unknown_tagged_fields = []
+                    item_api_keys._unknown_tagged_fields = None
                     items_api_keys.append(item_api_keys)
                 pos = stop_api_keys
             else:
@@ -779,7 +779,7 @@ def _d_ApiVersionsResponse_v1(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
         o.throttle_time_ms, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_v1, f, i) from None
     return o, pos
@@ -800,7 +800,7 @@ def _e_ApiVersionsResponse_v2(o: ApiVersionsResponse, out: bytearray) -> None:
         f = 2
         out += _F_i.pack(o.throttle_time_ms)
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_ApiVersionsResponse_v2, f, i) from None
@@ -846,10 +846,11 @@ def _e_ApiVersionsResponse_v3(o: ApiVersionsResponse, out: bytearray) -> None:
             t = bytearray()
             t += _F_o.pack(o.zk_migration_ready)
             tags.append((3, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1, 2, 3):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_ApiVersionsResponse_v3, f, i) from None
 
@@ -887,7 +888,7 @@ def _d_ApiVersionsResponse_v3(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
                     item_api_keys.api_key = a0
                     item_api_keys.min_version = a1
                     item_api_keys.max_version = a2
-                    item_api_keys.unknown_tagged_fields = []
+                    item_api_keys._unknown_tagged_fields = None
                     items_api_keys.append(item_api_keys)
                 pos = stop_api_keys
             else:
@@ -903,7 +904,7 @@ def _d_ApiVersionsResponse_v3(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -971,7 +972,7 @@ def _d_ApiVersionsResponse_v3(buf: bytes, pos: int) -> tuple[ApiVersionsResponse
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_ApiVersionsResponse_v3, f, i) from None
     return o, pos

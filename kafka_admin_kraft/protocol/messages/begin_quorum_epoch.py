@@ -115,7 +115,7 @@ class BeginQuorumEpochRequest(Struct):
         ) -> None:
             self.topic_name = topic_name
             self.partitions = [] if partitions is UNSET else partitions
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class PartitionData(Struct):
         """The partition the new epoch applies to; KRaft has only partition 0.
@@ -151,7 +151,7 @@ class BeginQuorumEpochRequest(Struct):
             self.voter_directory_id = voter_directory_id
             self.leader_id = leader_id
             self.leader_epoch = leader_epoch
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class LeaderEndpoint(Struct):
         """Listeners of the new leader, so a voter learns where to fetch from (KIP-853).
@@ -183,7 +183,7 @@ class BeginQuorumEpochRequest(Struct):
             self.name = name
             self.host = host
             self.port = port
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -198,7 +198,7 @@ class BeginQuorumEpochRequest(Struct):
         self.voter_id = voter_id
         self.topics = [] if topics is UNSET else topics
         self.leader_endpoints = [] if leader_endpoints is UNSET else leader_endpoints
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class BeginQuorumEpochResponse(Struct):
@@ -249,7 +249,7 @@ class BeginQuorumEpochResponse(Struct):
         ) -> None:
             self.topic_name = topic_name
             self.partitions = [] if partitions is UNSET else partitions
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class PartitionData(Struct):
         """Per-partition answers with the leader the voter knows.
@@ -285,7 +285,7 @@ class BeginQuorumEpochResponse(Struct):
             self.error_code = error_code
             self.leader_id = leader_id
             self.leader_epoch = leader_epoch
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class NodeEndpoint(Struct):
         """Listeners of the leaders named in the answers (KIP-853).
@@ -317,7 +317,7 @@ class BeginQuorumEpochResponse(Struct):
             self.node_id = node_id
             self.host = host
             self.port = port
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -330,7 +330,7 @@ class BeginQuorumEpochResponse(Struct):
         self.error_code = error_code
         self.topics = [] if topics is UNSET else topics
         self.node_endpoints = [] if node_endpoints is UNSET else node_endpoints
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_BeginQuorumEpochRequest_PartitionData_v0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('LeaderId', 4, 'i'), ('LeaderEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
@@ -370,7 +370,7 @@ def _e_BeginQuorumEpochRequest_PartitionData_v0(o: BeginQuorumEpochRequest.Parti
         f = 0
         out += _F_iii.pack(o.partition_index, o.leader_id, o.leader_epoch)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_BeginQuorumEpochRequest_PartitionData_v0, f, i) from None
@@ -386,7 +386,7 @@ def _d_BeginQuorumEpochRequest_PartitionData_v0(buf: bytes, pos: int) -> tuple[B
         o.partition_index, o.leader_id, o.leader_epoch, = _F_iii.unpack_from(buf, pos)
         pos += 12
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_PartitionData_v0, f, i) from None
     return o, pos
@@ -399,8 +399,8 @@ def _e_BeginQuorumEpochRequest_PartitionData_v1(o: BeginQuorumEpochRequest.Parti
         f = 0
         out += _F_iuii.pack(o.partition_index, o.voter_directory_id.bytes, o.leader_id, o.leader_epoch)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -419,9 +419,9 @@ def _d_BeginQuorumEpochRequest_PartitionData_v1(buf: bytes, pos: int) -> tuple[B
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_PartitionData_v1, f, i) from None
     return o, pos
@@ -440,7 +440,7 @@ def _e_BeginQuorumEpochRequest_TopicData_v0(o: BeginQuorumEpochRequest.TopicData
             _e_BeginQuorumEpochRequest_PartitionData_v0(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_BeginQuorumEpochRequest_TopicData_v0, f, i) from None
@@ -469,7 +469,7 @@ def _d_BeginQuorumEpochRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[Begin
                     item_partitions.partition_index = a0
                     item_partitions.leader_id = a1
                     item_partitions.leader_epoch = a2
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -480,7 +480,7 @@ def _d_BeginQuorumEpochRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[Begin
             o.partitions = items_partitions
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_TopicData_v0, f, i) from None
     return o, pos
@@ -499,8 +499,8 @@ def _e_BeginQuorumEpochRequest_TopicData_v1(o: BeginQuorumEpochRequest.TopicData
             _e_BeginQuorumEpochRequest_PartitionData_v1(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -544,7 +544,7 @@ def _d_BeginQuorumEpochRequest_TopicData_v1(buf: bytes, pos: int) -> tuple[Begin
                         u._bytes = a1
                     item_partitions.leader_id = a2
                     item_partitions.leader_epoch = a3
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -557,9 +557,9 @@ def _d_BeginQuorumEpochRequest_TopicData_v1(buf: bytes, pos: int) -> tuple[Begin
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_TopicData_v1, f, i) from None
     return o, pos
@@ -576,8 +576,8 @@ def _e_BeginQuorumEpochRequest_LeaderEndpoint_v1(o: BeginQuorumEpochRequest.Lead
         f = 2
         out += _F_H.pack(o.port)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -607,9 +607,9 @@ def _d_BeginQuorumEpochRequest_LeaderEndpoint_v1(buf: bytes, pos: int) -> tuple[
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_LeaderEndpoint_v1, f, i) from None
     return o, pos
@@ -628,7 +628,7 @@ def _e_BeginQuorumEpochRequest_v0(o: BeginQuorumEpochRequest, out: bytearray) ->
             _e_BeginQuorumEpochRequest_TopicData_v0(item_topics, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_BeginQuorumEpochRequest_v0, f, i) from None
@@ -656,7 +656,7 @@ def _d_BeginQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[BeginQuorumEpoc
             o.topics = items_topics
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_v0, f, i) from None
     return o, pos
@@ -683,8 +683,8 @@ def _e_BeginQuorumEpochRequest_v1(o: BeginQuorumEpochRequest, out: bytearray) ->
             _e_BeginQuorumEpochRequest_LeaderEndpoint_v1(item_leader_endpoints, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -744,9 +744,9 @@ def _d_BeginQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpoc
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochRequest_v1, f, i) from None
     return o, pos
@@ -759,7 +759,7 @@ def _e_BeginQuorumEpochResponse_PartitionData_v0(o: BeginQuorumEpochResponse.Par
         f = 0
         out += _F_ihii.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_BeginQuorumEpochResponse_PartitionData_v0, f, i) from None
@@ -774,7 +774,7 @@ def _d_BeginQuorumEpochResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[
         o.partition_index, o.error_code, o.leader_id, o.leader_epoch, = _F_ihii.unpack_from(buf, pos)
         pos += 14
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_PartitionData_v0, f, i) from None
     return o, pos
@@ -787,8 +787,8 @@ def _e_BeginQuorumEpochResponse_PartitionData_v1(o: BeginQuorumEpochResponse.Par
         f = 0
         out += _F_ihii.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -806,9 +806,9 @@ def _d_BeginQuorumEpochResponse_PartitionData_v1(buf: bytes, pos: int) -> tuple[
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_PartitionData_v1, f, i) from None
     return o, pos
@@ -827,7 +827,7 @@ def _e_BeginQuorumEpochResponse_TopicData_v0(o: BeginQuorumEpochResponse.TopicDa
             _e_BeginQuorumEpochResponse_PartitionData_v0(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_BeginQuorumEpochResponse_TopicData_v0, f, i) from None
@@ -856,7 +856,7 @@ def _d_BeginQuorumEpochResponse_TopicData_v0(buf: bytes, pos: int) -> tuple[Begi
                     item_partitions.error_code = a1
                     item_partitions.leader_id = a2
                     item_partitions.leader_epoch = a3
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -867,7 +867,7 @@ def _d_BeginQuorumEpochResponse_TopicData_v0(buf: bytes, pos: int) -> tuple[Begi
             o.partitions = items_partitions
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_TopicData_v0, f, i) from None
     return o, pos
@@ -886,8 +886,8 @@ def _e_BeginQuorumEpochResponse_TopicData_v1(o: BeginQuorumEpochResponse.TopicDa
             _e_BeginQuorumEpochResponse_PartitionData_v1(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -927,7 +927,7 @@ def _d_BeginQuorumEpochResponse_TopicData_v1(buf: bytes, pos: int) -> tuple[Begi
                     item_partitions.error_code = a1
                     item_partitions.leader_id = a2
                     item_partitions.leader_epoch = a3
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -940,9 +940,9 @@ def _d_BeginQuorumEpochResponse_TopicData_v1(buf: bytes, pos: int) -> tuple[Begi
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_TopicData_v1, f, i) from None
     return o, pos
@@ -959,8 +959,8 @@ def _e_BeginQuorumEpochResponse_NodeEndpoint_v1(o: BeginQuorumEpochResponse.Node
         f = 2
         out += _F_H.pack(o.port)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -987,9 +987,9 @@ def _d_BeginQuorumEpochResponse_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[B
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_NodeEndpoint_v1, f, i) from None
     return o, pos
@@ -1011,7 +1011,7 @@ def _e_BeginQuorumEpochResponse_v0(o: BeginQuorumEpochResponse, out: bytearray) 
             _e_BeginQuorumEpochResponse_TopicData_v0(item_topics, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_BeginQuorumEpochResponse_v0, f, i) from None
@@ -1039,7 +1039,7 @@ def _d_BeginQuorumEpochResponse_v0(buf: bytes, pos: int) -> tuple[BeginQuorumEpo
             o.topics = items_topics
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_v0, f, i) from None
     return o, pos
@@ -1067,10 +1067,11 @@ def _e_BeginQuorumEpochResponse_v1(o: BeginQuorumEpochResponse, out: bytearray) 
                 _e_BeginQuorumEpochResponse_NodeEndpoint_v1(item_node_endpoints, t)
             i = -1
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_BeginQuorumEpochResponse_v1, f, i) from None
 
@@ -1105,7 +1106,7 @@ def _d_BeginQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpo
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -1140,7 +1141,7 @@ def _d_BeginQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpo
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BeginQuorumEpochResponse_v1, f, i) from None
     return o, pos

@@ -80,7 +80,7 @@ class BeginTransactionRecord(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.name = name
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_BeginTransactionRecord_v0: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
@@ -97,10 +97,11 @@ def _e_BeginTransactionRecord_v0(o: BeginTransactionRecord, out: bytearray) -> N
             t = bytearray()
             write_compact_nullable_string(t, o.name)
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_BeginTransactionRecord_v0, f, i) from None
 
@@ -114,7 +115,7 @@ def _d_BeginTransactionRecord_v0(buf: bytes, pos: int) -> tuple[BeginTransaction
         f = 0
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -137,7 +138,7 @@ def _d_BeginTransactionRecord_v0(buf: bytes, pos: int) -> tuple[BeginTransaction
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BeginTransactionRecord_v0, f, i) from None
     return o, pos

@@ -132,7 +132,7 @@ class BrokerRegistrationRequest(Struct):
             self.host = host
             self.port = port
             self.security_protocol = security_protocol
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class Feature(Struct):
         """The features the broker supports.
@@ -164,7 +164,7 @@ class BrokerRegistrationRequest(Struct):
             self.name = name
             self.min_supported_version = min_supported_version
             self.max_supported_version = max_supported_version
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -189,7 +189,7 @@ class BrokerRegistrationRequest(Struct):
         self.is_migrating_zk_broker = is_migrating_zk_broker
         self.log_dirs = [] if log_dirs is UNSET else log_dirs
         self.previous_broker_epoch = previous_broker_epoch
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class BrokerRegistrationResponse(Struct):
@@ -225,7 +225,7 @@ class BrokerRegistrationResponse(Struct):
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.broker_epoch = broker_epoch
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_BrokerRegistrationRequest_Listener_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
@@ -255,8 +255,8 @@ def _e_BrokerRegistrationRequest_Listener_v0(o: BrokerRegistrationRequest.Listen
         f = 2
         out += _F_Hh.pack(o.port, o.security_protocol)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -286,9 +286,9 @@ def _d_BrokerRegistrationRequest_Listener_v0(buf: bytes, pos: int) -> tuple[Brok
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationRequest_Listener_v0, f, i) from None
     return o, pos
@@ -303,8 +303,8 @@ def _e_BrokerRegistrationRequest_Feature_v0(o: BrokerRegistrationRequest.Feature
         f = 1
         out += _F_hh.pack(o.min_supported_version, o.max_supported_version)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -328,9 +328,9 @@ def _d_BrokerRegistrationRequest_Feature_v0(buf: bytes, pos: int) -> tuple[Broke
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationRequest_Feature_v0, f, i) from None
     return o, pos
@@ -364,8 +364,8 @@ def _e_BrokerRegistrationRequest_v0(o: BrokerRegistrationRequest, out: bytearray
         f = 6
         write_compact_nullable_string(out, o.rack)
         f = 7
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -438,9 +438,9 @@ def _d_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegistr
         f = 6
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationRequest_v0, f, i) from None
     return o, pos
@@ -473,8 +473,8 @@ def _e_BrokerRegistrationRequest_v1(o: BrokerRegistrationRequest, out: bytearray
         f = 6
         out += _F_o.pack(o.is_migrating_zk_broker)
         f = 7
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -549,9 +549,9 @@ def _d_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegistr
         f = 7
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationRequest_v1, f, i) from None
     return o, pos
@@ -590,8 +590,8 @@ def _e_BrokerRegistrationRequest_v2(o: BrokerRegistrationRequest, out: bytearray
             out += item_log_dirs.bytes
         i = -1
         f = 8
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -683,9 +683,9 @@ def _d_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegistr
         f = 8
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationRequest_v2, f, i) from None
     return o, pos
@@ -726,8 +726,8 @@ def _e_BrokerRegistrationRequest_v3(o: BrokerRegistrationRequest, out: bytearray
         f = 8
         out += _F_q.pack(o.previous_broker_epoch)
         f = 9
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -821,9 +821,9 @@ def _d_BrokerRegistrationRequest_v3(buf: bytes, pos: int) -> tuple[BrokerRegistr
         f = 9
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationRequest_v3, f, i) from None
     return o, pos
@@ -836,8 +836,8 @@ def _e_BrokerRegistrationResponse_v0(o: BrokerRegistrationResponse, out: bytearr
         f = 0
         out += _F_ihq.pack(o.throttle_time_ms, o.error_code, o.broker_epoch)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -855,9 +855,9 @@ def _d_BrokerRegistrationResponse_v0(buf: bytes, pos: int) -> tuple[BrokerRegist
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationResponse_v0, f, i) from None
     return o, pos

@@ -102,7 +102,7 @@ class BrokerRegistrationChangeRecord(Struct):
         self.in_controlled_shutdown = in_controlled_shutdown
         self.log_dirs = [] if log_dirs is UNSET else log_dirs
         self.cordoned_log_dirs = cordoned_log_dirs
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_BrokerRegistrationChangeRecord_v0: tuple[FieldEntry, ...] = (('InControlledShutdown', False, ()), ('LogDirs', False, ()), ('CordonedLogDirs', False, ()), ('BrokerId', False, (('BrokerId', 4, 'i'), ('BrokerEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
@@ -136,10 +136,11 @@ def _e_BrokerRegistrationChangeRecord_v0(o: BrokerRegistrationChangeRecord, out:
             t = bytearray()
             t += _F_b.pack(o.fenced)
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1, 2, 3):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_BrokerRegistrationChangeRecord_v0, f, i) from None
 
@@ -159,7 +160,7 @@ def _d_BrokerRegistrationChangeRecord_v0(buf: bytes, pos: int) -> tuple[BrokerRe
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -181,7 +182,7 @@ def _d_BrokerRegistrationChangeRecord_v0(buf: bytes, pos: int) -> tuple[BrokerRe
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationChangeRecord_v0, f, i) from None
     return o, pos
@@ -209,10 +210,11 @@ def _e_BrokerRegistrationChangeRecord_v1(o: BrokerRegistrationChangeRecord, out:
             t = bytearray()
             t += _F_b.pack(o.in_controlled_shutdown)
             tags.append((1, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1, 2, 3):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_BrokerRegistrationChangeRecord_v1, f, i) from None
 
@@ -232,7 +234,7 @@ def _d_BrokerRegistrationChangeRecord_v1(buf: bytes, pos: int) -> tuple[BrokerRe
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -260,7 +262,7 @@ def _d_BrokerRegistrationChangeRecord_v1(buf: bytes, pos: int) -> tuple[BrokerRe
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationChangeRecord_v1, f, i) from None
     return o, pos
@@ -293,10 +295,11 @@ def _e_BrokerRegistrationChangeRecord_v2(o: BrokerRegistrationChangeRecord, out:
                 t += item_log_dirs.bytes
             i = -1
             tags.append((2, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1, 2, 3):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_BrokerRegistrationChangeRecord_v2, f, i) from None
 
@@ -316,7 +319,7 @@ def _d_BrokerRegistrationChangeRecord_v2(buf: bytes, pos: int) -> tuple[BrokerRe
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -365,7 +368,7 @@ def _d_BrokerRegistrationChangeRecord_v2(buf: bytes, pos: int) -> tuple[BrokerRe
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationChangeRecord_v2, f, i) from None
     return o, pos
@@ -406,10 +409,11 @@ def _e_BrokerRegistrationChangeRecord_v3(o: BrokerRegistrationChangeRecord, out:
                     t += item_cordoned_log_dirs.bytes
             i = -1
             tags.append((3, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1, 2, 3):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_BrokerRegistrationChangeRecord_v3, f, i) from None
 
@@ -429,7 +433,7 @@ def _d_BrokerRegistrationChangeRecord_v3(buf: bytes, pos: int) -> tuple[BrokerRe
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -497,7 +501,7 @@ def _d_BrokerRegistrationChangeRecord_v3(buf: bytes, pos: int) -> tuple[BrokerRe
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_BrokerRegistrationChangeRecord_v3, f, i) from None
     return o, pos

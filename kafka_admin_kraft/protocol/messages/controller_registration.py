@@ -121,7 +121,7 @@ class ControllerRegistrationRequest(Struct):
             self.host = host
             self.port = port
             self.security_protocol = security_protocol
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class Feature(Struct):
         """The features the controller supports.
@@ -153,7 +153,7 @@ class ControllerRegistrationRequest(Struct):
             self.name = name
             self.min_supported_version = min_supported_version
             self.max_supported_version = max_supported_version
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -170,7 +170,7 @@ class ControllerRegistrationRequest(Struct):
         self.zk_migration_ready = zk_migration_ready
         self.listeners = [] if listeners is UNSET else listeners
         self.features = [] if features is UNSET else features
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class ControllerRegistrationResponse(Struct):
@@ -206,7 +206,7 @@ class ControllerRegistrationResponse(Struct):
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_ControllerRegistrationRequest_Listener_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
@@ -230,8 +230,8 @@ def _e_ControllerRegistrationRequest_Listener_v0(o: ControllerRegistrationReques
         f = 2
         out += _F_Hh.pack(o.port, o.security_protocol)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -261,9 +261,9 @@ def _d_ControllerRegistrationRequest_Listener_v0(buf: bytes, pos: int) -> tuple[
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_ControllerRegistrationRequest_Listener_v0, f, i) from None
     return o, pos
@@ -278,8 +278,8 @@ def _e_ControllerRegistrationRequest_Feature_v0(o: ControllerRegistrationRequest
         f = 1
         out += _F_hh.pack(o.min_supported_version, o.max_supported_version)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -303,9 +303,9 @@ def _d_ControllerRegistrationRequest_Feature_v0(buf: bytes, pos: int) -> tuple[C
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_ControllerRegistrationRequest_Feature_v0, f, i) from None
     return o, pos
@@ -330,8 +330,8 @@ def _e_ControllerRegistrationRequest_v0(o: ControllerRegistrationRequest, out: b
             _e_ControllerRegistrationRequest_Feature_v0(item_features, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -386,9 +386,9 @@ def _d_ControllerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[Controlle
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_ControllerRegistrationRequest_v0, f, i) from None
     return o, pos
@@ -403,8 +403,8 @@ def _e_ControllerRegistrationResponse_v0(o: ControllerRegistrationResponse, out:
         f = 1
         write_compact_nullable_string(out, o.error_message)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -428,9 +428,9 @@ def _d_ControllerRegistrationResponse_v0(buf: bytes, pos: int) -> tuple[Controll
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_ControllerRegistrationResponse_v0, f, i) from None
     return o, pos

@@ -125,7 +125,7 @@ class CreateAclsRequest(Struct):
             self.host = host
             self.operation = operation
             self.permission_type = permission_type
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -134,7 +134,7 @@ class CreateAclsRequest(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.creations = [] if creations is UNSET else creations
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class CreateAclsResponse(Struct):
@@ -183,7 +183,7 @@ class CreateAclsResponse(Struct):
         ) -> None:
             self.error_code = error_code
             self.error_message = error_message
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -194,7 +194,7 @@ class CreateAclsResponse(Struct):
     ) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.results = [] if results is UNSET else results
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_CreateAclsRequest_AclCreation_v0: tuple[FieldEntry, ...] = (('ResourcePatternType', False, ()), ('ResourceType', False, (('ResourceType', 1, 'b'), )), ('ResourceName', False, ()), ('Principal', False, ()), ('Host', False, ()), ('Operation', False, (('Operation', 1, 'b'), ('PermissionType', 1, 'b'), )), ('<tagged fields>', False, ()), )
@@ -239,7 +239,7 @@ def _e_CreateAclsRequest_AclCreation_v0(o: CreateAclsRequest.AclCreation, out: b
         f = 5
         out += _F_bb.pack(o.operation, o.permission_type)
         f = 6
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_CreateAclsRequest_AclCreation_v0, f, i) from None
@@ -264,7 +264,7 @@ def _d_CreateAclsRequest_AclCreation_v0(buf: bytes, pos: int) -> tuple[CreateAcl
         o.operation, o.permission_type, = _F_bb.unpack_from(buf, pos)
         pos += 2
         f = 5
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_CreateAclsRequest_AclCreation_v0, f, i) from None
     return o, pos
@@ -287,7 +287,7 @@ def _e_CreateAclsRequest_AclCreation_v1(o: CreateAclsRequest.AclCreation, out: b
         f = 5
         out += _F_bb.pack(o.operation, o.permission_type)
         f = 6
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_CreateAclsRequest_AclCreation_v1, f, i) from None
@@ -314,7 +314,7 @@ def _d_CreateAclsRequest_AclCreation_v1(buf: bytes, pos: int) -> tuple[CreateAcl
         o.operation, o.permission_type, = _F_bb.unpack_from(buf, pos)
         pos += 2
         f = 6
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_CreateAclsRequest_AclCreation_v1, f, i) from None
     return o, pos
@@ -337,8 +337,8 @@ def _e_CreateAclsRequest_AclCreation_v2(o: CreateAclsRequest.AclCreation, out: b
         f = 5
         out += _F_bb.pack(o.operation, o.permission_type)
         f = 6
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -380,9 +380,9 @@ def _d_CreateAclsRequest_AclCreation_v2(buf: bytes, pos: int) -> tuple[CreateAcl
         f = 6
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_CreateAclsRequest_AclCreation_v2, f, i) from None
     return o, pos
@@ -399,7 +399,7 @@ def _e_CreateAclsRequest_v0(o: CreateAclsRequest, out: bytearray) -> None:
             _e_CreateAclsRequest_AclCreation_v0(item_creations, out)
         i = -1
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_CreateAclsRequest_v0, f, i) from None
@@ -423,7 +423,7 @@ def _d_CreateAclsRequest_v0(buf: bytes, pos: int) -> tuple[CreateAclsRequest, in
             o.creations = items_creations
             i = -1
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_CreateAclsRequest_v0, f, i) from None
     return o, pos
@@ -440,7 +440,7 @@ def _e_CreateAclsRequest_v1(o: CreateAclsRequest, out: bytearray) -> None:
             _e_CreateAclsRequest_AclCreation_v1(item_creations, out)
         i = -1
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_CreateAclsRequest_v1, f, i) from None
@@ -464,7 +464,7 @@ def _d_CreateAclsRequest_v1(buf: bytes, pos: int) -> tuple[CreateAclsRequest, in
             o.creations = items_creations
             i = -1
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_CreateAclsRequest_v1, f, i) from None
     return o, pos
@@ -481,8 +481,8 @@ def _e_CreateAclsRequest_v2(o: CreateAclsRequest, out: bytearray) -> None:
             _e_CreateAclsRequest_AclCreation_v2(item_creations, out)
         i = -1
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -515,9 +515,9 @@ def _d_CreateAclsRequest_v2(buf: bytes, pos: int) -> tuple[CreateAclsRequest, in
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_CreateAclsRequest_v2, f, i) from None
     return o, pos
@@ -532,7 +532,7 @@ def _e_CreateAclsResponse_AclCreationResult_v0(o: CreateAclsResponse.AclCreation
         f = 1
         write_nullable_string(out, o.error_message)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_CreateAclsResponse_AclCreationResult_v0, f, i) from None
@@ -549,7 +549,7 @@ def _d_CreateAclsResponse_AclCreationResult_v0(buf: bytes, pos: int) -> tuple[Cr
         f = 1
         o.error_message, pos = read_nullable_string(buf, pos)
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_CreateAclsResponse_AclCreationResult_v0, f, i) from None
     return o, pos
@@ -564,7 +564,7 @@ def _e_CreateAclsResponse_AclCreationResult_v1(o: CreateAclsResponse.AclCreation
         f = 1
         write_nullable_string(out, o.error_message)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_CreateAclsResponse_AclCreationResult_v1, f, i) from None
@@ -579,8 +579,8 @@ def _e_CreateAclsResponse_AclCreationResult_v2(o: CreateAclsResponse.AclCreation
         f = 1
         write_compact_nullable_string(out, o.error_message)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -604,9 +604,9 @@ def _d_CreateAclsResponse_AclCreationResult_v2(buf: bytes, pos: int) -> tuple[Cr
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_CreateAclsResponse_AclCreationResult_v2, f, i) from None
     return o, pos
@@ -625,7 +625,7 @@ def _e_CreateAclsResponse_v0(o: CreateAclsResponse, out: bytearray) -> None:
             _e_CreateAclsResponse_AclCreationResult_v0(item_results, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_CreateAclsResponse_v0, f, i) from None
@@ -652,7 +652,7 @@ def _d_CreateAclsResponse_v0(buf: bytes, pos: int) -> tuple[CreateAclsResponse, 
             o.results = items_results
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_CreateAclsResponse_v0, f, i) from None
     return o, pos
@@ -671,7 +671,7 @@ def _e_CreateAclsResponse_v1(o: CreateAclsResponse, out: bytearray) -> None:
             _e_CreateAclsResponse_AclCreationResult_v1(item_results, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_CreateAclsResponse_v1, f, i) from None
@@ -690,8 +690,8 @@ def _e_CreateAclsResponse_v2(o: CreateAclsResponse, out: bytearray) -> None:
             _e_CreateAclsResponse_AclCreationResult_v2(item_results, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -727,9 +727,9 @@ def _d_CreateAclsResponse_v2(buf: bytes, pos: int) -> tuple[CreateAclsResponse, 
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_CreateAclsResponse_v2, f, i) from None
     return o, pos

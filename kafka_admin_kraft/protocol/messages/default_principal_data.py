@@ -88,7 +88,7 @@ class DefaultPrincipalData(Struct):
         self.type = type
         self.name = name
         self.token_authenticated = token_authenticated
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_DefaultPrincipalData_v0: tuple[FieldEntry, ...] = (('Type', False, ()), ('Name', False, ()), ('TokenAuthenticated', False, (('TokenAuthenticated', 1, '?'), )), ('<tagged fields>', False, ()), )
@@ -106,8 +106,8 @@ def _e_DefaultPrincipalData_v0(o: DefaultPrincipalData, out: bytearray) -> None:
         f = 2
         out += _F_o.pack(o.token_authenticated)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -137,9 +137,9 @@ def _d_DefaultPrincipalData_v0(buf: bytes, pos: int) -> tuple[DefaultPrincipalDa
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DefaultPrincipalData_v0, f, i) from None
     return o, pos

@@ -125,7 +125,7 @@ class DeleteAclsRequest(Struct):
             self.host_filter = host_filter
             self.operation = operation
             self.permission_type = permission_type
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -134,7 +134,7 @@ class DeleteAclsRequest(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.filters = [] if filters is UNSET else filters
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class DeleteAclsResponse(Struct):
@@ -187,7 +187,7 @@ class DeleteAclsResponse(Struct):
             self.error_code = error_code
             self.error_message = error_message
             self.matching_acls = [] if matching_acls is UNSET else matching_acls
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class DeleteAclsMatchingAcl(Struct):
         """The bindings this filter matched and removed.
@@ -243,7 +243,7 @@ class DeleteAclsResponse(Struct):
             self.host = host
             self.operation = operation
             self.permission_type = permission_type
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -254,7 +254,7 @@ class DeleteAclsResponse(Struct):
     ) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.filter_results = [] if filter_results is UNSET else filter_results
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_DeleteAclsRequest_DeleteAclsFilter_v0: tuple[FieldEntry, ...] = (('PatternTypeFilter', False, ()), ('ResourceTypeFilter', False, (('ResourceTypeFilter', 1, 'b'), )), ('ResourceNameFilter', False, ()), ('PrincipalFilter', False, ()), ('HostFilter', False, ()), ('Operation', False, (('Operation', 1, 'b'), ('PermissionType', 1, 'b'), )), ('<tagged fields>', False, ()), )
@@ -307,7 +307,7 @@ def _e_DeleteAclsRequest_DeleteAclsFilter_v0(o: DeleteAclsRequest.DeleteAclsFilt
         f = 5
         out += _F_bb.pack(o.operation, o.permission_type)
         f = 6
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_DeleteAclsRequest_DeleteAclsFilter_v0, f, i) from None
@@ -332,7 +332,7 @@ def _d_DeleteAclsRequest_DeleteAclsFilter_v0(buf: bytes, pos: int) -> tuple[Dele
         o.operation, o.permission_type, = _F_bb.unpack_from(buf, pos)
         pos += 2
         f = 5
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DeleteAclsRequest_DeleteAclsFilter_v0, f, i) from None
     return o, pos
@@ -355,7 +355,7 @@ def _e_DeleteAclsRequest_DeleteAclsFilter_v1(o: DeleteAclsRequest.DeleteAclsFilt
         f = 5
         out += _F_bb.pack(o.operation, o.permission_type)
         f = 6
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_DeleteAclsRequest_DeleteAclsFilter_v1, f, i) from None
@@ -382,7 +382,7 @@ def _d_DeleteAclsRequest_DeleteAclsFilter_v1(buf: bytes, pos: int) -> tuple[Dele
         o.operation, o.permission_type, = _F_bb.unpack_from(buf, pos)
         pos += 2
         f = 6
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DeleteAclsRequest_DeleteAclsFilter_v1, f, i) from None
     return o, pos
@@ -405,8 +405,8 @@ def _e_DeleteAclsRequest_DeleteAclsFilter_v2(o: DeleteAclsRequest.DeleteAclsFilt
         f = 5
         out += _F_bb.pack(o.operation, o.permission_type)
         f = 6
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -448,9 +448,9 @@ def _d_DeleteAclsRequest_DeleteAclsFilter_v2(buf: bytes, pos: int) -> tuple[Dele
         f = 6
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DeleteAclsRequest_DeleteAclsFilter_v2, f, i) from None
     return o, pos
@@ -467,7 +467,7 @@ def _e_DeleteAclsRequest_v0(o: DeleteAclsRequest, out: bytearray) -> None:
             _e_DeleteAclsRequest_DeleteAclsFilter_v0(item_filters, out)
         i = -1
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_DeleteAclsRequest_v0, f, i) from None
@@ -491,7 +491,7 @@ def _d_DeleteAclsRequest_v0(buf: bytes, pos: int) -> tuple[DeleteAclsRequest, in
             o.filters = items_filters
             i = -1
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DeleteAclsRequest_v0, f, i) from None
     return o, pos
@@ -508,7 +508,7 @@ def _e_DeleteAclsRequest_v1(o: DeleteAclsRequest, out: bytearray) -> None:
             _e_DeleteAclsRequest_DeleteAclsFilter_v1(item_filters, out)
         i = -1
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_DeleteAclsRequest_v1, f, i) from None
@@ -532,7 +532,7 @@ def _d_DeleteAclsRequest_v1(buf: bytes, pos: int) -> tuple[DeleteAclsRequest, in
             o.filters = items_filters
             i = -1
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DeleteAclsRequest_v1, f, i) from None
     return o, pos
@@ -549,8 +549,8 @@ def _e_DeleteAclsRequest_v2(o: DeleteAclsRequest, out: bytearray) -> None:
             _e_DeleteAclsRequest_DeleteAclsFilter_v2(item_filters, out)
         i = -1
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -583,9 +583,9 @@ def _d_DeleteAclsRequest_v2(buf: bytes, pos: int) -> tuple[DeleteAclsRequest, in
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DeleteAclsRequest_v2, f, i) from None
     return o, pos
@@ -613,7 +613,7 @@ def _e_DeleteAclsResponse_DeleteAclsMatchingAcl_v0(o: DeleteAclsResponse.DeleteA
         f = 7
         out += _F_bb.pack(o.operation, o.permission_type)
         f = 8
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_DeleteAclsResponse_DeleteAclsMatchingAcl_v0, f, i) from None
@@ -643,7 +643,7 @@ def _d_DeleteAclsResponse_DeleteAclsMatchingAcl_v0(buf: bytes, pos: int) -> tupl
         o.operation, o.permission_type, = _F_bb.unpack_from(buf, pos)
         pos += 2
         f = 7
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DeleteAclsResponse_DeleteAclsMatchingAcl_v0, f, i) from None
     return o, pos
@@ -670,7 +670,7 @@ def _e_DeleteAclsResponse_DeleteAclsMatchingAcl_v1(o: DeleteAclsResponse.DeleteA
         f = 7
         out += _F_bb.pack(o.operation, o.permission_type)
         f = 8
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_DeleteAclsResponse_DeleteAclsMatchingAcl_v1, f, i) from None
@@ -702,7 +702,7 @@ def _d_DeleteAclsResponse_DeleteAclsMatchingAcl_v1(buf: bytes, pos: int) -> tupl
         o.operation, o.permission_type, = _F_bb.unpack_from(buf, pos)
         pos += 2
         f = 8
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DeleteAclsResponse_DeleteAclsMatchingAcl_v1, f, i) from None
     return o, pos
@@ -729,8 +729,8 @@ def _e_DeleteAclsResponse_DeleteAclsMatchingAcl_v2(o: DeleteAclsResponse.DeleteA
         f = 7
         out += _F_bb.pack(o.operation, o.permission_type)
         f = 8
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -781,9 +781,9 @@ def _d_DeleteAclsResponse_DeleteAclsMatchingAcl_v2(buf: bytes, pos: int) -> tupl
         f = 8
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DeleteAclsResponse_DeleteAclsMatchingAcl_v2, f, i) from None
     return o, pos
@@ -804,7 +804,7 @@ def _e_DeleteAclsResponse_DeleteAclsFilterResult_v0(o: DeleteAclsResponse.Delete
             _e_DeleteAclsResponse_DeleteAclsMatchingAcl_v0(item_matching_acls, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_DeleteAclsResponse_DeleteAclsFilterResult_v0, f, i) from None
@@ -833,7 +833,7 @@ def _d_DeleteAclsResponse_DeleteAclsFilterResult_v0(buf: bytes, pos: int) -> tup
             o.matching_acls = items_matching_acls
             i = -1
         f = 3
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DeleteAclsResponse_DeleteAclsFilterResult_v0, f, i) from None
     return o, pos
@@ -854,7 +854,7 @@ def _e_DeleteAclsResponse_DeleteAclsFilterResult_v1(o: DeleteAclsResponse.Delete
             _e_DeleteAclsResponse_DeleteAclsMatchingAcl_v1(item_matching_acls, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_DeleteAclsResponse_DeleteAclsFilterResult_v1, f, i) from None
@@ -883,7 +883,7 @@ def _d_DeleteAclsResponse_DeleteAclsFilterResult_v1(buf: bytes, pos: int) -> tup
             o.matching_acls = items_matching_acls
             i = -1
         f = 3
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DeleteAclsResponse_DeleteAclsFilterResult_v1, f, i) from None
     return o, pos
@@ -904,8 +904,8 @@ def _e_DeleteAclsResponse_DeleteAclsFilterResult_v2(o: DeleteAclsResponse.Delete
             _e_DeleteAclsResponse_DeleteAclsMatchingAcl_v2(item_matching_acls, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -947,9 +947,9 @@ def _d_DeleteAclsResponse_DeleteAclsFilterResult_v2(buf: bytes, pos: int) -> tup
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DeleteAclsResponse_DeleteAclsFilterResult_v2, f, i) from None
     return o, pos
@@ -968,7 +968,7 @@ def _e_DeleteAclsResponse_v0(o: DeleteAclsResponse, out: bytearray) -> None:
             _e_DeleteAclsResponse_DeleteAclsFilterResult_v0(item_filter_results, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_DeleteAclsResponse_v0, f, i) from None
@@ -995,7 +995,7 @@ def _d_DeleteAclsResponse_v0(buf: bytes, pos: int) -> tuple[DeleteAclsResponse, 
             o.filter_results = items_filter_results
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DeleteAclsResponse_v0, f, i) from None
     return o, pos
@@ -1014,7 +1014,7 @@ def _e_DeleteAclsResponse_v1(o: DeleteAclsResponse, out: bytearray) -> None:
             _e_DeleteAclsResponse_DeleteAclsFilterResult_v1(item_filter_results, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_DeleteAclsResponse_v1, f, i) from None
@@ -1041,7 +1041,7 @@ def _d_DeleteAclsResponse_v1(buf: bytes, pos: int) -> tuple[DeleteAclsResponse, 
             o.filter_results = items_filter_results
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DeleteAclsResponse_v1, f, i) from None
     return o, pos
@@ -1060,8 +1060,8 @@ def _e_DeleteAclsResponse_v2(o: DeleteAclsResponse, out: bytearray) -> None:
             _e_DeleteAclsResponse_DeleteAclsFilterResult_v2(item_filter_results, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1097,9 +1097,9 @@ def _d_DeleteAclsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteAclsResponse, 
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DeleteAclsResponse_v2, f, i) from None
     return o, pos

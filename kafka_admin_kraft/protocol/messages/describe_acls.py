@@ -109,7 +109,7 @@ class DescribeAclsRequest(Struct):
         self.host_filter = host_filter
         self.operation = operation
         self.permission_type = permission_type
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class DescribeAclsResponse(Struct):
@@ -170,7 +170,7 @@ class DescribeAclsResponse(Struct):
             self.resource_name = resource_name
             self.pattern_type = pattern_type
             self.acls = [] if acls is UNSET else acls
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class AclDescription(Struct):
         """The matching entries on this pattern.
@@ -206,7 +206,7 @@ class DescribeAclsResponse(Struct):
             self.host = host
             self.operation = operation
             self.permission_type = permission_type
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -221,7 +221,7 @@ class DescribeAclsResponse(Struct):
         self.error_code = error_code
         self.error_message = error_message
         self.resources = [] if resources is UNSET else resources
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_DescribeAclsRequest_v0: tuple[FieldEntry, ...] = (('PatternTypeFilter', False, ()), ('ResourceTypeFilter', False, (('ResourceTypeFilter', 1, 'b'), )), ('ResourceNameFilter', False, ()), ('PrincipalFilter', False, ()), ('HostFilter', False, ()), ('Operation', False, (('Operation', 1, 'b'), ('PermissionType', 1, 'b'), )), ('<tagged fields>', False, ()), )
@@ -267,7 +267,7 @@ def _e_DescribeAclsRequest_v0(o: DescribeAclsRequest, out: bytearray) -> None:
         f = 5
         out += _F_bb.pack(o.operation, o.permission_type)
         f = 6
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_DescribeAclsRequest_v0, f, i) from None
@@ -292,7 +292,7 @@ def _d_DescribeAclsRequest_v0(buf: bytes, pos: int) -> tuple[DescribeAclsRequest
         o.operation, o.permission_type, = _F_bb.unpack_from(buf, pos)
         pos += 2
         f = 5
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeAclsRequest_v0, f, i) from None
     return o, pos
@@ -315,7 +315,7 @@ def _e_DescribeAclsRequest_v1(o: DescribeAclsRequest, out: bytearray) -> None:
         f = 5
         out += _F_bb.pack(o.operation, o.permission_type)
         f = 6
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_DescribeAclsRequest_v1, f, i) from None
@@ -342,7 +342,7 @@ def _d_DescribeAclsRequest_v1(buf: bytes, pos: int) -> tuple[DescribeAclsRequest
         o.operation, o.permission_type, = _F_bb.unpack_from(buf, pos)
         pos += 2
         f = 6
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeAclsRequest_v1, f, i) from None
     return o, pos
@@ -365,8 +365,8 @@ def _e_DescribeAclsRequest_v2(o: DescribeAclsRequest, out: bytearray) -> None:
         f = 5
         out += _F_bb.pack(o.operation, o.permission_type)
         f = 6
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -408,9 +408,9 @@ def _d_DescribeAclsRequest_v2(buf: bytes, pos: int) -> tuple[DescribeAclsRequest
         f = 6
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeAclsRequest_v2, f, i) from None
     return o, pos
@@ -427,7 +427,7 @@ def _e_DescribeAclsResponse_AclDescription_v0(o: DescribeAclsResponse.AclDescrip
         f = 2
         out += _F_bb.pack(o.operation, o.permission_type)
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_DescribeAclsResponse_AclDescription_v0, f, i) from None
@@ -446,7 +446,7 @@ def _d_DescribeAclsResponse_AclDescription_v0(buf: bytes, pos: int) -> tuple[Des
         o.operation, o.permission_type, = _F_bb.unpack_from(buf, pos)
         pos += 2
         f = 3
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeAclsResponse_AclDescription_v0, f, i) from None
     return o, pos
@@ -463,7 +463,7 @@ def _e_DescribeAclsResponse_AclDescription_v1(o: DescribeAclsResponse.AclDescrip
         f = 2
         out += _F_bb.pack(o.operation, o.permission_type)
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_DescribeAclsResponse_AclDescription_v1, f, i) from None
@@ -480,8 +480,8 @@ def _e_DescribeAclsResponse_AclDescription_v2(o: DescribeAclsResponse.AclDescrip
         f = 2
         out += _F_bb.pack(o.operation, o.permission_type)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -511,9 +511,9 @@ def _d_DescribeAclsResponse_AclDescription_v2(buf: bytes, pos: int) -> tuple[Des
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeAclsResponse_AclDescription_v2, f, i) from None
     return o, pos
@@ -537,7 +537,7 @@ def _e_DescribeAclsResponse_DescribeAclsResource_v0(o: DescribeAclsResponse.Desc
             _e_DescribeAclsResponse_AclDescription_v0(item_acls, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_DescribeAclsResponse_DescribeAclsResource_v0, f, i) from None
@@ -567,7 +567,7 @@ def _d_DescribeAclsResponse_DescribeAclsResource_v0(buf: bytes, pos: int) -> tup
             o.acls = items_acls
             i = -1
         f = 3
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeAclsResponse_DescribeAclsResource_v0, f, i) from None
     return o, pos
@@ -590,7 +590,7 @@ def _e_DescribeAclsResponse_DescribeAclsResource_v1(o: DescribeAclsResponse.Desc
             _e_DescribeAclsResponse_AclDescription_v1(item_acls, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_DescribeAclsResponse_DescribeAclsResource_v1, f, i) from None
@@ -622,7 +622,7 @@ def _d_DescribeAclsResponse_DescribeAclsResource_v1(buf: bytes, pos: int) -> tup
             o.acls = items_acls
             i = -1
         f = 4
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeAclsResponse_DescribeAclsResource_v1, f, i) from None
     return o, pos
@@ -645,8 +645,8 @@ def _e_DescribeAclsResponse_DescribeAclsResource_v2(o: DescribeAclsResponse.Desc
             _e_DescribeAclsResponse_AclDescription_v2(item_acls, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -691,9 +691,9 @@ def _d_DescribeAclsResponse_DescribeAclsResource_v2(buf: bytes, pos: int) -> tup
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeAclsResponse_DescribeAclsResource_v2, f, i) from None
     return o, pos
@@ -714,7 +714,7 @@ def _e_DescribeAclsResponse_v0(o: DescribeAclsResponse, out: bytearray) -> None:
             _e_DescribeAclsResponse_DescribeAclsResource_v0(item_resources, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_DescribeAclsResponse_v0, f, i) from None
@@ -743,7 +743,7 @@ def _d_DescribeAclsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeAclsRespon
             o.resources = items_resources
             i = -1
         f = 3
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeAclsResponse_v0, f, i) from None
     return o, pos
@@ -764,7 +764,7 @@ def _e_DescribeAclsResponse_v1(o: DescribeAclsResponse, out: bytearray) -> None:
             _e_DescribeAclsResponse_DescribeAclsResource_v1(item_resources, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_DescribeAclsResponse_v1, f, i) from None
@@ -793,7 +793,7 @@ def _d_DescribeAclsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeAclsRespon
             o.resources = items_resources
             i = -1
         f = 3
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeAclsResponse_v1, f, i) from None
     return o, pos
@@ -814,8 +814,8 @@ def _e_DescribeAclsResponse_v2(o: DescribeAclsResponse, out: bytearray) -> None:
             _e_DescribeAclsResponse_DescribeAclsResource_v2(item_resources, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -857,9 +857,9 @@ def _d_DescribeAclsResponse_v2(buf: bytes, pos: int) -> tuple[DescribeAclsRespon
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeAclsResponse_v2, f, i) from None
     return o, pos

@@ -96,7 +96,7 @@ class DescribeClusterRequest(Struct):
         self.include_cluster_authorized_operations = include_cluster_authorized_operations
         self.endpoint_type = endpoint_type
         self.include_fenced_brokers = include_fenced_brokers
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class DescribeClusterResponse(Struct):
@@ -169,7 +169,7 @@ class DescribeClusterResponse(Struct):
             self.port = port
             self.rack = rack
             self.is_fenced = is_fenced
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -192,7 +192,7 @@ class DescribeClusterResponse(Struct):
         self.controller_id = controller_id
         self.brokers = [] if brokers is UNSET else brokers
         self.cluster_authorized_operations = cluster_authorized_operations
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_DescribeClusterRequest_v0: tuple[FieldEntry, ...] = (('EndpointType', False, ()), ('IncludeFencedBrokers', False, ()), ('IncludeClusterAuthorizedOperations', False, (('IncludeClusterAuthorizedOperations', 1, '?'), )), ('<tagged fields>', False, ()), )
@@ -227,8 +227,8 @@ def _e_DescribeClusterRequest_v0(o: DescribeClusterRequest, out: bytearray) -> N
         f = 2
         out += _F_o.pack(o.include_cluster_authorized_operations)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -248,9 +248,9 @@ def _d_DescribeClusterRequest_v0(buf: bytes, pos: int) -> tuple[DescribeClusterR
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeClusterRequest_v0, f, i) from None
     return o, pos
@@ -266,8 +266,8 @@ def _e_DescribeClusterRequest_v1(o: DescribeClusterRequest, out: bytearray) -> N
         f = 1
         out += _F_ob.pack(o.include_cluster_authorized_operations, o.endpoint_type)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -286,9 +286,9 @@ def _d_DescribeClusterRequest_v1(buf: bytes, pos: int) -> tuple[DescribeClusterR
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeClusterRequest_v1, f, i) from None
     return o, pos
@@ -301,8 +301,8 @@ def _e_DescribeClusterRequest_v2(o: DescribeClusterRequest, out: bytearray) -> N
         f = 0
         out += _F_obo.pack(o.include_cluster_authorized_operations, o.endpoint_type, o.include_fenced_brokers)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -320,9 +320,9 @@ def _d_DescribeClusterRequest_v2(buf: bytes, pos: int) -> tuple[DescribeClusterR
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeClusterRequest_v2, f, i) from None
     return o, pos
@@ -344,8 +344,8 @@ def _e_DescribeClusterResponse_DescribeClusterBroker_v0(o: DescribeClusterRespon
         f = 4
         write_compact_nullable_string(out, o.rack)
         f = 5
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -379,9 +379,9 @@ def _d_DescribeClusterResponse_DescribeClusterBroker_v0(buf: bytes, pos: int) ->
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeClusterResponse_DescribeClusterBroker_v0, f, i) from None
     return o, pos
@@ -403,8 +403,8 @@ def _e_DescribeClusterResponse_DescribeClusterBroker_v1(o: DescribeClusterRespon
         f = 4
         write_compact_nullable_string(out, o.rack)
         f = 5
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -426,8 +426,8 @@ def _e_DescribeClusterResponse_DescribeClusterBroker_v2(o: DescribeClusterRespon
         f = 4
         out += _F_o.pack(o.is_fenced)
         f = 5
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -463,9 +463,9 @@ def _d_DescribeClusterResponse_DescribeClusterBroker_v2(buf: bytes, pos: int) ->
         f = 5
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeClusterResponse_DescribeClusterBroker_v2, f, i) from None
     return o, pos
@@ -495,8 +495,8 @@ def _e_DescribeClusterResponse_v0(o: DescribeClusterResponse, out: bytearray) ->
         f = 6
         out += _F_i.pack(o.cluster_authorized_operations)
         f = 7
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -551,9 +551,9 @@ def _d_DescribeClusterResponse_v0(buf: bytes, pos: int) -> tuple[DescribeCluster
         f = 6
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeClusterResponse_v0, f, i) from None
     return o, pos
@@ -582,8 +582,8 @@ def _e_DescribeClusterResponse_v1(o: DescribeClusterResponse, out: bytearray) ->
         f = 6
         out += _F_i.pack(o.cluster_authorized_operations)
         f = 7
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -640,9 +640,9 @@ def _d_DescribeClusterResponse_v1(buf: bytes, pos: int) -> tuple[DescribeCluster
         f = 7
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeClusterResponse_v1, f, i) from None
     return o, pos
@@ -671,8 +671,8 @@ def _e_DescribeClusterResponse_v2(o: DescribeClusterResponse, out: bytearray) ->
         f = 6
         out += _F_i.pack(o.cluster_authorized_operations)
         f = 7
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -729,9 +729,9 @@ def _d_DescribeClusterResponse_v2(buf: bytes, pos: int) -> tuple[DescribeCluster
         f = 7
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeClusterResponse_v2, f, i) from None
     return o, pos

@@ -114,7 +114,7 @@ class DescribeQuorumRequest(Struct):
         ) -> None:
             self.topic_name = topic_name
             self.partitions = [] if partitions is UNSET else partitions
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class PartitionData(Struct):
         """The partitions to describe; only partition 0 exists.
@@ -138,7 +138,7 @@ class DescribeQuorumRequest(Struct):
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
             self.partition_index = partition_index
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -147,7 +147,7 @@ class DescribeQuorumRequest(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.topics = [] if topics is UNSET else topics
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class DescribeQuorumResponse(Struct):
@@ -200,7 +200,7 @@ class DescribeQuorumResponse(Struct):
         ) -> None:
             self.topic_name = topic_name
             self.partitions = [] if partitions is UNSET else partitions
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class PartitionData(Struct):
         """Quorum state per described partition.
@@ -256,7 +256,7 @@ class DescribeQuorumResponse(Struct):
             self.current_voters = [] if current_voters is UNSET else current_voters
             self.committed_voters = [] if committed_voters is UNSET else committed_voters
             self.observers = [] if observers is UNSET else observers
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class ReplicaState(Struct):
         """The ReplicaState struct of DescribeQuorumResponse.
@@ -296,7 +296,7 @@ class DescribeQuorumResponse(Struct):
             self.log_end_offset = log_end_offset
             self.last_fetch_timestamp = last_fetch_timestamp
             self.last_caught_up_timestamp = last_caught_up_timestamp
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class Node(Struct):
         """Listeners of every voter, so tools can print and reach them (KIP-853).
@@ -324,7 +324,7 @@ class DescribeQuorumResponse(Struct):
         ) -> None:
             self.node_id = node_id
             self.listeners = [] if listeners is UNSET else listeners
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class Listener(Struct):
         """The voter's controller listeners.
@@ -356,7 +356,7 @@ class DescribeQuorumResponse(Struct):
             self.name = name
             self.host = host
             self.port = port
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -371,7 +371,7 @@ class DescribeQuorumResponse(Struct):
         self.error_message = error_message
         self.topics = [] if topics is UNSET else topics
         self.nodes = [] if nodes is UNSET else nodes
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_DescribeQuorumRequest_PartitionData_v0: tuple[FieldEntry, ...] = (('PartitionIndex', False, (('PartitionIndex', 4, 'i'), )), ('<tagged fields>', False, ()), )
@@ -423,8 +423,8 @@ def _e_DescribeQuorumRequest_PartitionData_v0(o: DescribeQuorumRequest.Partition
         f = 0
         out += _F_i.pack(o.partition_index)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -442,9 +442,9 @@ def _d_DescribeQuorumRequest_PartitionData_v0(buf: bytes, pos: int) -> tuple[Des
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumRequest_PartitionData_v0, f, i) from None
     return o, pos
@@ -463,8 +463,8 @@ def _e_DescribeQuorumRequest_TopicData_v0(o: DescribeQuorumRequest.TopicData, ou
             _e_DescribeQuorumRequest_PartitionData_v0(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -501,7 +501,7 @@ def _d_DescribeQuorumRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[Describ
                 for a0, in _F_ix.iter_unpack(buf[pos:stop_partitions]):
                     item_partitions = _new(cls_partitions)
                     item_partitions.partition_index = a0
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -514,9 +514,9 @@ def _d_DescribeQuorumRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[Describ
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumRequest_TopicData_v0, f, i) from None
     return o, pos
@@ -533,8 +533,8 @@ def _e_DescribeQuorumRequest_v0(o: DescribeQuorumRequest, out: bytearray) -> Non
             _e_DescribeQuorumRequest_TopicData_v0(item_topics, out)
         i = -1
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -567,9 +567,9 @@ def _d_DescribeQuorumRequest_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumReq
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumRequest_v0, f, i) from None
     return o, pos
@@ -585,8 +585,8 @@ def _e_DescribeQuorumResponse_ReplicaState_v0(o: DescribeQuorumResponse.ReplicaS
         f = 1
         out += _F_iq.pack(o.replica_id, o.log_end_offset)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -607,9 +607,9 @@ def _d_DescribeQuorumResponse_ReplicaState_v0(buf: bytes, pos: int) -> tuple[Des
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_ReplicaState_v0, f, i) from None
     return o, pos
@@ -625,8 +625,8 @@ def _e_DescribeQuorumResponse_ReplicaState_v1(o: DescribeQuorumResponse.ReplicaS
         f = 1
         out += _F_iqqq.pack(o.replica_id, o.log_end_offset, o.last_fetch_timestamp, o.last_caught_up_timestamp)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -645,9 +645,9 @@ def _d_DescribeQuorumResponse_ReplicaState_v1(buf: bytes, pos: int) -> tuple[Des
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_ReplicaState_v1, f, i) from None
     return o, pos
@@ -660,8 +660,8 @@ def _e_DescribeQuorumResponse_ReplicaState_v2(o: DescribeQuorumResponse.ReplicaS
         f = 0
         out += _F_iuqqq.pack(o.replica_id, o.replica_directory_id.bytes, o.log_end_offset, o.last_fetch_timestamp, o.last_caught_up_timestamp)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -680,9 +680,9 @@ def _d_DescribeQuorumResponse_ReplicaState_v2(buf: bytes, pos: int) -> tuple[Des
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_ReplicaState_v2, f, i) from None
     return o, pos
@@ -707,8 +707,8 @@ def _e_DescribeQuorumResponse_PartitionData_v0(o: DescribeQuorumResponse.Partiti
             _e_DescribeQuorumResponse_ReplicaState_v0(item_observers, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -748,7 +748,7 @@ def _d_DescribeQuorumResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[De
                     item_current_voters.last_caught_up_timestamp = -1
                     item_current_voters.replica_id = a0
                     item_current_voters.log_end_offset = a1
-                    item_current_voters.unknown_tagged_fields = []
+                    item_current_voters._unknown_tagged_fields = None
                     items_current_voters.append(item_current_voters)
                 pos = stop_current_voters
             else:
@@ -781,7 +781,7 @@ def _d_DescribeQuorumResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[De
                     item_observers.last_caught_up_timestamp = -1
                     item_observers.replica_id = a0
                     item_observers.log_end_offset = a1
-                    item_observers.unknown_tagged_fields = []
+                    item_observers._unknown_tagged_fields = None
                     items_observers.append(item_observers)
                 pos = stop_observers
             else:
@@ -794,9 +794,9 @@ def _d_DescribeQuorumResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[De
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_PartitionData_v0, f, i) from None
     return o, pos
@@ -821,8 +821,8 @@ def _e_DescribeQuorumResponse_PartitionData_v1(o: DescribeQuorumResponse.Partiti
             _e_DescribeQuorumResponse_ReplicaState_v1(item_observers, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -862,7 +862,7 @@ def _d_DescribeQuorumResponse_PartitionData_v1(buf: bytes, pos: int) -> tuple[De
                     item_current_voters.log_end_offset = a1
                     item_current_voters.last_fetch_timestamp = a2
                     item_current_voters.last_caught_up_timestamp = a3
-                    item_current_voters.unknown_tagged_fields = []
+                    item_current_voters._unknown_tagged_fields = None
                     items_current_voters.append(item_current_voters)
                 pos = stop_current_voters
             else:
@@ -895,7 +895,7 @@ def _d_DescribeQuorumResponse_PartitionData_v1(buf: bytes, pos: int) -> tuple[De
                     item_observers.log_end_offset = a1
                     item_observers.last_fetch_timestamp = a2
                     item_observers.last_caught_up_timestamp = a3
-                    item_observers.unknown_tagged_fields = []
+                    item_observers._unknown_tagged_fields = None
                     items_observers.append(item_observers)
                 pos = stop_observers
             else:
@@ -908,9 +908,9 @@ def _d_DescribeQuorumResponse_PartitionData_v1(buf: bytes, pos: int) -> tuple[De
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_PartitionData_v1, f, i) from None
     return o, pos
@@ -939,8 +939,8 @@ def _e_DescribeQuorumResponse_PartitionData_v2(o: DescribeQuorumResponse.Partiti
             _e_DescribeQuorumResponse_ReplicaState_v2(item_observers, out)
         i = -1
         f = 5
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -992,7 +992,7 @@ def _d_DescribeQuorumResponse_PartitionData_v2(buf: bytes, pos: int) -> tuple[De
                     item_current_voters.log_end_offset = a2
                     item_current_voters.last_fetch_timestamp = a3
                     item_current_voters.last_caught_up_timestamp = a4
-                    item_current_voters.unknown_tagged_fields = []
+                    item_current_voters._unknown_tagged_fields = None
                     items_current_voters.append(item_current_voters)
                 pos = stop_current_voters
             else:
@@ -1029,7 +1029,7 @@ def _d_DescribeQuorumResponse_PartitionData_v2(buf: bytes, pos: int) -> tuple[De
                     item_observers.log_end_offset = a2
                     item_observers.last_fetch_timestamp = a3
                     item_observers.last_caught_up_timestamp = a4
-                    item_observers.unknown_tagged_fields = []
+                    item_observers._unknown_tagged_fields = None
                     items_observers.append(item_observers)
                 pos = stop_observers
             else:
@@ -1042,9 +1042,9 @@ def _d_DescribeQuorumResponse_PartitionData_v2(buf: bytes, pos: int) -> tuple[De
         f = 5
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_PartitionData_v2, f, i) from None
     return o, pos
@@ -1079,8 +1079,8 @@ def _e_DescribeQuorumResponse_PartitionData_v3(o: DescribeQuorumResponse.Partiti
             _e_DescribeQuorumResponse_ReplicaState_v2(item_observers, out)
         i = -1
         f = 6
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1131,7 +1131,7 @@ def _d_DescribeQuorumResponse_PartitionData_v3(buf: bytes, pos: int) -> tuple[De
                     item_current_voters.log_end_offset = a2
                     item_current_voters.last_fetch_timestamp = a3
                     item_current_voters.last_caught_up_timestamp = a4
-                    item_current_voters.unknown_tagged_fields = []
+                    item_current_voters._unknown_tagged_fields = None
                     items_current_voters.append(item_current_voters)
                 pos = stop_current_voters
             else:
@@ -1168,7 +1168,7 @@ def _d_DescribeQuorumResponse_PartitionData_v3(buf: bytes, pos: int) -> tuple[De
                     item_committed_voters.log_end_offset = a2
                     item_committed_voters.last_fetch_timestamp = a3
                     item_committed_voters.last_caught_up_timestamp = a4
-                    item_committed_voters.unknown_tagged_fields = []
+                    item_committed_voters._unknown_tagged_fields = None
                     items_committed_voters.append(item_committed_voters)
                 pos = stop_committed_voters
             else:
@@ -1205,7 +1205,7 @@ def _d_DescribeQuorumResponse_PartitionData_v3(buf: bytes, pos: int) -> tuple[De
                     item_observers.log_end_offset = a2
                     item_observers.last_fetch_timestamp = a3
                     item_observers.last_caught_up_timestamp = a4
-                    item_observers.unknown_tagged_fields = []
+                    item_observers._unknown_tagged_fields = None
                     items_observers.append(item_observers)
                 pos = stop_observers
             else:
@@ -1218,9 +1218,9 @@ def _d_DescribeQuorumResponse_PartitionData_v3(buf: bytes, pos: int) -> tuple[De
         f = 6
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_PartitionData_v3, f, i) from None
     return o, pos
@@ -1239,8 +1239,8 @@ def _e_DescribeQuorumResponse_TopicData_v0(o: DescribeQuorumResponse.TopicData, 
             _e_DescribeQuorumResponse_PartitionData_v0(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1279,9 +1279,9 @@ def _d_DescribeQuorumResponse_TopicData_v0(buf: bytes, pos: int) -> tuple[Descri
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_TopicData_v0, f, i) from None
     return o, pos
@@ -1300,8 +1300,8 @@ def _e_DescribeQuorumResponse_TopicData_v1(o: DescribeQuorumResponse.TopicData, 
             _e_DescribeQuorumResponse_PartitionData_v1(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1340,9 +1340,9 @@ def _d_DescribeQuorumResponse_TopicData_v1(buf: bytes, pos: int) -> tuple[Descri
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_TopicData_v1, f, i) from None
     return o, pos
@@ -1361,8 +1361,8 @@ def _e_DescribeQuorumResponse_TopicData_v2(o: DescribeQuorumResponse.TopicData, 
             _e_DescribeQuorumResponse_PartitionData_v2(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1401,9 +1401,9 @@ def _d_DescribeQuorumResponse_TopicData_v2(buf: bytes, pos: int) -> tuple[Descri
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_TopicData_v2, f, i) from None
     return o, pos
@@ -1422,8 +1422,8 @@ def _e_DescribeQuorumResponse_TopicData_v3(o: DescribeQuorumResponse.TopicData, 
             _e_DescribeQuorumResponse_PartitionData_v3(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1462,9 +1462,9 @@ def _d_DescribeQuorumResponse_TopicData_v3(buf: bytes, pos: int) -> tuple[Descri
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_TopicData_v3, f, i) from None
     return o, pos
@@ -1481,8 +1481,8 @@ def _e_DescribeQuorumResponse_Listener_v2(o: DescribeQuorumResponse.Listener, ou
         f = 2
         out += _F_H.pack(o.port)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1512,9 +1512,9 @@ def _d_DescribeQuorumResponse_Listener_v2(buf: bytes, pos: int) -> tuple[Describ
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_Listener_v2, f, i) from None
     return o, pos
@@ -1533,8 +1533,8 @@ def _e_DescribeQuorumResponse_Node_v2(o: DescribeQuorumResponse.Node, out: bytea
             _e_DescribeQuorumResponse_Listener_v2(item_listeners, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1570,9 +1570,9 @@ def _d_DescribeQuorumResponse_Node_v2(buf: bytes, pos: int) -> tuple[DescribeQuo
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_Node_v2, f, i) from None
     return o, pos
@@ -1594,8 +1594,8 @@ def _e_DescribeQuorumResponse_v0(o: DescribeQuorumResponse, out: bytearray) -> N
             _e_DescribeQuorumResponse_TopicData_v0(item_topics, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1633,9 +1633,9 @@ def _d_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_v0, f, i) from None
     return o, pos
@@ -1657,8 +1657,8 @@ def _e_DescribeQuorumResponse_v1(o: DescribeQuorumResponse, out: bytearray) -> N
             _e_DescribeQuorumResponse_TopicData_v1(item_topics, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1696,9 +1696,9 @@ def _d_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_v1, f, i) from None
     return o, pos
@@ -1725,8 +1725,8 @@ def _e_DescribeQuorumResponse_v2(o: DescribeQuorumResponse, out: bytearray) -> N
             _e_DescribeQuorumResponse_Node_v2(item_nodes, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1786,9 +1786,9 @@ def _d_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_v2, f, i) from None
     return o, pos
@@ -1815,8 +1815,8 @@ def _e_DescribeQuorumResponse_v3(o: DescribeQuorumResponse, out: bytearray) -> N
             _e_DescribeQuorumResponse_Node_v2(item_nodes, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1876,9 +1876,9 @@ def _d_DescribeQuorumResponse_v3(buf: bytes, pos: int) -> tuple[DescribeQuorumRe
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_DescribeQuorumResponse_v3, f, i) from None
     return o, pos

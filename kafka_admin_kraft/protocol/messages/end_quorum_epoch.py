@@ -113,7 +113,7 @@ class EndQuorumEpochRequest(Struct):
         ) -> None:
             self.topic_name = topic_name
             self.partitions = [] if partitions is UNSET else partitions
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class PartitionData(Struct):
         """The partition whose leader steps down; KRaft has only partition 0.
@@ -153,7 +153,7 @@ class EndQuorumEpochRequest(Struct):
             self.leader_epoch = leader_epoch
             self.preferred_successors = [] if preferred_successors is UNSET else preferred_successors
             self.preferred_candidates = [] if preferred_candidates is UNSET else preferred_candidates
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class ReplicaInfo(Struct):
         """v1+: the same ranking as PreferredSuccessors, with directory ids (KIP-853).
@@ -181,7 +181,7 @@ class EndQuorumEpochRequest(Struct):
         ) -> None:
             self.candidate_id = candidate_id
             self.candidate_directory_id = candidate_directory_id
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class LeaderEndpoint(Struct):
         """Listeners of the resigning leader (KIP-853).
@@ -213,7 +213,7 @@ class EndQuorumEpochRequest(Struct):
             self.name = name
             self.host = host
             self.port = port
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -226,7 +226,7 @@ class EndQuorumEpochRequest(Struct):
         self.cluster_id = cluster_id
         self.topics = [] if topics is UNSET else topics
         self.leader_endpoints = [] if leader_endpoints is UNSET else leader_endpoints
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class EndQuorumEpochResponse(Struct):
@@ -277,7 +277,7 @@ class EndQuorumEpochResponse(Struct):
         ) -> None:
             self.topic_name = topic_name
             self.partitions = [] if partitions is UNSET else partitions
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class PartitionData(Struct):
         """Per-partition answers with the leader the voter knows.
@@ -313,7 +313,7 @@ class EndQuorumEpochResponse(Struct):
             self.error_code = error_code
             self.leader_id = leader_id
             self.leader_epoch = leader_epoch
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class NodeEndpoint(Struct):
         """Listeners of the leaders named in the answers (KIP-853).
@@ -345,7 +345,7 @@ class EndQuorumEpochResponse(Struct):
             self.node_id = node_id
             self.host = host
             self.port = port
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -358,7 +358,7 @@ class EndQuorumEpochResponse(Struct):
         self.error_code = error_code
         self.topics = [] if topics is UNSET else topics
         self.node_endpoints = [] if node_endpoints is UNSET else node_endpoints
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_EndQuorumEpochRequest_ReplicaInfo_v1: tuple[FieldEntry, ...] = (('CandidateId', False, (('CandidateId', 4, 'i'), ('CandidateDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
@@ -400,8 +400,8 @@ def _e_EndQuorumEpochRequest_ReplicaInfo_v1(o: EndQuorumEpochRequest.ReplicaInfo
         f = 0
         out += _F_iu.pack(o.candidate_id, o.candidate_directory_id.bytes)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -420,9 +420,9 @@ def _d_EndQuorumEpochRequest_ReplicaInfo_v1(buf: bytes, pos: int) -> tuple[EndQu
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_ReplicaInfo_v1, f, i) from None
     return o, pos
@@ -440,7 +440,7 @@ def _e_EndQuorumEpochRequest_PartitionData_v0(o: EndQuorumEpochRequest.Partition
         out += pack('>%di' % len(v_preferred_successors), *v_preferred_successors)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_PartitionData_v0, f, i) from None
@@ -464,7 +464,7 @@ def _d_EndQuorumEpochRequest_PartitionData_v0(buf: bytes, pos: int) -> tuple[End
             o.preferred_successors = list(unpack_from('>%di' % n, buf, pos))
             pos += 4 * n
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_PartitionData_v0, f, i) from None
     return o, pos
@@ -483,8 +483,8 @@ def _e_EndQuorumEpochRequest_PartitionData_v1(o: EndQuorumEpochRequest.Partition
             _e_EndQuorumEpochRequest_ReplicaInfo_v1(item_preferred_candidates, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -524,7 +524,7 @@ def _d_EndQuorumEpochRequest_PartitionData_v1(buf: bytes, pos: int) -> tuple[End
                     else:
                         item_preferred_candidates.candidate_directory_id = u = _new(Uuid)
                         u._bytes = a1
-                    item_preferred_candidates.unknown_tagged_fields = []
+                    item_preferred_candidates._unknown_tagged_fields = None
                     items_preferred_candidates.append(item_preferred_candidates)
                 pos = stop_preferred_candidates
             else:
@@ -537,9 +537,9 @@ def _d_EndQuorumEpochRequest_PartitionData_v1(buf: bytes, pos: int) -> tuple[End
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_PartitionData_v1, f, i) from None
     return o, pos
@@ -558,7 +558,7 @@ def _e_EndQuorumEpochRequest_TopicData_v0(o: EndQuorumEpochRequest.TopicData, ou
             _e_EndQuorumEpochRequest_PartitionData_v0(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_TopicData_v0, f, i) from None
@@ -584,7 +584,7 @@ def _d_EndQuorumEpochRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[EndQuor
             o.partitions = items_partitions
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_TopicData_v0, f, i) from None
     return o, pos
@@ -603,8 +603,8 @@ def _e_EndQuorumEpochRequest_TopicData_v1(o: EndQuorumEpochRequest.TopicData, ou
             _e_EndQuorumEpochRequest_PartitionData_v1(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -643,9 +643,9 @@ def _d_EndQuorumEpochRequest_TopicData_v1(buf: bytes, pos: int) -> tuple[EndQuor
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_TopicData_v1, f, i) from None
     return o, pos
@@ -662,8 +662,8 @@ def _e_EndQuorumEpochRequest_LeaderEndpoint_v1(o: EndQuorumEpochRequest.LeaderEn
         f = 2
         out += _F_H.pack(o.port)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -693,9 +693,9 @@ def _d_EndQuorumEpochRequest_LeaderEndpoint_v1(buf: bytes, pos: int) -> tuple[En
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_LeaderEndpoint_v1, f, i) from None
     return o, pos
@@ -714,7 +714,7 @@ def _e_EndQuorumEpochRequest_v0(o: EndQuorumEpochRequest, out: bytearray) -> Non
             _e_EndQuorumEpochRequest_TopicData_v0(item_topics, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_EndQuorumEpochRequest_v0, f, i) from None
@@ -741,7 +741,7 @@ def _d_EndQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpochReq
             o.topics = items_topics
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_v0, f, i) from None
     return o, pos
@@ -766,8 +766,8 @@ def _e_EndQuorumEpochRequest_v1(o: EndQuorumEpochRequest, out: bytearray) -> Non
             _e_EndQuorumEpochRequest_LeaderEndpoint_v1(item_leader_endpoints, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -824,9 +824,9 @@ def _d_EndQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochReq
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochRequest_v1, f, i) from None
     return o, pos
@@ -839,7 +839,7 @@ def _e_EndQuorumEpochResponse_PartitionData_v0(o: EndQuorumEpochResponse.Partiti
         f = 0
         out += _F_ihii.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_EndQuorumEpochResponse_PartitionData_v0, f, i) from None
@@ -854,7 +854,7 @@ def _d_EndQuorumEpochResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[En
         o.partition_index, o.error_code, o.leader_id, o.leader_epoch, = _F_ihii.unpack_from(buf, pos)
         pos += 14
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_PartitionData_v0, f, i) from None
     return o, pos
@@ -867,8 +867,8 @@ def _e_EndQuorumEpochResponse_PartitionData_v1(o: EndQuorumEpochResponse.Partiti
         f = 0
         out += _F_ihii.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -886,9 +886,9 @@ def _d_EndQuorumEpochResponse_PartitionData_v1(buf: bytes, pos: int) -> tuple[En
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_PartitionData_v1, f, i) from None
     return o, pos
@@ -907,7 +907,7 @@ def _e_EndQuorumEpochResponse_TopicData_v0(o: EndQuorumEpochResponse.TopicData, 
             _e_EndQuorumEpochResponse_PartitionData_v0(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_EndQuorumEpochResponse_TopicData_v0, f, i) from None
@@ -936,7 +936,7 @@ def _d_EndQuorumEpochResponse_TopicData_v0(buf: bytes, pos: int) -> tuple[EndQuo
                     item_partitions.error_code = a1
                     item_partitions.leader_id = a2
                     item_partitions.leader_epoch = a3
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -947,7 +947,7 @@ def _d_EndQuorumEpochResponse_TopicData_v0(buf: bytes, pos: int) -> tuple[EndQuo
             o.partitions = items_partitions
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_TopicData_v0, f, i) from None
     return o, pos
@@ -966,8 +966,8 @@ def _e_EndQuorumEpochResponse_TopicData_v1(o: EndQuorumEpochResponse.TopicData, 
             _e_EndQuorumEpochResponse_PartitionData_v1(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1007,7 +1007,7 @@ def _d_EndQuorumEpochResponse_TopicData_v1(buf: bytes, pos: int) -> tuple[EndQuo
                     item_partitions.error_code = a1
                     item_partitions.leader_id = a2
                     item_partitions.leader_epoch = a3
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -1020,9 +1020,9 @@ def _d_EndQuorumEpochResponse_TopicData_v1(buf: bytes, pos: int) -> tuple[EndQuo
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_TopicData_v1, f, i) from None
     return o, pos
@@ -1039,8 +1039,8 @@ def _e_EndQuorumEpochResponse_NodeEndpoint_v1(o: EndQuorumEpochResponse.NodeEndp
         f = 2
         out += _F_H.pack(o.port)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1067,9 +1067,9 @@ def _d_EndQuorumEpochResponse_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[End
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_NodeEndpoint_v1, f, i) from None
     return o, pos
@@ -1091,7 +1091,7 @@ def _e_EndQuorumEpochResponse_v0(o: EndQuorumEpochResponse, out: bytearray) -> N
             _e_EndQuorumEpochResponse_TopicData_v0(item_topics, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_EndQuorumEpochResponse_v0, f, i) from None
@@ -1119,7 +1119,7 @@ def _d_EndQuorumEpochResponse_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpochRe
             o.topics = items_topics
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_v0, f, i) from None
     return o, pos
@@ -1147,10 +1147,11 @@ def _e_EndQuorumEpochResponse_v1(o: EndQuorumEpochResponse, out: bytearray) -> N
                 _e_EndQuorumEpochResponse_NodeEndpoint_v1(item_node_endpoints, t)
             i = -1
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_EndQuorumEpochResponse_v1, f, i) from None
 
@@ -1185,7 +1186,7 @@ def _d_EndQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochRe
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -1220,7 +1221,7 @@ def _d_EndQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochRe
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_EndQuorumEpochResponse_v1, f, i) from None
     return o, pos

@@ -76,7 +76,7 @@ class EndTransactionRecord(Struct):
         *,
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_EndTransactionRecord_v0: tuple[FieldEntry, ...] = (('<tagged fields>', False, ()), )
@@ -88,8 +88,8 @@ def _e_EndTransactionRecord_v0(o: EndTransactionRecord, out: bytearray) -> None:
     i = -1
     try:
         f = 0
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -104,9 +104,9 @@ def _d_EndTransactionRecord_v0(buf: bytes, pos: int) -> tuple[EndTransactionReco
         f = 0
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_EndTransactionRecord_v0, f, i) from None
     return o, pos

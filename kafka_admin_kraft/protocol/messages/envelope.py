@@ -91,7 +91,7 @@ class EnvelopeRequest(Struct):
         self.request_data = request_data
         self.request_principal = request_principal
         self.client_host_address = client_host_address
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class EnvelopeResponse(Struct):
@@ -123,7 +123,7 @@ class EnvelopeResponse(Struct):
     ) -> None:
         self.response_data = response_data
         self.error_code = error_code
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_EnvelopeRequest_v0: tuple[FieldEntry, ...] = (('RequestData', False, ()), ('RequestPrincipal', False, ()), ('ClientHostAddress', False, ()), ('<tagged fields>', False, ()), )
@@ -143,8 +143,8 @@ def _e_EnvelopeRequest_v0(o: EnvelopeRequest, out: bytearray) -> None:
         f = 2
         write_compact_bytes(out, o.client_host_address)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -177,9 +177,9 @@ def _d_EnvelopeRequest_v0(buf: bytes, pos: int) -> tuple[EnvelopeRequest, int]:
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_EnvelopeRequest_v0, f, i) from None
     return o, pos
@@ -194,8 +194,8 @@ def _e_EnvelopeResponse_v0(o: EnvelopeResponse, out: bytearray) -> None:
         f = 1
         out += _F_h.pack(o.error_code)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -219,9 +219,9 @@ def _d_EnvelopeResponse_v0(buf: bytes, pos: int) -> tuple[EnvelopeResponse, int]
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_EnvelopeResponse_v0, f, i) from None
     return o, pos

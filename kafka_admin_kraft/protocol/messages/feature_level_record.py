@@ -85,7 +85,7 @@ class FeatureLevelRecord(Struct):
     ) -> None:
         self.name = name
         self.feature_level = feature_level
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_FeatureLevelRecord_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('FeatureLevel', False, (('FeatureLevel', 2, 'h'), )), ('<tagged fields>', False, ()), )
@@ -101,8 +101,8 @@ def _e_FeatureLevelRecord_v0(o: FeatureLevelRecord, out: bytearray) -> None:
         f = 1
         out += _F_h.pack(o.feature_level)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -126,9 +126,9 @@ def _d_FeatureLevelRecord_v0(buf: bytes, pos: int) -> tuple[FeatureLevelRecord, 
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FeatureLevelRecord_v0, f, i) from None
     return o, pos

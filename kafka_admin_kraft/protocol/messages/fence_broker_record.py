@@ -85,7 +85,7 @@ class FenceBrokerRecord(Struct):
     ) -> None:
         self.id = id
         self.epoch = epoch
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_FenceBrokerRecord_v0: tuple[FieldEntry, ...] = (('Id', False, (('Id', 4, 'i'), ('Epoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
@@ -99,8 +99,8 @@ def _e_FenceBrokerRecord_v0(o: FenceBrokerRecord, out: bytearray) -> None:
         f = 0
         out += _F_iq.pack(o.id, o.epoch)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -118,9 +118,9 @@ def _d_FenceBrokerRecord_v0(buf: bytes, pos: int) -> tuple[FenceBrokerRecord, in
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FenceBrokerRecord_v0, f, i) from None
     return o, pos

@@ -145,7 +145,7 @@ class FetchRequest(Struct):
         ) -> None:
             self.replica_id = replica_id
             self.replica_epoch = replica_epoch
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class FetchTopic(Struct):
         """Topics to read; a KRaft replica asks only for __cluster_metadata.
@@ -177,7 +177,7 @@ class FetchRequest(Struct):
             self.topic = topic
             self.topic_id = topic_id
             self.partitions = [] if partitions is UNSET else partitions
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class FetchPartition(Struct):
         """Partitions to read and where to start in each.
@@ -229,7 +229,7 @@ class FetchRequest(Struct):
             self.partition_max_bytes = partition_max_bytes
             self.replica_directory_id = replica_directory_id
             self.high_watermark = high_watermark
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class ForgottenTopic(Struct):
         """Partitions to drop from an incremental fetch session.
@@ -261,7 +261,7 @@ class FetchRequest(Struct):
             self.topic = topic
             self.topic_id = topic_id
             self.partitions = [] if partitions is UNSET else partitions
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -292,7 +292,7 @@ class FetchRequest(Struct):
         self.topics = [] if topics is UNSET else topics
         self.forgotten_topics_data = [] if forgotten_topics_data is UNSET else forgotten_topics_data
         self.rack_id = rack_id
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class FetchResponse(Struct):
@@ -351,7 +351,7 @@ class FetchResponse(Struct):
             self.topic = topic
             self.topic_id = topic_id
             self.partitions = [] if partitions is UNSET else partitions
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class PartitionData(Struct):
         """Per-partition answers.
@@ -415,7 +415,7 @@ class FetchResponse(Struct):
             self.aborted_transactions = [] if aborted_transactions is UNSET else aborted_transactions
             self.preferred_read_replica = preferred_read_replica
             self.records = records
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class EpochEndOffset(Struct):
         """Set if the fetcher's log has diverged: the point it must truncate back to (KIP-595).
@@ -443,7 +443,7 @@ class FetchResponse(Struct):
         ) -> None:
             self.epoch = epoch
             self.end_offset = end_offset
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class LeaderIdAndEpoch(Struct):
         """The leader as the responder knows it, so a fetcher can follow a leader change.
@@ -471,7 +471,7 @@ class FetchResponse(Struct):
         ) -> None:
             self.leader_id = leader_id
             self.leader_epoch = leader_epoch
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class SnapshotId(Struct):
         """Set when FetchOffset is below the log start: the snapshot to copy with FetchSnapshot.
@@ -499,7 +499,7 @@ class FetchResponse(Struct):
         ) -> None:
             self.end_offset = end_offset
             self.epoch = epoch
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class AbortedTransaction(Struct):
         """Transactions aborted within the returned records (read_committed); null otherwise.
@@ -527,7 +527,7 @@ class FetchResponse(Struct):
         ) -> None:
             self.producer_id = producer_id
             self.first_offset = first_offset
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class NodeEndpoint(Struct):
         """Listeners of leaders named in NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH answers.
@@ -563,7 +563,7 @@ class FetchResponse(Struct):
             self.host = host
             self.port = port
             self.rack = rack
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -580,7 +580,7 @@ class FetchResponse(Struct):
         self.session_id = session_id
         self.responses = [] if responses is UNSET else responses
         self.node_endpoints = [] if node_endpoints is UNSET else node_endpoints
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_FetchRequest_ReplicaState_v15: tuple[FieldEntry, ...] = (('ReplicaId', False, (('ReplicaId', 4, 'i'), ('ReplicaEpoch', 8, 'q'), )), ('<tagged fields>', False, ()), )
@@ -773,8 +773,8 @@ def _e_FetchRequest_ReplicaState_v15(o: FetchRequest.ReplicaState, out: bytearra
         f = 0
         out += _F_iq.pack(o.replica_id, o.replica_epoch)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -792,9 +792,9 @@ def _d_FetchRequest_ReplicaState_v15(buf: bytes, pos: int) -> tuple[FetchRequest
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_ReplicaState_v15, f, i) from None
     return o, pos
@@ -810,7 +810,7 @@ def _e_FetchRequest_FetchPartition_v0(o: FetchRequest.FetchPartition, out: bytea
         f = 1
         out += _F_iqi.pack(o.partition, o.fetch_offset, o.partition_max_bytes)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v0, f, i) from None
@@ -830,7 +830,7 @@ def _d_FetchRequest_FetchPartition_v0(buf: bytes, pos: int) -> tuple[FetchReques
         o.partition, o.fetch_offset, o.partition_max_bytes, = _F_iqi.unpack_from(buf, pos)
         pos += 16
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v0, f, i) from None
     return o, pos
@@ -846,7 +846,7 @@ def _e_FetchRequest_FetchPartition_v1(o: FetchRequest.FetchPartition, out: bytea
         f = 1
         out += _F_iqi.pack(o.partition, o.fetch_offset, o.partition_max_bytes)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v1, f, i) from None
@@ -862,7 +862,7 @@ def _e_FetchRequest_FetchPartition_v2(o: FetchRequest.FetchPartition, out: bytea
         f = 1
         out += _F_iqi.pack(o.partition, o.fetch_offset, o.partition_max_bytes)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v2, f, i) from None
@@ -878,7 +878,7 @@ def _e_FetchRequest_FetchPartition_v3(o: FetchRequest.FetchPartition, out: bytea
         f = 1
         out += _F_iqi.pack(o.partition, o.fetch_offset, o.partition_max_bytes)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 3')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v3, f, i) from None
@@ -894,7 +894,7 @@ def _e_FetchRequest_FetchPartition_v4(o: FetchRequest.FetchPartition, out: bytea
         f = 1
         out += _F_iqi.pack(o.partition, o.fetch_offset, o.partition_max_bytes)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v4, f, i) from None
@@ -910,7 +910,7 @@ def _e_FetchRequest_FetchPartition_v5(o: FetchRequest.FetchPartition, out: bytea
         f = 1
         out += _F_iqqi.pack(o.partition, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v5, f, i) from None
@@ -929,7 +929,7 @@ def _d_FetchRequest_FetchPartition_v5(buf: bytes, pos: int) -> tuple[FetchReques
         o.partition, o.fetch_offset, o.log_start_offset, o.partition_max_bytes, = _F_iqqi.unpack_from(buf, pos)
         pos += 24
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v5, f, i) from None
     return o, pos
@@ -945,7 +945,7 @@ def _e_FetchRequest_FetchPartition_v6(o: FetchRequest.FetchPartition, out: bytea
         f = 1
         out += _F_iqqi.pack(o.partition, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v6, f, i) from None
@@ -961,7 +961,7 @@ def _e_FetchRequest_FetchPartition_v7(o: FetchRequest.FetchPartition, out: bytea
         f = 1
         out += _F_iqqi.pack(o.partition, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v7, f, i) from None
@@ -977,7 +977,7 @@ def _e_FetchRequest_FetchPartition_v8(o: FetchRequest.FetchPartition, out: bytea
         f = 1
         out += _F_iqqi.pack(o.partition, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v8, f, i) from None
@@ -993,7 +993,7 @@ def _e_FetchRequest_FetchPartition_v9(o: FetchRequest.FetchPartition, out: bytea
         f = 1
         out += _F_iiqqi.pack(o.partition, o.current_leader_epoch, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 9')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v9, f, i) from None
@@ -1011,7 +1011,7 @@ def _d_FetchRequest_FetchPartition_v9(buf: bytes, pos: int) -> tuple[FetchReques
         o.partition, o.current_leader_epoch, o.fetch_offset, o.log_start_offset, o.partition_max_bytes, = _F_iiqqi.unpack_from(buf, pos)
         pos += 28
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v9, f, i) from None
     return o, pos
@@ -1027,7 +1027,7 @@ def _e_FetchRequest_FetchPartition_v10(o: FetchRequest.FetchPartition, out: byte
         f = 1
         out += _F_iiqqi.pack(o.partition, o.current_leader_epoch, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 10')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v10, f, i) from None
@@ -1043,7 +1043,7 @@ def _e_FetchRequest_FetchPartition_v11(o: FetchRequest.FetchPartition, out: byte
         f = 1
         out += _F_iiqqi.pack(o.partition, o.current_leader_epoch, o.fetch_offset, o.log_start_offset, o.partition_max_bytes)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 11')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v11, f, i) from None
@@ -1057,10 +1057,11 @@ def _e_FetchRequest_FetchPartition_v12(o: FetchRequest.FetchPartition, out: byte
         out += _F_iiqiqi.pack(o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes)
         f = 1
         tags: list[RawTaggedField] = []
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v12, f, i) from None
 
@@ -1078,7 +1079,7 @@ def _d_FetchRequest_FetchPartition_v12(buf: bytes, pos: int) -> tuple[FetchReque
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -1094,7 +1095,7 @@ def _d_FetchRequest_FetchPartition_v12(buf: bytes, pos: int) -> tuple[FetchReque
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v12, f, i) from None
     return o, pos
@@ -1113,7 +1114,7 @@ def _d_FetchRequest_FetchPartition_v13(buf: bytes, pos: int) -> tuple[FetchReque
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -1129,7 +1130,7 @@ def _d_FetchRequest_FetchPartition_v13(buf: bytes, pos: int) -> tuple[FetchReque
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v13, f, i) from None
     return o, pos
@@ -1148,7 +1149,7 @@ def _d_FetchRequest_FetchPartition_v14(buf: bytes, pos: int) -> tuple[FetchReque
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -1164,7 +1165,7 @@ def _d_FetchRequest_FetchPartition_v14(buf: bytes, pos: int) -> tuple[FetchReque
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v14, f, i) from None
     return o, pos
@@ -1183,7 +1184,7 @@ def _d_FetchRequest_FetchPartition_v15(buf: bytes, pos: int) -> tuple[FetchReque
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -1199,7 +1200,7 @@ def _d_FetchRequest_FetchPartition_v15(buf: bytes, pos: int) -> tuple[FetchReque
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v15, f, i) from None
     return o, pos
@@ -1218,7 +1219,7 @@ def _d_FetchRequest_FetchPartition_v16(buf: bytes, pos: int) -> tuple[FetchReque
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -1234,7 +1235,7 @@ def _d_FetchRequest_FetchPartition_v16(buf: bytes, pos: int) -> tuple[FetchReque
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v16, f, i) from None
     return o, pos
@@ -1252,10 +1253,11 @@ def _e_FetchRequest_FetchPartition_v17(o: FetchRequest.FetchPartition, out: byte
             t = bytearray()
             t += _F_u.pack(o.replica_directory_id.bytes)
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v17, f, i) from None
 
@@ -1273,7 +1275,7 @@ def _d_FetchRequest_FetchPartition_v17(buf: bytes, pos: int) -> tuple[FetchReque
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -1295,7 +1297,7 @@ def _d_FetchRequest_FetchPartition_v17(buf: bytes, pos: int) -> tuple[FetchReque
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v17, f, i) from None
     return o, pos
@@ -1317,10 +1319,11 @@ def _e_FetchRequest_FetchPartition_v18(o: FetchRequest.FetchPartition, out: byte
             t = bytearray()
             t += _F_q.pack(o.high_watermark)
             tags.append((1, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchPartition_v18, f, i) from None
 
@@ -1338,7 +1341,7 @@ def _d_FetchRequest_FetchPartition_v18(buf: bytes, pos: int) -> tuple[FetchReque
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -1364,7 +1367,7 @@ def _d_FetchRequest_FetchPartition_v18(buf: bytes, pos: int) -> tuple[FetchReque
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchPartition_v18, f, i) from None
     return o, pos
@@ -1383,7 +1386,7 @@ def _e_FetchRequest_FetchTopic_v0(o: FetchRequest.FetchTopic, out: bytearray) ->
             _e_FetchRequest_FetchPartition_v0(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v0, f, i) from None
@@ -1417,7 +1420,7 @@ def _d_FetchRequest_FetchTopic_v0(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
                     item_partitions.partition = a0
                     item_partitions.fetch_offset = a1
                     item_partitions.partition_max_bytes = a2
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -1428,7 +1431,7 @@ def _d_FetchRequest_FetchTopic_v0(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
             o.partitions = items_partitions
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v0, f, i) from None
     return o, pos
@@ -1447,7 +1450,7 @@ def _e_FetchRequest_FetchTopic_v1(o: FetchRequest.FetchTopic, out: bytearray) ->
             _e_FetchRequest_FetchPartition_v1(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v1, f, i) from None
@@ -1466,7 +1469,7 @@ def _e_FetchRequest_FetchTopic_v2(o: FetchRequest.FetchTopic, out: bytearray) ->
             _e_FetchRequest_FetchPartition_v2(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v2, f, i) from None
@@ -1485,7 +1488,7 @@ def _e_FetchRequest_FetchTopic_v3(o: FetchRequest.FetchTopic, out: bytearray) ->
             _e_FetchRequest_FetchPartition_v3(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 3')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v3, f, i) from None
@@ -1504,7 +1507,7 @@ def _e_FetchRequest_FetchTopic_v4(o: FetchRequest.FetchTopic, out: bytearray) ->
             _e_FetchRequest_FetchPartition_v4(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v4, f, i) from None
@@ -1523,7 +1526,7 @@ def _e_FetchRequest_FetchTopic_v5(o: FetchRequest.FetchTopic, out: bytearray) ->
             _e_FetchRequest_FetchPartition_v5(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v5, f, i) from None
@@ -1557,7 +1560,7 @@ def _d_FetchRequest_FetchTopic_v5(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
                     item_partitions.fetch_offset = a1
                     item_partitions.log_start_offset = a2
                     item_partitions.partition_max_bytes = a3
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -1568,7 +1571,7 @@ def _d_FetchRequest_FetchTopic_v5(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
             o.partitions = items_partitions
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v5, f, i) from None
     return o, pos
@@ -1587,7 +1590,7 @@ def _e_FetchRequest_FetchTopic_v6(o: FetchRequest.FetchTopic, out: bytearray) ->
             _e_FetchRequest_FetchPartition_v6(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v6, f, i) from None
@@ -1606,7 +1609,7 @@ def _e_FetchRequest_FetchTopic_v7(o: FetchRequest.FetchTopic, out: bytearray) ->
             _e_FetchRequest_FetchPartition_v7(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v7, f, i) from None
@@ -1625,7 +1628,7 @@ def _e_FetchRequest_FetchTopic_v8(o: FetchRequest.FetchTopic, out: bytearray) ->
             _e_FetchRequest_FetchPartition_v8(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v8, f, i) from None
@@ -1644,7 +1647,7 @@ def _e_FetchRequest_FetchTopic_v9(o: FetchRequest.FetchTopic, out: bytearray) ->
             _e_FetchRequest_FetchPartition_v9(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 9')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v9, f, i) from None
@@ -1678,7 +1681,7 @@ def _d_FetchRequest_FetchTopic_v9(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
                     item_partitions.fetch_offset = a2
                     item_partitions.log_start_offset = a3
                     item_partitions.partition_max_bytes = a4
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -1689,7 +1692,7 @@ def _d_FetchRequest_FetchTopic_v9(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
             o.partitions = items_partitions
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v9, f, i) from None
     return o, pos
@@ -1708,7 +1711,7 @@ def _e_FetchRequest_FetchTopic_v10(o: FetchRequest.FetchTopic, out: bytearray) -
             _e_FetchRequest_FetchPartition_v10(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 10')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v10, f, i) from None
@@ -1727,7 +1730,7 @@ def _e_FetchRequest_FetchTopic_v11(o: FetchRequest.FetchTopic, out: bytearray) -
             _e_FetchRequest_FetchPartition_v11(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 11')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_FetchTopic_v11, f, i) from None
@@ -1746,8 +1749,8 @@ def _e_FetchRequest_FetchTopic_v12(o: FetchRequest.FetchTopic, out: bytearray) -
             _e_FetchRequest_FetchPartition_v12(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1792,7 +1795,7 @@ def _d_FetchRequest_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchRequest.F
                     item_partitions.last_fetched_epoch = a3
                     item_partitions.log_start_offset = a4
                     item_partitions.partition_max_bytes = a5
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -1805,9 +1808,9 @@ def _d_FetchRequest_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchRequest.F
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v12, f, i) from None
     return o, pos
@@ -1826,8 +1829,8 @@ def _e_FetchRequest_FetchTopic_v13(o: FetchRequest.FetchTopic, out: bytearray) -
             _e_FetchRequest_FetchPartition_v12(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1870,7 +1873,7 @@ def _d_FetchRequest_FetchTopic_v13(buf: bytes, pos: int) -> tuple[FetchRequest.F
                     item_partitions.last_fetched_epoch = a3
                     item_partitions.log_start_offset = a4
                     item_partitions.partition_max_bytes = a5
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -1883,9 +1886,9 @@ def _d_FetchRequest_FetchTopic_v13(buf: bytes, pos: int) -> tuple[FetchRequest.F
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v13, f, i) from None
     return o, pos
@@ -1927,7 +1930,7 @@ def _d_FetchRequest_FetchTopic_v14(buf: bytes, pos: int) -> tuple[FetchRequest.F
                     item_partitions.last_fetched_epoch = a3
                     item_partitions.log_start_offset = a4
                     item_partitions.partition_max_bytes = a5
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -1940,9 +1943,9 @@ def _d_FetchRequest_FetchTopic_v14(buf: bytes, pos: int) -> tuple[FetchRequest.F
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v14, f, i) from None
     return o, pos
@@ -1984,7 +1987,7 @@ def _d_FetchRequest_FetchTopic_v15(buf: bytes, pos: int) -> tuple[FetchRequest.F
                     item_partitions.last_fetched_epoch = a3
                     item_partitions.log_start_offset = a4
                     item_partitions.partition_max_bytes = a5
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -1997,9 +2000,9 @@ def _d_FetchRequest_FetchTopic_v15(buf: bytes, pos: int) -> tuple[FetchRequest.F
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v15, f, i) from None
     return o, pos
@@ -2041,7 +2044,7 @@ def _d_FetchRequest_FetchTopic_v16(buf: bytes, pos: int) -> tuple[FetchRequest.F
                     item_partitions.last_fetched_epoch = a3
                     item_partitions.log_start_offset = a4
                     item_partitions.partition_max_bytes = a5
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -2054,9 +2057,9 @@ def _d_FetchRequest_FetchTopic_v16(buf: bytes, pos: int) -> tuple[FetchRequest.F
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v16, f, i) from None
     return o, pos
@@ -2075,8 +2078,8 @@ def _e_FetchRequest_FetchTopic_v17(o: FetchRequest.FetchTopic, out: bytearray) -
             _e_FetchRequest_FetchPartition_v17(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -2119,7 +2122,7 @@ def _d_FetchRequest_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchRequest.F
                     item_partitions.last_fetched_epoch = a3
                     item_partitions.log_start_offset = a4
                     item_partitions.partition_max_bytes = a5
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -2132,9 +2135,9 @@ def _d_FetchRequest_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchRequest.F
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v17, f, i) from None
     return o, pos
@@ -2153,8 +2156,8 @@ def _e_FetchRequest_FetchTopic_v18(o: FetchRequest.FetchTopic, out: bytearray) -
             _e_FetchRequest_FetchPartition_v18(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -2197,7 +2200,7 @@ def _d_FetchRequest_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchRequest.F
                     item_partitions.last_fetched_epoch = a3
                     item_partitions.log_start_offset = a4
                     item_partitions.partition_max_bytes = a5
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -2210,9 +2213,9 @@ def _d_FetchRequest_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchRequest.F
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_FetchTopic_v18, f, i) from None
     return o, pos
@@ -2230,7 +2233,7 @@ def _e_FetchRequest_ForgottenTopic_v7(o: FetchRequest.ForgottenTopic, out: bytea
         out += pack('>%di' % len(v_partitions), *v_partitions)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_v7, f, i) from None
@@ -2253,7 +2256,7 @@ def _d_FetchRequest_ForgottenTopic_v7(buf: bytes, pos: int) -> tuple[FetchReques
             o.partitions = list(unpack_from('>%di' % n, buf, pos))
             pos += 4 * n
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_ForgottenTopic_v7, f, i) from None
     return o, pos
@@ -2271,7 +2274,7 @@ def _e_FetchRequest_ForgottenTopic_v8(o: FetchRequest.ForgottenTopic, out: bytea
         out += pack('>%di' % len(v_partitions), *v_partitions)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_v8, f, i) from None
@@ -2289,7 +2292,7 @@ def _e_FetchRequest_ForgottenTopic_v9(o: FetchRequest.ForgottenTopic, out: bytea
         out += pack('>%di' % len(v_partitions), *v_partitions)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 9')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_v9, f, i) from None
@@ -2307,7 +2310,7 @@ def _e_FetchRequest_ForgottenTopic_v10(o: FetchRequest.ForgottenTopic, out: byte
         out += pack('>%di' % len(v_partitions), *v_partitions)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 10')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_v10, f, i) from None
@@ -2325,7 +2328,7 @@ def _e_FetchRequest_ForgottenTopic_v11(o: FetchRequest.ForgottenTopic, out: byte
         out += pack('>%di' % len(v_partitions), *v_partitions)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 11')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_ForgottenTopic_v11, f, i) from None
@@ -2343,8 +2346,8 @@ def _e_FetchRequest_ForgottenTopic_v12(o: FetchRequest.ForgottenTopic, out: byte
         out += pack('>%di' % len(v_partitions), *v_partitions)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -2380,9 +2383,9 @@ def _d_FetchRequest_ForgottenTopic_v12(buf: bytes, pos: int) -> tuple[FetchReque
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_ForgottenTopic_v12, f, i) from None
     return o, pos
@@ -2400,8 +2403,8 @@ def _e_FetchRequest_ForgottenTopic_v13(o: FetchRequest.ForgottenTopic, out: byte
         out += pack('>%di' % len(v_partitions), *v_partitions)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -2435,9 +2438,9 @@ def _d_FetchRequest_ForgottenTopic_v13(buf: bytes, pos: int) -> tuple[FetchReque
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_ForgottenTopic_v13, f, i) from None
     return o, pos
@@ -2462,7 +2465,7 @@ def _e_FetchRequest_v0(o: FetchRequest, out: bytearray) -> None:
             _e_FetchRequest_FetchTopic_v0(item_topics, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v0, f, i) from None
@@ -2497,7 +2500,7 @@ def _d_FetchRequest_v0(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             o.topics = items_topics
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v0, f, i) from None
     return o, pos
@@ -2522,7 +2525,7 @@ def _e_FetchRequest_v1(o: FetchRequest, out: bytearray) -> None:
             _e_FetchRequest_FetchTopic_v1(item_topics, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v1, f, i) from None
@@ -2547,7 +2550,7 @@ def _e_FetchRequest_v2(o: FetchRequest, out: bytearray) -> None:
             _e_FetchRequest_FetchTopic_v2(item_topics, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v2, f, i) from None
@@ -2572,7 +2575,7 @@ def _e_FetchRequest_v3(o: FetchRequest, out: bytearray) -> None:
             _e_FetchRequest_FetchTopic_v3(item_topics, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 3')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v3, f, i) from None
@@ -2606,7 +2609,7 @@ def _d_FetchRequest_v3(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             o.topics = items_topics
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v3, f, i) from None
     return o, pos
@@ -2631,7 +2634,7 @@ def _e_FetchRequest_v4(o: FetchRequest, out: bytearray) -> None:
             _e_FetchRequest_FetchTopic_v4(item_topics, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v4, f, i) from None
@@ -2664,7 +2667,7 @@ def _d_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             o.topics = items_topics
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v4, f, i) from None
     return o, pos
@@ -2689,7 +2692,7 @@ def _e_FetchRequest_v5(o: FetchRequest, out: bytearray) -> None:
             _e_FetchRequest_FetchTopic_v5(item_topics, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v5, f, i) from None
@@ -2722,7 +2725,7 @@ def _d_FetchRequest_v5(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             o.topics = items_topics
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v5, f, i) from None
     return o, pos
@@ -2747,7 +2750,7 @@ def _e_FetchRequest_v6(o: FetchRequest, out: bytearray) -> None:
             _e_FetchRequest_FetchTopic_v6(item_topics, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v6, f, i) from None
@@ -2775,7 +2778,7 @@ def _e_FetchRequest_v7(o: FetchRequest, out: bytearray) -> None:
             _e_FetchRequest_ForgottenTopic_v7(item_forgotten_topics_data, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v7, f, i) from None
@@ -2817,7 +2820,7 @@ def _d_FetchRequest_v7(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
         f = 3
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v7, f, i) from None
     return o, pos
@@ -2845,7 +2848,7 @@ def _e_FetchRequest_v8(o: FetchRequest, out: bytearray) -> None:
             _e_FetchRequest_ForgottenTopic_v8(item_forgotten_topics_data, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v8, f, i) from None
@@ -2873,7 +2876,7 @@ def _e_FetchRequest_v9(o: FetchRequest, out: bytearray) -> None:
             _e_FetchRequest_ForgottenTopic_v9(item_forgotten_topics_data, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 9')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v9, f, i) from None
@@ -2915,7 +2918,7 @@ def _d_FetchRequest_v9(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             o.forgotten_topics_data = items_forgotten_topics_data
             i = -1
         f = 3
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v9, f, i) from None
     return o, pos
@@ -2943,7 +2946,7 @@ def _e_FetchRequest_v10(o: FetchRequest, out: bytearray) -> None:
             _e_FetchRequest_ForgottenTopic_v10(item_forgotten_topics_data, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 10')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v10, f, i) from None
@@ -2973,7 +2976,7 @@ def _e_FetchRequest_v11(o: FetchRequest, out: bytearray) -> None:
         f = 4
         write_string(out, o.rack_id)
         f = 5
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 11')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v11, f, i) from None
@@ -3016,7 +3019,7 @@ def _d_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         f = 3
         o.rack_id, pos = read_string(buf, pos)
         f = 4
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v11, f, i) from None
     return o, pos
@@ -3051,10 +3054,11 @@ def _e_FetchRequest_v12(o: FetchRequest, out: bytearray) -> None:
             t = bytearray()
             write_compact_nullable_string(t, o.cluster_id)
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v12, f, i) from None
 
@@ -3114,7 +3118,7 @@ def _d_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -3139,7 +3143,7 @@ def _d_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v12, f, i) from None
     return o, pos
@@ -3174,10 +3178,11 @@ def _e_FetchRequest_v13(o: FetchRequest, out: bytearray) -> None:
             t = bytearray()
             write_compact_nullable_string(t, o.cluster_id)
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v13, f, i) from None
 
@@ -3237,7 +3242,7 @@ def _d_FetchRequest_v13(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -3262,7 +3267,7 @@ def _d_FetchRequest_v13(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v13, f, i) from None
     return o, pos
@@ -3297,10 +3302,11 @@ def _e_FetchRequest_v14(o: FetchRequest, out: bytearray) -> None:
             t = bytearray()
             write_compact_nullable_string(t, o.cluster_id)
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v14, f, i) from None
 
@@ -3360,7 +3366,7 @@ def _d_FetchRequest_v14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -3385,7 +3391,7 @@ def _d_FetchRequest_v14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v14, f, i) from None
     return o, pos
@@ -3424,10 +3430,11 @@ def _e_FetchRequest_v15(o: FetchRequest, out: bytearray) -> None:
             t = bytearray()
             _e_FetchRequest_ReplicaState_v15(o.replica_state, t)
             tags.append((1, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v15, f, i) from None
 
@@ -3488,7 +3495,7 @@ def _d_FetchRequest_v15(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -3516,7 +3523,7 @@ def _d_FetchRequest_v15(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v15, f, i) from None
     return o, pos
@@ -3555,10 +3562,11 @@ def _e_FetchRequest_v16(o: FetchRequest, out: bytearray) -> None:
             t = bytearray()
             _e_FetchRequest_ReplicaState_v15(o.replica_state, t)
             tags.append((1, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v16, f, i) from None
 
@@ -3619,7 +3627,7 @@ def _d_FetchRequest_v16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -3647,7 +3655,7 @@ def _d_FetchRequest_v16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v16, f, i) from None
     return o, pos
@@ -3686,10 +3694,11 @@ def _e_FetchRequest_v17(o: FetchRequest, out: bytearray) -> None:
             t = bytearray()
             _e_FetchRequest_ReplicaState_v15(o.replica_state, t)
             tags.append((1, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v17, f, i) from None
 
@@ -3750,7 +3759,7 @@ def _d_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -3778,7 +3787,7 @@ def _d_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v17, f, i) from None
     return o, pos
@@ -3817,10 +3826,11 @@ def _e_FetchRequest_v18(o: FetchRequest, out: bytearray) -> None:
             t = bytearray()
             _e_FetchRequest_ReplicaState_v15(o.replica_state, t)
             tags.append((1, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchRequest_v18, f, i) from None
 
@@ -3881,7 +3891,7 @@ def _d_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -3909,7 +3919,7 @@ def _d_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchRequest_v18, f, i) from None
     return o, pos
@@ -3922,8 +3932,8 @@ def _e_FetchResponse_EpochEndOffset_v12(o: FetchResponse.EpochEndOffset, out: by
         f = 0
         out += _F_iq.pack(o.epoch, o.end_offset)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -3941,9 +3951,9 @@ def _d_FetchResponse_EpochEndOffset_v12(buf: bytes, pos: int) -> tuple[FetchResp
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_EpochEndOffset_v12, f, i) from None
     return o, pos
@@ -3956,8 +3966,8 @@ def _e_FetchResponse_LeaderIdAndEpoch_v12(o: FetchResponse.LeaderIdAndEpoch, out
         f = 0
         out += _F_ii.pack(o.leader_id, o.leader_epoch)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -3975,9 +3985,9 @@ def _d_FetchResponse_LeaderIdAndEpoch_v12(buf: bytes, pos: int) -> tuple[FetchRe
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_LeaderIdAndEpoch_v12, f, i) from None
     return o, pos
@@ -3990,8 +4000,8 @@ def _e_FetchResponse_SnapshotId_v12(o: FetchResponse.SnapshotId, out: bytearray)
         f = 0
         out += _F_qi.pack(o.end_offset, o.epoch)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -4009,9 +4019,9 @@ def _d_FetchResponse_SnapshotId_v12(buf: bytes, pos: int) -> tuple[FetchResponse
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_SnapshotId_v12, f, i) from None
     return o, pos
@@ -4024,7 +4034,7 @@ def _e_FetchResponse_AbortedTransaction_v4(o: FetchResponse.AbortedTransaction, 
         f = 0
         out += _F_qq.pack(o.producer_id, o.first_offset)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_v4, f, i) from None
@@ -4039,7 +4049,7 @@ def _d_FetchResponse_AbortedTransaction_v4(buf: bytes, pos: int) -> tuple[FetchR
         o.producer_id, o.first_offset, = _F_qq.unpack_from(buf, pos)
         pos += 16
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_AbortedTransaction_v4, f, i) from None
     return o, pos
@@ -4052,7 +4062,7 @@ def _e_FetchResponse_AbortedTransaction_v5(o: FetchResponse.AbortedTransaction, 
         f = 0
         out += _F_qq.pack(o.producer_id, o.first_offset)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_v5, f, i) from None
@@ -4065,7 +4075,7 @@ def _e_FetchResponse_AbortedTransaction_v6(o: FetchResponse.AbortedTransaction, 
         f = 0
         out += _F_qq.pack(o.producer_id, o.first_offset)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_v6, f, i) from None
@@ -4078,7 +4088,7 @@ def _e_FetchResponse_AbortedTransaction_v7(o: FetchResponse.AbortedTransaction, 
         f = 0
         out += _F_qq.pack(o.producer_id, o.first_offset)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_v7, f, i) from None
@@ -4091,7 +4101,7 @@ def _e_FetchResponse_AbortedTransaction_v8(o: FetchResponse.AbortedTransaction, 
         f = 0
         out += _F_qq.pack(o.producer_id, o.first_offset)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_v8, f, i) from None
@@ -4104,7 +4114,7 @@ def _e_FetchResponse_AbortedTransaction_v9(o: FetchResponse.AbortedTransaction, 
         f = 0
         out += _F_qq.pack(o.producer_id, o.first_offset)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 9')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_v9, f, i) from None
@@ -4117,7 +4127,7 @@ def _e_FetchResponse_AbortedTransaction_v10(o: FetchResponse.AbortedTransaction,
         f = 0
         out += _F_qq.pack(o.producer_id, o.first_offset)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 10')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_v10, f, i) from None
@@ -4130,7 +4140,7 @@ def _e_FetchResponse_AbortedTransaction_v11(o: FetchResponse.AbortedTransaction,
         f = 0
         out += _F_qq.pack(o.producer_id, o.first_offset)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 11')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_AbortedTransaction_v11, f, i) from None
@@ -4143,8 +4153,8 @@ def _e_FetchResponse_AbortedTransaction_v12(o: FetchResponse.AbortedTransaction,
         f = 0
         out += _F_qq.pack(o.producer_id, o.first_offset)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -4162,9 +4172,9 @@ def _d_FetchResponse_AbortedTransaction_v12(buf: bytes, pos: int) -> tuple[Fetch
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_AbortedTransaction_v12, f, i) from None
     return o, pos
@@ -4191,7 +4201,7 @@ def _e_FetchResponse_PartitionData_v0(o: FetchResponse.PartitionData, out: bytea
         f = 5
         write_nullable_bytes(out, o.records)
         f = 6
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v0, f, i) from None
@@ -4215,7 +4225,7 @@ def _d_FetchResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[FetchRespon
         f = 1
         o.records, pos = read_nullable_bytes(buf, pos)
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_PartitionData_v0, f, i) from None
     return o, pos
@@ -4242,7 +4252,7 @@ def _e_FetchResponse_PartitionData_v1(o: FetchResponse.PartitionData, out: bytea
         f = 5
         write_nullable_bytes(out, o.records)
         f = 6
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v1, f, i) from None
@@ -4269,7 +4279,7 @@ def _e_FetchResponse_PartitionData_v2(o: FetchResponse.PartitionData, out: bytea
         f = 5
         write_nullable_bytes(out, o.records)
         f = 6
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v2, f, i) from None
@@ -4296,7 +4306,7 @@ def _e_FetchResponse_PartitionData_v3(o: FetchResponse.PartitionData, out: bytea
         f = 5
         write_nullable_bytes(out, o.records)
         f = 6
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 3')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v3, f, i) from None
@@ -4332,7 +4342,7 @@ def _e_FetchResponse_PartitionData_v4(o: FetchResponse.PartitionData, out: bytea
         f = 6
         write_nullable_bytes(out, o.records)
         f = 7
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v4, f, i) from None
@@ -4365,7 +4375,7 @@ def _d_FetchResponse_PartitionData_v4(buf: bytes, pos: int) -> tuple[FetchRespon
                     item_aborted_transactions = _new(cls_aborted_transactions)
                     item_aborted_transactions.producer_id = a0
                     item_aborted_transactions.first_offset = a1
-                    item_aborted_transactions.unknown_tagged_fields = []
+                    item_aborted_transactions._unknown_tagged_fields = None
                     items_aborted_transactions.append(item_aborted_transactions)
                 pos = stop_aborted_transactions
             else:
@@ -4378,7 +4388,7 @@ def _d_FetchResponse_PartitionData_v4(buf: bytes, pos: int) -> tuple[FetchRespon
         f = 2
         o.records, pos = read_nullable_bytes(buf, pos)
         f = 3
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_PartitionData_v4, f, i) from None
     return o, pos
@@ -4414,7 +4424,7 @@ def _e_FetchResponse_PartitionData_v5(o: FetchResponse.PartitionData, out: bytea
         f = 6
         write_nullable_bytes(out, o.records)
         f = 7
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v5, f, i) from None
@@ -4446,7 +4456,7 @@ def _d_FetchResponse_PartitionData_v5(buf: bytes, pos: int) -> tuple[FetchRespon
                     item_aborted_transactions = _new(cls_aborted_transactions)
                     item_aborted_transactions.producer_id = a0
                     item_aborted_transactions.first_offset = a1
-                    item_aborted_transactions.unknown_tagged_fields = []
+                    item_aborted_transactions._unknown_tagged_fields = None
                     items_aborted_transactions.append(item_aborted_transactions)
                 pos = stop_aborted_transactions
             else:
@@ -4459,7 +4469,7 @@ def _d_FetchResponse_PartitionData_v5(buf: bytes, pos: int) -> tuple[FetchRespon
         f = 2
         o.records, pos = read_nullable_bytes(buf, pos)
         f = 3
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_PartitionData_v5, f, i) from None
     return o, pos
@@ -4495,7 +4505,7 @@ def _e_FetchResponse_PartitionData_v6(o: FetchResponse.PartitionData, out: bytea
         f = 6
         write_nullable_bytes(out, o.records)
         f = 7
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v6, f, i) from None
@@ -4531,7 +4541,7 @@ def _e_FetchResponse_PartitionData_v7(o: FetchResponse.PartitionData, out: bytea
         f = 6
         write_nullable_bytes(out, o.records)
         f = 7
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v7, f, i) from None
@@ -4567,7 +4577,7 @@ def _e_FetchResponse_PartitionData_v8(o: FetchResponse.PartitionData, out: bytea
         f = 6
         write_nullable_bytes(out, o.records)
         f = 7
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v8, f, i) from None
@@ -4603,7 +4613,7 @@ def _e_FetchResponse_PartitionData_v9(o: FetchResponse.PartitionData, out: bytea
         f = 6
         write_nullable_bytes(out, o.records)
         f = 7
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 9')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v9, f, i) from None
@@ -4639,7 +4649,7 @@ def _e_FetchResponse_PartitionData_v10(o: FetchResponse.PartitionData, out: byte
         f = 6
         write_nullable_bytes(out, o.records)
         f = 7
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 10')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v10, f, i) from None
@@ -4674,7 +4684,7 @@ def _e_FetchResponse_PartitionData_v11(o: FetchResponse.PartitionData, out: byte
         f = 6
         write_nullable_bytes(out, o.records)
         f = 7
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 11')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v11, f, i) from None
@@ -4705,7 +4715,7 @@ def _d_FetchResponse_PartitionData_v11(buf: bytes, pos: int) -> tuple[FetchRespo
                     item_aborted_transactions = _new(cls_aborted_transactions)
                     item_aborted_transactions.producer_id = a0
                     item_aborted_transactions.first_offset = a1
-                    item_aborted_transactions.unknown_tagged_fields = []
+                    item_aborted_transactions._unknown_tagged_fields = None
                     items_aborted_transactions.append(item_aborted_transactions)
                 pos = stop_aborted_transactions
             else:
@@ -4721,7 +4731,7 @@ def _d_FetchResponse_PartitionData_v11(buf: bytes, pos: int) -> tuple[FetchRespo
         f = 3
         o.records, pos = read_nullable_bytes(buf, pos)
         f = 4
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_PartitionData_v11, f, i) from None
     return o, pos
@@ -4760,10 +4770,11 @@ def _e_FetchResponse_PartitionData_v12(o: FetchResponse.PartitionData, out: byte
             t = bytearray()
             _e_FetchResponse_SnapshotId_v12(o.snapshot_id, t)
             tags.append((2, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1, 2):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_PartitionData_v12, f, i) from None
 
@@ -4799,7 +4810,7 @@ def _d_FetchResponse_PartitionData_v12(buf: bytes, pos: int) -> tuple[FetchRespo
                     item_aborted_transactions = _new(cls_aborted_transactions)
                     item_aborted_transactions.producer_id = a0
                     item_aborted_transactions.first_offset = a1
-                    item_aborted_transactions.unknown_tagged_fields = []
+                    item_aborted_transactions._unknown_tagged_fields = None
                     items_aborted_transactions.append(item_aborted_transactions)
                 pos = stop_aborted_transactions
             else:
@@ -4821,7 +4832,7 @@ def _d_FetchResponse_PartitionData_v12(buf: bytes, pos: int) -> tuple[FetchRespo
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -4850,7 +4861,7 @@ def _d_FetchResponse_PartitionData_v12(buf: bytes, pos: int) -> tuple[FetchRespo
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_PartitionData_v12, f, i) from None
     return o, pos
@@ -4869,7 +4880,7 @@ def _e_FetchResponse_FetchableTopicResponse_v0(o: FetchResponse.FetchableTopicRe
             _e_FetchResponse_PartitionData_v0(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v0, f, i) from None
@@ -4896,7 +4907,7 @@ def _d_FetchResponse_FetchableTopicResponse_v0(buf: bytes, pos: int) -> tuple[Fe
             o.partitions = items_partitions
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_FetchableTopicResponse_v0, f, i) from None
     return o, pos
@@ -4915,7 +4926,7 @@ def _e_FetchResponse_FetchableTopicResponse_v1(o: FetchResponse.FetchableTopicRe
             _e_FetchResponse_PartitionData_v1(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v1, f, i) from None
@@ -4934,7 +4945,7 @@ def _e_FetchResponse_FetchableTopicResponse_v2(o: FetchResponse.FetchableTopicRe
             _e_FetchResponse_PartitionData_v2(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v2, f, i) from None
@@ -4953,7 +4964,7 @@ def _e_FetchResponse_FetchableTopicResponse_v3(o: FetchResponse.FetchableTopicRe
             _e_FetchResponse_PartitionData_v3(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 3')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v3, f, i) from None
@@ -4972,7 +4983,7 @@ def _e_FetchResponse_FetchableTopicResponse_v4(o: FetchResponse.FetchableTopicRe
             _e_FetchResponse_PartitionData_v4(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v4, f, i) from None
@@ -4999,7 +5010,7 @@ def _d_FetchResponse_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[Fe
             o.partitions = items_partitions
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_FetchableTopicResponse_v4, f, i) from None
     return o, pos
@@ -5018,7 +5029,7 @@ def _e_FetchResponse_FetchableTopicResponse_v5(o: FetchResponse.FetchableTopicRe
             _e_FetchResponse_PartitionData_v5(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v5, f, i) from None
@@ -5045,7 +5056,7 @@ def _d_FetchResponse_FetchableTopicResponse_v5(buf: bytes, pos: int) -> tuple[Fe
             o.partitions = items_partitions
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_FetchableTopicResponse_v5, f, i) from None
     return o, pos
@@ -5064,7 +5075,7 @@ def _e_FetchResponse_FetchableTopicResponse_v6(o: FetchResponse.FetchableTopicRe
             _e_FetchResponse_PartitionData_v6(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v6, f, i) from None
@@ -5083,7 +5094,7 @@ def _e_FetchResponse_FetchableTopicResponse_v7(o: FetchResponse.FetchableTopicRe
             _e_FetchResponse_PartitionData_v7(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v7, f, i) from None
@@ -5102,7 +5113,7 @@ def _e_FetchResponse_FetchableTopicResponse_v8(o: FetchResponse.FetchableTopicRe
             _e_FetchResponse_PartitionData_v8(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v8, f, i) from None
@@ -5121,7 +5132,7 @@ def _e_FetchResponse_FetchableTopicResponse_v9(o: FetchResponse.FetchableTopicRe
             _e_FetchResponse_PartitionData_v9(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 9')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v9, f, i) from None
@@ -5140,7 +5151,7 @@ def _e_FetchResponse_FetchableTopicResponse_v10(o: FetchResponse.FetchableTopicR
             _e_FetchResponse_PartitionData_v10(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 10')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v10, f, i) from None
@@ -5159,7 +5170,7 @@ def _e_FetchResponse_FetchableTopicResponse_v11(o: FetchResponse.FetchableTopicR
             _e_FetchResponse_PartitionData_v11(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 11')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_FetchableTopicResponse_v11, f, i) from None
@@ -5186,7 +5197,7 @@ def _d_FetchResponse_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[F
             o.partitions = items_partitions
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_FetchableTopicResponse_v11, f, i) from None
     return o, pos
@@ -5205,8 +5216,8 @@ def _e_FetchResponse_FetchableTopicResponse_v12(o: FetchResponse.FetchableTopicR
             _e_FetchResponse_PartitionData_v12(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -5246,9 +5257,9 @@ def _d_FetchResponse_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[F
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_FetchableTopicResponse_v12, f, i) from None
     return o, pos
@@ -5267,8 +5278,8 @@ def _e_FetchResponse_FetchableTopicResponse_v13(o: FetchResponse.FetchableTopicR
             _e_FetchResponse_PartitionData_v12(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -5306,9 +5317,9 @@ def _d_FetchResponse_FetchableTopicResponse_v13(buf: bytes, pos: int) -> tuple[F
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_FetchableTopicResponse_v13, f, i) from None
     return o, pos
@@ -5327,8 +5338,8 @@ def _e_FetchResponse_NodeEndpoint_v16(o: FetchResponse.NodeEndpoint, out: bytear
         f = 3
         write_compact_nullable_string(out, o.rack)
         f = 4
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -5361,9 +5372,9 @@ def _d_FetchResponse_NodeEndpoint_v16(buf: bytes, pos: int) -> tuple[FetchRespon
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_NodeEndpoint_v16, f, i) from None
     return o, pos
@@ -5386,7 +5397,7 @@ def _e_FetchResponse_v0(o: FetchResponse, out: bytearray) -> None:
             _e_FetchResponse_FetchableTopicResponse_v0(item_responses, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_v0, f, i) from None
@@ -5414,7 +5425,7 @@ def _d_FetchResponse_v0(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
             o.responses = items_responses
             i = -1
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v0, f, i) from None
     return o, pos
@@ -5439,7 +5450,7 @@ def _e_FetchResponse_v1(o: FetchResponse, out: bytearray) -> None:
             _e_FetchResponse_FetchableTopicResponse_v1(item_responses, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_v1, f, i) from None
@@ -5469,7 +5480,7 @@ def _d_FetchResponse_v1(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
             o.responses = items_responses
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v1, f, i) from None
     return o, pos
@@ -5494,7 +5505,7 @@ def _e_FetchResponse_v2(o: FetchResponse, out: bytearray) -> None:
             _e_FetchResponse_FetchableTopicResponse_v2(item_responses, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_v2, f, i) from None
@@ -5519,7 +5530,7 @@ def _e_FetchResponse_v3(o: FetchResponse, out: bytearray) -> None:
             _e_FetchResponse_FetchableTopicResponse_v3(item_responses, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 3')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_v3, f, i) from None
@@ -5544,7 +5555,7 @@ def _e_FetchResponse_v4(o: FetchResponse, out: bytearray) -> None:
             _e_FetchResponse_FetchableTopicResponse_v4(item_responses, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_v4, f, i) from None
@@ -5574,7 +5585,7 @@ def _d_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
             o.responses = items_responses
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v4, f, i) from None
     return o, pos
@@ -5599,7 +5610,7 @@ def _e_FetchResponse_v5(o: FetchResponse, out: bytearray) -> None:
             _e_FetchResponse_FetchableTopicResponse_v5(item_responses, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_v5, f, i) from None
@@ -5629,7 +5640,7 @@ def _d_FetchResponse_v5(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
             o.responses = items_responses
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v5, f, i) from None
     return o, pos
@@ -5654,7 +5665,7 @@ def _e_FetchResponse_v6(o: FetchResponse, out: bytearray) -> None:
             _e_FetchResponse_FetchableTopicResponse_v6(item_responses, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_v6, f, i) from None
@@ -5676,7 +5687,7 @@ def _e_FetchResponse_v7(o: FetchResponse, out: bytearray) -> None:
             _e_FetchResponse_FetchableTopicResponse_v7(item_responses, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_v7, f, i) from None
@@ -5704,7 +5715,7 @@ def _d_FetchResponse_v7(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
             o.responses = items_responses
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v7, f, i) from None
     return o, pos
@@ -5726,7 +5737,7 @@ def _e_FetchResponse_v8(o: FetchResponse, out: bytearray) -> None:
             _e_FetchResponse_FetchableTopicResponse_v8(item_responses, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_v8, f, i) from None
@@ -5748,7 +5759,7 @@ def _e_FetchResponse_v9(o: FetchResponse, out: bytearray) -> None:
             _e_FetchResponse_FetchableTopicResponse_v9(item_responses, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 9')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_v9, f, i) from None
@@ -5770,7 +5781,7 @@ def _e_FetchResponse_v10(o: FetchResponse, out: bytearray) -> None:
             _e_FetchResponse_FetchableTopicResponse_v10(item_responses, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 10')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_v10, f, i) from None
@@ -5792,7 +5803,7 @@ def _e_FetchResponse_v11(o: FetchResponse, out: bytearray) -> None:
             _e_FetchResponse_FetchableTopicResponse_v11(item_responses, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 11')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_v11, f, i) from None
@@ -5820,7 +5831,7 @@ def _d_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
             o.responses = items_responses
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v11, f, i) from None
     return o, pos
@@ -5843,10 +5854,11 @@ def _e_FetchResponse_v12(o: FetchResponse, out: bytearray) -> None:
         i = -1
         f = 3
         tags: list[RawTaggedField] = []
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_v12, f, i) from None
 
@@ -5881,7 +5893,7 @@ def _d_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -5897,7 +5909,7 @@ def _d_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v12, f, i) from None
     return o, pos
@@ -5920,10 +5932,11 @@ def _e_FetchResponse_v13(o: FetchResponse, out: bytearray) -> None:
         i = -1
         f = 3
         tags: list[RawTaggedField] = []
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_v13, f, i) from None
 
@@ -5958,7 +5971,7 @@ def _d_FetchResponse_v13(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -5974,7 +5987,7 @@ def _d_FetchResponse_v13(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v13, f, i) from None
     return o, pos
@@ -5997,10 +6010,11 @@ def _e_FetchResponse_v14(o: FetchResponse, out: bytearray) -> None:
         i = -1
         f = 3
         tags: list[RawTaggedField] = []
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_v14, f, i) from None
 
@@ -6035,7 +6049,7 @@ def _d_FetchResponse_v14(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -6051,7 +6065,7 @@ def _d_FetchResponse_v14(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v14, f, i) from None
     return o, pos
@@ -6074,10 +6088,11 @@ def _e_FetchResponse_v15(o: FetchResponse, out: bytearray) -> None:
         i = -1
         f = 3
         tags: list[RawTaggedField] = []
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_v15, f, i) from None
 
@@ -6112,7 +6127,7 @@ def _d_FetchResponse_v15(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -6128,7 +6143,7 @@ def _d_FetchResponse_v15(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v15, f, i) from None
     return o, pos
@@ -6156,10 +6171,11 @@ def _e_FetchResponse_v16(o: FetchResponse, out: bytearray) -> None:
                 _e_FetchResponse_NodeEndpoint_v16(item_node_endpoints, t)
             i = -1
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchResponse_v16, f, i) from None
 
@@ -6194,7 +6210,7 @@ def _d_FetchResponse_v16(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -6229,7 +6245,7 @@ def _d_FetchResponse_v16(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchResponse_v16, f, i) from None
     return o, pos

@@ -115,7 +115,7 @@ class FetchSnapshotRequest(Struct):
         ) -> None:
             self.name = name
             self.partitions = [] if partitions is UNSET else partitions
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class PartitionSnapshot(Struct):
         """The partitions to copy a snapshot of; only partition 0 exists.
@@ -155,7 +155,7 @@ class FetchSnapshotRequest(Struct):
             self.snapshot_id = FetchSnapshotRequest.SnapshotId() if snapshot_id is UNSET else snapshot_id
             self.position = position
             self.replica_directory_id = replica_directory_id
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class SnapshotId(Struct):
         """The snapshot wanted, as named by the SnapshotId of a Fetch answer (KIP-630).
@@ -183,7 +183,7 @@ class FetchSnapshotRequest(Struct):
         ) -> None:
             self.end_offset = end_offset
             self.epoch = epoch
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -198,7 +198,7 @@ class FetchSnapshotRequest(Struct):
         self.replica_id = replica_id
         self.max_bytes = max_bytes
         self.topics = [] if topics is UNSET else topics
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class FetchSnapshotResponse(Struct):
@@ -251,7 +251,7 @@ class FetchSnapshotResponse(Struct):
         ) -> None:
             self.name = name
             self.partitions = [] if partitions is UNSET else partitions
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class PartitionSnapshot(Struct):
         """Per-partition answers: one chunk of the snapshot each.
@@ -299,7 +299,7 @@ class FetchSnapshotResponse(Struct):
             self.size = size
             self.position = position
             self.unaligned_records = unaligned_records
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class SnapshotId(Struct):
         """The snapshot the chunk belongs to.
@@ -327,7 +327,7 @@ class FetchSnapshotResponse(Struct):
         ) -> None:
             self.end_offset = end_offset
             self.epoch = epoch
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class LeaderIdAndEpoch(Struct):
         """The leader as the responder knows it, so a fetcher can follow a leader change.
@@ -355,7 +355,7 @@ class FetchSnapshotResponse(Struct):
         ) -> None:
             self.leader_id = leader_id
             self.leader_epoch = leader_epoch
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class NodeEndpoint(Struct):
         """Listeners of the leaders named in the answers (KIP-853).
@@ -387,7 +387,7 @@ class FetchSnapshotResponse(Struct):
             self.node_id = node_id
             self.host = host
             self.port = port
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -402,7 +402,7 @@ class FetchSnapshotResponse(Struct):
         self.error_code = error_code
         self.topics = [] if topics is UNSET else topics
         self.node_endpoints = [] if node_endpoints is UNSET else node_endpoints
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_FetchSnapshotRequest_SnapshotId_v0: tuple[FieldEntry, ...] = (('EndOffset', False, (('EndOffset', 8, 'q'), ('Epoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
@@ -442,8 +442,8 @@ def _e_FetchSnapshotRequest_SnapshotId_v0(o: FetchSnapshotRequest.SnapshotId, ou
         f = 0
         out += _F_qi.pack(o.end_offset, o.epoch)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -461,9 +461,9 @@ def _d_FetchSnapshotRequest_SnapshotId_v0(buf: bytes, pos: int) -> tuple[FetchSn
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_SnapshotId_v0, f, i) from None
     return o, pos
@@ -481,10 +481,11 @@ def _e_FetchSnapshotRequest_PartitionSnapshot_v0(o: FetchSnapshotRequest.Partiti
         out += _F_q.pack(o.position)
         f = 3
         tags: list[RawTaggedField] = []
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchSnapshotRequest_PartitionSnapshot_v0, f, i) from None
 
@@ -506,7 +507,7 @@ def _d_FetchSnapshotRequest_PartitionSnapshot_v0(buf: bytes, pos: int) -> tuple[
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -522,7 +523,7 @@ def _d_FetchSnapshotRequest_PartitionSnapshot_v0(buf: bytes, pos: int) -> tuple[
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_PartitionSnapshot_v0, f, i) from None
     return o, pos
@@ -544,10 +545,11 @@ def _e_FetchSnapshotRequest_PartitionSnapshot_v1(o: FetchSnapshotRequest.Partiti
             t = bytearray()
             t += _F_u.pack(o.replica_directory_id.bytes)
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchSnapshotRequest_PartitionSnapshot_v1, f, i) from None
 
@@ -569,7 +571,7 @@ def _d_FetchSnapshotRequest_PartitionSnapshot_v1(buf: bytes, pos: int) -> tuple[
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -589,7 +591,7 @@ def _d_FetchSnapshotRequest_PartitionSnapshot_v1(buf: bytes, pos: int) -> tuple[
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_PartitionSnapshot_v1, f, i) from None
     return o, pos
@@ -608,8 +610,8 @@ def _e_FetchSnapshotRequest_TopicSnapshot_v0(o: FetchSnapshotRequest.TopicSnapsh
             _e_FetchSnapshotRequest_PartitionSnapshot_v0(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -648,9 +650,9 @@ def _d_FetchSnapshotRequest_TopicSnapshot_v0(buf: bytes, pos: int) -> tuple[Fetc
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_TopicSnapshot_v0, f, i) from None
     return o, pos
@@ -669,8 +671,8 @@ def _e_FetchSnapshotRequest_TopicSnapshot_v1(o: FetchSnapshotRequest.TopicSnapsh
             _e_FetchSnapshotRequest_PartitionSnapshot_v1(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -709,9 +711,9 @@ def _d_FetchSnapshotRequest_TopicSnapshot_v1(buf: bytes, pos: int) -> tuple[Fetc
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_TopicSnapshot_v1, f, i) from None
     return o, pos
@@ -735,10 +737,11 @@ def _e_FetchSnapshotRequest_v0(o: FetchSnapshotRequest, out: bytearray) -> None:
             t = bytearray()
             write_compact_nullable_string(t, o.cluster_id)
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchSnapshotRequest_v0, f, i) from None
 
@@ -773,7 +776,7 @@ def _d_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotReque
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -796,7 +799,7 @@ def _d_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotReque
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_v0, f, i) from None
     return o, pos
@@ -820,10 +823,11 @@ def _e_FetchSnapshotRequest_v1(o: FetchSnapshotRequest, out: bytearray) -> None:
             t = bytearray()
             write_compact_nullable_string(t, o.cluster_id)
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchSnapshotRequest_v1, f, i) from None
 
@@ -858,7 +862,7 @@ def _d_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotReque
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -881,7 +885,7 @@ def _d_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotReque
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotRequest_v1, f, i) from None
     return o, pos
@@ -894,8 +898,8 @@ def _e_FetchSnapshotResponse_SnapshotId_v0(o: FetchSnapshotResponse.SnapshotId, 
         f = 0
         out += _F_qi.pack(o.end_offset, o.epoch)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -913,9 +917,9 @@ def _d_FetchSnapshotResponse_SnapshotId_v0(buf: bytes, pos: int) -> tuple[FetchS
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_SnapshotId_v0, f, i) from None
     return o, pos
@@ -928,8 +932,8 @@ def _e_FetchSnapshotResponse_LeaderIdAndEpoch_v0(o: FetchSnapshotResponse.Leader
         f = 0
         out += _F_ii.pack(o.leader_id, o.leader_epoch)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -947,9 +951,9 @@ def _d_FetchSnapshotResponse_LeaderIdAndEpoch_v0(buf: bytes, pos: int) -> tuple[
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_LeaderIdAndEpoch_v0, f, i) from None
     return o, pos
@@ -973,10 +977,11 @@ def _e_FetchSnapshotResponse_PartitionSnapshot_v0(o: FetchSnapshotResponse.Parti
             t = bytearray()
             _e_FetchSnapshotResponse_LeaderIdAndEpoch_v0(o.current_leader, t)
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchSnapshotResponse_PartitionSnapshot_v0, f, i) from None
 
@@ -1004,7 +1009,7 @@ def _d_FetchSnapshotResponse_PartitionSnapshot_v0(buf: bytes, pos: int) -> tuple
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -1023,7 +1028,7 @@ def _d_FetchSnapshotResponse_PartitionSnapshot_v0(buf: bytes, pos: int) -> tuple
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_PartitionSnapshot_v0, f, i) from None
     return o, pos
@@ -1042,8 +1047,8 @@ def _e_FetchSnapshotResponse_TopicSnapshot_v0(o: FetchSnapshotResponse.TopicSnap
             _e_FetchSnapshotResponse_PartitionSnapshot_v0(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1082,9 +1087,9 @@ def _d_FetchSnapshotResponse_TopicSnapshot_v0(buf: bytes, pos: int) -> tuple[Fet
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_TopicSnapshot_v0, f, i) from None
     return o, pos
@@ -1101,8 +1106,8 @@ def _e_FetchSnapshotResponse_NodeEndpoint_v1(o: FetchSnapshotResponse.NodeEndpoi
         f = 2
         out += _F_H.pack(o.port)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1129,9 +1134,9 @@ def _d_FetchSnapshotResponse_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[Fetc
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_NodeEndpoint_v1, f, i) from None
     return o, pos
@@ -1154,10 +1159,11 @@ def _e_FetchSnapshotResponse_v0(o: FetchSnapshotResponse, out: bytearray) -> Non
         i = -1
         f = 3
         tags: list[RawTaggedField] = []
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchSnapshotResponse_v0, f, i) from None
 
@@ -1192,7 +1198,7 @@ def _d_FetchSnapshotResponse_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotResp
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -1208,7 +1214,7 @@ def _d_FetchSnapshotResponse_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotResp
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_v0, f, i) from None
     return o, pos
@@ -1236,10 +1242,11 @@ def _e_FetchSnapshotResponse_v1(o: FetchSnapshotResponse, out: bytearray) -> Non
                 _e_FetchSnapshotResponse_NodeEndpoint_v1(item_node_endpoints, t)
             i = -1
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_FetchSnapshotResponse_v1, f, i) from None
 
@@ -1274,7 +1281,7 @@ def _d_FetchSnapshotResponse_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotResp
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -1309,7 +1316,7 @@ def _d_FetchSnapshotResponse_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotResp
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_FetchSnapshotResponse_v1, f, i) from None
     return o, pos

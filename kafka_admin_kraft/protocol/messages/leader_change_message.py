@@ -109,7 +109,7 @@ class LeaderChangeMessage(Struct):
         ) -> None:
             self.voter_id = voter_id
             self.voter_directory_id = voter_directory_id
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -124,7 +124,7 @@ class LeaderChangeMessage(Struct):
         self.leader_id = leader_id
         self.voters = [] if voters is UNSET else voters
         self.granting_voters = [] if granting_voters is UNSET else granting_voters
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_LeaderChangeMessage_Voter_v0: tuple[FieldEntry, ...] = (('VoterDirectoryId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), )), ('<tagged fields>', False, ()), )
@@ -147,8 +147,8 @@ def _e_LeaderChangeMessage_Voter_v0(o: LeaderChangeMessage.Voter, out: bytearray
         f = 1
         out += _F_i.pack(o.voter_id)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -167,9 +167,9 @@ def _d_LeaderChangeMessage_Voter_v0(buf: bytes, pos: int) -> tuple[LeaderChangeM
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_LeaderChangeMessage_Voter_v0, f, i) from None
     return o, pos
@@ -182,8 +182,8 @@ def _e_LeaderChangeMessage_Voter_v1(o: LeaderChangeMessage.Voter, out: bytearray
         f = 0
         out += _F_iu.pack(o.voter_id, o.voter_directory_id.bytes)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -202,9 +202,9 @@ def _d_LeaderChangeMessage_Voter_v1(buf: bytes, pos: int) -> tuple[LeaderChangeM
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_LeaderChangeMessage_Voter_v1, f, i) from None
     return o, pos
@@ -229,8 +229,8 @@ def _e_LeaderChangeMessage_v0(o: LeaderChangeMessage, out: bytearray) -> None:
             _e_LeaderChangeMessage_Voter_v0(item_granting_voters, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -265,7 +265,7 @@ def _d_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMessage
                     item_voters = _new(cls_voters)
                     item_voters.voter_directory_id = ZERO_UUID
                     item_voters.voter_id = a0
-                    item_voters.unknown_tagged_fields = []
+                    item_voters._unknown_tagged_fields = None
                     items_voters.append(item_voters)
                 pos = stop_voters
             else:
@@ -295,7 +295,7 @@ def _d_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMessage
                     item_granting_voters = _new(cls_granting_voters)
                     item_granting_voters.voter_directory_id = ZERO_UUID
                     item_granting_voters.voter_id = a0
-                    item_granting_voters.unknown_tagged_fields = []
+                    item_granting_voters._unknown_tagged_fields = None
                     items_granting_voters.append(item_granting_voters)
                 pos = stop_granting_voters
             else:
@@ -308,9 +308,9 @@ def _d_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMessage
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_LeaderChangeMessage_v0, f, i) from None
     return o, pos
@@ -335,8 +335,8 @@ def _e_LeaderChangeMessage_v1(o: LeaderChangeMessage, out: bytearray) -> None:
             _e_LeaderChangeMessage_Voter_v1(item_granting_voters, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -375,7 +375,7 @@ def _d_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMessage
                     else:
                         item_voters.voter_directory_id = u = _new(Uuid)
                         u._bytes = a1
-                    item_voters.unknown_tagged_fields = []
+                    item_voters._unknown_tagged_fields = None
                     items_voters.append(item_voters)
                 pos = stop_voters
             else:
@@ -409,7 +409,7 @@ def _d_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMessage
                     else:
                         item_granting_voters.voter_directory_id = u = _new(Uuid)
                         u._bytes = a1
-                    item_granting_voters.unknown_tagged_fields = []
+                    item_granting_voters._unknown_tagged_fields = None
                     items_granting_voters.append(item_granting_voters)
                 pos = stop_granting_voters
             else:
@@ -422,9 +422,9 @@ def _d_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMessage
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_LeaderChangeMessage_v1, f, i) from None
     return o, pos

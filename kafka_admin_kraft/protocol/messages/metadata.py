@@ -116,7 +116,7 @@ class MetadataRequest(Struct):
         ) -> None:
             self.topic_id = topic_id
             self.name = name
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -131,7 +131,7 @@ class MetadataRequest(Struct):
         self.allow_auto_topic_creation = allow_auto_topic_creation
         self.include_cluster_authorized_operations = include_cluster_authorized_operations
         self.include_topic_authorized_operations = include_topic_authorized_operations
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class MetadataResponse(Struct):
@@ -198,7 +198,7 @@ class MetadataResponse(Struct):
             self.host = host
             self.port = port
             self.rack = rack
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class MetadataResponseTopic(Struct):
         """One entry per described topic.
@@ -242,7 +242,7 @@ class MetadataResponse(Struct):
             self.is_internal = is_internal
             self.partitions = [] if partitions is UNSET else partitions
             self.topic_authorized_operations = topic_authorized_operations
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class MetadataResponsePartition(Struct):
         """The topic's partitions.
@@ -290,7 +290,7 @@ class MetadataResponse(Struct):
             self.replica_nodes = [] if replica_nodes is UNSET else replica_nodes
             self.isr_nodes = [] if isr_nodes is UNSET else isr_nodes
             self.offline_replicas = [] if offline_replicas is UNSET else offline_replicas
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -311,7 +311,7 @@ class MetadataResponse(Struct):
         self.topics = [] if topics is UNSET else topics
         self.cluster_authorized_operations = cluster_authorized_operations
         self.error_code = error_code
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_MetadataRequest_MetadataRequestTopic_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('<tagged fields>', False, ()), )
@@ -431,7 +431,7 @@ def _e_MetadataRequest_MetadataRequestTopic_v0(o: MetadataRequest.MetadataReques
         f = 0
         write_string(out, o.name)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v0, f, i) from None
@@ -446,7 +446,7 @@ def _d_MetadataRequest_MetadataRequestTopic_v0(buf: bytes, pos: int) -> tuple[Me
         f = 0
         o.name, pos = read_string(buf, pos)
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_MetadataRequestTopic_v0, f, i) from None
     return o, pos
@@ -459,7 +459,7 @@ def _e_MetadataRequest_MetadataRequestTopic_v1(o: MetadataRequest.MetadataReques
         f = 0
         write_string(out, o.name)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v1, f, i) from None
@@ -472,7 +472,7 @@ def _e_MetadataRequest_MetadataRequestTopic_v2(o: MetadataRequest.MetadataReques
         f = 0
         write_string(out, o.name)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v2, f, i) from None
@@ -485,7 +485,7 @@ def _e_MetadataRequest_MetadataRequestTopic_v3(o: MetadataRequest.MetadataReques
         f = 0
         write_string(out, o.name)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 3')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v3, f, i) from None
@@ -498,7 +498,7 @@ def _e_MetadataRequest_MetadataRequestTopic_v4(o: MetadataRequest.MetadataReques
         f = 0
         write_string(out, o.name)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v4, f, i) from None
@@ -511,7 +511,7 @@ def _e_MetadataRequest_MetadataRequestTopic_v5(o: MetadataRequest.MetadataReques
         f = 0
         write_string(out, o.name)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v5, f, i) from None
@@ -524,7 +524,7 @@ def _e_MetadataRequest_MetadataRequestTopic_v6(o: MetadataRequest.MetadataReques
         f = 0
         write_string(out, o.name)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v6, f, i) from None
@@ -537,7 +537,7 @@ def _e_MetadataRequest_MetadataRequestTopic_v7(o: MetadataRequest.MetadataReques
         f = 0
         write_string(out, o.name)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v7, f, i) from None
@@ -550,7 +550,7 @@ def _e_MetadataRequest_MetadataRequestTopic_v8(o: MetadataRequest.MetadataReques
         f = 0
         write_string(out, o.name)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataRequest_MetadataRequestTopic_v8, f, i) from None
@@ -563,8 +563,8 @@ def _e_MetadataRequest_MetadataRequestTopic_v9(o: MetadataRequest.MetadataReques
         f = 0
         write_compact_string(out, o.name)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -586,9 +586,9 @@ def _d_MetadataRequest_MetadataRequestTopic_v9(buf: bytes, pos: int) -> tuple[Me
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_MetadataRequestTopic_v9, f, i) from None
     return o, pos
@@ -603,8 +603,8 @@ def _e_MetadataRequest_MetadataRequestTopic_v10(o: MetadataRequest.MetadataReque
         f = 1
         write_compact_nullable_string(out, o.name)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -629,9 +629,9 @@ def _d_MetadataRequest_MetadataRequestTopic_v10(buf: bytes, pos: int) -> tuple[M
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_MetadataRequestTopic_v10, f, i) from None
     return o, pos
@@ -659,7 +659,7 @@ def _e_MetadataRequest_v0(o: MetadataRequest, out: bytearray) -> None:
             _e_MetadataRequest_MetadataRequestTopic_v0(item_topics, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataRequest_v0, f, i) from None
@@ -686,7 +686,7 @@ def _d_MetadataRequest_v0(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
             o.topics = items_topics
             i = -1
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_v0, f, i) from None
     return o, pos
@@ -715,7 +715,7 @@ def _e_MetadataRequest_v1(o: MetadataRequest, out: bytearray) -> None:
                 _e_MetadataRequest_MetadataRequestTopic_v1(item_topics, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataRequest_v1, f, i) from None
@@ -742,7 +742,7 @@ def _d_MetadataRequest_v1(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
             o.topics = items_topics
             i = -1
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_v1, f, i) from None
     return o, pos
@@ -771,7 +771,7 @@ def _e_MetadataRequest_v2(o: MetadataRequest, out: bytearray) -> None:
                 _e_MetadataRequest_MetadataRequestTopic_v2(item_topics, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataRequest_v2, f, i) from None
@@ -800,7 +800,7 @@ def _e_MetadataRequest_v3(o: MetadataRequest, out: bytearray) -> None:
                 _e_MetadataRequest_MetadataRequestTopic_v3(item_topics, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 3')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataRequest_v3, f, i) from None
@@ -828,7 +828,7 @@ def _e_MetadataRequest_v4(o: MetadataRequest, out: bytearray) -> None:
         f = 3
         out += _F_o.pack(o.allow_auto_topic_creation)
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataRequest_v4, f, i) from None
@@ -857,7 +857,7 @@ def _d_MetadataRequest_v4(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
         o.allow_auto_topic_creation, = _F_o.unpack_from(buf, pos)
         pos += 1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_v4, f, i) from None
     return o, pos
@@ -885,7 +885,7 @@ def _e_MetadataRequest_v5(o: MetadataRequest, out: bytearray) -> None:
         f = 3
         out += _F_o.pack(o.allow_auto_topic_creation)
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataRequest_v5, f, i) from None
@@ -913,7 +913,7 @@ def _e_MetadataRequest_v6(o: MetadataRequest, out: bytearray) -> None:
         f = 3
         out += _F_o.pack(o.allow_auto_topic_creation)
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataRequest_v6, f, i) from None
@@ -941,7 +941,7 @@ def _e_MetadataRequest_v7(o: MetadataRequest, out: bytearray) -> None:
         f = 3
         out += _F_o.pack(o.allow_auto_topic_creation)
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataRequest_v7, f, i) from None
@@ -963,7 +963,7 @@ def _e_MetadataRequest_v8(o: MetadataRequest, out: bytearray) -> None:
         f = 1
         out += _F_ooo.pack(o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataRequest_v8, f, i) from None
@@ -990,7 +990,7 @@ def _d_MetadataRequest_v8(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
         o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations, = _F_ooo.unpack_from(buf, pos)
         pos += 3
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_v8, f, i) from None
     return o, pos
@@ -1012,8 +1012,8 @@ def _e_MetadataRequest_v9(o: MetadataRequest, out: bytearray) -> None:
         f = 1
         out += _F_ooo.pack(o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1049,9 +1049,9 @@ def _d_MetadataRequest_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_v9, f, i) from None
     return o, pos
@@ -1073,8 +1073,8 @@ def _e_MetadataRequest_v10(o: MetadataRequest, out: bytearray) -> None:
         f = 1
         out += _F_ooo.pack(o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1110,9 +1110,9 @@ def _d_MetadataRequest_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_v10, f, i) from None
     return o, pos
@@ -1137,8 +1137,8 @@ def _e_MetadataRequest_v11(o: MetadataRequest, out: bytearray) -> None:
         f = 2
         out += _F_oo.pack(o.allow_auto_topic_creation, o.include_topic_authorized_operations)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1175,9 +1175,9 @@ def _d_MetadataRequest_v11(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataRequest_v11, f, i) from None
     return o, pos
@@ -1202,8 +1202,8 @@ def _e_MetadataRequest_v12(o: MetadataRequest, out: bytearray) -> None:
         f = 2
         out += _F_oo.pack(o.allow_auto_topic_creation, o.include_topic_authorized_operations)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1229,8 +1229,8 @@ def _e_MetadataRequest_v13(o: MetadataRequest, out: bytearray) -> None:
         f = 2
         out += _F_oo.pack(o.allow_auto_topic_creation, o.include_topic_authorized_operations)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1248,7 +1248,7 @@ def _e_MetadataResponse_MetadataResponseBroker_v0(o: MetadataResponse.MetadataRe
         f = 2
         out += _F_i.pack(o.port)
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v0, f, i) from None
@@ -1269,7 +1269,7 @@ def _d_MetadataResponse_MetadataResponseBroker_v0(buf: bytes, pos: int) -> tuple
         o.port, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 3
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseBroker_v0, f, i) from None
     return o, pos
@@ -1288,7 +1288,7 @@ def _e_MetadataResponse_MetadataResponseBroker_v1(o: MetadataResponse.MetadataRe
         f = 3
         write_nullable_string(out, o.rack)
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v1, f, i) from None
@@ -1310,7 +1310,7 @@ def _d_MetadataResponse_MetadataResponseBroker_v1(buf: bytes, pos: int) -> tuple
         f = 3
         o.rack, pos = read_nullable_string(buf, pos)
         f = 4
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseBroker_v1, f, i) from None
     return o, pos
@@ -1329,7 +1329,7 @@ def _e_MetadataResponse_MetadataResponseBroker_v2(o: MetadataResponse.MetadataRe
         f = 3
         write_nullable_string(out, o.rack)
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v2, f, i) from None
@@ -1348,7 +1348,7 @@ def _e_MetadataResponse_MetadataResponseBroker_v3(o: MetadataResponse.MetadataRe
         f = 3
         write_nullable_string(out, o.rack)
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 3')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v3, f, i) from None
@@ -1367,7 +1367,7 @@ def _e_MetadataResponse_MetadataResponseBroker_v4(o: MetadataResponse.MetadataRe
         f = 3
         write_nullable_string(out, o.rack)
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v4, f, i) from None
@@ -1386,7 +1386,7 @@ def _e_MetadataResponse_MetadataResponseBroker_v5(o: MetadataResponse.MetadataRe
         f = 3
         write_nullable_string(out, o.rack)
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v5, f, i) from None
@@ -1405,7 +1405,7 @@ def _e_MetadataResponse_MetadataResponseBroker_v6(o: MetadataResponse.MetadataRe
         f = 3
         write_nullable_string(out, o.rack)
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v6, f, i) from None
@@ -1424,7 +1424,7 @@ def _e_MetadataResponse_MetadataResponseBroker_v7(o: MetadataResponse.MetadataRe
         f = 3
         write_nullable_string(out, o.rack)
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v7, f, i) from None
@@ -1443,7 +1443,7 @@ def _e_MetadataResponse_MetadataResponseBroker_v8(o: MetadataResponse.MetadataRe
         f = 3
         write_nullable_string(out, o.rack)
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseBroker_v8, f, i) from None
@@ -1462,8 +1462,8 @@ def _e_MetadataResponse_MetadataResponseBroker_v9(o: MetadataResponse.MetadataRe
         f = 3
         write_compact_nullable_string(out, o.rack)
         f = 4
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1496,9 +1496,9 @@ def _d_MetadataResponse_MetadataResponseBroker_v9(buf: bytes, pos: int) -> tuple
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseBroker_v9, f, i) from None
     return o, pos
@@ -1521,7 +1521,7 @@ def _e_MetadataResponse_MetadataResponsePartition_v0(o: MetadataResponse.Metadat
         out += pack('>%di' % len(v_isr_nodes), *v_isr_nodes)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v0, f, i) from None
@@ -1554,7 +1554,7 @@ def _d_MetadataResponse_MetadataResponsePartition_v0(buf: bytes, pos: int) -> tu
             o.isr_nodes = list(unpack_from('>%di' % n, buf, pos))
             pos += 4 * n
         f = 3
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponsePartition_v0, f, i) from None
     return o, pos
@@ -1577,7 +1577,7 @@ def _e_MetadataResponse_MetadataResponsePartition_v1(o: MetadataResponse.Metadat
         out += pack('>%di' % len(v_isr_nodes), *v_isr_nodes)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v1, f, i) from None
@@ -1600,7 +1600,7 @@ def _e_MetadataResponse_MetadataResponsePartition_v2(o: MetadataResponse.Metadat
         out += pack('>%di' % len(v_isr_nodes), *v_isr_nodes)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v2, f, i) from None
@@ -1623,7 +1623,7 @@ def _e_MetadataResponse_MetadataResponsePartition_v3(o: MetadataResponse.Metadat
         out += pack('>%di' % len(v_isr_nodes), *v_isr_nodes)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 3')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v3, f, i) from None
@@ -1646,7 +1646,7 @@ def _e_MetadataResponse_MetadataResponsePartition_v4(o: MetadataResponse.Metadat
         out += pack('>%di' % len(v_isr_nodes), *v_isr_nodes)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v4, f, i) from None
@@ -1674,7 +1674,7 @@ def _e_MetadataResponse_MetadataResponsePartition_v5(o: MetadataResponse.Metadat
         out += pack('>%di' % len(v_offline_replicas), *v_offline_replicas)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v5, f, i) from None
@@ -1714,7 +1714,7 @@ def _d_MetadataResponse_MetadataResponsePartition_v5(buf: bytes, pos: int) -> tu
             o.offline_replicas = list(unpack_from('>%di' % n, buf, pos))
             pos += 4 * n
         f = 4
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponsePartition_v5, f, i) from None
     return o, pos
@@ -1742,7 +1742,7 @@ def _e_MetadataResponse_MetadataResponsePartition_v6(o: MetadataResponse.Metadat
         out += pack('>%di' % len(v_offline_replicas), *v_offline_replicas)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v6, f, i) from None
@@ -1770,7 +1770,7 @@ def _e_MetadataResponse_MetadataResponsePartition_v7(o: MetadataResponse.Metadat
         out += pack('>%di' % len(v_offline_replicas), *v_offline_replicas)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v7, f, i) from None
@@ -1809,7 +1809,7 @@ def _d_MetadataResponse_MetadataResponsePartition_v7(buf: bytes, pos: int) -> tu
             o.offline_replicas = list(unpack_from('>%di' % n, buf, pos))
             pos += 4 * n
         f = 4
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponsePartition_v7, f, i) from None
     return o, pos
@@ -1837,7 +1837,7 @@ def _e_MetadataResponse_MetadataResponsePartition_v8(o: MetadataResponse.Metadat
         out += pack('>%di' % len(v_offline_replicas), *v_offline_replicas)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponsePartition_v8, f, i) from None
@@ -1865,8 +1865,8 @@ def _e_MetadataResponse_MetadataResponsePartition_v9(o: MetadataResponse.Metadat
         out += pack('>%di' % len(v_offline_replicas), *v_offline_replicas)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1926,9 +1926,9 @@ def _d_MetadataResponse_MetadataResponsePartition_v9(buf: bytes, pos: int) -> tu
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponsePartition_v9, f, i) from None
     return o, pos
@@ -1952,7 +1952,7 @@ def _e_MetadataResponse_MetadataResponseTopic_v0(o: MetadataResponse.MetadataRes
             _e_MetadataResponse_MetadataResponsePartition_v0(item_partitions, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v0, f, i) from None
@@ -1984,7 +1984,7 @@ def _d_MetadataResponse_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[
             o.partitions = items_partitions
             i = -1
         f = 3
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_v0, f, i) from None
     return o, pos
@@ -2010,7 +2010,7 @@ def _e_MetadataResponse_MetadataResponseTopic_v1(o: MetadataResponse.MetadataRes
             _e_MetadataResponse_MetadataResponsePartition_v1(item_partitions, out)
         i = -1
         f = 5
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v1, f, i) from None
@@ -2044,7 +2044,7 @@ def _d_MetadataResponse_MetadataResponseTopic_v1(buf: bytes, pos: int) -> tuple[
             o.partitions = items_partitions
             i = -1
         f = 4
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_v1, f, i) from None
     return o, pos
@@ -2070,7 +2070,7 @@ def _e_MetadataResponse_MetadataResponseTopic_v2(o: MetadataResponse.MetadataRes
             _e_MetadataResponse_MetadataResponsePartition_v2(item_partitions, out)
         i = -1
         f = 5
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v2, f, i) from None
@@ -2096,7 +2096,7 @@ def _e_MetadataResponse_MetadataResponseTopic_v3(o: MetadataResponse.MetadataRes
             _e_MetadataResponse_MetadataResponsePartition_v3(item_partitions, out)
         i = -1
         f = 5
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 3')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v3, f, i) from None
@@ -2122,7 +2122,7 @@ def _e_MetadataResponse_MetadataResponseTopic_v4(o: MetadataResponse.MetadataRes
             _e_MetadataResponse_MetadataResponsePartition_v4(item_partitions, out)
         i = -1
         f = 5
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v4, f, i) from None
@@ -2148,7 +2148,7 @@ def _e_MetadataResponse_MetadataResponseTopic_v5(o: MetadataResponse.MetadataRes
             _e_MetadataResponse_MetadataResponsePartition_v5(item_partitions, out)
         i = -1
         f = 5
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v5, f, i) from None
@@ -2182,7 +2182,7 @@ def _d_MetadataResponse_MetadataResponseTopic_v5(buf: bytes, pos: int) -> tuple[
             o.partitions = items_partitions
             i = -1
         f = 4
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_v5, f, i) from None
     return o, pos
@@ -2208,7 +2208,7 @@ def _e_MetadataResponse_MetadataResponseTopic_v6(o: MetadataResponse.MetadataRes
             _e_MetadataResponse_MetadataResponsePartition_v6(item_partitions, out)
         i = -1
         f = 5
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v6, f, i) from None
@@ -2234,7 +2234,7 @@ def _e_MetadataResponse_MetadataResponseTopic_v7(o: MetadataResponse.MetadataRes
             _e_MetadataResponse_MetadataResponsePartition_v7(item_partitions, out)
         i = -1
         f = 5
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v7, f, i) from None
@@ -2268,7 +2268,7 @@ def _d_MetadataResponse_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[
             o.partitions = items_partitions
             i = -1
         f = 4
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_v7, f, i) from None
     return o, pos
@@ -2293,7 +2293,7 @@ def _e_MetadataResponse_MetadataResponseTopic_v8(o: MetadataResponse.MetadataRes
         f = 4
         out += _F_i.pack(o.topic_authorized_operations)
         f = 5
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_MetadataResponseTopic_v8, f, i) from None
@@ -2329,7 +2329,7 @@ def _d_MetadataResponse_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[
         o.topic_authorized_operations, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 5
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_v8, f, i) from None
     return o, pos
@@ -2354,8 +2354,8 @@ def _e_MetadataResponse_MetadataResponseTopic_v9(o: MetadataResponse.MetadataRes
         f = 4
         out += _F_i.pack(o.topic_authorized_operations)
         f = 5
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -2404,9 +2404,9 @@ def _d_MetadataResponse_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[
         f = 5
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_v9, f, i) from None
     return o, pos
@@ -2431,8 +2431,8 @@ def _e_MetadataResponse_MetadataResponseTopic_v10(o: MetadataResponse.MetadataRe
         f = 4
         out += _F_i.pack(o.topic_authorized_operations)
         f = 5
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -2481,9 +2481,9 @@ def _d_MetadataResponse_MetadataResponseTopic_v10(buf: bytes, pos: int) -> tuple
         f = 5
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_v10, f, i) from None
     return o, pos
@@ -2508,8 +2508,8 @@ def _e_MetadataResponse_MetadataResponseTopic_v12(o: MetadataResponse.MetadataRe
         f = 4
         out += _F_i.pack(o.topic_authorized_operations)
         f = 5
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -2558,9 +2558,9 @@ def _d_MetadataResponse_MetadataResponseTopic_v12(buf: bytes, pos: int) -> tuple
         f = 5
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_MetadataResponseTopic_v12, f, i) from None
     return o, pos
@@ -2586,7 +2586,7 @@ def _e_MetadataResponse_v0(o: MetadataResponse, out: bytearray) -> None:
             _e_MetadataResponse_MetadataResponseTopic_v0(item_topics, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_v0, f, i) from None
@@ -2627,7 +2627,7 @@ def _d_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
             o.topics = items_topics
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v0, f, i) from None
     return o, pos
@@ -2655,7 +2655,7 @@ def _e_MetadataResponse_v1(o: MetadataResponse, out: bytearray) -> None:
             _e_MetadataResponse_MetadataResponseTopic_v1(item_topics, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_v1, f, i) from None
@@ -2698,7 +2698,7 @@ def _d_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
             o.topics = items_topics
             i = -1
         f = 3
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v1, f, i) from None
     return o, pos
@@ -2728,7 +2728,7 @@ def _e_MetadataResponse_v2(o: MetadataResponse, out: bytearray) -> None:
             _e_MetadataResponse_MetadataResponseTopic_v2(item_topics, out)
         i = -1
         f = 5
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 2')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_v2, f, i) from None
@@ -2772,7 +2772,7 @@ def _d_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
             o.topics = items_topics
             i = -1
         f = 4
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v2, f, i) from None
     return o, pos
@@ -2804,7 +2804,7 @@ def _e_MetadataResponse_v3(o: MetadataResponse, out: bytearray) -> None:
             _e_MetadataResponse_MetadataResponseTopic_v3(item_topics, out)
         i = -1
         f = 6
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 3')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_v3, f, i) from None
@@ -2850,7 +2850,7 @@ def _d_MetadataResponse_v3(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
             o.topics = items_topics
             i = -1
         f = 5
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v3, f, i) from None
     return o, pos
@@ -2882,7 +2882,7 @@ def _e_MetadataResponse_v4(o: MetadataResponse, out: bytearray) -> None:
             _e_MetadataResponse_MetadataResponseTopic_v4(item_topics, out)
         i = -1
         f = 6
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 4')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_v4, f, i) from None
@@ -2914,7 +2914,7 @@ def _e_MetadataResponse_v5(o: MetadataResponse, out: bytearray) -> None:
             _e_MetadataResponse_MetadataResponseTopic_v5(item_topics, out)
         i = -1
         f = 6
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 5')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_v5, f, i) from None
@@ -2960,7 +2960,7 @@ def _d_MetadataResponse_v5(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
             o.topics = items_topics
             i = -1
         f = 5
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v5, f, i) from None
     return o, pos
@@ -2992,7 +2992,7 @@ def _e_MetadataResponse_v6(o: MetadataResponse, out: bytearray) -> None:
             _e_MetadataResponse_MetadataResponseTopic_v6(item_topics, out)
         i = -1
         f = 6
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 6')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_v6, f, i) from None
@@ -3024,7 +3024,7 @@ def _e_MetadataResponse_v7(o: MetadataResponse, out: bytearray) -> None:
             _e_MetadataResponse_MetadataResponseTopic_v7(item_topics, out)
         i = -1
         f = 6
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 7')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_v7, f, i) from None
@@ -3070,7 +3070,7 @@ def _d_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
             o.topics = items_topics
             i = -1
         f = 5
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v7, f, i) from None
     return o, pos
@@ -3101,7 +3101,7 @@ def _e_MetadataResponse_v8(o: MetadataResponse, out: bytearray) -> None:
         f = 5
         out += _F_i.pack(o.cluster_authorized_operations)
         f = 6
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 8')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_MetadataResponse_v8, f, i) from None
@@ -3149,7 +3149,7 @@ def _d_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         o.cluster_authorized_operations, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 6
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v8, f, i) from None
     return o, pos
@@ -3180,8 +3180,8 @@ def _e_MetadataResponse_v9(o: MetadataResponse, out: bytearray) -> None:
         f = 5
         out += _F_i.pack(o.cluster_authorized_operations)
         f = 6
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -3248,9 +3248,9 @@ def _d_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, int]
         f = 6
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v9, f, i) from None
     return o, pos
@@ -3281,8 +3281,8 @@ def _e_MetadataResponse_v10(o: MetadataResponse, out: bytearray) -> None:
         f = 5
         out += _F_i.pack(o.cluster_authorized_operations)
         f = 6
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -3349,9 +3349,9 @@ def _d_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, int
         f = 6
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v10, f, i) from None
     return o, pos
@@ -3383,8 +3383,8 @@ def _e_MetadataResponse_v11(o: MetadataResponse, out: bytearray) -> None:
             _e_MetadataResponse_MetadataResponseTopic_v10(item_topics, out)
         i = -1
         f = 6
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -3449,9 +3449,9 @@ def _d_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, int
         f = 5
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v11, f, i) from None
     return o, pos
@@ -3483,8 +3483,8 @@ def _e_MetadataResponse_v12(o: MetadataResponse, out: bytearray) -> None:
             _e_MetadataResponse_MetadataResponseTopic_v12(item_topics, out)
         i = -1
         f = 6
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -3549,9 +3549,9 @@ def _d_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, int
         f = 5
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v12, f, i) from None
     return o, pos
@@ -3585,8 +3585,8 @@ def _e_MetadataResponse_v13(o: MetadataResponse, out: bytearray) -> None:
         f = 6
         out += _F_h.pack(o.error_code)
         f = 7
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -3653,9 +3653,9 @@ def _d_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, int
         f = 6
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_MetadataResponse_v13, f, i) from None
     return o, pos

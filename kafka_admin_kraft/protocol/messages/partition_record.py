@@ -131,7 +131,7 @@ class PartitionRecord(Struct):
         self.directories = [] if directories is UNSET else directories
         self.eligible_leader_replicas = eligible_leader_replicas
         self.last_known_elr = last_known_elr
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_PartitionRecord_v0: tuple[FieldEntry, ...] = (('Directories', False, ()), ('EligibleLeaderReplicas', False, ()), ('LastKnownElr', False, ()), ('PartitionId', False, (('PartitionId', 4, 'i'), ('TopicId', 16, '16s'), )), ('Replicas', True, ()), ('Isr', True, ()), ('RemovingReplicas', True, ()), ('AddingReplicas', True, ()), ('Leader', False, (('Leader', 4, 'i'), ('LeaderEpoch', 4, 'i'), ('PartitionEpoch', 4, 'i'), )), ('<tagged fields>', False, ()), )
@@ -185,10 +185,11 @@ def _e_PartitionRecord_v0(o: PartitionRecord, out: bytearray) -> None:
             t = bytearray()
             t += _F_b.pack(o.leader_recovery_state)
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1, 2):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_PartitionRecord_v0, f, i) from None
 
@@ -268,7 +269,7 @@ def _d_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
         f = 6
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -290,7 +291,7 @@ def _d_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_PartitionRecord_v0, f, i) from None
     return o, pos
@@ -342,10 +343,11 @@ def _e_PartitionRecord_v1(o: PartitionRecord, out: bytearray) -> None:
             t = bytearray()
             t += _F_b.pack(o.leader_recovery_state)
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1, 2):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_PartitionRecord_v1, f, i) from None
 
@@ -442,7 +444,7 @@ def _d_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
         f = 7
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -464,7 +466,7 @@ def _d_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_PartitionRecord_v1, f, i) from None
     return o, pos
@@ -530,10 +532,11 @@ def _e_PartitionRecord_v2(o: PartitionRecord, out: bytearray) -> None:
                 t += pack('>%di' % len(v_last_known_elr), *v_last_known_elr)
             i = -1
             tags.append((2, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1, 2):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_PartitionRecord_v2, f, i) from None
 
@@ -630,7 +633,7 @@ def _d_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
         f = 7
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -684,7 +687,7 @@ def _d_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_PartitionRecord_v2, f, i) from None
     return o, pos

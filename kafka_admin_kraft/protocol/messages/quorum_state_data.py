@@ -110,7 +110,7 @@ class QuorumStateData(Struct):
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
             self.voter_id = voter_id
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -131,7 +131,7 @@ class QuorumStateData(Struct):
         self.voted_directory_id = voted_directory_id
         self.applied_offset = applied_offset
         self.current_voters = [] if current_voters is UNSET else current_voters
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_QuorumStateData_Voter_v0: tuple[FieldEntry, ...] = (('VoterId', False, (('VoterId', 4, 'i'), )), ('<tagged fields>', False, ()), )
@@ -149,8 +149,8 @@ def _e_QuorumStateData_Voter_v0(o: QuorumStateData.Voter, out: bytearray) -> Non
         f = 0
         out += _F_i.pack(o.voter_id)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -168,9 +168,9 @@ def _d_QuorumStateData_Voter_v0(buf: bytes, pos: int) -> tuple[QuorumStateData.V
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_QuorumStateData_Voter_v0, f, i) from None
     return o, pos
@@ -197,8 +197,8 @@ def _e_QuorumStateData_v0(o: QuorumStateData, out: bytearray) -> None:
                 _e_QuorumStateData_Voter_v0(item_current_voters, out)
         i = -1
         f = 4
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -239,7 +239,7 @@ def _d_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
                 for a0, in _F_ix.iter_unpack(buf[pos:stop_current_voters]):
                     item_current_voters = _new(cls_current_voters)
                     item_current_voters.voter_id = a0
-                    item_current_voters.unknown_tagged_fields = []
+                    item_current_voters._unknown_tagged_fields = None
                     items_current_voters.append(item_current_voters)
                 pos = stop_current_voters
             else:
@@ -252,9 +252,9 @@ def _d_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_QuorumStateData_v0, f, i) from None
     return o, pos
@@ -276,8 +276,8 @@ def _e_QuorumStateData_v1(o: QuorumStateData, out: bytearray) -> None:
         f = 3
         out += _F_iiiu.pack(o.leader_id, o.leader_epoch, o.voted_id, o.voted_directory_id.bytes)
         f = 4
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -299,9 +299,9 @@ def _d_QuorumStateData_v1(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_QuorumStateData_v1, f, i) from None
     return o, pos

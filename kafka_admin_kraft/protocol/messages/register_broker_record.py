@@ -133,7 +133,7 @@ class RegisterBrokerRecord(Struct):
             self.host = host
             self.port = port
             self.security_protocol = security_protocol
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class BrokerFeature(Struct):
         """Level ranges of the features the broker can run.
@@ -165,7 +165,7 @@ class RegisterBrokerRecord(Struct):
             self.name = name
             self.min_supported_version = min_supported_version
             self.max_supported_version = max_supported_version
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -194,7 +194,7 @@ class RegisterBrokerRecord(Struct):
         self.in_controlled_shutdown = in_controlled_shutdown
         self.log_dirs = [] if log_dirs is UNSET else log_dirs
         self.cordoned_log_dirs = cordoned_log_dirs
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_RegisterBrokerRecord_BrokerEndpoint_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
@@ -224,8 +224,8 @@ def _e_RegisterBrokerRecord_BrokerEndpoint_v0(o: RegisterBrokerRecord.BrokerEndp
         f = 2
         out += _F_Hh.pack(o.port, o.security_protocol)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -255,9 +255,9 @@ def _d_RegisterBrokerRecord_BrokerEndpoint_v0(buf: bytes, pos: int) -> tuple[Reg
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_BrokerEndpoint_v0, f, i) from None
     return o, pos
@@ -272,8 +272,8 @@ def _e_RegisterBrokerRecord_BrokerFeature_v0(o: RegisterBrokerRecord.BrokerFeatu
         f = 1
         out += _F_hh.pack(o.min_supported_version, o.max_supported_version)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -297,9 +297,9 @@ def _d_RegisterBrokerRecord_BrokerFeature_v0(buf: bytes, pos: int) -> tuple[Regi
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_BrokerFeature_v0, f, i) from None
     return o, pos
@@ -341,10 +341,11 @@ def _e_RegisterBrokerRecord_v0(o: RegisterBrokerRecord, out: bytearray) -> None:
         out += _F_o.pack(o.fenced)
         f = 9
         tags: list[RawTaggedField] = []
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_RegisterBrokerRecord_v0, f, i) from None
 
@@ -410,7 +411,7 @@ def _d_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
         f = 5
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -426,7 +427,7 @@ def _d_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_v0, f, i) from None
     return o, pos
@@ -465,10 +466,11 @@ def _e_RegisterBrokerRecord_v1(o: RegisterBrokerRecord, out: bytearray) -> None:
         out += _F_oo.pack(o.fenced, o.in_controlled_shutdown)
         f = 8
         tags: list[RawTaggedField] = []
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_RegisterBrokerRecord_v1, f, i) from None
 
@@ -533,7 +535,7 @@ def _d_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
         f = 5
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -549,7 +551,7 @@ def _d_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_v1, f, i) from None
     return o, pos
@@ -585,10 +587,11 @@ def _e_RegisterBrokerRecord_v2(o: RegisterBrokerRecord, out: bytearray) -> None:
         out += _F_oo.pack(o.fenced, o.in_controlled_shutdown)
         f = 7
         tags: list[RawTaggedField] = []
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_RegisterBrokerRecord_v2, f, i) from None
 
@@ -652,7 +655,7 @@ def _d_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
         f = 5
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -668,7 +671,7 @@ def _d_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_v2, f, i) from None
     return o, pos
@@ -709,10 +712,11 @@ def _e_RegisterBrokerRecord_v3(o: RegisterBrokerRecord, out: bytearray) -> None:
                 t += item_log_dirs.bytes
             i = -1
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_RegisterBrokerRecord_v3, f, i) from None
 
@@ -776,7 +780,7 @@ def _d_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
         f = 5
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -813,7 +817,7 @@ def _d_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_v3, f, i) from None
     return o, pos
@@ -862,10 +866,11 @@ def _e_RegisterBrokerRecord_v4(o: RegisterBrokerRecord, out: bytearray) -> None:
                     t += item_cordoned_log_dirs.bytes
             i = -1
             tags.append((1, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0, 1):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_RegisterBrokerRecord_v4, f, i) from None
 
@@ -929,7 +934,7 @@ def _d_RegisterBrokerRecord_v4(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
         f = 5
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -985,7 +990,7 @@ def _d_RegisterBrokerRecord_v4(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_RegisterBrokerRecord_v4, f, i) from None
     return o, pos

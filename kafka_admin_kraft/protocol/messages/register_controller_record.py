@@ -118,7 +118,7 @@ class RegisterControllerRecord(Struct):
             self.host = host
             self.port = port
             self.security_protocol = security_protocol
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class ControllerFeature(Struct):
         """Level ranges of the features the controller can run.
@@ -150,7 +150,7 @@ class RegisterControllerRecord(Struct):
             self.name = name
             self.min_supported_version = min_supported_version
             self.max_supported_version = max_supported_version
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -167,7 +167,7 @@ class RegisterControllerRecord(Struct):
         self.zk_migration_ready = zk_migration_ready
         self.end_points = [] if end_points is UNSET else end_points
         self.features = [] if features is UNSET else features
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_RegisterControllerRecord_ControllerEndpoint_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), ('SecurityProtocol', 2, 'h'), )), ('<tagged fields>', False, ()), )
@@ -189,8 +189,8 @@ def _e_RegisterControllerRecord_ControllerEndpoint_v0(o: RegisterControllerRecor
         f = 2
         out += _F_Hh.pack(o.port, o.security_protocol)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -220,9 +220,9 @@ def _d_RegisterControllerRecord_ControllerEndpoint_v0(buf: bytes, pos: int) -> t
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_RegisterControllerRecord_ControllerEndpoint_v0, f, i) from None
     return o, pos
@@ -237,8 +237,8 @@ def _e_RegisterControllerRecord_ControllerFeature_v0(o: RegisterControllerRecord
         f = 1
         out += _F_hh.pack(o.min_supported_version, o.max_supported_version)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -262,9 +262,9 @@ def _d_RegisterControllerRecord_ControllerFeature_v0(buf: bytes, pos: int) -> tu
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_RegisterControllerRecord_ControllerFeature_v0, f, i) from None
     return o, pos
@@ -289,8 +289,8 @@ def _e_RegisterControllerRecord_v0(o: RegisterControllerRecord, out: bytearray) 
             _e_RegisterControllerRecord_ControllerFeature_v0(item_features, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -345,9 +345,9 @@ def _d_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterContro
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_RegisterControllerRecord_v0, f, i) from None
     return o, pos

@@ -92,7 +92,7 @@ class RemoveRaftVoterRequest(Struct):
         self.cluster_id = cluster_id
         self.voter_id = voter_id
         self.voter_directory_id = voter_directory_id
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class RemoveRaftVoterResponse(Struct):
@@ -128,7 +128,7 @@ class RemoveRaftVoterResponse(Struct):
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_RemoveRaftVoterRequest_v0: tuple[FieldEntry, ...] = (('ClusterId', False, ()), ('VoterId', False, (('VoterId', 4, 'i'), ('VoterDirectoryId', 16, '16s'), )), ('<tagged fields>', False, ()), )
@@ -146,8 +146,8 @@ def _e_RemoveRaftVoterRequest_v0(o: RemoveRaftVoterRequest, out: bytearray) -> N
         f = 1
         out += _F_iu.pack(o.voter_id, o.voter_directory_id.bytes)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -172,9 +172,9 @@ def _d_RemoveRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[RemoveRaftVoterR
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_RemoveRaftVoterRequest_v0, f, i) from None
     return o, pos
@@ -189,8 +189,8 @@ def _e_RemoveRaftVoterResponse_v0(o: RemoveRaftVoterResponse, out: bytearray) ->
         f = 1
         write_compact_nullable_string(out, o.error_message)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -214,9 +214,9 @@ def _d_RemoveRaftVoterResponse_v0(buf: bytes, pos: int) -> tuple[RemoveRaftVoter
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_RemoveRaftVoterResponse_v0, f, i) from None
     return o, pos

@@ -92,7 +92,7 @@ class RequestHeader(Struct):
         self.request_api_version = request_api_version
         self.correlation_id = correlation_id
         self.client_id = client_id
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_RequestHeader_v1: tuple[FieldEntry, ...] = (('RequestApiKey', False, (('RequestApiKey', 2, 'h'), ('RequestApiVersion', 2, 'h'), ('CorrelationId', 4, 'i'), )), ('ClientId', False, ()), ('<tagged fields>', False, ()), )
@@ -110,7 +110,7 @@ def _e_RequestHeader_v1(o: RequestHeader, out: bytearray) -> None:
         f = 1
         write_nullable_string(out, o.client_id)
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_RequestHeader_v1, f, i) from None
@@ -127,7 +127,7 @@ def _d_RequestHeader_v1(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
         f = 1
         o.client_id, pos = read_nullable_string(buf, pos)
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_RequestHeader_v1, f, i) from None
     return o, pos
@@ -142,8 +142,8 @@ def _e_RequestHeader_v2(o: RequestHeader, out: bytearray) -> None:
         f = 1
         write_nullable_string(out, o.client_id)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -163,9 +163,9 @@ def _d_RequestHeader_v2(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_RequestHeader_v2, f, i) from None
     return o, pos

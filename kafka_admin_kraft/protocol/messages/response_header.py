@@ -80,7 +80,7 @@ class ResponseHeader(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.correlation_id = correlation_id
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_ResponseHeader_v0: tuple[FieldEntry, ...] = (('CorrelationId', False, (('CorrelationId', 4, 'i'), )), ('<tagged fields>', False, ()), )
@@ -96,7 +96,7 @@ def _e_ResponseHeader_v0(o: ResponseHeader, out: bytearray) -> None:
         f = 0
         out += _F_i.pack(o.correlation_id)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_ResponseHeader_v0, f, i) from None
@@ -111,7 +111,7 @@ def _d_ResponseHeader_v0(buf: bytes, pos: int) -> tuple[ResponseHeader, int]:
         o.correlation_id, = _F_i.unpack_from(buf, pos)
         pos += 4
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_ResponseHeader_v0, f, i) from None
     return o, pos
@@ -124,8 +124,8 @@ def _e_ResponseHeader_v1(o: ResponseHeader, out: bytearray) -> None:
         f = 0
         out += _F_i.pack(o.correlation_id)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -143,9 +143,9 @@ def _d_ResponseHeader_v1(buf: bytes, pos: int) -> tuple[ResponseHeader, int]:
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_ResponseHeader_v1, f, i) from None
     return o, pos

@@ -84,7 +84,7 @@ class SaslAuthenticateRequest(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.auth_bytes = auth_bytes
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class SaslAuthenticateResponse(Struct):
@@ -124,7 +124,7 @@ class SaslAuthenticateResponse(Struct):
         self.error_message = error_message
         self.auth_bytes = auth_bytes
         self.session_lifetime_ms = session_lifetime_ms
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_SaslAuthenticateRequest_v0: tuple[FieldEntry, ...] = (('AuthBytes', False, ()), ('<tagged fields>', False, ()), )
@@ -147,7 +147,7 @@ def _e_SaslAuthenticateRequest_v0(o: SaslAuthenticateRequest, out: bytearray) ->
         f = 0
         write_bytes(out, o.auth_bytes)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_SaslAuthenticateRequest_v0, f, i) from None
@@ -161,7 +161,7 @@ def _d_SaslAuthenticateRequest_v0(buf: bytes, pos: int) -> tuple[SaslAuthenticat
         f = 0
         o.auth_bytes, pos = read_bytes(buf, pos)
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_SaslAuthenticateRequest_v0, f, i) from None
     return o, pos
@@ -174,7 +174,7 @@ def _e_SaslAuthenticateRequest_v1(o: SaslAuthenticateRequest, out: bytearray) ->
         f = 0
         write_bytes(out, o.auth_bytes)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_SaslAuthenticateRequest_v1, f, i) from None
@@ -187,8 +187,8 @@ def _e_SaslAuthenticateRequest_v2(o: SaslAuthenticateRequest, out: bytearray) ->
         f = 0
         write_compact_bytes(out, o.auth_bytes)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -209,9 +209,9 @@ def _d_SaslAuthenticateRequest_v2(buf: bytes, pos: int) -> tuple[SaslAuthenticat
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_SaslAuthenticateRequest_v2, f, i) from None
     return o, pos
@@ -228,7 +228,7 @@ def _e_SaslAuthenticateResponse_v0(o: SaslAuthenticateResponse, out: bytearray) 
         f = 2
         write_bytes(out, o.auth_bytes)
         f = 3
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_SaslAuthenticateResponse_v0, f, i) from None
@@ -248,7 +248,7 @@ def _d_SaslAuthenticateResponse_v0(buf: bytes, pos: int) -> tuple[SaslAuthentica
         f = 2
         o.auth_bytes, pos = read_bytes(buf, pos)
         f = 3
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_SaslAuthenticateResponse_v0, f, i) from None
     return o, pos
@@ -267,7 +267,7 @@ def _e_SaslAuthenticateResponse_v1(o: SaslAuthenticateResponse, out: bytearray) 
         f = 3
         out += _F_q.pack(o.session_lifetime_ms)
         f = 4
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_SaslAuthenticateResponse_v1, f, i) from None
@@ -289,7 +289,7 @@ def _d_SaslAuthenticateResponse_v1(buf: bytes, pos: int) -> tuple[SaslAuthentica
         o.session_lifetime_ms, = _F_q.unpack_from(buf, pos)
         pos += 8
         f = 4
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_SaslAuthenticateResponse_v1, f, i) from None
     return o, pos
@@ -308,8 +308,8 @@ def _e_SaslAuthenticateResponse_v2(o: SaslAuthenticateResponse, out: bytearray) 
         f = 3
         out += _F_q.pack(o.session_lifetime_ms)
         f = 4
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -342,9 +342,9 @@ def _d_SaslAuthenticateResponse_v2(buf: bytes, pos: int) -> tuple[SaslAuthentica
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_SaslAuthenticateResponse_v2, f, i) from None
     return o, pos

@@ -83,7 +83,7 @@ class SaslHandshakeRequest(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.mechanism = mechanism
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class SaslHandshakeResponse(Struct):
@@ -115,7 +115,7 @@ class SaslHandshakeResponse(Struct):
     ) -> None:
         self.error_code = error_code
         self.mechanisms = [] if mechanisms is UNSET else mechanisms
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_SaslHandshakeRequest_v0: tuple[FieldEntry, ...] = (('Mechanism', False, ()), ('<tagged fields>', False, ()), )
@@ -133,7 +133,7 @@ def _e_SaslHandshakeRequest_v0(o: SaslHandshakeRequest, out: bytearray) -> None:
         f = 0
         write_string(out, o.mechanism)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_SaslHandshakeRequest_v0, f, i) from None
@@ -147,7 +147,7 @@ def _d_SaslHandshakeRequest_v0(buf: bytes, pos: int) -> tuple[SaslHandshakeReque
         f = 0
         o.mechanism, pos = read_string(buf, pos)
         f = 1
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_SaslHandshakeRequest_v0, f, i) from None
     return o, pos
@@ -160,7 +160,7 @@ def _e_SaslHandshakeRequest_v1(o: SaslHandshakeRequest, out: bytearray) -> None:
         f = 0
         write_string(out, o.mechanism)
         f = 1
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_SaslHandshakeRequest_v1, f, i) from None
@@ -179,7 +179,7 @@ def _e_SaslHandshakeResponse_v0(o: SaslHandshakeResponse, out: bytearray) -> Non
             write_string(out, item_mechanisms)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 0')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_SaslHandshakeResponse_v0, f, i) from None
@@ -206,7 +206,7 @@ def _d_SaslHandshakeResponse_v0(buf: bytes, pos: int) -> tuple[SaslHandshakeResp
             o.mechanisms = items_mechanisms
             i = -1
         f = 2
-        o.unknown_tagged_fields = []
+        o._unknown_tagged_fields = None
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_SaslHandshakeResponse_v0, f, i) from None
     return o, pos
@@ -225,7 +225,7 @@ def _e_SaslHandshakeResponse_v1(o: SaslHandshakeResponse, out: bytearray) -> Non
             write_string(out, item_mechanisms)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
+        if o._unknown_tagged_fields:
             raise EncodeError('tagged fields need a flexible version, not 1')
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_SaslHandshakeResponse_v1, f, i) from None

@@ -80,7 +80,7 @@ class SnapshotFooterRecord(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.version = version
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_SnapshotFooterRecord_v0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), )), ('<tagged fields>', False, ()), )
@@ -94,8 +94,8 @@ def _e_SnapshotFooterRecord_v0(o: SnapshotFooterRecord, out: bytearray) -> None:
         f = 0
         out += _F_h.pack(o.version)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -113,9 +113,9 @@ def _d_SnapshotFooterRecord_v0(buf: bytes, pos: int) -> tuple[SnapshotFooterReco
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_SnapshotFooterRecord_v0, f, i) from None
     return o, pos

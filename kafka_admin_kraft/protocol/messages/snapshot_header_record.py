@@ -84,7 +84,7 @@ class SnapshotHeaderRecord(Struct):
     ) -> None:
         self.version = version
         self.last_contained_log_timestamp = last_contained_log_timestamp
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_SnapshotHeaderRecord_v0: tuple[FieldEntry, ...] = (('Version', False, (('Version', 2, 'h'), ('LastContainedLogTimestamp', 8, 'q'), )), ('<tagged fields>', False, ()), )
@@ -98,8 +98,8 @@ def _e_SnapshotHeaderRecord_v0(o: SnapshotHeaderRecord, out: bytearray) -> None:
         f = 0
         out += _F_hq.pack(o.version, o.last_contained_log_timestamp)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -117,9 +117,9 @@ def _d_SnapshotHeaderRecord_v0(buf: bytes, pos: int) -> tuple[SnapshotHeaderReco
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_SnapshotHeaderRecord_v0, f, i) from None
     return o, pos

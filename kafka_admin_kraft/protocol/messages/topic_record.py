@@ -85,7 +85,7 @@ class TopicRecord(Struct):
     ) -> None:
         self.name = name
         self.topic_id = topic_id
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_TopicRecord_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('TopicId', False, (('TopicId', 16, '16s'), )), ('<tagged fields>', False, ()), )
@@ -101,8 +101,8 @@ def _e_TopicRecord_v0(o: TopicRecord, out: bytearray) -> None:
         f = 1
         out += _F_u.pack(o.topic_id.bytes)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -127,9 +127,9 @@ def _d_TopicRecord_v0(buf: bytes, pos: int) -> tuple[TopicRecord, int]:
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_TopicRecord_v0, f, i) from None
     return o, pos

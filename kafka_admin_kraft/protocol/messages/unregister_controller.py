@@ -84,7 +84,7 @@ class UnregisterControllerRequest(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.controller_id = controller_id
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class UnregisterControllerResponse(Struct):
@@ -120,7 +120,7 @@ class UnregisterControllerResponse(Struct):
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_UnregisterControllerRequest_v0: tuple[FieldEntry, ...] = (('ControllerId', False, (('ControllerId', 4, 'i'), )), ('<tagged fields>', False, ()), )
@@ -136,8 +136,8 @@ def _e_UnregisterControllerRequest_v0(o: UnregisterControllerRequest, out: bytea
         f = 0
         out += _F_i.pack(o.controller_id)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -155,9 +155,9 @@ def _d_UnregisterControllerRequest_v0(buf: bytes, pos: int) -> tuple[UnregisterC
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_UnregisterControllerRequest_v0, f, i) from None
     return o, pos
@@ -172,8 +172,8 @@ def _e_UnregisterControllerResponse_v0(o: UnregisterControllerResponse, out: byt
         f = 1
         write_compact_nullable_string(out, o.error_message)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -197,9 +197,9 @@ def _d_UnregisterControllerResponse_v0(buf: bytes, pos: int) -> tuple[Unregister
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_UnregisterControllerResponse_v0, f, i) from None
     return o, pos

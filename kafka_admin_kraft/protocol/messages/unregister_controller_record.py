@@ -81,7 +81,7 @@ class UnregisterControllerRecord(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.controller_id = controller_id
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_UnregisterControllerRecord_v0: tuple[FieldEntry, ...] = (('ControllerId', False, (('ControllerId', 4, 'i'), )), ('<tagged fields>', False, ()), )
@@ -95,8 +95,8 @@ def _e_UnregisterControllerRecord_v0(o: UnregisterControllerRecord, out: bytearr
         f = 0
         out += _F_i.pack(o.controller_id)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -114,9 +114,9 @@ def _d_UnregisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[UnregisterCo
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_UnregisterControllerRecord_v0, f, i) from None
     return o, pos

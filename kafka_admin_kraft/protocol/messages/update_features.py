@@ -119,7 +119,7 @@ class UpdateFeaturesRequest(Struct):
             self.max_version_level = max_version_level
             self.allow_downgrade = allow_downgrade
             self.upgrade_type = upgrade_type
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -132,7 +132,7 @@ class UpdateFeaturesRequest(Struct):
         self.timeout_ms = timeout_ms
         self.feature_updates = [] if feature_updates is UNSET else feature_updates
         self.validate_only = validate_only
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class UpdateFeaturesResponse(Struct):
@@ -189,7 +189,7 @@ class UpdateFeaturesResponse(Struct):
             self.feature = feature
             self.error_code = error_code
             self.error_message = error_message
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -204,7 +204,7 @@ class UpdateFeaturesResponse(Struct):
         self.error_code = error_code
         self.error_message = error_message
         self.results = [] if results is UNSET else results
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_UpdateFeaturesRequest_FeatureUpdateKey_v0: tuple[FieldEntry, ...] = (('UpgradeType', False, ()), ('Feature', False, ()), ('MaxVersionLevel', False, (('MaxVersionLevel', 2, 'h'), ('AllowDowngrade', 1, '?'), )), ('<tagged fields>', False, ()), )
@@ -237,8 +237,8 @@ def _e_UpdateFeaturesRequest_FeatureUpdateKey_v0(o: UpdateFeaturesRequest.Featur
         f = 2
         out += _F_ho.pack(o.max_version_level, o.allow_downgrade)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -263,9 +263,9 @@ def _d_UpdateFeaturesRequest_FeatureUpdateKey_v0(buf: bytes, pos: int) -> tuple[
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesRequest_FeatureUpdateKey_v0, f, i) from None
     return o, pos
@@ -283,8 +283,8 @@ def _e_UpdateFeaturesRequest_FeatureUpdateKey_v1(o: UpdateFeaturesRequest.Featur
         f = 2
         out += _F_hb.pack(o.max_version_level, o.upgrade_type)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -309,9 +309,9 @@ def _d_UpdateFeaturesRequest_FeatureUpdateKey_v1(buf: bytes, pos: int) -> tuple[
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesRequest_FeatureUpdateKey_v1, f, i) from None
     return o, pos
@@ -329,8 +329,8 @@ def _e_UpdateFeaturesRequest_FeatureUpdateKey_v2(o: UpdateFeaturesRequest.Featur
         f = 2
         out += _F_hb.pack(o.max_version_level, o.upgrade_type)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -353,8 +353,8 @@ def _e_UpdateFeaturesRequest_v0(o: UpdateFeaturesRequest, out: bytearray) -> Non
             _e_UpdateFeaturesRequest_FeatureUpdateKey_v0(item_feature_updates, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -391,9 +391,9 @@ def _d_UpdateFeaturesRequest_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesReq
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesRequest_v0, f, i) from None
     return o, pos
@@ -414,8 +414,8 @@ def _e_UpdateFeaturesRequest_v1(o: UpdateFeaturesRequest, out: bytearray) -> Non
         f = 2
         out += _F_o.pack(o.validate_only)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -454,9 +454,9 @@ def _d_UpdateFeaturesRequest_v1(buf: bytes, pos: int) -> tuple[UpdateFeaturesReq
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesRequest_v1, f, i) from None
     return o, pos
@@ -477,8 +477,8 @@ def _e_UpdateFeaturesRequest_v2(o: UpdateFeaturesRequest, out: bytearray) -> Non
         f = 2
         out += _F_o.pack(o.validate_only)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -496,8 +496,8 @@ def _e_UpdateFeaturesResponse_UpdatableFeatureResult_v0(o: UpdateFeaturesRespons
         f = 2
         write_compact_nullable_string(out, o.error_message)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -527,9 +527,9 @@ def _d_UpdateFeaturesResponse_UpdatableFeatureResult_v0(buf: bytes, pos: int) ->
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesResponse_UpdatableFeatureResult_v0, f, i) from None
     return o, pos
@@ -550,8 +550,8 @@ def _e_UpdateFeaturesResponse_v0(o: UpdateFeaturesResponse, out: bytearray) -> N
             _e_UpdateFeaturesResponse_UpdatableFeatureResult_v0(item_results, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -593,9 +593,9 @@ def _d_UpdateFeaturesResponse_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesRe
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesResponse_v0, f, i) from None
     return o, pos
@@ -610,8 +610,8 @@ def _e_UpdateFeaturesResponse_v2(o: UpdateFeaturesResponse, out: bytearray) -> N
         f = 1
         write_compact_nullable_string(out, o.error_message)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -636,9 +636,9 @@ def _d_UpdateFeaturesResponse_v2(buf: bytes, pos: int) -> tuple[UpdateFeaturesRe
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_UpdateFeaturesResponse_v2, f, i) from None
     return o, pos

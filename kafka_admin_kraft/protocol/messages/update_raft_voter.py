@@ -121,7 +121,7 @@ class UpdateRaftVoterRequest(Struct):
             self.name = name
             self.host = host
             self.port = port
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class KRaftVersionFeature(Struct):
         """The range of kraft.version levels the voter can run.
@@ -149,7 +149,7 @@ class UpdateRaftVoterRequest(Struct):
         ) -> None:
             self.min_supported_version = min_supported_version
             self.max_supported_version = max_supported_version
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -168,7 +168,7 @@ class UpdateRaftVoterRequest(Struct):
         self.voter_directory_id = voter_directory_id
         self.listeners = [] if listeners is UNSET else listeners
         self.k_raft_version_feature = UpdateRaftVoterRequest.KRaftVersionFeature() if k_raft_version_feature is UNSET else k_raft_version_feature
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class UpdateRaftVoterResponse(Struct):
@@ -227,7 +227,7 @@ class UpdateRaftVoterResponse(Struct):
             self.leader_epoch = leader_epoch
             self.host = host
             self.port = port
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -240,7 +240,7 @@ class UpdateRaftVoterResponse(Struct):
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.current_leader = UpdateRaftVoterResponse.CurrentLeader() if current_leader is UNSET else current_leader
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_UpdateRaftVoterRequest_Listener_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
@@ -266,8 +266,8 @@ def _e_UpdateRaftVoterRequest_Listener_v0(o: UpdateRaftVoterRequest.Listener, ou
         f = 2
         out += _F_H.pack(o.port)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -297,9 +297,9 @@ def _d_UpdateRaftVoterRequest_Listener_v0(buf: bytes, pos: int) -> tuple[UpdateR
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_UpdateRaftVoterRequest_Listener_v0, f, i) from None
     return o, pos
@@ -312,8 +312,8 @@ def _e_UpdateRaftVoterRequest_KRaftVersionFeature_v0(o: UpdateRaftVoterRequest.K
         f = 0
         out += _F_hh.pack(o.min_supported_version, o.max_supported_version)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -331,9 +331,9 @@ def _d_UpdateRaftVoterRequest_KRaftVersionFeature_v0(buf: bytes, pos: int) -> tu
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_UpdateRaftVoterRequest_KRaftVersionFeature_v0, f, i) from None
     return o, pos
@@ -356,8 +356,8 @@ def _e_UpdateRaftVoterRequest_v0(o: UpdateRaftVoterRequest, out: bytearray) -> N
         f = 3
         _e_UpdateRaftVoterRequest_KRaftVersionFeature_v0(o.k_raft_version_feature, out)
         f = 4
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -402,9 +402,9 @@ def _d_UpdateRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoterR
         f = 4
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_UpdateRaftVoterRequest_v0, f, i) from None
     return o, pos
@@ -421,8 +421,8 @@ def _e_UpdateRaftVoterResponse_CurrentLeader_v0(o: UpdateRaftVoterResponse.Curre
         f = 2
         out += _F_i.pack(o.port)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -449,9 +449,9 @@ def _d_UpdateRaftVoterResponse_CurrentLeader_v0(buf: bytes, pos: int) -> tuple[U
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_UpdateRaftVoterResponse_CurrentLeader_v0, f, i) from None
     return o, pos
@@ -469,10 +469,11 @@ def _e_UpdateRaftVoterResponse_v0(o: UpdateRaftVoterResponse, out: bytearray) ->
             t = bytearray()
             _e_UpdateRaftVoterResponse_CurrentLeader_v0(o.current_leader, t)
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_UpdateRaftVoterResponse_v0, f, i) from None
 
@@ -489,7 +490,7 @@ def _d_UpdateRaftVoterResponse_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoter
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -508,7 +509,7 @@ def _d_UpdateRaftVoterResponse_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoter
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_UpdateRaftVoterResponse_v0, f, i) from None
     return o, pos

@@ -116,7 +116,7 @@ class VoteRequest(Struct):
         ) -> None:
             self.topic_name = topic_name
             self.partitions = [] if partitions is UNSET else partitions
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class PartitionData(Struct):
         """The partition the election is for; KRaft has only partition 0.
@@ -168,7 +168,7 @@ class VoteRequest(Struct):
             self.last_offset_epoch = last_offset_epoch
             self.last_offset = last_offset
             self.pre_vote = pre_vote
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -181,7 +181,7 @@ class VoteRequest(Struct):
         self.cluster_id = cluster_id
         self.voter_id = voter_id
         self.topics = [] if topics is UNSET else topics
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 class VoteResponse(Struct):
@@ -232,7 +232,7 @@ class VoteResponse(Struct):
         ) -> None:
             self.topic_name = topic_name
             self.partitions = [] if partitions is UNSET else partitions
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class PartitionData(Struct):
         """Per-partition answers: the vote and the leader the voter knows.
@@ -272,7 +272,7 @@ class VoteResponse(Struct):
             self.leader_id = leader_id
             self.leader_epoch = leader_epoch
             self.vote_granted = vote_granted
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class NodeEndpoint(Struct):
         """Listeners of the leaders named in the answers, so the sender can reach them (KIP-853).
@@ -304,7 +304,7 @@ class VoteResponse(Struct):
             self.node_id = node_id
             self.host = host
             self.port = port
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -317,7 +317,7 @@ class VoteResponse(Struct):
         self.error_code = error_code
         self.topics = [] if topics is UNSET else topics
         self.node_endpoints = [] if node_endpoints is UNSET else node_endpoints
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_VoteRequest_PartitionData_v0: tuple[FieldEntry, ...] = (('PreVote', False, ()), ('PartitionIndex', False, (('PartitionIndex', 4, 'i'), ('ReplicaEpoch', 4, 'i'), ('ReplicaId', 4, 'i'), ('LastOffsetEpoch', 4, 'i'), ('LastOffset', 8, 'q'), )), ('<tagged fields>', False, ()), )
@@ -360,8 +360,8 @@ def _e_VoteRequest_PartitionData_v0(o: VoteRequest.PartitionData, out: bytearray
         f = 1
         out += _F_iiiiq.pack(o.partition_index, o.replica_epoch, o.replica_id, o.last_offset_epoch, o.last_offset)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -382,9 +382,9 @@ def _d_VoteRequest_PartitionData_v0(buf: bytes, pos: int) -> tuple[VoteRequest.P
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_VoteRequest_PartitionData_v0, f, i) from None
     return o, pos
@@ -400,8 +400,8 @@ def _e_VoteRequest_PartitionData_v1(o: VoteRequest.PartitionData, out: bytearray
         f = 1
         out += _F_iiiuuiq.pack(o.partition_index, o.replica_epoch, o.replica_id, o.replica_directory_id.bytes, o.voter_directory_id.bytes, o.last_offset_epoch, o.last_offset)
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -422,9 +422,9 @@ def _d_VoteRequest_PartitionData_v1(buf: bytes, pos: int) -> tuple[VoteRequest.P
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_VoteRequest_PartitionData_v1, f, i) from None
     return o, pos
@@ -437,8 +437,8 @@ def _e_VoteRequest_PartitionData_v2(o: VoteRequest.PartitionData, out: bytearray
         f = 0
         out += _F_iiiuuiqo.pack(o.partition_index, o.replica_epoch, o.replica_id, o.replica_directory_id.bytes, o.voter_directory_id.bytes, o.last_offset_epoch, o.last_offset, o.pre_vote)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -458,9 +458,9 @@ def _d_VoteRequest_PartitionData_v2(buf: bytes, pos: int) -> tuple[VoteRequest.P
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_VoteRequest_PartitionData_v2, f, i) from None
     return o, pos
@@ -479,8 +479,8 @@ def _e_VoteRequest_TopicData_v0(o: VoteRequest.TopicData, out: bytearray) -> Non
             _e_VoteRequest_PartitionData_v0(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -524,7 +524,7 @@ def _d_VoteRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[VoteRequest.Topic
                     item_partitions.replica_id = a2
                     item_partitions.last_offset_epoch = a3
                     item_partitions.last_offset = a4
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -537,9 +537,9 @@ def _d_VoteRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[VoteRequest.Topic
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_VoteRequest_TopicData_v0, f, i) from None
     return o, pos
@@ -558,8 +558,8 @@ def _e_VoteRequest_TopicData_v1(o: VoteRequest.TopicData, out: bytearray) -> Non
             _e_VoteRequest_PartitionData_v1(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -611,7 +611,7 @@ def _d_VoteRequest_TopicData_v1(buf: bytes, pos: int) -> tuple[VoteRequest.Topic
                         u._bytes = a4
                     item_partitions.last_offset_epoch = a5
                     item_partitions.last_offset = a6
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -624,9 +624,9 @@ def _d_VoteRequest_TopicData_v1(buf: bytes, pos: int) -> tuple[VoteRequest.Topic
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_VoteRequest_TopicData_v1, f, i) from None
     return o, pos
@@ -645,8 +645,8 @@ def _e_VoteRequest_TopicData_v2(o: VoteRequest.TopicData, out: bytearray) -> Non
             _e_VoteRequest_PartitionData_v2(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -698,7 +698,7 @@ def _d_VoteRequest_TopicData_v2(buf: bytes, pos: int) -> tuple[VoteRequest.Topic
                     item_partitions.last_offset_epoch = a5
                     item_partitions.last_offset = a6
                     item_partitions.pre_vote = a7
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -711,9 +711,9 @@ def _d_VoteRequest_TopicData_v2(buf: bytes, pos: int) -> tuple[VoteRequest.Topic
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_VoteRequest_TopicData_v2, f, i) from None
     return o, pos
@@ -732,8 +732,8 @@ def _e_VoteRequest_v0(o: VoteRequest, out: bytearray) -> None:
             _e_VoteRequest_TopicData_v0(item_topics, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -773,9 +773,9 @@ def _d_VoteRequest_v0(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_VoteRequest_v0, f, i) from None
     return o, pos
@@ -796,8 +796,8 @@ def _e_VoteRequest_v1(o: VoteRequest, out: bytearray) -> None:
             _e_VoteRequest_TopicData_v1(item_topics, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -839,9 +839,9 @@ def _d_VoteRequest_v1(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_VoteRequest_v1, f, i) from None
     return o, pos
@@ -862,8 +862,8 @@ def _e_VoteRequest_v2(o: VoteRequest, out: bytearray) -> None:
             _e_VoteRequest_TopicData_v2(item_topics, out)
         i = -1
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -905,9 +905,9 @@ def _d_VoteRequest_v2(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_VoteRequest_v2, f, i) from None
     return o, pos
@@ -920,8 +920,8 @@ def _e_VoteResponse_PartitionData_v0(o: VoteResponse.PartitionData, out: bytearr
         f = 0
         out += _F_ihiio.pack(o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.vote_granted)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -939,9 +939,9 @@ def _d_VoteResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[VoteResponse
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_VoteResponse_PartitionData_v0, f, i) from None
     return o, pos
@@ -960,8 +960,8 @@ def _e_VoteResponse_TopicData_v0(o: VoteResponse.TopicData, out: bytearray) -> N
             _e_VoteResponse_PartitionData_v0(item_partitions, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1002,7 +1002,7 @@ def _d_VoteResponse_TopicData_v0(buf: bytes, pos: int) -> tuple[VoteResponse.Top
                     item_partitions.leader_id = a2
                     item_partitions.leader_epoch = a3
                     item_partitions.vote_granted = a4
-                    item_partitions.unknown_tagged_fields = []
+                    item_partitions._unknown_tagged_fields = None
                     items_partitions.append(item_partitions)
                 pos = stop_partitions
             else:
@@ -1015,9 +1015,9 @@ def _d_VoteResponse_TopicData_v0(buf: bytes, pos: int) -> tuple[VoteResponse.Top
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_VoteResponse_TopicData_v0, f, i) from None
     return o, pos
@@ -1034,8 +1034,8 @@ def _e_VoteResponse_NodeEndpoint_v1(o: VoteResponse.NodeEndpoint, out: bytearray
         f = 2
         out += _F_H.pack(o.port)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -1062,9 +1062,9 @@ def _d_VoteResponse_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[VoteResponse.
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_VoteResponse_NodeEndpoint_v1, f, i) from None
     return o, pos
@@ -1087,10 +1087,11 @@ def _e_VoteResponse_v0(o: VoteResponse, out: bytearray) -> None:
         i = -1
         f = 3
         tags: list[RawTaggedField] = []
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_VoteResponse_v0, f, i) from None
 
@@ -1125,7 +1126,7 @@ def _d_VoteResponse_v0(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -1141,7 +1142,7 @@ def _d_VoteResponse_v0(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_VoteResponse_v0, f, i) from None
     return o, pos
@@ -1169,10 +1170,11 @@ def _e_VoteResponse_v1(o: VoteResponse, out: bytearray) -> None:
                 _e_VoteResponse_NodeEndpoint_v1(item_node_endpoints, t)
             i = -1
             tags.append((0, bytes(t)))
-        for tag, _ in o.unknown_tagged_fields:
+        unknown = o._unknown_tagged_fields or []
+        for tag, _ in unknown:
             if tag in (0,):
                 raise EncodeError(f'unknown tagged field {tag} clashes with a known tag')
-        write_tagged_fields(out, tags + o.unknown_tagged_fields)
+        write_tagged_fields(out, tags + unknown)
     except _ENCODE_ERRORS as exc:
         raise encode_failure(exc, o, _T_e_VoteResponse_v1, f, i) from None
 
@@ -1207,7 +1209,7 @@ def _d_VoteResponse_v1(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
             count, pos = read_uvarint(buf, pos)
             unknown: list[RawTaggedField] = []
@@ -1242,7 +1244,7 @@ def _d_VoteResponse_v1(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
                 else:
                     unknown.append((tag, bytes(buf[pos:end])))
                 pos = end
-            o.unknown_tagged_fields = unknown
+            o._unknown_tagged_fields = unknown
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_VoteResponse_v1, f, i) from None
     return o, pos

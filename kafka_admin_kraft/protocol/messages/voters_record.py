@@ -112,7 +112,7 @@ class VotersRecord(Struct):
             self.voter_directory_id = voter_directory_id
             self.endpoints = [] if endpoints is UNSET else endpoints
             self.k_raft_version_feature = VotersRecord.KRaftVersionFeature() if k_raft_version_feature is UNSET else k_raft_version_feature
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class Endpoint(Struct):
         """The voter's controller listeners.
@@ -144,7 +144,7 @@ class VotersRecord(Struct):
             self.name = name
             self.host = host
             self.port = port
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     class KRaftVersionFeature(Struct):
         """The range of kraft.version levels the voter can run.
@@ -172,7 +172,7 @@ class VotersRecord(Struct):
         ) -> None:
             self.min_supported_version = min_supported_version
             self.max_supported_version = max_supported_version
-            self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+            self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
         self,
@@ -183,7 +183,7 @@ class VotersRecord(Struct):
     ) -> None:
         self.version = version
         self.voters = [] if voters is UNSET else voters
-        self.unknown_tagged_fields = [] if unknown_tagged_fields is None else unknown_tagged_fields
+        self._unknown_tagged_fields = unknown_tagged_fields
 
 
 _T_e_VotersRecord_Endpoint_v0: tuple[FieldEntry, ...] = (('Name', False, ()), ('Host', False, ()), ('Port', False, (('Port', 2, 'H'), )), ('<tagged fields>', False, ()), )
@@ -207,8 +207,8 @@ def _e_VotersRecord_Endpoint_v0(o: VotersRecord.Endpoint, out: bytearray) -> Non
         f = 2
         out += _F_H.pack(o.port)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -238,9 +238,9 @@ def _d_VotersRecord_Endpoint_v0(buf: bytes, pos: int) -> tuple[VotersRecord.Endp
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_VotersRecord_Endpoint_v0, f, i) from None
     return o, pos
@@ -253,8 +253,8 @@ def _e_VotersRecord_KRaftVersionFeature_v0(o: VotersRecord.KRaftVersionFeature, 
         f = 0
         out += _F_hh.pack(o.min_supported_version, o.max_supported_version)
         f = 1
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -272,9 +272,9 @@ def _d_VotersRecord_KRaftVersionFeature_v0(buf: bytes, pos: int) -> tuple[Voters
         f = 1
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_VotersRecord_KRaftVersionFeature_v0, f, i) from None
     return o, pos
@@ -295,8 +295,8 @@ def _e_VotersRecord_Voter_v0(o: VotersRecord.Voter, out: bytearray) -> None:
         f = 2
         _e_VotersRecord_KRaftVersionFeature_v0(o.k_raft_version_feature, out)
         f = 3
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -335,9 +335,9 @@ def _d_VotersRecord_Voter_v0(buf: bytes, pos: int) -> tuple[VotersRecord.Voter, 
         f = 3
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_VotersRecord_Voter_v0, f, i) from None
     return o, pos
@@ -356,8 +356,8 @@ def _e_VotersRecord_v0(o: VotersRecord, out: bytearray) -> None:
             _e_VotersRecord_Voter_v0(item_voters, out)
         i = -1
         f = 2
-        if o.unknown_tagged_fields:
-            write_tagged_fields(out, o.unknown_tagged_fields)
+        if o._unknown_tagged_fields:
+            write_tagged_fields(out, o._unknown_tagged_fields)
         else:
             out.append(0)
     except _ENCODE_ERRORS as exc:
@@ -393,9 +393,9 @@ def _d_VotersRecord_v0(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
         f = 2
         if buf[pos] == 0:
             pos += 1
-            o.unknown_tagged_fields = []
+            o._unknown_tagged_fields = None
         else:
-            o.unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
+            o._unknown_tagged_fields, pos = read_tagged_fields(buf, pos)
     except _DECODE_ERRORS as exc:
         raise decode_failure(exc, buf, pos, _T_d_VotersRecord_v0, f, i) from None
     return o, pos
