@@ -82,7 +82,7 @@ def test_the_fast_path_is_generated_where_expected() -> None:
 
 
 @pytest.mark.parametrize(("name", "version"), CASES, ids=[f"{n}-v{v}" for n, v in CASES])
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), seed=st.integers(0, 2**32 - 1))
 def test_fast_and_reference_decoders_agree(name: str, version: int, data: st.DataObject, seed: int) -> None:
     message = data.draw(STRATEGIES[name].message(version))
