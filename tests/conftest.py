@@ -11,11 +11,21 @@ So the tools' tests live in ``tools/``, and ``trace/`` is no package.
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Tests stop tools with Ctrl-C (SIGINT) and expect them to go, as they do from a terminal. A
+    shell without job control starts background commands (``cmd &``) with SIGINT ignored, a
+    disposition every process started from here would inherit, and a Python tool started with SIGINT
+    ignored keeps ignoring it: restore the default for this run."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
