@@ -38,8 +38,8 @@ import urllib.parse
 from pathlib import Path
 
 import requests
+from healthy_quorum import start_healthy
 
-from kafka_admin_kraft import Admin
 from kafka_admin_kraft_server.local import LocalQuorum
 
 BIN = Path(sys.executable).parent
@@ -176,14 +176,7 @@ def main() -> None:
     rows = []
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp, LocalQuorum(Path(tmp) / "quorum", 3) as quorum:
-        quorum.format().start_all()
-        bootstrap = quorum.bootstrap_servers()
-        with Admin(bootstrap_controllers=bootstrap, default_api_timeout_ms=60000) as admin:
-            deadline = time.monotonic() + 60
-            while admin.check_quorum().exit_code != 0:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("the quorum did not become healthy within 60 s")
-                time.sleep(0.2)
+        bootstrap = start_healthy(quorum)
         for fds in (None, *args.fds):
             for idle in (0, args.idle):
                 rows.append((fds, idle, run(bootstrap, fds, idle, args.scrapes)))

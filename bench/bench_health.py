@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 import requests
+from healthy_quorum import start_healthy
 from prometheus_client.parser import text_string_to_metric_families
 
 from kafka_admin_kraft import Admin
@@ -153,14 +154,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, LocalQuorum(Path(tmp) / "quorum", 3) as quorum:
         ENV["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
-        quorum.format().start_all()
-        bootstrap = quorum.bootstrap_servers()
+        bootstrap = start_healthy(quorum)
         with Admin(bootstrap_controllers=bootstrap, default_api_timeout_ms=60000) as admin:
-            deadline = time.monotonic() + 60
-            while admin.check_quorum().exit_code != 0:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("the quorum did not become healthy within 60 s")
-                time.sleep(0.2)
             probed = sdk_checks(admin, args.calls, probe=True)
             unprobed = sdk_checks(admin, args.calls, probe=False)
         cli = cli_checks(bootstrap, args.runs)
