@@ -76,7 +76,8 @@ def _url(host: str, port: int, tls: bool) -> str:
     type=click.IntRange(min=1),
     default=5_000,
     show_default=True,
-    help="Longest a scrape waits for a read of the quorum before it serves kraft_quorum_up 0.",
+    help="Longest a scrape waits for a read of the quorum before it serves kraft_quorum_up 0; keep it below "
+    "the Prometheus job's scrape_timeout.",
 )
 @click.option(
     "--web-config-file",

@@ -35,6 +35,10 @@ from kafka_admin_kraft.protocol.primitives import Uuid
 
 RULES = Path(__file__).resolve().parents[2] / "monitoring" / "prometheus-rules.yml"
 JOB = "kraft-quorum"
+SCRAPE_TIMEOUT_S = 1
+SCRAPE_TIMEOUT_MS = 900
+"""The exporter's, below Prometheus's (``SCRAPE_TIMEOUT_S``), as the README asks: a quorum without a
+leader makes every check take its whole deadline, and only then is ``up 0`` scraped."""
 SLOW_RESIGN = {**FAST_ELECTIONS, "controller.quorum.fetch.timeout.ms": "3000"}
 """A leader that lost its majority resigns 1.5 fetch timeouts later: 4.5 s, long enough for the
 CRITICAL status of a quorum without a majority to be scraped and alerted on before it has no leader."""
@@ -80,7 +84,7 @@ class Exporter:
         self.process = subprocess.Popen(
             [console_script("kafka-metadata-quorum"), "--bootstrap-controller",
              self.cluster.bootstrap_servers(), "exporter", "--listen", f"{HOST}:{self.port}",
-             "--min-interval-ms", "200"],
+             "--min-interval-ms", "200", "--scrape-timeout-ms", str(SCRAPE_TIMEOUT_MS)],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         assert self.process.stderr is not None
         line = self.process.stderr.readline()
@@ -147,7 +151,7 @@ def setting(make_cluster: Callable[..., Cluster], tmp_path: Path) -> Iterator[Se
     exporter = Exporter(cluster, exporter_port)
     (tmp_path / "rules.yml").write_text(seconds_for_minutes(RULES.read_text()))
     (tmp_path / "prometheus.yml").write_text(
-        "global: {scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s}\n"
+        f"global: {{scrape_interval: 1s, scrape_timeout: {SCRAPE_TIMEOUT_S}s, evaluation_interval: 1s}}\n"
         f"rule_files: [{tmp_path / 'rules.yml'}]\n"
         f"scrape_configs: [{{job_name: {JOB}, static_configs: [{{targets: ['{HOST}:{exporter_port}']}}]}}]\n")
     log = tmp_path / "prometheus.log"
