@@ -25,7 +25,6 @@ import argparse
 import contextlib
 import os
 import resource
-import select
 import signal
 import socket
 import statistics
@@ -38,7 +37,7 @@ import urllib.parse
 from pathlib import Path
 
 import requests
-from healthy_quorum import start_healthy
+from healthy_quorum import exporter_url, start_healthy
 
 from kafka_admin_kraft_server.local import LocalQuorum
 
@@ -108,12 +107,7 @@ def run(bootstrap: str, fds: int | None, idle: int, scrapes: int) -> dict[str, f
                                preexec_fn=limit if fds is not None else None)  # noqa: PLW1509 - before exec
     crowd: list[socket.socket] = []
     try:
-        assert process.stderr is not None
-        ready, _, _ = select.select([process.stderr], [], [], 60)
-        line = process.stderr.readline() if ready else ""
-        if "http://" not in line:
-            raise RuntimeError(f"the exporter did not start: {line!r}")
-        url = line.split()[-1]
+        url = exporter_url(process)
         address = ("127.0.0.1", urllib.parse.urlsplit(url).port or 0)
         requests.get(url, timeout=30).raise_for_status()
         with ThreadWatch(process.pid) as watch:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import select
 import signal
 import statistics
 import subprocess
@@ -32,7 +31,7 @@ import time
 from pathlib import Path
 
 import requests
-from healthy_quorum import start_healthy
+from healthy_quorum import exporter_url, start_healthy
 from prometheus_client.parser import text_string_to_metric_families
 
 from kafka_admin_kraft import Admin
@@ -126,12 +125,7 @@ def exporter_run(bootstrap: str, min_interval_ms: int, scrapers: int, seconds: f
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True, env=ENV)
     try:
-        assert process.stderr is not None
-        ready, _, _ = select.select([process.stderr], [], [], 60)
-        line = process.stderr.readline() if ready else ""
-        if "http://" not in line:
-            raise RuntimeError(f"the exporter did not start: {line!r}")
-        url = line.split()[-1]
+        url = exporter_url(process)
         before = reads_total(requests.get(url, timeout=30).text)
         run = ScrapeRun(url, scrapers, seconds)
         wall = run.run()

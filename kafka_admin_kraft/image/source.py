@@ -52,6 +52,7 @@ from kafka_admin_kraft.records.snapshot import SnapshotId, list_snapshots
 from kafka_admin_kraft.storage.errors import StorageFormatError
 from kafka_admin_kraft.storage.meta_properties import read_meta_properties
 
+OPEN_TRANSACTION: Final = "a metadata transaction is still open at the end: its records are not applied"
 LISTING_ATTEMPTS: Final = 3
 """Times the directory is listed again when a file vanishes between listing and opening."""
 
@@ -256,14 +257,10 @@ class _Stops:
         there, where a metadata transaction still open is noted (a load stopped early notes nothing)."""
         builder = self.builder
         stop = self.remaining.pop(0)
+        builder.flush()
+        image = builder.image.copy() if self.remaining else builder.image
         if at_end and builder.in_transaction:
-            builder.flush()
-            note = "a metadata transaction is still open at the end: its records are not applied"
-            image = builder.image.copy() if self.remaining else builder.image
-            image.warnings.append(note)
-        else:
-            builder.flush()
-            image = builder.image.copy() if self.remaining else builder.image
+            image.warnings.append(OPEN_TRANSACTION)
         self.images.append(image)
         if not self.remaining:
             return
