@@ -241,7 +241,7 @@ async def open_channel(host: str, port: int, security: ClientSecurity, client_id
         versions = await asyncio.wait_for(_negotiate(reader, writer, splitter, client_id), timeout)
         channel = Channel(reader, writer, splitter, versions)
         if security.sasl is not None:
-            await asyncio.wait_for(_authenticate(channel, security.sasl, client_id), timeout)
+            await asyncio.wait_for(_authenticate(channel, security.sasl, host, client_id), timeout)
     except BaseException:
         writer.close()
         raise
@@ -272,9 +272,9 @@ async def _negotiate(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
     raise OSError("ApiVersions version negotiation did not converge")
 
 
-async def _authenticate(channel: Channel, sasl: SaslSettings, client_id: str) -> None:
+async def _authenticate(channel: Channel, sasl: SaslSettings, host: str, client_id: str) -> None:
     """SaslHandshake v1, then SaslAuthenticate until the mechanism is done; OSError if refused."""
-    mechanism = mechanism_for(sasl.mechanism, sasl.username, sasl.password)
+    mechanism = mechanism_for(sasl, host)
     body = await channel.exchange(messages.SaslHandshakeRequest(mechanism=mechanism.name), 1, 0, client_id)
     assert isinstance(body, messages.SaslHandshakeResponse)
     if body.error_code:

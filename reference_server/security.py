@@ -45,6 +45,7 @@ SASL, the two SASL APIs are answered by ``handlers.sasl``.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import logging
@@ -52,7 +53,7 @@ import os
 import secrets
 import ssl
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -76,7 +77,9 @@ from kafka_admin_kraft.protocol.message import Struct
 
 log = logging.getLogger("kafka.security.authenticator.SaslServerAuthenticator")
 
-SUPPORTED_MECHANISMS: Final = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+PASSWORD_MECHANISMS: Final = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+"""The mechanisms whose users and passwords are the listener's JAAS ``user_<name>`` options."""
+SUPPORTED_MECHANISMS: Final = PASSWORD_MECHANISMS
 SCRAM_ITERATIONS: Final = 4096
 PLAIN_MODULE: Final = "org.apache.kafka.common.security.plain.PlainLoginModule"
 SCRAM_MODULE: Final = "org.apache.kafka.common.security.scram.ScramLoginModule"
@@ -335,9 +338,13 @@ class ListenerSecurity:
     name: str
     protocol: str
     ssl_context: ssl.SSLContext | None = None
-    plain_users: dict[str, str] = field(default_factory=dict)
-    scram_users: dict[str, dict[str, ScramCredential]] = field(default_factory=dict)
-    mechanisms: tuple[str, ...] = ()
+    servers: dict[str, Callable[[], SaslServer]] = field(default_factory=dict)
+    """Enabled mechanism -> what makes its server side for one exchange, in ``sasl.enabled.mechanisms``
+    order."""
+
+    @property
+    def mechanisms(self) -> tuple[str, ...]:
+        return tuple(self.servers)
 
     @property
     def uses_sasl(self) -> bool:
@@ -348,9 +355,7 @@ class ListenerSecurity:
         return SaslSession(self, peer) if self.uses_sasl else None
 
     def new_server(self, mechanism: str) -> SaslServer:
-        if mechanism == "PLAIN":
-            return PlainServer(self.plain_users)
-        return ScramServer(mechanism, self.scram_users.get(mechanism, {}))
+        return self.servers[mechanism]()
 
 
 @dataclass(frozen=True)
@@ -419,15 +424,19 @@ def _listener_security(props: Mapping[str, str], name: str, protocol: str,
             raise ConfigError(f"{lookup.key_of('sasl.enabled.mechanisms')}: SASL mechanism(s) "
                               f"{', '.join(unsupported) or '(none)'} not supported on listener {name}; "
                               f"use {', '.join(SUPPORTED_MECHANISMS)}")
-        security.mechanisms = mechanisms
         for mechanism in mechanisms:
-            users = _jaas_users(props, name, mechanism, used)
-            if mechanism == "PLAIN":
-                security.plain_users = users
-            else:
-                security.scram_users[mechanism] = {user: ScramCredential.derive(mechanism, password)
-                                                   for user, password in users.items()}
+            security.servers[mechanism] = _server_factory(props, name, mechanism, used)
     return security
+
+
+def _server_factory(props: Mapping[str, str], listener: str, mechanism: str,
+                    used: set[str]) -> Callable[[], SaslServer]:
+    """What makes ``mechanism``'s server side on ``listener``, from its settings read once here."""
+    users = _jaas_users(props, listener, mechanism, used)
+    if mechanism == "PLAIN":
+        return functools.partial(PlainServer, users)
+    credentials = {user: ScramCredential.derive(mechanism, password) for user, password in users.items()}
+    return functools.partial(ScramServer, mechanism, credentials)
 
 
 def _jaas_text(props: Mapping[str, str], listener: str, mechanism: str, used: set[str]) -> tuple[str, str]:

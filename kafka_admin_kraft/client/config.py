@@ -59,6 +59,13 @@ LOGIN_MODULES = {
     "org.apache.kafka.common.security.plain.PlainLoginModule": ("PLAIN",),
     "org.apache.kafka.common.security.scram.ScramLoginModule": ("SCRAM-SHA-256", "SCRAM-SHA-512"),
 }
+"""JAAS login module -> the mechanisms it logs in with."""
+REQUIRED_JAAS_OPTIONS: dict[str, tuple[str, ...]] = {
+    "PLAIN": ("username", "password"),
+    "SCRAM-SHA-256": ("username", "password"),
+    "SCRAM-SHA-512": ("username", "password"),
+}
+"""Mechanism -> the ``sasl.jaas.config`` options it cannot do without."""
 
 
 def parse_address(text: str, setting: str = "bootstrap.servers") -> Address:
@@ -156,11 +163,21 @@ def _int(props: Mapping[str, str], name: str, minimum: int = 0) -> int:
 
 @dataclass(frozen=True)
 class SaslSettings:
-    """The SASL mechanism and credentials from ``sasl.mechanism`` and ``sasl.jaas.config``."""
+    """The SASL mechanism, its JAAS login module and options (``sasl.jaas.config``) and every other
+    ``sasl.*`` client property: what a mechanism needs to log in."""
 
     mechanism: str
-    username: str
-    password: str
+    module: str
+    options: Mapping[str, str]
+    properties: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def username(self) -> str:
+        return self.options.get("username", "")
+
+    @property
+    def password(self) -> str:
+        return self.options.get("password", "")
 
 
 @dataclass(frozen=True)
@@ -353,10 +370,12 @@ def _sasl_settings(props: Mapping[str, str]) -> SaslSettings:
             f"sasl.jaas.config: {module.rsplit('.', 1)[-1]} does not provide {mechanism}",
             ["sasl.jaas.config", "sasl.mechanism"],
         )
-    missing = [k for k in ("username", "password") if k not in options]
+    missing = [k for k in REQUIRED_JAAS_OPTIONS.get(mechanism, ()) if k not in options]
     if missing:
         raise ConfigError(f"sasl.jaas.config lacks {' and '.join(missing)}", ["sasl.jaas.config"])
-    return SaslSettings(mechanism, options["username"], options["password"])
+    others = {key: value for key, value in props.items()
+              if key.startswith("sasl.") and key not in ("sasl.mechanism", "sasl.jaas.config")}
+    return SaslSettings(mechanism, module, options, others)
 
 
 def options_to_properties(options: Mapping[str, Any]) -> dict[str, Any]:

@@ -327,7 +327,7 @@ class AdminCore:
 
         sasl = self.config.sasl
         assert sasl is not None
-        mechanism = sasl_client.mechanism_for(sasl.mechanism, sasl.username, sasl.password)
+        mechanism = sasl_client.mechanism_for(sasl, conn.address[0])
         where = format_address(conn.address)
         if ApiKey.SASL_HANDSHAKE not in conn.versions:
             raise sasl_client.listener_failure(where, tls=self.config.uses_tls, enabled=None)

@@ -22,8 +22,12 @@ import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kafka_admin_kraft.errors import AuthenticationError, ErrorCode, error_for_code
+
+if TYPE_CHECKING:
+    from kafka_admin_kraft.client.config import SaslSettings
 
 __all__ = [
     "SCRAM_HASHES",
@@ -201,11 +205,12 @@ class ScramMechanism(SaslMechanism):
             raise SaslFailure("the server's SCRAM signature is wrong: it does not know the password")
 
 
-def mechanism_for(name: str, username: str, password: str) -> SaslMechanism:
-    """A fresh mechanism instance for ``sasl.mechanism``."""
-    if name == "PLAIN":
-        return PlainMechanism(username, password)
-    return ScramMechanism(name, username, password)
+def mechanism_for(settings: SaslSettings, host: str) -> SaslMechanism:
+    """A fresh mechanism instance for one connection to ``host`` (the name a mechanism that
+    authenticates the server by its host name needs)."""
+    if settings.mechanism == "PLAIN":
+        return PlainMechanism(settings.username, settings.password)
+    return ScramMechanism(settings.mechanism, settings.username, settings.password)
 
 
 # --------------------------------------------------------------------------- failures

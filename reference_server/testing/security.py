@@ -19,7 +19,7 @@ from typing import Final
 from kafka_admin_kraft.config.security import SECURITY_PROTOCOLS, TLS_PROTOCOLS
 
 from ..local import BROKER_LISTENER, LISTENER
-from ..security import PLAIN_MODULE, SCRAM_MODULE, SUPPORTED_MECHANISMS
+from ..security import PASSWORD_MECHANISMS, PLAIN_MODULE, SCRAM_MODULE
 
 ADMIN_USER: Final = "admin"
 ADMIN_PASSWORD: Final = "admin-secret"
@@ -48,9 +48,9 @@ class QuorumSecurity:
         if self.protocol not in SECURITY_PROTOCOLS:
             raise ValueError(f"unknown security protocol {self.protocol!r}: use one of "
                              f"{', '.join(SECURITY_PROTOCOLS)}")
-        if self.mechanism not in SUPPORTED_MECHANISMS:
+        if self.mechanism not in PASSWORD_MECHANISMS:
             raise ValueError(f"unsupported SASL mechanism {self.mechanism!r}: use one of "
-                             f"{', '.join(SUPPORTED_MECHANISMS)}")
+                             f"{', '.join(PASSWORD_MECHANISMS)}")
         if ADMIN_USER in self.users:
             raise ValueError(f"the user {ADMIN_USER!r} is the quorum's own (password {ADMIN_PASSWORD!r}): "
                              "name your users otherwise")
@@ -76,10 +76,10 @@ class QuorumSecurity:
             props.update({"ssl.keystore.type": "PEM", "ssl.keystore.location": str(keystore),
                           "ssl.truststore.type": "PEM", "ssl.truststore.location": str(truststore)})
         if self.sasl:
-            props["sasl.enabled.mechanisms"] = ",".join(SUPPORTED_MECHANISMS)
+            props["sasl.enabled.mechanisms"] = ",".join(PASSWORD_MECHANISMS)
             props["sasl.mechanism.controller.protocol"] = self.mechanism
             for listener in (LISTENER, BROKER_LISTENER):
-                for mechanism in SUPPORTED_MECHANISMS:
+                for mechanism in PASSWORD_MECHANISMS:
                     key = f"listener.name.{listener.lower()}.{mechanism.lower()}.sasl.jaas.config"
                     props[key] = _jaas(_module(mechanism), ADMIN_USER, ADMIN_PASSWORD, self.all_users())
         return props

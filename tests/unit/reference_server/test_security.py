@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from kafka_admin_kraft.client.config import SaslSettings
 from kafka_admin_kraft.client.sasl import mechanism_for
 from kafka_admin_kraft_server.security import (
     PLAIN_FAILED,
+    PLAIN_MODULE,
+    SCRAM_MODULE,
     AuthenticationFailed,
     ListenerSecurity,
     PlainServer,
@@ -17,9 +20,12 @@ from kafka_admin_kraft_server.security import (
     principal_name,
 )
 
+LOGIN_MODULE = {"PLAIN": PLAIN_MODULE, "SCRAM-SHA-256": SCRAM_MODULE, "SCRAM-SHA-512": SCRAM_MODULE}
+
 
 def _exchange(server: SaslServer, mechanism: str, user: str, password: str) -> None:
-    client = mechanism_for(mechanism, user, password)
+    settings = SaslSettings(mechanism, LOGIN_MODULE[mechanism], {"username": user, "password": password})
+    client = mechanism_for(settings, "localhost")
     token: bytes | None = client.initial()
     while token is not None:
         token = client.respond(server.evaluate(token))
