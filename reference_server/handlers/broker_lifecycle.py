@@ -126,7 +126,9 @@ def heartbeat(request: messages.BrokerHeartbeatRequest, *, active: bool,
     change = 0
     if fenced and not wants_fenced and caught_up:
         change, fenced = UNFENCE, False
-    elif not fenced and wants_fenced:
+    elif wants_fenced and (not fenced or request.want_shut_down):
+        # a fenced broker granted an immediate shutdown is fenced again, record and all: Kafka's
+        # ReplicationControlManager.processBrokerHeartbeat handles SHUTDOWN_NOW as a fencing
         change, fenced = FENCE, True
     response = answer(ErrorCode.NONE, fenced=fenced, caught_up=caught_up, shut_down=request.want_shut_down)
     return Decision(response, fencing_record(registration, change) if change else None)

@@ -111,6 +111,10 @@ def test_heartbeats_unfence_a_caught_up_broker_and_fence_on_request() -> None:
     assert shutting.record is not None and shutting.response.should_shut_down is True
     assert shutting.record.message.fenced == 1  # type: ignore[attr-defined]
     assert beat(unfenced, fence=True).response.is_fenced is True
+    assert beat(fenced, fence=True).record is None
+    leaving = beat(fenced, shut_down=True)
+    assert leaving.record is not None and leaving.record.message.fenced == 1  # type: ignore[attr-defined]
+    assert (leaving.response.is_fenced, leaving.response.should_shut_down) == (True, True)
 
 
 @pytest.mark.parametrize("host", [*BAD_HOSTS, ""])
