@@ -281,7 +281,10 @@ async def _authenticate(channel: Channel, sasl: SaslSettings, host: str, client_
         raise OSError(f"SASL mechanism {mechanism.name} refused (error {body.error_code}); the peer "
                       f"enables {body.mechanisms}")
     version = channel.version_for(messages.SaslAuthenticateRequest.API_KEY)
-    token: bytes | None = mechanism.initial()
+    try:
+        token: bytes | None = mechanism.initial()
+    except SaslFailure as exc:
+        raise OSError(f"SASL authentication failed: {exc}") from None
     while token is not None:
         request = messages.SaslAuthenticateRequest(auth_bytes=token)
         reply = await channel.exchange(request, version, 0, client_id)

@@ -10,10 +10,10 @@ then without it):
   ``ssl.keystore.certificate.chain`` + ``ssl.keystore.key`` (PEM text); ``ssl.key.password`` for an
   encrypted key; ``ssl.truststore.type=PEM`` with ``ssl.truststore.location`` or
   ``ssl.truststore.certificates``; ``ssl.client.auth`` = none (default), requested or required.
-* SASL (SASL_PLAINTEXT, SASL_SSL): ``sasl.enabled.mechanisms`` (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512;
-  Kafka's default GSSAPI is refused). Users come from ``listener.name.<listener>.<mechanism lower
-  case>.sasl.jaas.config`` (else ``sasl.jaas.config``), Kafka's PLAIN server convention, for SCRAM
-  too::
+* SASL (SASL_PLAINTEXT, SASL_SSL): ``sasl.enabled.mechanisms`` (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512,
+  and Kafka's default GSSAPI as ``kafka_admin_kraft_server.kerberos`` sets it up). Users of the others
+  come from ``listener.name.<listener>.<mechanism lower case>.sasl.jaas.config`` (else
+  ``sasl.jaas.config``), Kafka's PLAIN server convention, for SCRAM too::
 
       org.apache.kafka.common.security.plain.PlainLoginModule required
           username="admin" password="admin-secret" user_admin="admin-secret" user_alice="alice-secret";
@@ -75,11 +75,13 @@ from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.message import Struct
 
+from .sasl_base import AuthenticationFailed, SaslServer
+
 log = logging.getLogger("kafka.security.authenticator.SaslServerAuthenticator")
 
 PASSWORD_MECHANISMS: Final = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 """The mechanisms whose users and passwords are the listener's JAAS ``user_<name>`` options."""
-SUPPORTED_MECHANISMS: Final = PASSWORD_MECHANISMS
+SUPPORTED_MECHANISMS: Final = ("GSSAPI", *PASSWORD_MECHANISMS)
 SCRAM_ITERATIONS: Final = 4096
 PLAIN_MODULE: Final = "org.apache.kafka.common.security.plain.PlainLoginModule"
 SCRAM_MODULE: Final = "org.apache.kafka.common.security.scram.ScramLoginModule"
@@ -96,23 +98,7 @@ _SSL_KEYS: Final = ("ssl.keystore.type", "ssl.keystore.location", "ssl.keystore.
                     "ssl.endpoint.identification.algorithm")
 
 
-class AuthenticationFailed(Exception):
-    """The client's credentials are wrong; the message is what the client is told."""
-
-
 # --------------------------------------------------------------------------- SASL mechanisms
-
-
-class SaslServer:
-    """One server-side SASL exchange: ``evaluate`` each client token until ``complete``."""
-
-    name = ""
-    complete = False
-    authorization_id = ""
-    """The authenticated user, once ``complete``."""
-
-    def evaluate(self, token: bytes) -> bytes:
-        raise NotImplementedError
 
 
 class PlainServer(SaslServer):
@@ -432,6 +418,11 @@ def _listener_security(props: Mapping[str, str], name: str, protocol: str,
 def _server_factory(props: Mapping[str, str], listener: str, mechanism: str,
                     used: set[str]) -> Callable[[], SaslServer]:
     """What makes ``mechanism``'s server side on ``listener``, from its settings read once here."""
+    if mechanism == "GSSAPI":  # gssapi loads only for a listener that enables it
+        from .kerberos import server_factory
+
+        return server_factory(*_jaas_text(props, listener, mechanism, used),
+                              _Lookup(props, listener, used).get)
     users = _jaas_users(props, listener, mechanism, used)
     if mechanism == "PLAIN":
         return functools.partial(PlainServer, users)
@@ -527,6 +518,8 @@ def _client_security(props: Mapping[str, str], listener: str, protocol: str,
                               f"{', '.join(SUPPORTED_MECHANISMS)}")
         client_props["sasl.mechanism"] = mechanism
         client_props["sasl.jaas.config"] = _jaas_text(props, listener, mechanism, used)[1]
+        if mechanism == "GSSAPI" and lookup.get("sasl.kerberos.service.name") is not None:
+            client_props["sasl.kerberos.service.name"] = lookup.get("sasl.kerberos.service.name") or ""
     try:
         client = ClientConfig.from_properties(client_props)
         context = client.ssl_context() if client.uses_tls else None

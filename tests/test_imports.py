@@ -42,7 +42,8 @@ LAYERS: Mapping[str, Sequence[frozenset[str]]] = {
         frozenset({""}),
     ],
     "reference_server": [
-        frozenset({"faults"}),
+        frozenset({"faults", "sasl_base"}),
+        frozenset({"kerberos"}),
         frozenset({"raft", "connections", "security", "storage", "local", "kafka_line", "authorizer"}),
         frozenset({"settings", "peers", "handlers"}),
         frozenset({"startup", "broker"}),

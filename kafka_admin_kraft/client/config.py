@@ -53,11 +53,13 @@ KNOWN = frozenset(DEFAULTS) | {
     "ssl.protocol",
     "sasl.mechanism",
     "sasl.jaas.config",
+    "sasl.kerberos.service.name",
 }
-SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+SASL_MECHANISMS = ("GSSAPI", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 LOGIN_MODULES = {
     "org.apache.kafka.common.security.plain.PlainLoginModule": ("PLAIN",),
     "org.apache.kafka.common.security.scram.ScramLoginModule": ("SCRAM-SHA-256", "SCRAM-SHA-512"),
+    "com.sun.security.auth.module.Krb5LoginModule": ("GSSAPI",),
 }
 """JAAS login module -> the mechanisms it logs in with."""
 REQUIRED_JAAS_OPTIONS: dict[str, tuple[str, ...]] = {
@@ -375,6 +377,10 @@ def _sasl_settings(props: Mapping[str, str]) -> SaslSettings:
         raise ConfigError(f"sasl.jaas.config lacks {' and '.join(missing)}", ["sasl.jaas.config"])
     others = {key: value for key, value in props.items()
               if key.startswith("sasl.") and key not in ("sasl.mechanism", "sasl.jaas.config")}
+    if mechanism == "GSSAPI":  # its checks, and the gssapi package, load only when it is configured
+        from kafka_admin_kraft.client.kerberos import check_settings
+
+        check_settings(options, others)
     return SaslSettings(mechanism, module, options, others)
 
 

@@ -342,7 +342,10 @@ class AdminCore:
                 where, mechanism.name, handshake.error_code, handshake.mechanisms, tls=self.config.uses_tls
             )
         auth_version = self.choose_version(conn, messages.SaslAuthenticateRequest, "authenticate")
-        token: bytes | None = mechanism.initial()
+        try:
+            token: bytes | None = mechanism.initial()
+        except sasl_client.SaslFailure as exc:
+            raise sasl_client.exchange_failure(where, mechanism.name, None, str(exc)) from None
         while token is not None:
             response = yield from self.request(
                 conn, messages.SaslAuthenticateRequest(auth_bytes=token), auth_version, deadline

@@ -129,6 +129,10 @@ def certificate_subject(pem: str) -> str | None:
 
 def configured_principal(config: ClientConfig) -> str:
     """The principal a node with Kafka's default principal builder sees this client as."""
+    if config.sasl is not None and config.sasl.mechanism == "GSSAPI":
+        from kafka_admin_kraft.client.kerberos import short_principal
+
+        return f"User:{short_principal(config.sasl.options)}"
     if config.sasl is not None:
         return f"User:{config.sasl.username}"
     options = config.ssl_options

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kafka_admin_kraft.client.sasl_base import SaslFailure, SaslMechanism
 from kafka_admin_kraft.errors import AuthenticationError, ErrorCode, error_for_code
 
 if TYPE_CHECKING:
@@ -51,25 +52,6 @@ SCRAM_MIN_ITERATIONS = 4096
 """Kafka's ScramMechanism minimum iteration count for SHA-256 and SHA-512."""
 SCRAM_HASHES = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512", "SCRAM-SHA-1": "sha1"}
 """SCRAM mechanism name -> hashlib name."""
-
-
-class SaslFailure(Exception):
-    """The exchange failed on the client side (bad server message or server signature)."""
-
-
-class SaslMechanism:
-    """One SASL exchange; create a new instance per connection."""
-
-    name = ""
-    complete = False
-
-    def initial(self) -> bytes:
-        """The client's first message."""
-        raise NotImplementedError
-
-    def respond(self, challenge: bytes) -> bytes | None:
-        """Answer a server message; None when the exchange is over (``complete`` is then True)."""
-        raise NotImplementedError
 
 
 class PlainMechanism(SaslMechanism):
@@ -210,6 +192,10 @@ def mechanism_for(settings: SaslSettings, host: str) -> SaslMechanism:
     authenticates the server by its host name needs)."""
     if settings.mechanism == "PLAIN":
         return PlainMechanism(settings.username, settings.password)
+    if settings.mechanism == "GSSAPI":
+        from kafka_admin_kraft.client.kerberos import GssapiMechanism
+
+        return GssapiMechanism(settings.options, settings.properties, host)
     return ScramMechanism(settings.mechanism, settings.username, settings.password)
 
 

@@ -38,8 +38,8 @@ def test_defaults_and_conversions() -> None:
         ({"bootstrap.servers": "a:1", "bootstrap.controllers": "b:1"}, "You cannot set both"),
         ({"bootstrap.servers": "a"}, "expected host:port"),
         (
-            {"bootstrap.servers": "a:1", "linger.ms": "5", "sasl.kerberos.service.name": "k"},
-            "linger.ms, sasl.kerberos.service.name",
+            {"bootstrap.servers": "a:1", "linger.ms": "5", "sasl.kerberos.kinit.cmd": "k"},
+            "linger.ms, sasl.kerberos.kinit.cmd",
         ),
         ({"bootstrap.servers": "a:1", "security.protocol": "SSL", "ssl.keystore.type": "JKS"}, "only PEM is"),
         ({"bootstrap.servers": "a:1", "request.timeout.ms": "x"}, "request.timeout.ms must be an integer"),
