@@ -140,11 +140,12 @@ def service_host(host: str) -> str:
 # --------------------------------------------------------------------------- failures
 
 
-def explain(exc: Exception, *, principal: str, keytab: str | None, service: str) -> str:
+def explain(exc: Exception, *, principal: str, keytab: str | None, service: str,
+            cache: str | None = None) -> str:
     """One line for a failed Kerberos login or context: the cause and the setting to change."""
     minor = getattr(exc, "min_code", 0)
-    who = principal or "the ticket cache's principal"
-    where = f"the keytab {keytab}" if keytab else "the ticket cache"
+    who = principal or "the client"
+    where = f"the keytab {keytab}" if keytab else f"the ticket cache {cache}" if cache else "the ticket cache"
     if minor == KDC_UNREACHABLE:
         return ("cannot reach a KDC of the realm (KDC unreachable): check the realm's kdc entries in "
                 "krb5.conf (KRB5_CONFIG) and that the KDC is up")
@@ -165,8 +166,8 @@ def explain(exc: Exception, *, principal: str, keytab: str | None, service: str)
         return (f"cannot log in as {who} with {where}: it is missing, unreadable or has no key for that "
                 "principal (check keyTab and principal in sasl.jaas.config; klist -kt lists its keys)")
     if getattr(exc, "maj_code", 0) and "credentials" in str(exc).lower():
-        return (f"no Kerberos ticket for {who} in {where}: run kinit (or set KRB5CCNAME, ticketCache, or "
-                "useKeyTab=true with keyTab and principal in sasl.jaas.config)")
+        return (f"no Kerberos ticket{f' for {principal}' if principal else ''} in {where}: run kinit (or set "
+                "KRB5CCNAME, or ticketCache or useKeyTab=true with keyTab and principal in sasl.jaas.config)")
     return f"Kerberos failed: {_gss_text(exc)}"
 
 
@@ -226,7 +227,8 @@ def _credentials(login: _Login) -> gssapi.Credentials:
             raise KerberosFailure(explain(exc, principal=login.principal, keytab=login.keytab,
                                           service="")) from None
     assert failure is not None
-    raise KerberosFailure(explain(failure, principal=login.principal, keytab=None, service="")) from None
+    raise KerberosFailure(explain(failure, principal=login.principal, keytab=None, service="",
+                                  cache=login.cache)) from None
 
 
 class GssapiMechanism(SaslMechanism):
