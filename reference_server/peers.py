@@ -281,8 +281,8 @@ async def _authenticate(channel: Channel, sasl: SaslSettings, host: str, client_
         raise OSError(f"SASL mechanism {mechanism.name} refused (error {body.error_code}); the peer "
                       f"enables {body.mechanisms}")
     version = channel.version_for(messages.SaslAuthenticateRequest.API_KEY)
-    try:
-        token: bytes | None = mechanism.initial()
+    try:  # off the event loop: a GSSAPI login may wait for the KDC
+        token: bytes | None = await asyncio.to_thread(mechanism.initial)
     except SaslFailure as exc:
         raise OSError(f"SASL authentication failed: {exc}") from None
     while token is not None:
