@@ -53,7 +53,6 @@ __all__ = [
     "client_principal",
     "default_realm",
     "explain",
-    "gssapi_module",
     "service_host",
     "service_name",
     "short_principal",
@@ -75,16 +74,6 @@ KDC_UNREACHABLE: Final = _KRB5 + 156
 
 Store = dict[bytes | str, bytes | str]
 """A credential store of MIT's ``gss_acquire_cred_from``: ``ccache``, ``client_keytab``, ``keytab``."""
-
-
-def gssapi_module() -> object:
-    """The ``gssapi`` package; ConfigError naming the extra to install when it is missing."""
-    try:
-        import gssapi
-    except ImportError:
-        raise ConfigError(f"sasl.mechanism=GSSAPI needs the gssapi package (MIT Kerberos): {EXTRA}",
-                          ["sasl.mechanism"]) from None
-    return gssapi
 
 
 def _flag(options: Mapping[str, str], name: str) -> bool:
@@ -140,8 +129,7 @@ def service_host(host: str) -> str:
 # --------------------------------------------------------------------------- failures
 
 
-def explain(exc: Exception, *, principal: str, keytab: str | None, service: str,
-            cache: str | None = None) -> str:
+def explain(exc: Exception, *, principal: str, keytab: str | None, cache: str | None = None) -> str:
     """One line for a failed Kerberos login or context: the cause and the setting to change."""
     minor = getattr(exc, "min_code", 0)
     who = principal or "the client"
@@ -224,10 +212,9 @@ def _credentials(login: _Login) -> gssapi.Credentials:
             raise KerberosFailure(f"cannot read the keytab {login.keytab} ({exc.strerror or exc}): check "
                                   "keyTab in sasl.jaas.config") from None
         except GSSError as exc:
-            raise KerberosFailure(explain(exc, principal=login.principal, keytab=login.keytab,
-                                          service="")) from None
+            raise KerberosFailure(explain(exc, principal=login.principal, keytab=login.keytab)) from None
     assert failure is not None
-    raise KerberosFailure(explain(failure, principal=login.principal, keytab=None, service="",
+    raise KerberosFailure(explain(failure, principal=login.principal, keytab=None,
                                   cache=login.cache)) from None
 
 
@@ -243,8 +230,9 @@ class GssapiMechanism(SaslMechanism):
         self._step = 0
 
     def _failure(self, exc: Exception) -> KerberosFailure:
-        return KerberosFailure(explain(exc, principal=self._login.principal, keytab=self._login.keytab,
-                                       service=self.service))
+        """A failed context step: the login worked, so no keytab or cache is to blame."""
+        login = self._login
+        return KerberosFailure(explain(exc, principal=login.principal, keytab=None, cache=login.cache))
 
     def initial(self) -> bytes:
         import gssapi

@@ -129,11 +129,13 @@ def test_unusable_listener_settings_are_refused_at_start_up(
         server_factory(KEY, jaas or realm.server_jaas(), values.get)
 
 
-def test_without_the_gssapi_package_the_extra_is_named(realm: Realm, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_gssapi_package_the_extra_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "gssapi", None)
+    jaas = ('com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true keyTab="/k" '
+            'principal="kafka/localhost@EXAMPLE.TEST";')
     extra = r"pip install 'kafka-admin-kraft\[kerberos\]'"
     with pytest.raises(ConfigError, match=r"needs the gssapi package \(MIT Kerberos\): " + extra):
-        _factory(realm)
+        server_factory(KEY, jaas, SERVICE.get)
 
 
 def test_a_gssapi_listener_and_its_controller_client_from_the_config(realm: Realm, tmp_path: Path) -> None:
