@@ -139,6 +139,11 @@ class KerberosRealm:
         self._run("kadmin.local", "-r", self.realm, "-q", f"ktadd -k {path} {principal}")
         return path
 
+    def keytab(self, name: str) -> Path:
+        """The keytab of ``name`` (without the realm), the principal added on first use."""
+        path = self.directory / f"{name.replace('/', '_')}.keytab"
+        return path if path.is_file() else self.add_principal(name, path)
+
     def stop(self) -> None:
         process, self._process = self._process, None
         if process is not None:

@@ -7,6 +7,11 @@ the nodes' ``server.properties`` and for the clients' ``.properties``.
   with the users of ``users`` plus ``admin`` (the nodes log in to each other as ``admin`` with
   ``mechanism``). The users are written in the listeners' JAAS settings, the reference server's
   convention for both mechanisms (``kafka_admin_kraft_server.security``).
+* ``mechanism="GSSAPI"`` with ``kerberos``, a started :class:`~.kerberos.KerberosRealm`: the listeners
+  enable GSSAPI too, as the realm's ``kafka/localhost``, which the nodes also log in to each other as
+  (``User:kafka``); a client logs in as ``<user>@<REALM>`` with a keytab the realm makes for it. The
+  nodes and this process must see the realm: ``os.environ.update(realm.env)`` (or ``monkeypatch``)
+  before the quorum starts.
 """
 
 from __future__ import annotations
@@ -16,10 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from kafka_admin_kraft.client.kerberos import MODULE as KERBEROS_MODULE
 from kafka_admin_kraft.config.security import SECURITY_PROTOCOLS, TLS_PROTOCOLS
 
 from ..local import BROKER_LISTENER, LISTENER
 from ..security import PASSWORD_MECHANISMS, PLAIN_MODULE, SCRAM_MODULE
+from .kerberos import SERVICE, KerberosRealm
 
 ADMIN_USER: Final = "admin"
 ADMIN_PASSWORD: Final = "admin-secret"
@@ -29,6 +36,11 @@ ADMIN_PASSWORD: Final = "admin-secret"
 def _jaas(module: str, user: str, password: str, users: Mapping[str, str] | None = None) -> str:
     entries = "".join(f' user_{name}="{secret}"' for name, secret in (users or {}).items())
     return f'{module} required username="{user}" password="{password}"{entries};'
+
+
+def _keytab_jaas(keytab: Path, principal: str) -> str:
+    return (f'{KERBEROS_MODULE} required useKeyTab=true storeKey=true keyTab="{keytab}" '
+            f'principal="{principal}";')
 
 
 def _module(mechanism: str) -> str:
@@ -43,12 +55,17 @@ class QuorumSecurity:
     protocol: str = "PLAINTEXT"
     mechanism: str = "PLAIN"
     users: Mapping[str, str] = field(default_factory=dict)
+    kerberos: KerberosRealm | None = None
+    """The realm of ``mechanism="GSSAPI"``."""
 
     def __post_init__(self) -> None:
         if self.protocol not in SECURITY_PROTOCOLS:
             raise ValueError(f"unknown security protocol {self.protocol!r}: use one of "
                              f"{', '.join(SECURITY_PROTOCOLS)}")
-        if self.mechanism not in PASSWORD_MECHANISMS:
+        if self.mechanism == "GSSAPI" and self.kerberos is None:
+            raise ValueError("mechanism='GSSAPI' needs kerberos=<a started KerberosRealm> "
+                             "(kafka_admin_kraft_server.testing.kerberos)")
+        if self.mechanism not in PASSWORD_MECHANISMS and self.mechanism != "GSSAPI":
             raise ValueError(f"unsupported SASL mechanism {self.mechanism!r}: use one of "
                              f"{', '.join(PASSWORD_MECHANISMS)}")
         if ADMIN_USER in self.users:
@@ -82,6 +99,13 @@ class QuorumSecurity:
                 for mechanism in PASSWORD_MECHANISMS:
                     key = f"listener.name.{listener.lower()}.{mechanism.lower()}.sasl.jaas.config"
                     props[key] = _jaas(_module(mechanism), ADMIN_USER, ADMIN_PASSWORD, self.all_users())
+            if self.kerberos is not None:
+                props["sasl.enabled.mechanisms"] = ",".join(("GSSAPI", *PASSWORD_MECHANISMS))
+                props["sasl.kerberos.service.name"] = SERVICE
+                service = f"{SERVICE}/localhost"
+                jaas = _keytab_jaas(self.kerberos.keytab(service), self.kerberos.principal(service))
+                for listener in (LISTENER, BROKER_LISTENER):
+                    props[f"listener.name.{listener.lower()}.gssapi.sasl.jaas.config"] = jaas
         return props
 
     def client_properties(self, truststore: Path | None, user: str = ADMIN_USER) -> dict[str, str]:
@@ -89,7 +113,11 @@ class QuorumSecurity:
         props = {"security.protocol": self.protocol}
         if self.tls:
             props.update({"ssl.truststore.type": "PEM", "ssl.truststore.location": str(truststore)})
-        if self.sasl:
+        if self.sasl and self.kerberos is not None and self.mechanism == "GSSAPI":
+            jaas = _keytab_jaas(self.kerberos.keytab(user), self.kerberos.principal(user))
+            props.update({"sasl.mechanism": "GSSAPI", "sasl.kerberos.service.name": SERVICE,
+                          "sasl.jaas.config": jaas})
+        elif self.sasl:
             users = self.all_users()
             if user not in users:
                 raise ValueError(f"no user {user!r} on this quorum: its users are {', '.join(users)}")

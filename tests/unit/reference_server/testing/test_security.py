@@ -1,12 +1,14 @@
-"""Secured test quorums: SASL_SSL with a broker (certificates made for the test, SCRAM users), SSL and
-SASL_PLAINTEXT with PLAIN; the clients' settings and ``.properties`` files; settings refused in one
-line."""
+"""Secured test quorums: SASL_SSL with a broker (certificates made for the test, SCRAM users), SSL,
+SASL_PLAINTEXT with PLAIN and with GSSAPI (a KDC started for the test); the clients' settings and
+``.properties`` files; settings refused in one line."""
 
 from __future__ import annotations
 
 import pytest
+from kerberos_realm import Realm, realm_fixture  # noqa: F401 (the fixture)
 
 from kafka_admin_kraft import Admin
+from kafka_admin_kraft.client.kerberos import MODULE as KERBEROS_MODULE
 from kafka_admin_kraft.config.properties import read_properties
 from kafka_admin_kraft.errors import AuthenticationError
 from kafka_admin_kraft_server.testing.plugin import QuorumFactory
@@ -61,12 +63,29 @@ def test_sasl_plaintext_quorum_with_plain(kraft_quorum: QuorumFactory) -> None:
     assert "listener.name.controller.plain.sasl.jaas.config" in quorum.node(1).config_file.read_text()
 
 
+def test_sasl_plaintext_quorum_with_gssapi(kraft_quorum: QuorumFactory, realm: Realm) -> None:
+    quorum = kraft_quorum(size=3, security=QuorumSecurity("SASL_PLAINTEXT", mechanism="GSSAPI",
+                                                          kerberos=realm.kdc))
+    info = quorum.wait_caught_up()  # the voters reach each other with GSSAPI, as kafka/localhost
+    assert sorted(v.replica_id for v in info.voters) == [1, 2, 3]
+    config = quorum.client_config("alice")
+    assert config == {
+        "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "GSSAPI",
+        "sasl.kerberos.service.name": "kafka",
+        "sasl.jaas.config": f'{KERBEROS_MODULE} required useKeyTab=true storeKey=true '
+                            f'keyTab="{realm.kdc.keytab("alice")}" principal="alice@{realm.name}";'}
+    with quorum.new_admin("alice") as alice:
+        assert alice.describe_cluster().cluster_id == quorum.cluster_id
+
+
 def test_settings_refused_in_one_line() -> None:
     with pytest.raises(ValueError, match="unknown security protocol 'TLS': use one of PLAINTEXT, SSL, "
                                          "SASL_PLAINTEXT, SASL_SSL"):
         QuorumSecurity("TLS")
-    with pytest.raises(ValueError, match="unsupported SASL mechanism 'GSSAPI': use one of PLAIN, "
+    with pytest.raises(ValueError, match="unsupported SASL mechanism 'OAUTHBEARER': use one of PLAIN, "
                                          "SCRAM-SHA-256, SCRAM-SHA-512"):
+        QuorumSecurity("SASL_SSL", mechanism="OAUTHBEARER")
+    with pytest.raises(ValueError, match="mechanism='GSSAPI' needs kerberos=<a started KerberosRealm>"):
         QuorumSecurity("SASL_SSL", mechanism="GSSAPI")
     with pytest.raises(ValueError, match="the user 'admin' is the quorum's own"):
         QuorumSecurity("SASL_SSL", users={"admin": "x"})
