@@ -69,7 +69,9 @@ C_PRINCIPAL_UNKNOWN: Final = _KRB5 + 6
 S_PRINCIPAL_UNKNOWN: Final = _KRB5 + 7
 PREAUTH_FAILED: Final = _KRB5 + 24
 TKT_EXPIRED: Final = _KRB5 + 32
+TKT_NOT_YET_VALID: Final = _KRB5 + 33
 CLOCK_SKEW: Final = _KRB5 + 37
+KDC_REPLY_SKEW: Final = _KRB5 + 148
 KDC_UNREACHABLE: Final = _KRB5 + 156
 
 Store = dict[bytes | str, bytes | str]
@@ -137,7 +139,7 @@ def explain(exc: Exception, *, principal: str, keytab: str | None, cache: str | 
     if minor == KDC_UNREACHABLE:
         return ("cannot reach a KDC of the realm (KDC unreachable): check the realm's kdc entries in "
                 "krb5.conf (KRB5_CONFIG) and that the KDC is up")
-    if minor == CLOCK_SKEW:
+    if minor in (CLOCK_SKEW, KDC_REPLY_SKEW, TKT_NOT_YET_VALID):
         return ("the clocks of this machine and of the KDC or server differ by more than the allowed skew "
                 "(Clock skew too great): synchronize the clocks (NTP)")
     if minor == S_PRINCIPAL_UNKNOWN:

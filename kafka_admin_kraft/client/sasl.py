@@ -271,7 +271,10 @@ def exchange_failure(
             node, f"{mechanism}: {message}", java_exception="SaslAuthenticationException"
         )
     error = error_for_code(error_code, message)
-    fix = " (check the username and password in sasl.jaas.config)"
+    fix = " (check the username and password in sasl.jaas.config)" if mechanism != "GSSAPI" else (
+        " (the server refused the Kerberos ticket: check that the server's keytab holds its principal's "
+        "current key, that the clocks agree and that sasl.kerberos.principal.to.local.rules map the "
+        "client's name)")
     return AuthenticationError(
         node,
         error.message + (fix if error_code == ErrorCode.SASL_AUTHENTICATION_FAILED else ""),

@@ -21,8 +21,8 @@ from kafka_admin_kraft.client.kerberos import (
     KerberosShortNamer,
 )
 from kafka_admin_kraft.client.principal import configured_principal
-from kafka_admin_kraft.client.sasl import mechanism_for
-from kafka_admin_kraft.errors import ConfigError
+from kafka_admin_kraft.client.sasl import exchange_failure, mechanism_for
+from kafka_admin_kraft.errors import ConfigError, ErrorCode
 from kafka_admin_kraft_server.local import free_ports
 
 SERVICE = {"sasl.kerberos.service.name": "kafka"}
@@ -237,9 +237,33 @@ def test_an_unreachable_kdc_says_so(realm: Realm, tmp_path: Path, monkeypatch: p
     assert "KDC unreachable" in message and "krb5.conf" in message
 
 
+def test_clock_skew_with_the_kdc_says_so(realm: Realm, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A negative allowed skew makes every KDC reply too far off: MIT's own clock-skew refusal."""
+    keytab = realm.kdc.add_principal("frank", tmp_path / "frank.keytab")  # no tickets cached for frank yet
+    skewed = tmp_path / "krb5.conf"
+    skewed.write_text(realm.kdc.krb5_conf.read_text().replace(
+        "[libdefaults]\n", "[libdefaults]\n clockskew = -1\n kdc_timesync = 0\n"))
+    monkeypatch.setenv("KRB5_CONFIG", str(skewed))
+    options = _keytab_settings(realm, principal=realm.kdc.principal("frank"), keyTab=str(keytab))
+    message = _failure(GssapiMechanism(options, SERVICE, "localhost"))
+    assert "(Clock skew too great): synchronize the clocks" in message
+
+
 def test_clock_skew_and_expired_tickets_say_what_to_do() -> None:
     gssapi_misc = pytest.importorskip("gssapi.raw.misc")
     skew = gssapi_misc.GSSError(851968, kerberos.CLOCK_SKEW)
     assert "Clock skew too great" in kerberos.explain(skew, principal="a@R", keytab=None)
     expired = gssapi_misc.GSSError(851968, kerberos.TKT_EXPIRED)
     assert "run kinit again" in kerberos.explain(expired, principal="a@R", keytab=None)
+
+
+def test_a_server_refusing_the_ticket_points_at_kerberos_not_at_a_password() -> None:
+    refused = ("Authentication failed during authentication due to invalid credentials with SASL "
+               "mechanism GSSAPI")
+    error = exchange_failure("localhost:9093", "GSSAPI", ErrorCode.SASL_AUTHENTICATION_FAILED, refused)
+    assert error.java_exception == "SaslAuthenticationException"
+    assert "password" not in error.reason
+    assert error.reason.endswith("(the server refused the Kerberos ticket: check that the server's keytab "
+                                 "holds its principal's current key, that the clocks agree and that "
+                                 "sasl.kerberos.principal.to.local.rules map the client's name)")
