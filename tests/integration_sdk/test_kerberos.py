@@ -14,15 +14,15 @@ from console_scripts import console_script
 from integration.harness import FAST_ELECTIONS, Cluster
 from kerberos_realm import Realm, realm_fixture  # noqa: F401 (the fixture)
 
-from kafka_admin_kraft import Admin
-from kafka_admin_kraft.errors import AuthenticationError
+from kafka_admin_kraft import AclBinding, AclOperation, Admin, ResourceType
+from kafka_admin_kraft.errors import AuthenticationError, ClusterAuthorizationFailedError
 
 Make = Callable[..., Cluster]
 SERVICE = "kafka"
 
 
-def _cluster(make_cluster: Make, realm: Realm, size: int = 3) -> Cluster:
-    properties = {**FAST_ELECTIONS,
+def _cluster(make_cluster: Make, realm: Realm, size: int = 3, **extra: str) -> Cluster:
+    properties = {**FAST_ELECTIONS, **extra,
                   "listener.security.protocol.map": "CONTROLLER:SASL_PLAINTEXT",
                   "sasl.enabled.mechanisms": "GSSAPI",
                   "sasl.mechanism.controller.protocol": "GSSAPI",
@@ -97,3 +97,30 @@ def test_a_wrong_service_name_is_refused_by_the_kdc_in_one_line(make_cluster: Ma
         admin.describe_metadata_quorum()
     assert f"Server notkafka/localhost@{realm.name} not found in Kerberos database" in refused.value.reason
     cluster.assert_running()
+
+
+def test_the_principal_is_the_short_name_the_authorizer_knows(make_cluster: Make, realm: Realm) -> None:
+    """Kafka's DEFAULT rule: alice@REALM is User:alice, the voters' kafka/localhost@REALM is User:kafka."""
+    cluster = _cluster(make_cluster, realm, size=1, **{
+        "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+        "super.users": "User:kafka", "allow.everyone.if.no.acl.found": "false"})
+    bootstrap = {"bootstrap_controllers": cluster.bootstrap_servers(), "default_api_timeout_ms": 30000,
+                 "request_timeout_ms": 5000}
+    with Admin(**bootstrap, **_client(realm.client_jaas())) as alice:
+        with pytest.raises(ClusterAuthorizationFailedError) as refused:
+            alice.describe_metadata_quorum()
+        assert refused.value.refusal is not None and refused.value.refusal.principal == "User:alice"
+        with Admin(**bootstrap, **_client(realm.server_jaas())) as kafka:
+            granted = kafka.create_acls([
+                AclBinding(ResourceType.CLUSTER, "kafka-cluster", "User:alice", operation)
+                for operation in (AclOperation.DESCRIBE, AclOperation.ALTER)])
+            assert all(result.ok for result in granted), granted
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                assert alice.describe_metadata_quorum().leader_id == 1
+                break
+            except ClusterAuthorizationFailedError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
