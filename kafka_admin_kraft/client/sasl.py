@@ -1,4 +1,6 @@
-"""SASL client mechanisms, sans-I/O: PLAIN (RFC 4616) and SCRAM-SHA-256/512 (RFC 5802, RFC 7677).
+"""SASL client mechanisms, sans-I/O: PLAIN (RFC 4616) and SCRAM-SHA-256/512 (RFC 5802, RFC 7677), and
+``mechanism_for``, which also picks GSSAPI (``kafka_admin_kraft.client.kerberos``, loaded only then;
+its login may wait for the KDC).
 
 A mechanism produces the first client message, then answers each server message until it is done.
 The connection layer carries the messages in SaslAuthenticate requests after a SaslHandshake v1.
