@@ -32,6 +32,7 @@ LAYERS: Mapping[str, Sequence[frozenset[str]]] = {
         frozenset({"storage", "values"}),
         frozenset({"acl"}),
         frozenset({"models"}),
+        frozenset({"health_rules"}),
         frozenset({"health"}),
         frozenset({"voters"}),
         frozenset({"client"}),

@@ -2,7 +2,9 @@
 
 The exit code is Nagios' (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN), so the command drops into Nagios,
 Icinga or a Kubernetes exec probe unchanged; the first line of the text is ``STATUS: summary``, which
-is what those systems display. The rules themselves are ``kafka_admin_kraft.health``.
+is what those systems display. The rules themselves are ``kafka_admin_kraft.health_rules``: the command
+runs them on the operation's plain answers and prints their plain result, so that it never imports
+pydantic (the SDK's ``QuorumHealth`` is validated from the same result); the renderers take either.
 """
 
 from __future__ import annotations
@@ -14,15 +16,15 @@ import click
 from .. import output
 from .._click import KafkaCommand
 from ..admin_options import connect, target
-from .health_options import HEALTH_OPTIONS, health_json, threshold_options, thresholds
+from .health_options import HEALTH_OPTIONS, health_json, limits, threshold_options
 
 if TYPE_CHECKING:
-    from kafka_admin_kraft.health import Finding, QuorumHealth
+    from kafka_admin_kraft.health_rules import FindingView, HealthView
 
 SEVERITY_WIDTH = len("CRITICAL")
 
 
-def summary(health: QuorumHealth) -> str:
+def summary(health: HealthView) -> str:
     """The first line: ``STATUS: what the quorum looks like``, or why nothing could be read."""
     quorum = health.quorum
     if quorum is None:
@@ -36,7 +38,7 @@ def summary(health: QuorumHealth) -> str:
     return f"{health.status.name}: {', '.join(parts)}"
 
 
-def _finding_lines(finding: Finding, code_width: int) -> list[str]:
+def _finding_lines(finding: FindingView, code_width: int) -> list[str]:
     message = finding.message
     if finding.directory_id is not None and str(finding.directory_id) not in message:
         message += f" (directory id {finding.directory_id})"
@@ -46,7 +48,7 @@ def _finding_lines(finding: Finding, code_width: int) -> list[str]:
     return lines
 
 
-def health_text(health: QuorumHealth) -> str:
+def health_text(health: HealthView) -> str:
     """The summary line, then one line per finding, most severe first, each fix on the line below."""
     findings = health.findings[1:] if health.quorum is None else health.findings  # the summary says it
     width = max((len(f.code) for f in findings), default=0)
@@ -88,16 +90,16 @@ def check(ctx: click.Context, /, timeout_ms: int, output_format: str, **options:
       kafka-metadata-quorum --bootstrap-server localhost:9092 check --no-probe --timeout-ms 5000
       kafka-metadata-quorum --bootstrap-controller localhost:9093 check --max-lag-ms 500 --output json
     """
-    limits = thresholds(options)
+    from kafka_admin_kraft.client.operations.check_quorum import check_quorum_answer
+
+    given = limits(options)
     no_probe: bool = options.pop("no_probe")
+    options_text = target(ctx).connect_options()
     _, admin = connect(ctx)
     with admin:
-        health = admin.check_quorum(
-            thresholds=limits,
-            probe=not no_probe,
-            connect=target(ctx).connect_options(),
-            timeout=timeout_ms / 1000,
-        )
+        health = admin.run(lambda core: check_quorum_answer(
+            core, given, probe=not no_probe, previous=None, connect=options_text, timeout=timeout_ms / 1000
+        ))
     if output_format == "json":
         output.write_json(health_json(health))
     else:

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 if TYPE_CHECKING:
-    from kafka_admin_kraft.health import HealthThresholds, QuorumHealth
+    from kafka_admin_kraft.health import HealthThresholds
+    from kafka_admin_kraft.health_rules import HealthView, Limits
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -78,16 +79,23 @@ def threshold_options(command: F) -> F:
     return command
 
 
+def limits(options: dict[str, Any]) -> Limits:
+    """The thresholds of the options ``threshold_options`` added, plain (taken out of ``options``; a
+    command that dropped some gets their defaults); click has checked their ranges."""
+    from kafka_admin_kraft.health_rules import Limits
+
+    return Limits(**{name: options.pop(name) for name in Limits._fields if name in options})
+
+
 def thresholds(options: dict[str, Any]) -> HealthThresholds:
-    """The ``HealthThresholds`` of the options ``threshold_options`` added (taken out of ``options``; a
-    command that dropped some gets their defaults)."""
+    """The ``HealthThresholds`` of the options ``threshold_options`` added (as ``limits``), for the
+    commands that run ``Admin.check_quorum``."""
     from kafka_admin_kraft.health import HealthThresholds
 
-    names = ("max_lag_offsets", "max_lag_ms", "pending_change_ms", "probe_timeout_ms", "fenced_broker_ms")
-    return HealthThresholds(**{name: options.pop(name) for name in names if name in options})
+    return HealthThresholds(**limits(options)._asdict())
 
 
-def health_json(health: QuorumHealth) -> dict[str, Any]:
+def health_json(health: HealthView) -> dict[str, Any]:
     """A check's result as a JSON document: names for the enums, epoch milliseconds for times."""
     quorum = health.quorum
     return {
@@ -102,7 +110,7 @@ def health_json(health: QuorumHealth) -> dict[str, Any]:
         "voters": [v.replica_id for v in quorum.voters] if quorum is not None else [],
         "healthy_voters": list(health.healthy_voters()),
         "voter_change_since_ms": health.voter_change_since_ms,
-        "finalized_features": health.finalized_features,
+        "finalized_features": dict(health.finalized_features),
         **_registrations_json(health),
         "findings": [
             {
@@ -122,7 +130,7 @@ def health_json(health: QuorumHealth) -> dict[str, Any]:
     }
 
 
-def _registrations_json(health: QuorumHealth) -> dict[str, Any]:
+def _registrations_json(health: HealthView) -> dict[str, Any]:
     """``registered_controllers`` (with bootstrap controllers), ``fenced_brokers`` (with bootstrap
     servers: ``[{node_id, fenced_since_ms}]``, when first seen fenced): null where not known."""
     found = health.registrations

@@ -75,7 +75,7 @@ HEAVY = (
 )
 """Never on any of the hot paths below."""
 MODELS = ("pydantic", "pydantic_core", "kafka_admin_kraft.models", "kafka_admin_kraft.health")
-"""pydantic and what is built on it: only ``check``, whose result is a ``QuorumHealth``, loads them."""
+"""pydantic and what is built on it: none of the commands below loads them."""
 NO_CLIENT = ("kafka_admin_kraft.client", "kafka_admin_kraft.admin", "kafka_admin_kraft.protocol.messages",
              "socket", "json")
 """What a command that talks to no cluster and prints no JSON does not load."""
@@ -146,11 +146,14 @@ def test_features_describe_loads_neither_pydantic_nor_the_models(quorum: Cluster
     assert_messages(importers, {"api_versions", "describe_cluster"})
 
 
-def test_check_loads_the_health_models_and_nothing_heavy(quorum: Cluster, tmp_path: Path) -> None:
+@pytest.mark.parametrize("args", [(), ("--output", "json")])
+def test_check_loads_neither_pydantic_nor_the_models(quorum: Cluster, tmp_path: Path, args: tuple[str, ...]
+                                                     ) -> None:
+    """The health rules run on the operation's plain answers (``kafka_admin_kraft.health_rules``)."""
     importers = run_recorded(tmp_path, "kafka-metadata-quorum", "--bootstrap-controller",
-                             quorum.bootstrap_servers(), "check")
-    assert "kafka_admin_kraft.health" in importers
-    assert_not_loaded(importers, HEAVY)
+                             quorum.bootstrap_servers(), "check", *args)
+    assert "kafka_admin_kraft.health_rules" in importers
+    assert_not_loaded(importers, HEAVY + MODELS)
     # UpdateFeatures (validateOnly) only when every node supports a newer metadata.version.
     assert_messages(importers, {"api_versions", "describe_cluster", "describe_quorum"},
                     maybe=frozenset({"update_features"}))

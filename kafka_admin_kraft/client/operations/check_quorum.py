@@ -28,11 +28,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from kafka_admin_kraft.client.answers import ClusterAnswer, QuorumAnswer, SupportedAnswer
 from kafka_admin_kraft.client.config import Address, format_address
 from kafka_admin_kraft.client.core import AdminCore, NotYetKnownError, Op, Sleep
-from kafka_admin_kraft.client.operations.describe_cluster import describe_cluster
-from kafka_admin_kraft.client.operations.describe_metadata_quorum import describe_metadata_quorum
-from kafka_admin_kraft.client.operations.update_features import update_features
+from kafka_admin_kraft.client.operations.describe_cluster import describe_cluster_answer
+from kafka_admin_kraft.client.operations.describe_metadata_quorum import describe_quorum_answer
 from kafka_admin_kraft.errors import (
     ClusterAuthorizationFailedError,
     ErrorCode,
@@ -46,14 +48,16 @@ from kafka_admin_kraft.errors import (
     UnsupportedOperationError,
 )
 from kafka_admin_kraft.features import METADATA_VERSION
-from kafka_admin_kraft.health import (
+from kafka_admin_kraft.health_rules import (
     FindingCode,
-    HealthThresholds,
-    NodeProbe,
-    QuorumHealth,
-    Registrations,
+    HealthAnswer,
+    HealthView,
+    LimitsView,
+    ProbeAnswer,
+    RegistrationsAnswer,
     Severity,
-    UpgradeCheck,
+    UpgradeCheckAnswer,
+    UpgradeCheckView,
     assess,
     finalized_levels,
     ghost_controllers,
@@ -61,7 +65,9 @@ from kafka_admin_kraft.health import (
     upgrade_target,
     voter_change,
 )
-from kafka_admin_kraft.models import ClusterDescription, FeatureUpdate, QuorumInfo, SupportedVersionRange
+
+if TYPE_CHECKING:
+    from kafka_admin_kraft.health import HealthThresholds, QuorumHealth
 
 PENDING_POLL = 0.2
 NO_LEADER_ERRORS = (NotYetKnownError, NotControllerError, NotLeaderOrFollowerError, LeaderNotAvailableError)
@@ -79,22 +85,22 @@ def _no_leader(exc: KafkaAdminError) -> bool:
     return isinstance(cause, NO_LEADER_ERRORS)
 
 
-def _probe(core: AdminCore, node_id: int, address: Address, timeout: float) -> Op[NodeProbe]:
+def _probe(core: AdminCore, node_id: int, address: Address, timeout: float) -> Op[ProbeAnswer]:
     where = format_address(address)
     try:
         response = yield from core.probe(address, core.clock() + timeout)
     except KafkaConnectionError as exc:
-        return NodeProbe(node_id=node_id, address=where, error=exc.reason)
+        return ProbeAnswer(node_id=node_id, address=where, error=exc.reason)
     except KafkaAdminError as exc:
-        return NodeProbe(node_id=node_id, address=where, error=str(exc))
+        return ProbeAnswer(node_id=node_id, address=where, error=str(exc))
     if response.error_code:
         error = f"ApiVersions error code {response.error_code}"
-        return NodeProbe(node_id=node_id, address=where, error=error)
-    return NodeProbe(
+        return ProbeAnswer(node_id=node_id, address=where, error=error)
+    return ProbeAnswer(
         node_id=node_id,
         address=where,
         supported_features={
-            f.name: SupportedVersionRange(min_version=f.min_version, max_version=f.max_version)
+            f.name: SupportedAnswer(min_version=f.min_version, max_version=f.max_version)
             for f in response.supported_features
         },
         finalized_features={f.name: f.max_version_level for f in response.finalized_features},
@@ -102,7 +108,7 @@ def _probe(core: AdminCore, node_id: int, address: Address, timeout: float) -> O
 
 
 def _targets(
-    core: AdminCore, quorum: QuorumInfo, cluster: ClusterDescription | None, limits: HealthThresholds
+    core: AdminCore, quorum: QuorumAnswer, cluster: ClusterAnswer | None, limits: LimitsView
 ) -> dict[int, Address]:
     """Where to probe each voter and listed node that runs (step 3)."""
     nodes = cluster.nodes if cluster is not None else ()
@@ -123,11 +129,11 @@ def _targets(
     return targets
 
 
-def _describe_cluster(core: AdminCore, deadline: float) -> Op[tuple[ClusterDescription | None, bool]]:
+def _describe_cluster(core: AdminCore, deadline: float) -> Op[tuple[ClusterAnswer | None, bool]]:
     """Step 2: DescribeCluster, and whether it listed the fenced brokers."""
     fenced = not core.config.bootstrap_controllers
     try:
-        cluster = yield from describe_cluster(
+        cluster = yield from describe_cluster_answer(
             core, max(0.001, deadline - core.clock()), include_fenced_brokers=fenced
         )
         return cluster, fenced
@@ -136,14 +142,14 @@ def _describe_cluster(core: AdminCore, deadline: float) -> Op[tuple[ClusterDescr
     except KafkaAdminError:
         return None, False
     try:
-        return (yield from describe_cluster(core, max(0.001, deadline - core.clock()))), False
+        return (yield from describe_cluster_answer(core, max(0.001, deadline - core.clock()))), False
     except KafkaAdminError:
         return None, False
 
 
 def describe_registrations(
-    core: AdminCore, deadline: float, previous: QuorumHealth | None
-) -> Op[tuple[ClusterDescription | None, Registrations | None]]:
+    core: AdminCore, deadline: float, previous: HealthView | None
+) -> Op[tuple[ClusterAnswer | None, RegistrationsAnswer | None]]:
     """Step 2: the cluster as DescribeCluster describes it, and the registrations it lists, a fenced
     broker with the time it was first seen fenced; (None, None) when it cannot be read."""
     cluster, listed_fenced = yield from _describe_cluster(core, deadline)
@@ -151,14 +157,14 @@ def describe_registrations(
         return None, None
     running = tuple(sorted(n.node_id for n in cluster.nodes if not n.is_fenced))
     if core.config.bootstrap_controllers:
-        return cluster, Registrations(controllers=running)
+        return cluster, RegistrationsAnswer(controllers=running)
     if not listed_fenced:
-        return cluster, Registrations(brokers=running)
+        return cluster, RegistrationsAnswer(brokers=running)
     before = previous.registrations if previous is not None else None
     seen = before.fenced_brokers if before is not None and before.fenced_brokers is not None else {}
     now_ms = core.wall_clock_ms()
     fenced = {n.node_id: seen.get(n.node_id, now_ms) for n in cluster.nodes if n.is_fenced}
-    return cluster, Registrations(brokers=running, fenced_brokers=fenced)
+    return cluster, RegistrationsAnswer(brokers=running, fenced_brokers=fenced)
 
 
 def _unchecked(exc: KafkaAdminError) -> str:
@@ -169,29 +175,38 @@ def _unchecked(exc: KafkaAdminError) -> str:
     return str(exc)
 
 
-def _validate(core: AdminCore, level: int, deadline: float, limits: HealthThresholds) -> Op[UpgradeCheck]:
+def _validate(
+    core: AdminCore, level: int, deadline: float, limits: LimitsView
+) -> Op[UpgradeCheckAnswer]:
     """Step 5: the active controller's verdict on metadata.version ``level``."""
     left = min(deadline - core.clock(), limits.probe_timeout_ms / 1000)
     if left <= 0:
-        return UpgradeCheck(feature=METADATA_VERSION, level=level, unchecked="the check ran out of time")
+        why = "the check ran out of time"
+        return UpgradeCheckAnswer(feature=METADATA_VERSION, level=level, unchecked=why)
+    # Only when an upgrade is there to validate: the operation and its arguments are pydantic models.
+    from kafka_admin_kraft.client.operations.update_features import update_features
+    from kafka_admin_kraft.models import FeatureUpdate
+
     update = {METADATA_VERSION: FeatureUpdate(level=level)}
     try:
         results = yield from update_features(core, update, validate_only=True, timeout=left)
     except KafkaApiError as exc:  # UpdateFeatures v2 answers one error for all features
         if exc.code == ErrorCode.INVALID_UPDATE_VERSION:
-            return UpgradeCheck(feature=METADATA_VERSION, level=level, refusal=exc.message)
+            return UpgradeCheckAnswer(feature=METADATA_VERSION, level=level, refusal=exc.message)
         denied = isinstance(exc, ClusterAuthorizationFailedError)
-        return UpgradeCheck(feature=METADATA_VERSION, level=level, unchecked=_unchecked(exc), denied=denied)
+        return UpgradeCheckAnswer(
+            feature=METADATA_VERSION, level=level, unchecked=_unchecked(exc), denied=denied
+        )
     except KafkaAdminError as exc:
-        return UpgradeCheck(feature=METADATA_VERSION, level=level, unchecked=_unchecked(exc))
+        return UpgradeCheckAnswer(feature=METADATA_VERSION, level=level, unchecked=_unchecked(exc))
     result = results[METADATA_VERSION]
     if result.ok:
-        return UpgradeCheck(feature=METADATA_VERSION, level=level)
+        return UpgradeCheckAnswer(feature=METADATA_VERSION, level=level)
     if result.error_code == ErrorCode.INVALID_UPDATE_VERSION:
-        return UpgradeCheck(feature=METADATA_VERSION, level=level, refusal=result.error_message or "")
+        return UpgradeCheckAnswer(feature=METADATA_VERSION, level=level, refusal=result.error_message or "")
     error = result.exception()
     text = _unchecked(error) if isinstance(error, KafkaAdminError) else str(error)
-    return UpgradeCheck(feature=METADATA_VERSION, level=level, unchecked=text)
+    return UpgradeCheckAnswer(feature=METADATA_VERSION, level=level, unchecked=text)
 
 
 def check_quorum(
@@ -203,13 +218,32 @@ def check_quorum(
     connect: str | None,
     timeout: float | None,
 ) -> Op[QuorumHealth]:
+    """The operation, its result the SDK's model."""
+    from kafka_admin_kraft.health import quorum_health
+
+    answer = yield from check_quorum_answer(
+        core, thresholds, probe=probe, previous=previous, connect=connect, timeout=timeout
+    )
+    return quorum_health(answer)
+
+
+def check_quorum_answer(
+    core: AdminCore,
+    thresholds: LimitsView,
+    *,
+    probe: bool,
+    previous: HealthView | None,
+    connect: str | None,
+    timeout: float | None,
+) -> Op[HealthAnswer]:
+    """The operation, its result left plain (what ``kafka-metadata-quorum check`` prints)."""
     budget = core.config.default_api_timeout if timeout is None else timeout
     deadline = core.clock() + budget
     now_ms = core.wall_clock_ms
 
     options = connect if connect is not None else connect_options(core)
     try:
-        quorum = yield from describe_metadata_quorum(core, budget)
+        quorum = yield from describe_quorum_answer(core, budget)
     except KafkaAdminError as exc:
         if _no_leader(exc):
             message = f"no active controller: {exc}"
@@ -217,7 +251,7 @@ def check_quorum(
         message = f"cannot read the quorum: {exc}"
         return unreachable(FindingCode.QUORUM_UNREACHABLE, message, now_ms(), Severity.UNKNOWN)
     cluster, registrations = yield from describe_registrations(core, deadline, previous)
-    probes: list[NodeProbe] = []
+    probes: list[ProbeAnswer] = []
     if probe:
         for node_id, address in _targets(core, quorum, cluster, thresholds).items():
             left = deadline - core.clock()
@@ -235,11 +269,11 @@ def check_quorum(
         while voter_change(quorum) == change and now_ms() < limit and core.clock() + PENDING_POLL < deadline:
             yield Sleep(PENDING_POLL)
             try:
-                quorum = yield from describe_metadata_quorum(core, max(0.001, deadline - core.clock()))
+                quorum = yield from describe_quorum_answer(core, max(0.001, deadline - core.clock()))
             except KafkaAdminError:
                 break
     target = upgrade_target(probes, finalized_levels(quorum, probes))
-    upgrade = None
+    upgrade: UpgradeCheckView | None = None
     if target is not None:
         before = previous.upgrade_check if previous is not None else None
         denied = before is not None and before.level == target and before.denied
