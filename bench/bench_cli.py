@@ -143,8 +143,10 @@ def import_profile(command: list[str], out: Path) -> str:
     python = Path(script).parent / "python"
     runs: list[tuple[float, dict[str, float]]] = []
     for _ in range(PROFILE_RUNS):
+        # From a directory of its own: ``python -c`` puts the working directory first on sys.path, and
+        # from a checkout that would load the checkout's packages instead of the installation's.
         subprocess.run([str(python), "-c", PROFILE_HOOK, script, str(out), *args], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, env=ENV, check=True)
+                       stderr=subprocess.DEVNULL, env=ENV, check=True, cwd=out.parent)
         runs.append(ast.literal_eval(out.read_text()))
     total, own = sorted(runs, key=lambda run: run[0])[len(runs) // 2]
     by_package: Counter[str] = Counter()
