@@ -79,6 +79,7 @@ from kafka_admin_kraft.health_rules import (
     lag_reason,
     leader_state,
     majority,
+    unregister_controller_fix,
     upgrade_target,
     voter_change,
 )
@@ -106,6 +107,7 @@ __all__ = [
     "parse_refusal",
     "quorum_health",
     "unreachable",
+    "unregister_controller_fix",
     "upgrade_target",
     "voter_change",
 ]

@@ -53,6 +53,7 @@ __all__ = [
     "most_severe_first",
     "parse_refusal",
     "unreachable",
+    "unregister_controller_fix",
     "upgrade_target",
     "voter_change",
 ]
