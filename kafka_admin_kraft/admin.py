@@ -33,7 +33,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from kafka_admin_kraft import values
 from kafka_admin_kraft.client import arguments as check
-from kafka_admin_kraft.client.config import ClientConfig, load_properties, options_to_properties
+from kafka_admin_kraft.client.config import (
+    OAUTHBEARER_MODULE,
+    ClientConfig,
+    load_properties,
+    options_to_properties,
+)
 from kafka_admin_kraft.client.core import AdminCore, Op
 from kafka_admin_kraft.client.transport import (
     AsyncTransport,
@@ -71,7 +76,10 @@ Endpoints = Mapping[str, tuple[str, int]] | Iterable["Endpoint | Mapping[str, An
 
 
 def _config(
-    bootstrap_servers: Bootstrap, bootstrap_controllers: Bootstrap, options: Mapping[str, Any]
+    bootstrap_servers: Bootstrap,
+    bootstrap_controllers: Bootstrap,
+    options: Mapping[str, Any],
+    token_provider: Callable[[], str] | None = None,
 ) -> ClientConfig:
     props = options_to_properties(options)
     given = {"bootstrap_servers": bootstrap_servers, "bootstrap_controllers": bootstrap_controllers}
@@ -79,7 +87,24 @@ def _config(
         text = check.bootstrap(value, name)
         if text is not None:
             props[name.replace("_", ".")] = text
-    return ClientConfig.from_properties(props)
+    if token_provider is not None:
+        if not callable(token_provider):
+            raise TypeError(f"oauth_token_provider must be a callable returning the token, not "
+                            f"{type(token_provider).__name__}")
+        if str(props.get("security.protocol", "")).strip().upper().startswith("SASL_"):
+            props.setdefault("sasl.mechanism", "OAUTHBEARER")
+            props.setdefault("sasl.jaas.config", f"{OAUTHBEARER_MODULE} required;")
+    return ClientConfig.from_properties(props, token_provider=token_provider)
+
+
+def _checked(config: ClientConfig) -> ClientConfig:
+    """The configuration, once the OAUTHBEARER settings (which only the OAuth code knows how to read, so
+    loaded only for them) are found usable."""
+    if config.sasl is not None and config.sasl.mechanism == "OAUTHBEARER":
+        from kafka_admin_kraft.client.oauth import check_settings
+
+        check_settings(config.sasl)
+    return config
 
 
 # The operations with their arguments checked, for both clients.
@@ -377,6 +402,12 @@ class Admin(_Base):
     for dots (``client_id``, ``request_timeout_ms``, ``default_api_timeout_ms``, ``retry_backoff_ms``,
     ``retry_backoff_max_ms``, ``security_protocol``, ``ssl_truststore_location``, ``sasl_mechanism``,
     ``sasl_jaas_config``, ...). ``transport`` replaces the socket layer (tests).
+
+    ``oauth_token_provider`` is a callable returning an OAuth access token (the JWT text) for
+    ``sasl_mechanism="OAUTHBEARER"`` (which it sets by default, with ``security_protocol`` still to
+    choose): it is called, in a worker thread under asyncio, whenever the client needs a token and the
+    last one has reached its refresh time (``sasl_login_refresh_*``), in place of Kafka's login callback
+    handler.
     """
 
     def __init__(
@@ -385,12 +416,14 @@ class Admin(_Base):
         bootstrap_controllers: Bootstrap = None,
         *,
         transport: SyncTransport | None = None,
+        oauth_token_provider: Callable[[], str] | None = None,
         **options: Any,
     ) -> None:
-        self._setup(_config(bootstrap_servers, bootstrap_controllers, options), transport)
+        config = _config(bootstrap_servers, bootstrap_controllers, options, oauth_token_provider)
+        self._setup(config, transport)
 
     def _setup(self, config: ClientConfig, transport: SyncTransport | None) -> None:
-        self._config = config
+        self._config = _checked(config)
         if transport is None:
             transport = SocketTransport(config.ssl_context() if config.uses_tls else None)
         self._transport = transport
@@ -671,12 +704,14 @@ class AsyncAdmin(_Base):
         bootstrap_controllers: Bootstrap = None,
         *,
         transport: AsyncTransport | None = None,
+        oauth_token_provider: Callable[[], str] | None = None,
         **options: Any,
     ) -> None:
-        self._setup(_config(bootstrap_servers, bootstrap_controllers, options), transport)
+        config = _config(bootstrap_servers, bootstrap_controllers, options, oauth_token_provider)
+        self._setup(config, transport)
 
     def _setup(self, config: ClientConfig, transport: AsyncTransport | None) -> None:
-        self._config = config
+        self._config = _checked(config)
         if transport is None:
             transport = StreamTransport(config.ssl_context() if config.uses_tls else None)
         self._transport = transport

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -55,11 +55,24 @@ KNOWN = frozenset(DEFAULTS) | {
     "sasl.jaas.config",
     "sasl.kerberos.service.name",
 }
-SASL_MECHANISMS = ("GSSAPI", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+OAUTHBEARER_PROPERTIES = frozenset({
+    "sasl.login.callback.handler.class", "sasl.oauthbearer.token.endpoint.url",
+    "sasl.oauthbearer.client.credentials.client.id", "sasl.oauthbearer.client.credentials.client.secret",
+    "sasl.oauthbearer.scope", "sasl.oauthbearer.sub.claim.name", "sasl.oauthbearer.scope.claim.name",
+    "sasl.oauthbearer.header.urlencode", "sasl.login.connect.timeout.ms", "sasl.login.read.timeout.ms",
+    "sasl.login.retry.backoff.ms", "sasl.login.retry.backoff.max.ms", "sasl.login.refresh.window.factor",
+    "sasl.login.refresh.window.jitter", "sasl.login.refresh.min.period.seconds",
+    "sasl.login.refresh.buffer.seconds",
+})
+"""The client properties of SASL/OAUTHBEARER (Kafka's ``SaslConfigs``), read by ``client/oauth.py``."""
+KNOWN = KNOWN | OAUTHBEARER_PROPERTIES
+SASL_MECHANISMS = ("GSSAPI", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
+OAUTHBEARER_MODULE = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
 LOGIN_MODULES = {
     "org.apache.kafka.common.security.plain.PlainLoginModule": ("PLAIN",),
     "org.apache.kafka.common.security.scram.ScramLoginModule": ("SCRAM-SHA-256", "SCRAM-SHA-512"),
     "com.sun.security.auth.module.Krb5LoginModule": ("GSSAPI",),
+    OAUTHBEARER_MODULE: ("OAUTHBEARER",),
 }
 """JAAS login module -> the mechanisms it logs in with."""
 REQUIRED_JAAS_OPTIONS: dict[str, tuple[str, ...]] = {
@@ -172,6 +185,8 @@ class SaslSettings:
     module: str
     options: Mapping[str, str]
     properties: Mapping[str, str] = field(default_factory=dict)
+    token_provider: Callable[[], str] | None = field(default=None, compare=False)
+    """OAUTHBEARER: what returns the token, given to the SDK (``oauth_token_provider``)."""
 
     @property
     def username(self) -> str:
@@ -208,9 +223,12 @@ class ClientConfig:
         return self.security_protocol in TLS_PROTOCOLS
 
     @classmethod
-    def from_properties(cls, properties: Mapping[str, Any]) -> ClientConfig:
+    def from_properties(
+        cls, properties: Mapping[str, Any], *, token_provider: Callable[[], str] | None = None
+    ) -> ClientConfig:
         """Validate Kafka client properties: a mapping of property names to strings or ints (a bool or
-        any other type is a ``TypeError``); bootstrap lists may also be lists of addresses."""
+        any other type is a ``TypeError``); bootstrap lists may also be lists of addresses.
+        ``token_provider`` returns the token of ``sasl.mechanism=OAUTHBEARER``."""
         props = {
             key: arguments.property_value(key, value)
             for key, value in arguments.properties(properties).items()
@@ -285,12 +303,15 @@ class ClientConfig:
             )
         sasl = None
         if protocol.startswith("SASL_"):
-            sasl = _sasl_settings(props)
-        elif "sasl.mechanism" in props or "sasl.jaas.config" in props:
+            sasl = _sasl_settings(props, token_provider)
+        elif any(key.startswith("sasl.") for key in props):
             raise ConfigError(
                 f"sasl.* properties are set but security.protocol is {protocol}",
                 sorted(k for k in props if k.startswith("sasl.")),
             )
+        if token_provider is not None and (sasl is None or sasl.mechanism != "OAUTHBEARER"):
+            raise ConfigError("a token provider needs security.protocol=SASL_SSL (or SASL_PLAINTEXT) and "
+                              "sasl.mechanism=OAUTHBEARER", ["sasl.mechanism"])
         return cls(
             bootstrap=addresses,
             bootstrap_controllers=has_controllers,
@@ -351,7 +372,7 @@ class ClientConfig:
         return context
 
 
-def _sasl_settings(props: Mapping[str, str]) -> SaslSettings:
+def _sasl_settings(props: Mapping[str, str], token_provider: Callable[[], str] | None = None) -> SaslSettings:
     mechanism = props.get("sasl.mechanism", "GSSAPI").strip().upper()
     if mechanism not in SASL_MECHANISMS:
         raise ConfigError(
@@ -381,7 +402,7 @@ def _sasl_settings(props: Mapping[str, str]) -> SaslSettings:
         from kafka_admin_kraft.client.kerberos import check_settings
 
         check_settings(options, others)
-    return SaslSettings(mechanism, module, options, others)
+    return SaslSettings(mechanism, module, options, others, token_provider)
 
 
 def options_to_properties(options: Mapping[str, Any]) -> dict[str, Any]:

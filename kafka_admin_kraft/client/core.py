@@ -4,7 +4,8 @@ Every admin operation is a generator that *yields effects* and receives their re
 
 * :class:`Connect` ``(address, timeout)`` -> a connection handle (TCP, plus TLS when configured);
 * :class:`Exchange` ``(handle, frame, timeout)`` -> the response frame (without its size prefix);
-* :class:`Close` ``(handle)``; :class:`Sleep` ``(seconds)``.
+* :class:`Close` ``(handle)``; :class:`Sleep` ``(seconds)``;
+* :class:`Call` ``(function)`` -> its result: blocking work such as fetching an OAuth token.
 
 A driver (``run_sync`` with blocking sockets, ``run_async`` on asyncio, or an in-memory transport
 in tests) performs them; failures come back into the generator as
@@ -101,7 +102,14 @@ class Sleep:
     seconds: float
 
 
-Effect = Connect | Exchange | Close | Sleep
+@dataclass(frozen=True, slots=True)
+class Call:
+    """Run ``function``, which may block (a token fetch), where blocking is allowed; result: its value."""
+
+    function: Callable[[], Any]
+
+
+Effect = Connect | Exchange | Close | Sleep | Call
 Op = Generator[Effect, Any, T]
 
 
@@ -343,6 +351,7 @@ class AdminCore:
             )
         auth_version = self.choose_version(conn, messages.SaslAuthenticateRequest, "authenticate")
         try:
+            yield Call(mechanism.prepare)
             token: bytes | None = mechanism.initial()
         except sasl_client.SaslFailure as exc:
             raise sasl_client.exchange_failure(where, mechanism.name, None, str(exc)) from None
@@ -352,7 +361,8 @@ class AdminCore:
             )
             if response.error_code:
                 raise sasl_client.exchange_failure(
-                    where, mechanism.name, response.error_code, response.error_message
+                    where, mechanism.name, response.error_code, response.error_message,
+                    mechanism.failure_fix(response.error_message),
                 )
             try:
                 token = mechanism.respond(response.auth_bytes)

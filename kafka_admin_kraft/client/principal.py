@@ -1,7 +1,8 @@
 """The principal a Kafka node authenticates this client as, as its default principal builder
 (``DefaultKafkaPrincipalBuilder``) makes it: what an authorization refusal is explained with.
 
-- SASL (``SASL_PLAINTEXT``, ``SASL_SSL``): ``User:<the sasl.jaas.config username>``;
+- SASL (``SASL_PLAINTEXT``, ``SASL_SSL``): ``User:<the sasl.jaas.config username>``, for OAUTHBEARER
+  the token's principal claim (``OAuthBearerSaslServer`` authenticates the token's principal name);
 - TLS with a client certificate (``SSL`` with ``ssl.keystore.location`` or
   ``ssl.keystore.certificate.chain``): ``User:<the certificate's subject>``, the distinguished name in
   RFC 2253 form as Java's ``X500Principal.getName()`` prints it (last attribute first, ``\\``-escaped
@@ -133,6 +134,11 @@ def configured_principal(config: ClientConfig) -> str:
         from kafka_admin_kraft.client.kerberos import short_principal
 
         return f"User:{short_principal(config.sasl.options)}"
+    if config.sasl is not None and config.sasl.mechanism == "OAUTHBEARER":
+        from kafka_admin_kraft.client.oauth import cached_principal
+
+        principal = cached_principal(config.sasl)
+        return f"User:{principal or '<the principal claim of the OAuth token>'}"
     if config.sasl is not None:
         return f"User:{config.sasl.username}"
     options = config.ssl_options

@@ -1,6 +1,7 @@
 """SASL client mechanisms, sans-I/O: PLAIN (RFC 4616) and SCRAM-SHA-256/512 (RFC 5802, RFC 7677), and
 ``mechanism_for``, which also picks GSSAPI (``kafka_admin_kraft.client.kerberos``, loaded only then;
-its login may wait for the KDC).
+its login may wait for the KDC) and OAUTHBEARER (``kafka_admin_kraft.client.oauth``, likewise; its token
+may come from an HTTP endpoint).
 
 A mechanism produces the first client message, then answers each server message until it is done.
 The connection layer carries the messages in SaslAuthenticate requests after a SaslHandshake v1.
@@ -26,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kafka_admin_kraft.client.sasl_base import SaslFailure, SaslMechanism
+from kafka_admin_kraft.client.sasl_base import PASSWORD_FIX, SaslFailure, SaslMechanism, escape_saslname
 from kafka_admin_kraft.errors import AuthenticationError, ErrorCode, error_for_code
 
 if TYPE_CHECKING:
@@ -71,11 +72,6 @@ class PlainMechanism(SaslMechanism):
     def respond(self, challenge: bytes) -> bytes | None:
         self.complete = True
         return None
-
-
-def escape_saslname(name: str) -> str:
-    """RFC 5802 ``saslname``: ``=`` and ``,`` escaped as ``=3D`` and ``=2C``."""
-    return name.replace("=", "=3D").replace(",", "=2C")
 
 
 def unescape_saslname(name: str) -> str:
@@ -198,6 +194,10 @@ def mechanism_for(settings: SaslSettings, host: str) -> SaslMechanism:
         from kafka_admin_kraft.client.kerberos import GssapiMechanism
 
         return GssapiMechanism(settings.options, settings.properties, host)
+    if settings.mechanism == "OAUTHBEARER":
+        from kafka_admin_kraft.client import oauth
+
+        return oauth.mechanism(settings)
     return ScramMechanism(settings.mechanism, settings.username, settings.password)
 
 
@@ -264,19 +264,21 @@ def listener_failure(node: str, *, tls: bool, enabled: Sequence[str] | None) -> 
 
 
 def exchange_failure(
-    node: str, mechanism: str, error_code: int | None, message: str | None
+    node: str, mechanism: str, error_code: int | None, message: str | None, fix: str | None = None
 ) -> AuthenticationError:
     """A SaslAuthenticate answered with an error code (Kafka's client raises that code's exception with
-    the server's message), or, with ``error_code`` None, a server message this client refused."""
+    the server's message, to which ``fix`` adds the mechanism's advice), or, with ``error_code`` None, a
+    server message this client refused or a token it could not get."""
     if error_code is None:
         return AuthenticationError(
             node, f"{mechanism}: {message}", java_exception="SaslAuthenticationException"
         )
     error = error_for_code(error_code, message)
-    fix = " (check the username and password in sasl.jaas.config)" if mechanism != "GSSAPI" else (
-        " (the server refused the Kerberos ticket: check that the server's keytab holds its principal's "
-        "current key, that the clocks agree and that sasl.kerberos.principal.to.local.rules map the "
-        "client's name)")
+    if fix is None:
+        fix = PASSWORD_FIX if mechanism != "GSSAPI" else (
+            " (the server refused the Kerberos ticket: check that the server's keytab holds its principal's "
+            "current key, that the clocks agree and that sasl.kerberos.principal.to.local.rules map the "
+            "client's name)")
     return AuthenticationError(
         node,
         error.message + (fix if error_code == ErrorCode.SASL_AUTHENTICATION_FAILED else ""),

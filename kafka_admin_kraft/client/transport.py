@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Generator
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from kafka_admin_kraft.client.config import Address, format_address
-from kafka_admin_kraft.client.core import CLIENT_SOFTWARE_NAME, Close, Connect, Exchange, Sleep
+from kafka_admin_kraft.client.core import CLIENT_SOFTWARE_NAME, Call, Close, Connect, Exchange, Sleep
 from kafka_admin_kraft.errors import (
     AuthenticationError,
     KafkaClientError,
@@ -262,6 +262,8 @@ def run_sync(operation: Generator[Any, Any, T], transport: SyncTransport) -> T:
                 effect.handle.close()
             elif isinstance(effect, Sleep):
                 transport.sleep(effect.seconds)
+            elif isinstance(effect, Call):
+                value = effect.function()
             else:
                 raise TypeError(f"unknown effect {effect!r}")
         except BaseException as exc:  # the operation cleans up, then re-raises what it cannot handle
@@ -287,6 +289,10 @@ async def run_async(operation: Generator[Any, Any, T], transport: AsyncTransport
                 await effect.handle.close()
             elif isinstance(effect, Sleep):
                 await transport.sleep(effect.seconds)
+            elif isinstance(effect, Call):
+                import asyncio
+
+                value = await asyncio.to_thread(effect.function)
             else:
                 raise TypeError(f"unknown effect {effect!r}")
         except BaseException as exc:  # as in run_sync, cancellation included
