@@ -1,11 +1,18 @@
 """What every server-side SASL mechanism is (:class:`SaslServer`) and how a client's credentials are
 refused (:class:`AuthenticationFailed`): the one module the mechanisms' own modules (``security``,
-``kerberos``) import, so that ``security`` can make a mechanism of any module without an import
-circle."""
+``kerberos``, ``oauth``) import, so that ``security`` can make a mechanism of any module without an
+import circle."""
 
 from __future__ import annotations
 
-__all__ = ["AuthenticationFailed", "SaslServer"]
+from typing import Final
+
+__all__ = ["SCRAM_FAILED", "AuthenticationFailed", "SaslServer"]
+
+SCRAM_FAILED: Final = "Authentication failed during authentication due to invalid credentials with SASL " \
+                      "mechanism {mechanism}"
+"""``SaslServerAuthenticator``'s message when a mechanism fails the exchange without a message of its own
+for the client (a ``SaslException``): SCRAM, a malformed OAUTHBEARER message."""
 
 
 class AuthenticationFailed(Exception):

@@ -11,9 +11,10 @@ then without it):
   encrypted key; ``ssl.truststore.type=PEM`` with ``ssl.truststore.location`` or
   ``ssl.truststore.certificates``; ``ssl.client.auth`` = none (default), requested or required.
 * SASL (SASL_PLAINTEXT, SASL_SSL): ``sasl.enabled.mechanisms`` (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512,
-  and Kafka's default GSSAPI as ``kafka_admin_kraft_server.kerberos`` sets it up). Users of the others
-  come from ``listener.name.<listener>.<mechanism lower case>.sasl.jaas.config`` (else
-  ``sasl.jaas.config``), Kafka's PLAIN server convention, for SCRAM too::
+  Kafka's default GSSAPI as ``kafka_admin_kraft_server.kerberos`` sets it up, and OAUTHBEARER, whose
+  settings ``kafka_admin_kraft_server.oauth`` describes). Users of the others come from
+  ``listener.name.<listener>.<mechanism lower case>.sasl.jaas.config`` (else ``sasl.jaas.config``),
+  Kafka's PLAIN server convention, for SCRAM too::
 
       org.apache.kafka.common.security.plain.PlainLoginModule required
           username="admin" password="admin-secret" user_admin="admin-secret" user_alice="alice-secret";
@@ -57,7 +58,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from kafka_admin_kraft.client.config import ClientConfig, SaslSettings, parse_jaas
+from kafka_admin_kraft.client.config import OAUTHBEARER_PROPERTIES, ClientConfig, SaslSettings, parse_jaas
 from kafka_admin_kraft.client.principal import rfc2253
 from kafka_admin_kraft.client.sasl import (
     SCRAM_HASHES,
@@ -75,22 +76,19 @@ from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.message import Struct
 
-from .sasl_base import AuthenticationFailed, SaslServer
+from .sasl_base import SCRAM_FAILED, AuthenticationFailed, SaslServer
 
 log = logging.getLogger("kafka.security.authenticator.SaslServerAuthenticator")
 
 PASSWORD_MECHANISMS: Final = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 """The mechanisms whose users and passwords are the listener's JAAS ``user_<name>`` options."""
-SUPPORTED_MECHANISMS: Final = ("GSSAPI", *PASSWORD_MECHANISMS)
+SUPPORTED_MECHANISMS: Final = ("GSSAPI", *PASSWORD_MECHANISMS, "OAUTHBEARER")
 SCRAM_ITERATIONS: Final = 4096
 PLAIN_MODULE: Final = "org.apache.kafka.common.security.plain.PlainLoginModule"
 SCRAM_MODULE: Final = "org.apache.kafka.common.security.scram.ScramLoginModule"
 
 PLAIN_FAILED: Final = "Authentication failed: Invalid username or password"
 """``PlainSaslServer``'s message for a wrong user name or password."""
-SCRAM_FAILED: Final = "Authentication failed during authentication due to invalid credentials with SASL " \
-                      "mechanism {mechanism}"
-"""``SaslServerAuthenticator``'s message when a SCRAM exchange fails."""
 
 _SSL_KEYS: Final = ("ssl.keystore.type", "ssl.keystore.location", "ssl.keystore.certificate.chain",
                     "ssl.keystore.key", "ssl.key.password", "ssl.keystore.password", "ssl.truststore.type",
@@ -423,6 +421,10 @@ def _server_factory(props: Mapping[str, str], listener: str, mechanism: str,
 
         return server_factory(*_jaas_text(props, listener, mechanism, used),
                               _Lookup(props, listener, used).get)
+    if mechanism == "OAUTHBEARER":  # the OAuth code loads only for listeners that enable it
+        from . import oauth
+
+        return oauth.server_factory(props, listener, used, _jaas_text(props, listener, mechanism, used))
     users = _jaas_users(props, listener, mechanism, used)
     if mechanism == "PLAIN":
         return functools.partial(PlainServer, users)
@@ -520,9 +522,17 @@ def _client_security(props: Mapping[str, str], listener: str, protocol: str,
         client_props["sasl.jaas.config"] = _jaas_text(props, listener, mechanism, used)[1]
         if mechanism == "GSSAPI" and lookup.get("sasl.kerberos.service.name") is not None:
             client_props["sasl.kerberos.service.name"] = lookup.get("sasl.kerberos.service.name") or ""
+        for key in OAUTHBEARER_PROPERTIES if mechanism == "OAUTHBEARER" else ():
+            value = lookup.get(f"oauthbearer.{key}") or lookup.get(key)
+            if value is not None:
+                client_props[key] = value
     try:
         client = ClientConfig.from_properties(client_props)
         context = client.ssl_context() if client.uses_tls else None
+        if client.sasl is not None and client.sasl.mechanism == "OAUTHBEARER":
+            from kafka_admin_kraft.client.oauth import check_settings
+
+            check_settings(client.sasl)
     except ClientConfigError as exc:
         raise ConfigError(f"The controller-to-controller client of listener {listener}: {exc}") from None
     return ClientSecurity(protocol, context, client.sasl)

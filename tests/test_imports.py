@@ -44,7 +44,7 @@ LAYERS: Mapping[str, Sequence[frozenset[str]]] = {
     ],
     "reference_server": [
         frozenset({"faults", "sasl_base"}),
-        frozenset({"kerberos"}),
+        frozenset({"kerberos", "oauth"}),
         frozenset({"raft", "connections", "security", "storage", "local", "kafka_line", "authorizer"}),
         frozenset({"settings", "peers", "handlers"}),
         frozenset({"startup", "broker"}),

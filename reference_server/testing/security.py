@@ -3,9 +3,10 @@ the nodes' ``server.properties`` and for the clients' ``.properties``.
 
 * ``SSL`` and ``SASL_SSL``: a CA and a server key store made for the test (``pki``); clients trust the
   CA and check the host name, as Kafka's clients do by default.
-* ``SASL_PLAINTEXT`` and ``SASL_SSL``: every listener enables PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512,
-  with the users of ``users`` plus ``admin`` (the nodes log in to each other as ``admin`` with
-  ``mechanism``). The users are written in the listeners' JAAS settings, the reference server's
+* ``SASL_PLAINTEXT`` and ``SASL_SSL``: every listener enables PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512
+  (and OAUTHBEARER with Kafka's unsecured tokens when ``mechanism`` is OAUTHBEARER: any user name is
+  taken at its word), with the users of ``users`` plus ``admin`` (the nodes log in to each other as
+  ``admin`` with ``mechanism``). The users are written in the listeners' JAAS settings, the reference server's
   convention for both mechanisms (``kafka_admin_kraft_server.security``).
 * ``mechanism="GSSAPI"`` with ``kerberos``, a started :class:`~.kerberos.KerberosRealm`: the listeners
   enable GSSAPI too, as the realm's ``kafka/localhost``, which the nodes also log in to each other as
@@ -25,7 +26,8 @@ from kafka_admin_kraft.client.kerberos import MODULE as KERBEROS_MODULE
 from kafka_admin_kraft.config.security import SECURITY_PROTOCOLS, TLS_PROTOCOLS
 
 from ..local import BROKER_LISTENER, LISTENER
-from ..security import PASSWORD_MECHANISMS, PLAIN_MODULE, SCRAM_MODULE
+from ..oauth import MODULE as OAUTHBEARER_MODULE
+from ..security import PASSWORD_MECHANISMS, PLAIN_MODULE, SCRAM_MODULE, SUPPORTED_MECHANISMS
 from .kerberos import SERVICE, KerberosRealm
 
 ADMIN_USER: Final = "admin"
@@ -34,6 +36,8 @@ ADMIN_PASSWORD: Final = "admin-secret"
 
 
 def _jaas(module: str, user: str, password: str, users: Mapping[str, str] | None = None) -> str:
+    if module == OAUTHBEARER_MODULE:  # an unsecured token naming the user (Kafka's default validator)
+        return f'{module} required unsecuredLoginStringClaim_sub="{user}";'
     entries = "".join(f' user_{name}="{secret}"' for name, secret in (users or {}).items())
     return f'{module} required username="{user}" password="{password}"{entries};'
 
@@ -44,6 +48,8 @@ def _keytab_jaas(keytab: Path, principal: str) -> str:
 
 
 def _module(mechanism: str) -> str:
+    if mechanism == "OAUTHBEARER":
+        return OAUTHBEARER_MODULE
     return PLAIN_MODULE if mechanism == "PLAIN" else SCRAM_MODULE
 
 
@@ -65,9 +71,9 @@ class QuorumSecurity:
         if self.mechanism == "GSSAPI" and self.kerberos is None:
             raise ValueError("mechanism='GSSAPI' needs kerberos=<a started KerberosRealm> "
                              "(kafka_admin_kraft_server.testing.kerberos)")
-        if self.mechanism not in PASSWORD_MECHANISMS and self.mechanism != "GSSAPI":
+        if self.mechanism not in SUPPORTED_MECHANISMS:
             raise ValueError(f"unsupported SASL mechanism {self.mechanism!r}: use one of "
-                             f"{', '.join(PASSWORD_MECHANISMS)}")
+                             f"{', '.join(SUPPORTED_MECHANISMS)}")
         if ADMIN_USER in self.users:
             raise ValueError(f"the user {ADMIN_USER!r} is the quorum's own (password {ADMIN_PASSWORD!r}): "
                              "name your users otherwise")
@@ -93,10 +99,12 @@ class QuorumSecurity:
             props.update({"ssl.keystore.type": "PEM", "ssl.keystore.location": str(keystore),
                           "ssl.truststore.type": "PEM", "ssl.truststore.location": str(truststore)})
         if self.sasl:
-            props["sasl.enabled.mechanisms"] = ",".join(PASSWORD_MECHANISMS)
+            oauth = ("OAUTHBEARER",) if self.mechanism == "OAUTHBEARER" else ()
+            mechanisms = (*PASSWORD_MECHANISMS, *oauth)
+            props["sasl.enabled.mechanisms"] = ",".join(mechanisms)
             props["sasl.mechanism.controller.protocol"] = self.mechanism
             for listener in (LISTENER, BROKER_LISTENER):
-                for mechanism in PASSWORD_MECHANISMS:
+                for mechanism in mechanisms:
                     key = f"listener.name.{listener.lower()}.{mechanism.lower()}.sasl.jaas.config"
                     props[key] = _jaas(_module(mechanism), ADMIN_USER, ADMIN_PASSWORD, self.all_users())
             if self.kerberos is not None:
