@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import decimal
 import json
 import math
@@ -44,6 +45,7 @@ import re
 import threading
 import time
 import urllib.parse
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
@@ -653,22 +655,31 @@ def _policy(props: Mapping[str, str]) -> RefreshPolicy:
 
 
 _LOGINS: dict[Any, TokenLogin] = {}
+_PROVIDED: weakref.WeakKeyDictionary[Callable[[], str], TokenLogin] = weakref.WeakKeyDictionary()
 _LOGINS_LOCK = threading.Lock()
 
 
 def login_for(settings: SaslSettings) -> tuple[TokenLogin, dict[str, str]]:
     """The process's login for these settings (one per JAAS configuration and ``sasl.*`` properties, as
-    Kafka's ``LoginManager`` keeps them), and the extensions to send."""
-    key = (tuple(settings.options.items()), tuple(sorted(settings.properties.items())),
-           id(settings.token_provider))
+    Kafka's ``LoginManager`` keeps them; one per token provider, for as long as the provider lives), and
+    the extensions to send."""
     fetch, extensions = plan(settings)
+    provider = settings.token_provider
+    key = (tuple(settings.options.items()), tuple(sorted(settings.properties.items())))
     with _LOGINS_LOCK:
-        login = _LOGINS.get(key)
+        try:
+            login = _PROVIDED.get(provider) if provider is not None else _LOGINS.get(key)
+        except TypeError:  # a provider that cannot be weakly referenced: a login of its own
+            login = None
         if login is None:
             sub_claim, scope_claim = claim_names(settings)
             login = TokenLogin(fetch, sub_claim=sub_claim, scope_claim=scope_claim,
                                policy=_policy(settings.properties))
-            _LOGINS[key] = login
+            if provider is None:
+                _LOGINS[key] = login
+            else:
+                with contextlib.suppress(TypeError):
+                    _PROVIDED[provider] = login
     return login, extensions
 
 

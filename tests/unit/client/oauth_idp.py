@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from integration_sdk.pki import Pki
 
-HASHES = {"RS256": hashes.SHA256, "RS384": hashes.SHA384, "RS512": hashes.SHA512}
+HASHES = {"RS256": hashes.SHA256(), "RS384": hashes.SHA384(), "RS512": hashes.SHA512()}
 
 
 def b64url(data: bytes) -> str:
@@ -30,7 +30,7 @@ def jwt(header: Mapping[str, Any], claims: Mapping[str, Any], key: rsa.RSAPrivat
     signing_input = f"{b64url(json.dumps(header).encode())}.{b64url(json.dumps(claims).encode())}"
     if key is None:
         return signing_input + "."
-    signature = key.sign(signing_input.encode(), padding.PKCS1v15(), HASHES[header["alg"]]())
+    signature = key.sign(signing_input.encode(), padding.PKCS1v15(), HASHES[header["alg"]])
     return f"{signing_input}.{b64url(signature)}"
 
 

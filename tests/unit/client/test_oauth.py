@@ -9,6 +9,7 @@ import base64
 import json
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ HANDLER = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallback
 def fresh_logins() -> None:
     """Each test starts without the process's cached logins."""
     oauth._LOGINS.clear()
+    oauth._PROVIDED.clear()
 
 
 def b64(text: str) -> str:
@@ -244,7 +246,7 @@ def test_the_sdk_token_provider_and_async_runs_it_in_a_thread() -> None:
     with pytest.raises(ConfigError, match="needs security.protocol=SASL_SSL"):
         Admin(bootstrap_controllers="h:9093", oauth_token_provider=provider)
     with pytest.raises(TypeError, match="oauth_token_provider must be a callable"):
-        Admin(bootstrap_controllers="h:9093", security_protocol="SASL_SSL", oauth_token_provider="tok")
+        Admin(bootstrap_controllers="h:9093", security_protocol="SASL_SSL", oauth_token_provider="tok")  # type: ignore[arg-type]
 
 
 def test_a_provider_returning_garbage() -> None:
@@ -303,13 +305,27 @@ def test_a_token_is_reused_until_its_refresh_time_then_fetched_again() -> None:
         login.token()
 
 
-def test_one_login_per_configuration_in_the_process() -> None:
+def test_one_login_per_configuration_and_per_provider() -> None:
     config = _config(f'{MODULE} required unsecuredLoginStringClaim_sub="alice";')
     assert config.sasl is not None
     first = mechanism_for(config.sasl, "h")
     second = mechanism_for(config.sasl, "h")
     assert isinstance(first, oauth.OAuthBearerMechanism) and isinstance(second, oauth.OAuthBearerMechanism)
     assert first.login is second.login
+
+    def login_of(provider: Any) -> oauth.TokenLogin:
+        assert config.sasl is not None
+        settings = replace(config.sasl, token_provider=provider)
+        return oauth.login_for(settings)[0]
+
+    def one() -> str:
+        return "one"
+
+    def two() -> str:
+        return "two"
+
+    assert login_of(one) is login_of(one) and login_of(one) is not login_of(two)
+    assert login_of(one).fetch is one and login_of(two).fetch is two
 
 
 # --------------------------------------------------------------------------- the token endpoint
