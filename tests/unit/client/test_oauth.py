@@ -441,3 +441,19 @@ def test_a_file_token_endpoint(tmp_path: Path) -> None:
     path.unlink()
     with pytest.raises(SaslFailure, match="cannot read the token file"):
         oauth.plan(config.sasl)[0]()  # type: ignore[arg-type]
+
+
+def test_a_token_from_the_endpoint_is_fetched_again_before_it_expires(idp: IdentityProvider) -> None:
+    idp.lifetime = 600
+    refresh = {"sasl.login.refresh.window.jitter": "0", "sasl.login.refresh.buffer.seconds": "60"}
+    config = _oidc(idp, **refresh)
+    assert config.sasl is not None
+    login = _login(config)
+    offset = [0.0]
+    login.clock = lambda: time.time() + offset[0]
+    first = login.token()
+    offset[0] = 470  # before 80 % of the 600 s lifetime: the same token
+    assert login.token() is first and idp.issued == 1
+    offset[0] = 490  # past it, still 110 s before expiry: a new one
+    second = login.token()
+    assert second is not first and idp.issued == 2 and len(idp.requests) == 2
