@@ -351,7 +351,8 @@ class AdminCore:
             )
         auth_version = self.choose_version(conn, messages.SaslAuthenticateRequest, "authenticate")
         try:
-            yield Call(mechanism.prepare)
+            if mechanism.blocking_prepare:
+                yield Call(mechanism.prepare)
             token: bytes | None = mechanism.initial()
         except sasl_client.SaslFailure as exc:
             raise sasl_client.exchange_failure(where, mechanism.name, None, str(exc)) from None

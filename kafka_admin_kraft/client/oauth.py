@@ -706,6 +706,7 @@ class OAuthBearerMechanism(SaslMechanism):
     server's JSON error, acknowledged with ``\\x01``."""
 
     name = "OAUTHBEARER"
+    blocking_prepare = True
 
     def __init__(self, login: TokenLogin, extensions: Mapping[str, str] | None = None) -> None:
         self.login = login

@@ -19,6 +19,8 @@ class SaslMechanism:
 
     name = ""
     complete = False
+    blocking_prepare = False
+    """Whether ``prepare`` has work to do, which the drivers then run where blocking is allowed."""
 
     def prepare(self) -> None:
         """Blocking work before ``initial`` (fetching a token): the drivers run it where blocking is
