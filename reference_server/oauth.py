@@ -17,9 +17,10 @@ A listener enables OAUTHBEARER in ``sasl.enabled.mechanisms``; its JAAS configur
   ``sasl.oauthbearer.expected.audience`` (comma-separated; a token with an ``aud`` claim is refused when
   none is configured, as jose4j's default audience check does), ``sasl.oauthbearer.expected.issuer``,
   ``sasl.oauthbearer.clock.skew.seconds`` (30), ``sasl.oauthbearer.sub.claim.name`` (``sub``) and
-  ``sasl.oauthbearer.scope.claim.name`` (``scope``); ``exp`` and ``iat`` are required, ``nbf`` checked
-  when present. Every failure is answered ``{"status":"invalid_token"}``; the server's log says which
-  check failed.
+  ``sasl.oauthbearer.scope.claim.name`` (``scope``) (Kafka 4.1's
+  ``sasl.oauthbearer.jwt.validator.class`` may name ``DefaultJwtValidator`` or ``BrokerJwtValidator``);
+  ``exp`` and ``iat`` are required, ``nbf`` checked when present. Every failure is answered
+  ``{"status":"invalid_token"}``; the server's log says which check failed.
 
 Each ``sasl.oauthbearer.*`` setting is looked up as ``listener.name.<listener>.oauthbearer.<name>``, then
 ``listener.name.<listener>.<name>``, then ``<name>``.
@@ -481,6 +482,11 @@ def server_factory(props: Mapping[str, str], listener: str, used: set[str],
 
 
 def _jwt_validator(settings: _Settings, options: Mapping[str, str]) -> JwtValidator:
+    package = "org.apache.kafka.common.security.oauthbearer"
+    validator = settings.get("sasl.oauthbearer.jwt.validator.class")
+    if validator not in (None, "", f"{package}.DefaultJwtValidator", f"{package}.BrokerJwtValidator"):
+        raise ConfigError(f"sasl.oauthbearer.jwt.validator.class={validator} is not supported: use "
+                          f"{package}.DefaultJwtValidator or BrokerJwtValidator (Kafka 4.1)")
     url = settings.get("sasl.oauthbearer.jwks.endpoint.url")
     if not url:
         raise ConfigError("OAuthBearerValidatorCallbackHandler needs sasl.oauthbearer.jwks.endpoint.url")

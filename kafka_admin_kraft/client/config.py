@@ -62,7 +62,8 @@ OAUTHBEARER_PROPERTIES = frozenset({
     "sasl.oauthbearer.header.urlencode", "sasl.login.connect.timeout.ms", "sasl.login.read.timeout.ms",
     "sasl.login.retry.backoff.ms", "sasl.login.retry.backoff.max.ms", "sasl.login.refresh.window.factor",
     "sasl.login.refresh.window.jitter", "sasl.login.refresh.min.period.seconds",
-    "sasl.login.refresh.buffer.seconds",
+    "sasl.login.refresh.buffer.seconds", "sasl.oauthbearer.jwt.retriever.class",
+    "sasl.oauthbearer.jwt.validator.class",
 })
 """The client properties of SASL/OAUTHBEARER (Kafka's ``SaslConfigs``), read by ``client/oauth.py``."""
 KNOWN = KNOWN | OAUTHBEARER_PROPERTIES

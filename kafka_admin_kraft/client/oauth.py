@@ -58,6 +58,7 @@ if TYPE_CHECKING:
 
     from kafka_admin_kraft.client.config import SaslSettings
 
+_PACKAGE: Final = "org.apache.kafka.common.security.oauthbearer"
 LOGIN_HANDLERS: Final = (
     "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler",
     "org.apache.kafka.common.security.oauthbearer.secured.OAuthBearerLoginCallbackHandler",
@@ -572,6 +573,7 @@ def plan(settings: SaslSettings) -> tuple[Callable[[], str], dict[str, str]]:
             raise ConfigError(f"sasl.login.callback.handler.class={handler} needs "
                               "sasl.oauthbearer.token.endpoint.url", ["sasl.oauthbearer.token.endpoint.url"])
         scheme = urllib.parse.urlsplit(url).scheme.lower()
+        _check_classes(props, scheme)
         if scheme == "file":
             return _file_token(url), extensions
         if scheme not in ("http", "https") or not urllib.parse.urlsplit(url).hostname:
@@ -622,6 +624,30 @@ def plan(settings: SaslSettings) -> tuple[Callable[[], str], dict[str, str]]:
                           f'unsecuredLoginStringClaim_{principal_claim}="<user>"',
                           ["sasl.jaas.config"]) from None
     return (lambda: unsecured_token(options, time.time())), extensions
+
+
+def _check_classes(props: Mapping[str, str], scheme: str) -> None:
+    """Kafka 4.1's ``sasl.oauthbearer.jwt.retriever.class`` and ``.jwt.validator.class``: the default
+    retriever picks the file or the client credentials retriever by the URL's scheme, as this client does;
+    naming one of those two must fit the URL; others are not supported."""
+    retriever = (props.get("sasl.oauthbearer.jwt.retriever.class") or "").strip()
+    wanted = {"": None, f"{_PACKAGE}.DefaultJwtRetriever": None, f"{_PACKAGE}.FileJwtRetriever": "file",
+              f"{_PACKAGE}.ClientCredentialsJwtRetriever": "http"}
+    if retriever not in wanted:
+        raise ConfigError(f"sasl.oauthbearer.jwt.retriever.class={retriever} is not supported: use "
+                          f"{_PACKAGE}.DefaultJwtRetriever, ClientCredentialsJwtRetriever or "
+                          "FileJwtRetriever",
+                          ["sasl.oauthbearer.jwt.retriever.class"])
+    kind = wanted[retriever]
+    if kind is not None and (scheme == "file") != (kind == "file"):
+        raise ConfigError(f"sasl.oauthbearer.jwt.retriever.class={retriever} does not fit "
+                          f"sasl.oauthbearer.token.endpoint.url ({scheme}:)",
+                          ["sasl.oauthbearer.jwt.retriever.class", "sasl.oauthbearer.token.endpoint.url"])
+    validator = (props.get("sasl.oauthbearer.jwt.validator.class") or "").strip()
+    if validator not in ("", f"{_PACKAGE}.DefaultJwtValidator", f"{_PACKAGE}.ClientJwtValidator"):
+        raise ConfigError(f"sasl.oauthbearer.jwt.validator.class={validator} is not supported on a client: "
+                          f"use {_PACKAGE}.DefaultJwtValidator or ClientJwtValidator",
+                          ["sasl.oauthbearer.jwt.validator.class"])
 
 
 def _extensions(options: Mapping[str, str], prefix: str) -> dict[str, str]:

@@ -32,7 +32,8 @@ from kafka_admin_kraft.protocol import messages
 from unit.client.fake import AsyncFakeNetwork, FakeNetwork, FakeNode
 
 MODULE = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
-HANDLER = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler"
+PACKAGE = "org.apache.kafka.common.security.oauthbearer"
+HANDLER = f"{PACKAGE}.OAuthBearerLoginCallbackHandler"
 
 
 @pytest.fixture(autouse=True)
@@ -104,6 +105,12 @@ def test_unsecured_options_kafka_refuses(options: dict[str, str], words: str) ->
     ({"sasl.login.callback.handler.class": HANDLER, "sasl.oauthbearer.token.endpoint.url": "ftp://idp/t"},
      "not an http(s) or file URL"),
     ({"sasl.login.refresh.window.factor": "0.3"}, "use a number from 0.5 to 1"),
+    ({"sasl.login.callback.handler.class": HANDLER, "sasl.oauthbearer.token.endpoint.url": "file:/t",
+      "sasl.oauthbearer.jwt.retriever.class": f"{PACKAGE}.JwtBearerJwtRetriever"}, "is not supported: use"),
+    ({"sasl.login.callback.handler.class": HANDLER, "sasl.oauthbearer.token.endpoint.url": "file:/t",
+      "sasl.oauthbearer.jwt.retriever.class": f"{PACKAGE}.ClientCredentialsJwtRetriever"}, "does not fit"),
+    ({"sasl.login.callback.handler.class": HANDLER, "sasl.oauthbearer.token.endpoint.url": "file:/t",
+      "sasl.oauthbearer.jwt.validator.class": f"{PACKAGE}.BrokerJwtValidator"}, "not supported on a client"),
 ])
 def test_oauth_properties_kafka_refuses(extra: dict[str, str], words: str) -> None:
     with pytest.raises(ConfigError) as caught:
@@ -435,8 +442,9 @@ def test_an_expired_access_token(idp: IdentityProvider) -> None:
 def test_a_file_token_endpoint(tmp_path: Path) -> None:
     path = tmp_path / "token.jwt"
     path.write_text(_token({"sub": "carol", "exp": time.time() + 600}) + "\n")
-    config = _config(f"{MODULE} required;", **{"sasl.login.callback.handler.class": HANDLER,
-                                               "sasl.oauthbearer.token.endpoint.url": path.as_uri()})
+    config = _config(f"{MODULE} required;", **{
+        "sasl.login.callback.handler.class": HANDLER, "sasl.oauthbearer.token.endpoint.url": path.as_uri(),
+        "sasl.oauthbearer.jwt.retriever.class": f"{PACKAGE}.FileJwtRetriever"})
     assert _login(config).token().principal == "carol"
     path.unlink()
     with pytest.raises(SaslFailure, match="cannot read the token file"):

@@ -444,6 +444,14 @@ def test_a_full_exchange_with_a_token_from_the_token_endpoint(idp: IdentityProvi
         (
             {
                 "sasl.server.callback.handler.class": VALIDATOR_HANDLERS[0],
+                "sasl.oauthbearer.jwt.validator.class": "com.example.Validator",
+            },
+            None,
+            "sasl.oauthbearer.jwt.validator.class=com.example.Validator is not supported",
+        ),
+        (
+            {
+                "sasl.server.callback.handler.class": VALIDATOR_HANDLERS[0],
                 "sasl.oauthbearer.jwks.endpoint.url": "ldap://x",
             },
             None,
