@@ -108,7 +108,9 @@ def _reject_constant(name: str) -> Any:
 def _json_object(section: str, what: str) -> dict[str, Any]:
     try:
         value = json.loads(b64url_decode(section).decode("utf-8"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+    except JwtError:
+        raise
+    except (ValueError, RecursionError):  # bad UTF-8 or JSON, or an integer of thousands of digits
         raise JwtError(f"the {what} is not JSON") from None
     if not isinstance(value, dict):
         raise JwtError(f"the {what} is not a JSON object")
@@ -132,9 +134,15 @@ class Jwt:
             if required:
                 raise JwtError(f"the token has no {name} claim")
             return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise JwtError(f"the {name} claim is not a number")
-        return float(value)
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        if not math.isfinite(number):
+            raise JwtError(f"the {name} claim is not a finite number")
+        return number
 
     def string(self, name: str) -> str:
         """A required, non-blank string claim (the principal)."""

@@ -480,3 +480,21 @@ def test_ec_keys_are_not_usable_here() -> None:
     )
     assert by_kid == {} and anonymous == [] and set(unusable) == {"e", "r"}
     assert "below 2048" in unusable["r"]
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        '{"sub":"a","exp":' + "9" * 5000 + "}",  # beyond Python's integer parsing limit
+        '{"sub":"a","exp":' + "9" * 400 + "}",  # beyond a float
+        '{"sub":"a","exp":1e999}',
+        '{"sub":"a","exp":NaN}',
+        "[" * 100000 + "]" * 100000,
+    ],
+)
+def test_extreme_numbers_and_nesting_are_refused(payload: str, file_keys: Jwks) -> None:
+    header = b64url(json.dumps({"alg": "none"}).encode())
+    token = f"{header}.{b64url(payload.encode())}."
+    for validate in (UnsecuredValidator({}, "jaas"), JwtValidator(file_keys)):
+        server = OAuthBearerServer(validate)
+        assert _answer(server, token) == b'{"status":"invalid_token"}'
