@@ -573,6 +573,7 @@ def plan(settings: SaslSettings) -> tuple[Callable[[], str], dict[str, str]]:
     url = (props.get("sasl.oauthbearer.token.endpoint.url") or "").strip() or None
     options = settings.options
     if settings.token_provider is not None:
+        _refuse_unused(props, "with a token provider")
         extensions = check_extensions(_extensions(options, "extension_"), "sasl.jaas.config")
         return settings.token_provider, extensions
     if handler in LOGIN_HANDLERS:
@@ -618,10 +619,7 @@ def plan(settings: SaslSettings) -> tuple[Callable[[], str], dict[str, str]]:
         raise ConfigError(f"sasl.login.callback.handler.class={handler} is not supported: use "
                           f"{LOGIN_HANDLERS[0]} (or leave it unset for unsecured tokens)",
                           ["sasl.login.callback.handler.class"])
-    if url is not None:
-        raise ConfigError(f"sasl.oauthbearer.token.endpoint.url is only used with "
-                          f"sasl.login.callback.handler.class={LOGIN_HANDLERS[0]}: set it",
-                          ["sasl.login.callback.handler.class"])
+    _refuse_unused(props, f"without sasl.login.callback.handler.class={LOGIN_HANDLERS[0]}: set it")
     extensions = check_extensions(_extensions(options, "unsecuredLoginExtension_"), "sasl.jaas.config")
     principal_claim = options.get("unsecuredLoginPrincipalClaimName", "").strip() or "sub"
     probe = parse_jwt(unsecured_token(options, time.time()))
@@ -632,6 +630,24 @@ def plan(settings: SaslSettings) -> tuple[Callable[[], str], dict[str, str]]:
                           f'unsecuredLoginStringClaim_{principal_claim}="<user>"',
                           ["sasl.jaas.config"]) from None
     return (lambda: unsecured_token(options, time.time())), extensions
+
+
+TOKEN_ENDPOINT_PROPERTIES: Final = (
+    "sasl.oauthbearer.token.endpoint.url", "sasl.oauthbearer.client.credentials.client.id",
+    "sasl.oauthbearer.client.credentials.client.secret", "sasl.oauthbearer.scope",
+    "sasl.oauthbearer.header.urlencode", "sasl.login.connect.timeout.ms", "sasl.login.read.timeout.ms",
+    "sasl.login.retry.backoff.ms", "sasl.login.retry.backoff.max.ms", "sasl.oauthbearer.jwt.retriever.class",
+)
+"""The properties only the token endpoint login reads."""
+
+
+def _refuse_unused(props: Mapping[str, str], when: str) -> None:
+    """Kafka ignores the token endpoint's settings when another login is configured; refusing them keeps
+    a setting from silently doing nothing."""
+    unused = [name for name in TOKEN_ENDPOINT_PROPERTIES if name in props]
+    if unused:
+        verb = "is" if len(unused) == 1 else "are"
+        raise ConfigError(f"{', '.join(unused)} {verb} not used {when}", unused)
 
 
 def _check_classes(props: Mapping[str, str], scheme: str) -> None:

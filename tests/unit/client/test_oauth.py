@@ -98,7 +98,10 @@ def test_unsecured_options_kafka_refuses(options: dict[str, str], words: str) ->
 
 @pytest.mark.parametrize(("extra", "words"), [
     ({"sasl.login.callback.handler.class": HANDLER}, "needs sasl.oauthbearer.token.endpoint.url"),
-    ({"sasl.oauthbearer.token.endpoint.url": "https://idp/token"}, "only used with"),
+    ({"sasl.oauthbearer.token.endpoint.url": "https://idp/token"},
+     f"sasl.oauthbearer.token.endpoint.url is not used without sasl.login.callback.handler.class={HANDLER}"),
+    ({"sasl.oauthbearer.scope": "x", "sasl.login.read.timeout.ms": "5"},
+     "sasl.oauthbearer.scope, sasl.login.read.timeout.ms are not used without"),
     ({"sasl.login.callback.handler.class": "com.example.Handler"}, "is not supported"),
     ({"sasl.login.callback.handler.class": HANDLER, "sasl.oauthbearer.token.endpoint.url": "https://idp/t"},
      "needs sasl.oauthbearer.client.credentials.client.id and .client.secret"),
@@ -252,6 +255,9 @@ def test_the_sdk_token_provider_and_async_runs_it_in_a_thread() -> None:
     assert len(calls) == 2 and calls[1] != loop_thread
     with pytest.raises(ConfigError, match="needs security.protocol=SASL_SSL"):
         Admin(bootstrap_controllers="h:9093", oauth_token_provider=provider)
+    with pytest.raises(ConfigError, match="sasl.oauthbearer.scope is not used with a token provider"):
+        Admin(bootstrap_controllers="h:9093", security_protocol="SASL_SSL", oauth_token_provider=provider,
+              sasl_oauthbearer_scope="kafka")
     with pytest.raises(TypeError, match="oauth_token_provider must be a callable"):
         Admin(bootstrap_controllers="h:9093", security_protocol="SASL_SSL", oauth_token_provider="tok")  # type: ignore[arg-type]
 
