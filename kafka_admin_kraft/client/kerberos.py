@@ -224,11 +224,13 @@ class GssapiMechanism(SaslMechanism):
     """The client side of one GSSAPI exchange with the server at ``host``."""
 
     name = "GSSAPI"
+    blocking_prepare = True
 
     def __init__(self, options: Mapping[str, str], properties: Mapping[str, str], host: str) -> None:
         self._login = _login(options)
         self.service = f"{service_name(options, properties)}/{service_host(host)}"
         self._context: gssapi.SecurityContext | None = None
+        self._first: bytes | None = None
         self._step = 0
 
     def _failure(self, exc: Exception) -> KerberosFailure:
@@ -236,7 +238,9 @@ class GssapiMechanism(SaslMechanism):
         login = self._login
         return KerberosFailure(explain(exc, principal=login.principal, keytab=None, cache=login.cache))
 
-    def initial(self) -> bytes:
+    def prepare(self) -> None:
+        """The login and the first context step, which may wait for the KDC (a ticket for the
+        service)."""
         import gssapi
         from gssapi.raw.misc import GSSError
 
@@ -245,9 +249,15 @@ class GssapiMechanism(SaslMechanism):
         self._context = gssapi.SecurityContext(name=target, creds=creds, usage="initiate",
                                                mech=gssapi.MechType.kerberos)
         try:
-            return self._context.step() or b""
+            self._first = self._context.step() or b""
         except GSSError as exc:
             raise self._failure(exc) from None
+
+    def initial(self) -> bytes:
+        if self._first is None:
+            self.prepare()
+        assert self._first is not None
+        return self._first
 
     def respond(self, challenge: bytes) -> bytes | None:
         from gssapi.raw.misc import GSSError
