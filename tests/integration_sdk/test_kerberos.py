@@ -14,6 +14,7 @@ from console_scripts import console_script
 from integration.harness import FAST_ELECTIONS, Cluster
 from kerberos_realm import Realm, realm_fixture  # noqa: F401 (the fixture)
 
+from integration_sdk.secured import describe_replicated
 from kafka_admin_kraft import AclBinding, AclOperation, Admin, ResourceType
 from kafka_admin_kraft.errors import AuthenticationError, ClusterAuthorizationFailedError
 
@@ -39,19 +40,7 @@ def _client(jaas: str) -> dict[str, str]:
 def test_a_kerberos_quorum_described_by_the_sdk_and_the_tool(make_cluster: Make, realm: Realm,
                                                              tmp_path: Path) -> None:
     cluster = _cluster(make_cluster, realm)
-    with Admin(bootstrap_controllers=cluster.bootstrap_servers(), default_api_timeout_ms=30000,
-               request_timeout_ms=5000, **_client(realm.client_jaas())) as admin:
-        deadline = time.monotonic() + 30
-        while True:
-            quorum = admin.describe_metadata_quorum()
-            caught_up = all(v.log_end_offset >= quorum.high_watermark > 0 for v in quorum.voters)
-            if caught_up or time.monotonic() > deadline:
-                break
-            time.sleep(0.1)
-        assert quorum.leader_id in cluster.nodes
-        assert sorted(v.replica_id for v in quorum.voters) == sorted(cluster.nodes)
-        assert caught_up, "the voters' GSSAPI connections to each other never carried the log"
-        assert admin.describe_cluster().cluster_id == cluster.cluster_id
+    describe_replicated(cluster, "GSSAPI", **_client(realm.client_jaas()))
 
     properties = tmp_path / "alice.properties"
     properties.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=GSSAPI\n"

@@ -15,6 +15,7 @@ import pytest
 from console_scripts import console_script
 from integration.harness import FAST_ELECTIONS, HOST, Cluster
 
+from integration_sdk.secured import describe_replicated
 from kafka_admin_kraft import Admin
 from kafka_admin_kraft.errors import AuthenticationError
 
@@ -50,22 +51,6 @@ def _cluster(make_cluster: Make, protocol: str, extra: dict[str, str]) -> Cluste
     return make_cluster(3, properties=properties)
 
 
-def _describe(cluster: Cluster, **security: Any) -> None:
-    """The quorum described over the secured listener once every voter has joined it: the voters'
-    own OAUTHBEARER connections carried the log."""
-    with Admin(bootstrap_controllers=cluster.bootstrap_servers(), default_api_timeout_ms=30000,
-               request_timeout_ms=5000, **security) as admin:
-        deadline = time.monotonic() + 30
-        while True:
-            quorum = admin.describe_metadata_quorum()
-            caught_up = all(v.log_end_offset >= quorum.high_watermark > 0 for v in quorum.voters)
-            if caught_up or time.monotonic() > deadline:
-                break
-            time.sleep(0.1)
-        assert sorted(v.replica_id for v in quorum.voters) == sorted(cluster.nodes)
-        assert caught_up, "the voters' OAUTHBEARER connections to each other never carried the log"
-
-
 def _failure(cluster: Cluster, **security: Any) -> AuthenticationError:
     started = time.monotonic()
     with Admin(bootstrap_controllers=cluster.bootstrap_servers(), default_api_timeout_ms=30000,
@@ -90,7 +75,7 @@ def test_unsecured_tokens_over_sasl_plaintext(make_cluster: Make, tmp_path: Path
                 "sasl_jaas_config": f"{MODULE} required {' '.join(options)};"}
 
     alice = client('unsecuredLoginStringClaim_sub="alice"', 'unsecuredLoginStringClaim_scope="kafka"')
-    _describe(cluster, **alice)
+    describe_replicated(cluster, "OAUTHBEARER", **alice)
 
     # kafka-metadata-quorum with the same settings in a --command-config file
     config = tmp_path / "alice.properties"
@@ -143,11 +128,13 @@ def test_tokens_from_a_token_endpoint_checked_against_its_jwks(make_cluster: Mak
     }
     cluster = _cluster(make_cluster, "SASL_SSL", extra)
     tls = {"security_protocol": "SASL_SSL", "ssl_truststore_location": str(pki.truststore)}
-    _describe(cluster, **tls, sasl_mechanism="OAUTHBEARER", sasl_jaas_config=f"{MODULE} required {trust};",
-              sasl_login_callback_handler_class=LOGIN, sasl_oauthbearer_token_endpoint_url=idp.token_url,
-              sasl_oauthbearer_client_credentials_client_id=idp.client_id,
-              sasl_oauthbearer_client_credentials_client_secret=idp.client_secret)
-    _describe(cluster, **tls, oauth_token_provider=lambda: idp.token(sub="alice"))
+    describe_replicated(cluster, "OAUTHBEARER", **tls, sasl_mechanism="OAUTHBEARER",
+                        sasl_jaas_config=f"{MODULE} required {trust};",
+                        sasl_login_callback_handler_class=LOGIN,
+                        sasl_oauthbearer_token_endpoint_url=idp.token_url,
+                        sasl_oauthbearer_client_credentials_client_id=idp.client_id,
+                        sasl_oauthbearer_client_credentials_client_secret=idp.client_secret)
+    describe_replicated(cluster, "OAUTHBEARER", **tls, oauth_token_provider=lambda: idp.token(sub="alice"))
 
     error = _failure(cluster, **tls, oauth_token_provider=lambda: idp.token(aud="billing"))
     assert error.java_exception == "SaslAuthenticationException"
@@ -161,7 +148,8 @@ def test_tokens_from_a_token_endpoint_checked_against_its_jwks(make_cluster: Mak
     deadline = time.monotonic() + 20
     while True:
         try:
-            _describe(cluster, **tls, oauth_token_provider=lambda: idp.token(sub="alice"))
+            describe_replicated(cluster, "OAUTHBEARER", **tls,
+                                oauth_token_provider=lambda: idp.token(sub="alice"))
             break
         except AuthenticationError:
             if time.monotonic() > deadline:

@@ -12,6 +12,7 @@ import pytest
 from integration.client import ConnectionClosed
 from integration.harness import FAST_ELECTIONS, HOST, Cluster
 
+from integration_sdk.secured import describe_replicated
 from kafka_admin_kraft import Admin, AsyncAdmin
 from kafka_admin_kraft.errors import AuthenticationError
 from kafka_admin_kraft.protocol import messages
@@ -63,27 +64,11 @@ def _cluster(make_cluster: Make, protocol: str, extra: dict[str, str], size: int
     return make_cluster(size, properties=properties)
 
 
-def _describe(cluster: Cluster, **security: str) -> None:
-    """The quorum, described over the secured listener, once every voter has joined it."""
-    with Admin(bootstrap_controllers=cluster.bootstrap_servers(), default_api_timeout_ms=30000,
-               request_timeout_ms=5000, **security) as admin:
-        deadline = time.monotonic() + 30
-        while True:
-            quorum = admin.describe_metadata_quorum()
-            caught_up = all(v.log_end_offset >= quorum.high_watermark > 0 for v in quorum.voters)
-            if caught_up or time.monotonic() > deadline:
-                break
-            time.sleep(0.1)
-        assert quorum.leader_id in cluster.nodes
-        assert sorted(v.replica_id for v in quorum.voters) == sorted(cluster.nodes)
-        assert caught_up, "the voters' secured connections to each other never carried the log"
-        assert admin.describe_cluster().cluster_id == cluster.cluster_id
-
-
 def test_ssl_quorum(make_cluster: Make, pki: Pki) -> None:
     keystore = pki.keystore("server.pem", ["localhost"], [HOST])
     cluster = _cluster(make_cluster, "SSL", _ssl_properties(pki, keystore))
-    _describe(cluster, security_protocol="SSL", ssl_truststore_location=str(pki.truststore))
+    describe_replicated(cluster, "TLS", security_protocol="SSL",
+                        ssl_truststore_location=str(pki.truststore))
 
     # A plaintext client against the TLS listener gets nowhere, and the node carries on.
     node = cluster.nodes[1]
@@ -92,7 +77,8 @@ def test_ssl_quorum(make_cluster: Make, pki: Pki) -> None:
         client.api_versions()
     assert time.monotonic() - started < 10
     cluster.assert_running()
-    _describe(cluster, security_protocol="SSL", ssl_truststore_location=str(pki.truststore))
+    describe_replicated(cluster, "TLS", security_protocol="SSL",
+                        ssl_truststore_location=str(pki.truststore))
 
     # No CA to check the certificate against: a TLS failure, reported as an authentication error.
     with Admin(bootstrap_controllers=cluster.bootstrap_servers(), default_api_timeout_ms=10000,
@@ -122,8 +108,8 @@ def test_sasl_ssl_quorum_with_every_mechanism(make_cluster: Make, pki: Pki) -> N
     cluster = _cluster(make_cluster, "SASL_SSL", extra)
     tls = {"security_protocol": "SASL_SSL", "ssl_truststore_location": str(pki.truststore)}
     for mechanism, module in MECHANISMS.items():
-        _describe(cluster, **tls, sasl_mechanism=mechanism,
-                  sasl_jaas_config=f'{module} required username="alice" password="alice-secret";')
+        describe_replicated(cluster, "SASL_SSL", **tls, sasl_mechanism=mechanism,
+                            sasl_jaas_config=f'{module} required username="alice" password="alice-secret";')
 
     started = time.monotonic()
     with Admin(bootstrap_controllers=cluster.bootstrap_servers(), default_api_timeout_ms=20000,
@@ -139,8 +125,9 @@ def test_sasl_plaintext_quorum_with_every_mechanism(make_cluster: Make) -> None:
     users = {"admin": ADMIN_PASSWORD, "bob": "bob-secret"}
     cluster = _cluster(make_cluster, "SASL_PLAINTEXT", _sasl_properties("PLAIN", users))
     for mechanism, module in MECHANISMS.items():
-        _describe(cluster, security_protocol="SASL_PLAINTEXT", sasl_mechanism=mechanism,
-                  sasl_jaas_config=f'{module} required username="bob" password="bob-secret";')
+        describe_replicated(cluster, "SASL_PLAINTEXT", security_protocol="SASL_PLAINTEXT",
+                            sasl_mechanism=mechanism,
+                            sasl_jaas_config=f'{module} required username="bob" password="bob-secret";')
 
     started = time.monotonic()
     with Admin(bootstrap_controllers=cluster.bootstrap_servers(), default_api_timeout_ms=20000,
