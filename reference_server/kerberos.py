@@ -31,7 +31,6 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
-from kafka_admin_kraft.client.config import parse_jaas
 from kafka_admin_kraft.client.kerberos import (
     EXTRA,
     MODULE,
@@ -44,7 +43,7 @@ from kafka_admin_kraft.client.kerberos import (
 from kafka_admin_kraft.config.server import ConfigError
 from kafka_admin_kraft.errors import ConfigError as ClientConfigError
 
-from .sasl_base import AuthenticationFailed, SaslServer
+from .sasl_base import AuthenticationFailed, SaslServer, jaas_options
 
 if TYPE_CHECKING:
     import gssapi
@@ -116,12 +115,7 @@ def server_factory(jaas_key: str, jaas_text: str,
         from gssapi.raw.misc import GSSError
     except ImportError:
         raise ConfigError(f"SASL mechanism GSSAPI needs the gssapi package (MIT Kerberos): {EXTRA}") from None
-    try:
-        module, options = parse_jaas(jaas_text)
-    except ClientConfigError as exc:
-        raise ConfigError(f"{jaas_key}: {exc}") from None
-    if module != MODULE:
-        raise ConfigError(f"{jaas_key}: GSSAPI needs {MODULE}, not {module}")
+    options = jaas_options(jaas_key, jaas_text, "GSSAPI", MODULE)
     keytab, principal = options.get("keyTab"), options.get("principal")
     if options.get("useKeyTab", "").lower() != "true" or not keytab or not principal:
         raise ConfigError(f'{jaas_key}: GSSAPI needs useKeyTab=true keyTab="<the service keytab>" '

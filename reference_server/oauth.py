@@ -58,12 +58,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from kafka_admin_kraft.client.config import ClientConfig, parse_jaas
+from kafka_admin_kraft.client.config import ClientConfig
 from kafka_admin_kraft.client.oauth import Jwt, JwtError, b64url_decode, parse_jwt
 from kafka_admin_kraft.config.server import ConfigError
 from kafka_admin_kraft.errors import ConfigError as ClientConfigError
 
-from .sasl_base import SCRAM_FAILED, AuthenticationFailed, SaslServer
+from .sasl_base import SCRAM_FAILED, AuthenticationFailed, SaslServer, jaas_options
 
 if TYPE_CHECKING:
     import ssl
@@ -458,12 +458,7 @@ def server_factory(props: Mapping[str, str], listener: str, used: set[str],
     """What makes the OAUTHBEARER server side of ``listener`` (``jaas``: the JAAS setting's key and text);
     ConfigError for settings Kafka refuses or this server does not support."""
     key, text = jaas
-    try:
-        module, options = parse_jaas(text)
-    except ClientConfigError as exc:
-        raise ConfigError(f"{key}: {exc}") from None
-    if module != MODULE:
-        raise ConfigError(f"{key}: OAUTHBEARER needs {MODULE}, not {module}")
+    options = jaas_options(key, text, "OAUTHBEARER", MODULE)
     settings = _Settings(props, listener, used)
     handler = settings.get("sasl.server.callback.handler.class")
     validate: Validator

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["SCRAM_FAILED", "AuthenticationFailed", "SaslServer"]
+from kafka_admin_kraft.client.config import parse_jaas
+from kafka_admin_kraft.config.server import ConfigError
+from kafka_admin_kraft.errors import ConfigError as ClientConfigError
+
+__all__ = ["SCRAM_FAILED", "AuthenticationFailed", "SaslServer", "jaas_options"]
 
 SCRAM_FAILED: Final = "Authentication failed during authentication due to invalid credentials with SASL " \
                       "mechanism {mechanism}"
@@ -29,3 +33,15 @@ class SaslServer:
 
     def evaluate(self, token: bytes) -> bytes:
         raise NotImplementedError
+
+
+def jaas_options(key: str, text: str, mechanism: str, module: str) -> dict[str, str]:
+    """The options of the JAAS setting ``key`` (``text``) for ``mechanism``, whose login module must be
+    ``module``; ConfigError naming the setting otherwise."""
+    try:
+        found, options = parse_jaas(text)
+    except ClientConfigError as exc:
+        raise ConfigError(f"{key}: {exc}") from None
+    if found != module:
+        raise ConfigError(f"{key}: {mechanism} needs {module}, not {found}")
+    return options

@@ -58,7 +58,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from kafka_admin_kraft.client.config import OAUTHBEARER_PROPERTIES, ClientConfig, SaslSettings, parse_jaas
+from kafka_admin_kraft.client.config import OAUTHBEARER_PROPERTIES, ClientConfig, SaslSettings
 from kafka_admin_kraft.client.principal import rfc2253
 from kafka_admin_kraft.client.sasl import (
     SCRAM_HASHES,
@@ -76,7 +76,7 @@ from kafka_admin_kraft.protocol.api_keys import ApiKey
 from kafka_admin_kraft.protocol.error_codes import ErrorCode
 from kafka_admin_kraft.protocol.message import Struct
 
-from .sasl_base import SCRAM_FAILED, AuthenticationFailed, SaslServer
+from .sasl_base import SCRAM_FAILED, AuthenticationFailed, SaslServer, jaas_options
 
 log = logging.getLogger("kafka.security.authenticator.SaslServerAuthenticator")
 
@@ -444,13 +444,7 @@ def _jaas_text(props: Mapping[str, str], listener: str, mechanism: str, used: se
 
 def _jaas_users(props: Mapping[str, str], listener: str, mechanism: str, used: set[str]) -> dict[str, str]:
     key, text = _jaas_text(props, listener, mechanism, used)
-    try:
-        module, options = parse_jaas(text)
-    except ClientConfigError as exc:
-        raise ConfigError(f"{key}: {exc}") from None
-    expected = PLAIN_MODULE if mechanism == "PLAIN" else SCRAM_MODULE
-    if module != expected:
-        raise ConfigError(f"{key}: {mechanism} needs {expected}, not {module}")
+    options = jaas_options(key, text, mechanism, PLAIN_MODULE if mechanism == "PLAIN" else SCRAM_MODULE)
     return {option[len("user_"):]: value for option, value in options.items() if option.startswith("user_")}
 
 
