@@ -8,6 +8,7 @@ import datetime
 import ipaddress
 from pathlib import Path
 
+import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -69,3 +70,9 @@ class Pki:
         cert.write_bytes(both[cut:])
         key.write_bytes(both[:cut])
         return cert, key
+
+
+@pytest.fixture(scope="module", name="pki")
+def pki_fixture(tmp_path_factory: pytest.TempPathFactory) -> Pki:
+    """A test CA for the tests of one module (import the fixture to use it)."""
+    return Pki(tmp_path_factory.mktemp("pki"))

@@ -22,18 +22,13 @@ from kafka_admin_kraft.errors import AuthenticationError
 pytest.importorskip("cryptography.x509", reason="the cryptography package makes the test keys")
 from unit.client.oauth_idp import IdentityProvider  # noqa: E402
 
-from integration_sdk.pki import Pki  # noqa: E402
+from integration_sdk.pki import Pki, pki_fixture  # noqa: E402, F401 (the fixture)
 
 Make = Callable[..., Cluster]
 MODULE = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
 LOGIN = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler"
 VALIDATOR = "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"
 PREFIX = "listener.name.controller.oauthbearer."
-
-
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
-    return Pki(tmp_path_factory.mktemp("pki"))
 
 
 @pytest.fixture

@@ -18,17 +18,12 @@ from kafka_admin_kraft.errors import AuthenticationError
 from kafka_admin_kraft.protocol import messages
 
 pytest.importorskip("cryptography.x509", reason="the cryptography package makes the test certificates")
-from integration_sdk.pki import Pki  # noqa: E402
+from integration_sdk.pki import Pki, pki_fixture  # noqa: E402, F401 (the fixture)
 
 Make = Callable[..., Cluster]
 ADMIN_PASSWORD = "admin-secret"
 PLAIN = "org.apache.kafka.common.security.plain.PlainLoginModule"
 SCRAM = "org.apache.kafka.common.security.scram.ScramLoginModule"
-
-
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
-    return Pki(tmp_path_factory.mktemp("pki"))
 
 
 def _ssl_properties(pki: Pki, keystore: Path) -> dict[str, str]:

@@ -9,11 +9,12 @@ import json
 import ssl
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from integration_sdk.pki import Pki
@@ -140,3 +141,10 @@ class IdentityProvider:
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+@pytest.fixture(name="idp")
+def idp_fixture(pki: Pki, tmp_path: Path) -> Iterator[IdentityProvider]:
+    """An identity provider for one test (import the fixture, with ``pki_fixture``, to use it)."""
+    with IdentityProvider(pki, tmp_path) as provider:
+        yield provider

@@ -345,20 +345,9 @@ def test_one_login_per_configuration_and_per_provider() -> None:
 
 
 pytest.importorskip("cryptography.x509", reason="the cryptography package makes the test certificates")
-from integration_sdk.pki import Pki  # noqa: E402
+from integration_sdk.pki import Pki, pki_fixture  # noqa: E402, F401 (the fixture)
 
-from unit.client.oauth_idp import IdentityProvider  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
-    return Pki(tmp_path_factory.mktemp("pki"))
-
-
-@pytest.fixture
-def idp(pki: Pki, tmp_path: Path) -> Any:
-    with IdentityProvider(pki, tmp_path) as provider:
-        yield provider
+from unit.client.oauth_idp import IdentityProvider, idp_fixture  # noqa: E402, F401 (the fixture)
 
 
 def _oidc(idp: IdentityProvider, jaas: str = "", **extra: str) -> ClientConfig:

@@ -39,9 +39,9 @@ pytest.importorskip("cryptography.x509", reason="the cryptography package makes 
 import contextlib
 
 from cryptography.hazmat.primitives.asymmetric import rsa  # noqa: E402
-from integration_sdk.pki import Pki  # noqa: E402
+from integration_sdk.pki import Pki, pki_fixture  # noqa: E402, F401 (the fixture)
 
-from unit.client.oauth_idp import IdentityProvider, b64url, jwt  # noqa: E402
+from unit.client.oauth_idp import IdentityProvider, b64url, idp_fixture, jwt  # noqa: E402, F401 (the fixture)
 
 
 def _client_exchange(server: OAuthBearerServer, options: dict[str, str]) -> bytes:
@@ -259,17 +259,6 @@ def test_rsa_verification_agrees_with_cryptography(algorithm: str) -> None:
     other = "RS512" if algorithm != "RS512" else "RS256"
     assert not rsa_verify(key, other, parsed.signing_input, parsed.signature)
     assert not rsa_verify(key, algorithm, parsed.signing_input, parsed.signature[1:])
-
-
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
-    return Pki(tmp_path_factory.mktemp("pki"))
-
-
-@pytest.fixture
-def idp(pki: Pki, tmp_path: Path) -> Any:
-    with IdentityProvider(pki, tmp_path) as provider:
-        yield provider
 
 
 def _signed_server(idp: IdentityProvider, **extra: str) -> OAuthBearerServer:
