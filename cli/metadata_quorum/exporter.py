@@ -3,9 +3,10 @@
 One long-lived Admin client checks the quorum (``Admin.check_quorum``) when a scrape asks for it, at
 most once per ``--min-interval-ms`` however many scrapers there are, and hands each check the last
 one that reached the quorum, so that a voter change's pending time carries over from check to
-check. Each check gets 80% of ``--scrape-timeout-ms`` as its own deadline, so an unreachable quorum
-is reported by the check itself (``up 0``, status UNKNOWN, finding ``QUORUM_UNREACHABLE``) within
-the scrape; ``metrics`` says what a scrape serves when a check takes longer still.
+check. Each check gets 80% of ``--scrape-timeout-ms`` (or of the shorter time Prometheus's scrape
+allows, ``metrics.budget_from_header``) as its own deadline, so an unreachable quorum is reported by
+the check itself (``up 0``, status UNKNOWN, finding ``QUORUM_UNREACHABLE``) within the scrape;
+``metrics`` says what a scrape serves when a check takes longer still.
 Metric names and meanings: the HELP lines of /metrics, and ``monitoring/`` for rules and a dashboard.
 
 Like node_exporter it listens on every interface by default (Prometheus scrapes from elsewhere), over
@@ -31,8 +32,6 @@ from .health_options import HEALTH_OPTIONS, threshold_options, thresholds
 
 DEFAULT_LISTEN = "0.0.0.0:9309"
 """Every IPv4 interface, as node_exporter's ``:9100``: Prometheus scrapes from another host."""
-READ_SHARE = 0.8
-"""The share of the scrape timeout each check may take."""
 
 
 def _listen_address(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, int]:
@@ -76,8 +75,8 @@ def _url(host: str, port: int, tls: bool) -> str:
     type=click.IntRange(min=1),
     default=5_000,
     show_default=True,
-    help="Longest a scrape waits for a read of the quorum before it serves kraft_quorum_up 0; keep it below "
-    "the Prometheus job's scrape_timeout.",
+    help="Longest a scrape waits for a read of the quorum before it serves kraft_quorum_up 0. A scrape "
+    "from Prometheus waits at most its job's scrape_timeout less half a second, when that is shorter.",
 )
 @click.option(
     "--web-config-file",
@@ -129,17 +128,18 @@ def exporter(
 
     from kafka_admin_kraft.health import QuorumHealth
 
-    from .metrics import QuorumCache, exporter_registry
+    from .metrics import QuorumCache, exporter_registry, scraped_within_budget
     from .web_server import make_server
 
-    def read(previous: QuorumHealth | None) -> QuorumHealth:
+    def read(previous: QuorumHealth | None, seconds: float) -> QuorumHealth:
         return admin.check_quorum(thresholds=limits_given, probe=not no_probe, previous=previous,
-                                  timeout=READ_SHARE * scrape_timeout_ms / 1000)
+                                  timeout=seconds)
 
     cache = QuorumCache(read, min_interval=min_interval_ms / 1000, scrape_timeout=scrape_timeout_ms / 1000)
     host, port = listen
+    app = scraped_within_budget(make_wsgi_app(exporter_registry(cache, redact=redact)))
     try:
-        server = make_server(host, port, make_wsgi_app(exporter_registry(cache, redact=redact)), web)
+        server = make_server(host, port, app, web)
     except OSError as exc:
         admin.close()
         output.fail(f"Cannot listen on {host}:{port}: {exc.strerror or exc}")

@@ -6,7 +6,10 @@ cache reads it at most once per minimum interval; scrapes that arrive while a re
 for that read rather than start another. A scrape waits at most the scrape timeout: when the read
 takes longer, that scrape serves ``kraft_quorum_up 0`` and ``kraft_quorum_status 3`` (UNKNOWN) with no
 quorum details rather than values that may no longer hold, and counts in
-``kraft_quorum_scrape_timeouts_total``; the read goes on and its result serves the next scrapes.
+``kraft_quorum_scrape_timeouts_total``; the read goes on and its result serves the next scrapes. A scrape
+from Prometheus says how long it may take (``X-Prometheus-Scrape-Timeout-Seconds``, its job's
+``scrape_timeout``): the scrape and a read it starts then keep within that, less a margin for the
+answer's way back, as blackbox_exporter does with its ``--timeout-offset``.
 
 With ``redact`` (``exporter --redact``) the families leave out what maps the cluster for whoever can
 read /metrics: the ``kraft_quorum_cluster`` info, the ``address`` label of ``node_reachable`` and the
@@ -18,13 +21,16 @@ Only the exporter imports this module (it pulls in prometheus_client and the SDK
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
+from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily, Metric
 from prometheus_client.process_collector import ProcessCollector
@@ -34,12 +40,33 @@ from kafka_admin_kraft.health import FindingCode, HealthStatus, QuorumHealth, Se
 from kafka_admin_kraft.models import QuorumInfo, ReplicaState
 from kafka_admin_kraft.values import VoterKey
 
+from .http_server import App, StartResponse
+
 PREFIX = "kraft_quorum_"
 REPLICA_LABELS = ("node_id", "directory_id", "role")
 """``role`` is ``voter`` (the leader included; ``kraft_quorum_leader_id`` names it) or ``observer``."""
 
-Read = Callable[[QuorumHealth | None], QuorumHealth]
-"""One check of the quorum, given the last result that reached it (``Admin.check_quorum(previous=)``)."""
+Read = Callable[[QuorumHealth | None, float], QuorumHealth]
+"""One check of the quorum within the given seconds, given the last result that reached it
+(``Admin.check_quorum(previous=)``)."""
+
+SCRAPE_TIMEOUT_HEADER = "X-Prometheus-Scrape-Timeout-Seconds"
+SCRAPE_MARGIN = 0.5
+"""Seconds of a Prometheus scrape's timeout kept for the answer's way back (at most half of it)."""
+scrape_budget: ContextVar[float | None] = ContextVar("scrape_budget", default=None)
+"""The seconds the scrape being served may take, when its scraper said so (``budget_from_header``)."""
+
+
+def budget_from_header(value: str | None) -> float | None:
+    """The seconds a scrape may take, from the value of its ``X-Prometheus-Scrape-Timeout-Seconds``
+    header; None without a header or with one that is no positive number of seconds."""
+    try:
+        seconds = float(value) if value is not None else math.nan
+    except ValueError:
+        return None
+    if not math.isfinite(seconds) or seconds <= 0:
+        return None
+    return max(seconds - SCRAPE_MARGIN, seconds / 2)
 
 
 @dataclass(frozen=True)
@@ -54,14 +81,16 @@ class Reading:
 class QuorumCache:
     """Shares reads of the quorum between scrapes (see the module docstring).
 
-    ``min_interval`` and ``scrape_timeout`` are seconds; reads run on a daemon thread of their own so
-    that a read that hangs never holds up a scrape or the exporter's exit."""
+    ``min_interval`` and ``scrape_timeout`` are seconds, and a read may take ``read_share`` of the
+    scrape timeout; reads run on a daemon thread of their own so that a read that hangs never holds up
+    a scrape or the exporter's exit."""
 
-    def __init__(self, read: Read, *, min_interval: float, scrape_timeout: float,
+    def __init__(self, read: Read, *, min_interval: float, scrape_timeout: float, read_share: float = 0.8,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self._read = read
         self._min_interval = min_interval
         self._scrape_timeout = scrape_timeout
+        self._read_share = read_share
         self._clock = clock
         self._lock = threading.Lock()
         self._in_flight: Future[Reading] | None = None
@@ -87,34 +116,37 @@ class QuorumCache:
         return self._in_flight is not None
 
     def get(self) -> Reading:
-        """The latest reading, read afresh when the last read started at least the minimum interval ago."""
+        """The latest reading, read afresh when the last read started at least the minimum interval ago,
+        within the scrape timeout or the scrape's own budget (``scrape_budget``) when that is shorter."""
         asked = self._clock()
+        budget = scrape_budget.get()
+        timeout = self._scrape_timeout if budget is None else min(budget, self._scrape_timeout)
         with self._lock:
             if self._in_flight is None:
                 latest, started_at = self._latest, self._started_at
                 if latest is not None and started_at is not None and asked - started_at < self._min_interval:
                     return latest
-                self._start(asked)
+                self._start(asked, self._read_share * timeout)
             in_flight = self._in_flight
         assert in_flight is not None
         try:
-            return in_flight.result(timeout=max(0.0, self._scrape_timeout - (self._clock() - asked)))
+            return in_flight.result(timeout=max(0.0, timeout - (self._clock() - asked)))
         except FutureTimeout:
             with self._lock:
                 self._timeouts += 1
             return Reading(health=None, duration=None)
 
-    def _start(self, now: float) -> None:
+    def _start(self, now: float, seconds: float) -> None:
         future: Future[Reading] = Future()
         self._in_flight, self._started_at = future, now
         self._reads += 1
-        reader = threading.Thread(target=self._run, args=(future, self._reached), daemon=True)
+        reader = threading.Thread(target=self._run, args=(future, self._reached, seconds), daemon=True)
         reader.start()
 
-    def _run(self, future: Future[Reading], previous: QuorumHealth | None) -> None:
+    def _run(self, future: Future[Reading], previous: QuorumHealth | None, seconds: float) -> None:
         began = self._clock()
         try:
-            health = self._read(previous)
+            health = self._read(previous, seconds)
         except Exception as exc:  # an exporter outlives any one failed read: it is reported as UNKNOWN
             message = f"cannot read the quorum: {type(exc).__name__}: {exc}"
             sys.stderr.write(message + "\n")
@@ -264,6 +296,21 @@ class QuorumCollector(Collector):
         reading = self._cache.get()
         yield from health_families(reading, reads=self._cache.reads, timeouts=self._cache.timeouts,
                                    redact=self._redact)
+
+
+def scraped_within_budget(app: App) -> App:
+    """``app`` serving each request within the budget its ``X-Prometheus-Scrape-Timeout-Seconds`` header
+    allows (``scrape_budget``); the app must produce its whole answer in the call, as prometheus_client's
+    does."""
+    def within_budget(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        header = environ.get("HTTP_" + SCRAPE_TIMEOUT_HEADER.upper().replace("-", "_"))
+        token = scrape_budget.set(budget_from_header(header))
+        try:
+            return app(environ, start_response)
+        finally:
+            scrape_budget.reset(token)
+
+    return within_budget
 
 
 def exporter_registry(cache: QuorumCache, *, redact: bool = False) -> CollectorRegistry:

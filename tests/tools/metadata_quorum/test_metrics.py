@@ -8,13 +8,19 @@ import time
 from collections.abc import Callable
 
 import pytest
-from prometheus_client import generate_latest
+from prometheus_client import generate_latest, make_wsgi_app
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.registry import CollectorRegistry
 
 from kafka_admin_kraft.health import Finding, HealthStatus, NodeProbe, QuorumHealth, Severity, unreachable
 from kafka_admin_kraft.models import QuorumInfo, ReplicaState
-from kafka_admin_kraft_cli.metadata_quorum.metrics import QuorumCache, QuorumCollector, exporter_registry
+from kafka_admin_kraft_cli.metadata_quorum.metrics import (
+    QuorumCache,
+    QuorumCollector,
+    budget_from_header,
+    exporter_registry,
+    scraped_within_budget,
+)
 
 NOW_MS = 1_750_000_000_000
 DIRS = {1: "AAAAAAAAAAAAAAAAAAAAAQ", 2: "AAAAAAAAAAAAAAAAAAAAAg", 3: "AAAAAAAAAAAAAAAAAAAAAw",
@@ -61,7 +67,7 @@ def scrape(registry: CollectorRegistry) -> Samples:
 
 def one_shot(health: QuorumHealth) -> CollectorRegistry:
     registry = CollectorRegistry()
-    registry.register(QuorumCollector(QuorumCache(lambda _: health, min_interval=0, scrape_timeout=5)))
+    registry.register(QuorumCollector(QuorumCache(lambda *_: health, min_interval=0, scrape_timeout=5)))
     return registry
 
 
@@ -106,7 +112,7 @@ def test_redacted_families_leave_out_what_maps_the_cluster() -> None:
                                                             replica(2, 410, 0))})
     registry = CollectorRegistry()
     redacted = health.model_copy(update={"quorum": quorum})
-    cache = QuorumCache(lambda _: redacted, min_interval=0, scrape_timeout=5)
+    cache = QuorumCache(lambda *_: redacted, min_interval=0, scrape_timeout=5)
     registry.register(QuorumCollector(cache, redact=True))
     samples = scrape(registry)
     text = generate_latest(registry).decode()
@@ -180,16 +186,19 @@ def test_servers_before_describe_quorum_v3_give_no_committed_voters() -> None:
 
 
 class Reads:
-    """A stand-in for Admin.check_quorum: counts calls, records ``previous``, can be held back."""
+    """A stand-in for Admin.check_quorum: counts calls, records ``previous`` and the seconds each read
+    was given, can be held back."""
 
     def __init__(self, results: Callable[[int], QuorumHealth] = lambda _: rich_health()) -> None:
         self.results = results
         self.previous: list[QuorumHealth | None] = []
+        self.seconds: list[float] = []
         self.release = threading.Event()
         self.release.set()
 
-    def __call__(self, previous: QuorumHealth | None) -> QuorumHealth:
+    def __call__(self, previous: QuorumHealth | None, seconds: float) -> QuorumHealth:
         self.previous.append(previous)
+        self.seconds.append(seconds)
         call = len(self.previous)
         self.release.wait(30)
         return self.results(call)
@@ -288,6 +297,36 @@ def test_a_slow_read_never_holds_a_scrape_past_the_timeout() -> None:
         assert time.monotonic() < deadline, "the slow read's result was never served"
         time.sleep(0.05)
     assert value(samples, "kraft_quorum_leader_id") == 1
+
+
+def test_a_prometheus_scrape_keeps_within_the_timeout_its_header_gives() -> None:
+    assert budget_from_header("10") == 9.5 and budget_from_header("0.4") == 0.2
+    assert [budget_from_header(v) for v in (None, "", "soon", "0", "-1", "nan", "inf")] == [None] * 7
+    reads = Reads()
+    reads.release.clear()
+    cache = QuorumCache(reads, min_interval=0, scrape_timeout=30)
+    app = scraped_within_budget(make_wsgi_app(exporter_registry(cache)))
+    statuses: list[str] = []
+
+    def get(headers: dict[str, str]) -> Samples:
+        environ = {"REQUEST_METHOD": "GET", "PATH_INFO": "/metrics", "QUERY_STRING": "", **headers}
+        body = b"".join(app(environ, lambda status, _headers: statuses.append(status)))
+        families = text_string_to_metric_families(body.decode())
+        return {(s.name, tuple(sorted(s.labels.items()))): s.value for f in families for s in f.samples}
+
+    try:
+        started = time.monotonic()
+        samples = get({"HTTP_X_PROMETHEUS_SCRAPE_TIMEOUT_SECONDS": "1"})
+        assert 0.4 < time.monotonic() - started < 5  # half a second kept of Prometheus's 1 s, not 30 s
+        assert value(samples, "kraft_quorum_up") == 0 and reads.seconds == [pytest.approx(0.4)]
+    finally:
+        reads.release.set()
+    deadline = time.monotonic() + 10
+    while value(get({}), "kraft_quorum_up") != 1:
+        assert time.monotonic() < deadline, "the read's result was never served"
+    assert value(get({}), "kraft_quorum_up") == 1  # a read of its own, without the header
+    assert reads.seconds[-1] == pytest.approx(24)  # 80% of the exporter's own timeout
+    assert set(statuses) == {"200 OK"}
 
 
 def test_a_read_that_raises_is_unknown_and_the_next_read_recovers(capsys: pytest.CaptureFixture[str]) -> None:

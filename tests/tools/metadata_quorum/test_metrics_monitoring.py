@@ -62,7 +62,7 @@ def test_metric_names_are_told_from_functions_labels_and_keywords() -> None:
 def served() -> set[str]:
     """Every sample name /metrics serves for a check result that gives each metric a value."""
     health = rich_health()
-    registry = exporter_registry(QuorumCache(lambda _: health, min_interval=0, scrape_timeout=5))
+    registry = exporter_registry(QuorumCache(lambda *_: health, min_interval=0, scrape_timeout=5))
     names = {sample.name for family in text_string_to_metric_families(generate_latest(registry).decode())
              for sample in family.samples}
     assert "kraft_quorum_leader_epoch" in names and "kraft_quorum_replica_lag_offsets" in names
