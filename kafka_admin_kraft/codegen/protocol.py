@@ -14,6 +14,12 @@ Decoders have fast paths for the common case, each falling back to the code abov
 condition fails, so that tagged fields and bad input come out exactly as without it: an array of
 structs made of fixed-width fields only is read with one ``iter_unpack`` when no element carries
 tagged fields, and a compact string or bytes value with a one-byte length is sliced inline.
+
+A uuid field is a property over the slot ``_<name>``: decoders store the 16 wire bytes there and the
+first read makes the ``Uuid`` (``uuid_from_wire``), so a decoded struct costs no uuid object until
+one is asked for; encoders write the bytes from the slot, whichever it holds. Values given to the
+constructor or the setter must be ``Uuid`` objects (bytes are refused, as only the wire puts bytes
+there).
 """
 
 from __future__ import annotations
@@ -62,6 +68,13 @@ def _present(spec: FieldSpec, version: int) -> bool:
 
 def _nullable_anywhere(spec: FieldSpec) -> bool:
     return not spec.nullable.is_empty() or spec.default == "null" or spec.type == "records"
+
+
+def _slot(spec: FieldSpec) -> str:
+    """The slot a decoder fills: a uuid field's is ``_<name>``, holding the wire bytes until the
+    property ``<name>`` first makes them a ``Uuid``; every other field's is its name."""
+    name = snake_case(spec.name)
+    return f"_{name}" if spec.type == "uuid" else name
 
 
 def _default_expr(spec: FieldSpec, struct_name: str | None) -> str:
@@ -234,9 +247,12 @@ class MessageGenerator:
                 members = "(" + "".join(f"({s.name!r}, {FIXED[s.type][1]}, {FIXED[s.type][0]!r}), "
                                         for s in group) + ")"
                 step(first.name, False, members)
-                args = ", ".join(
-                    f"o.{snake_case(s.name)}.bytes" if s.type == "uuid" else f"o.{snake_case(s.name)}"
-                    for s in group)
+                for n, s in enumerate(group):
+                    if s.type == "uuid":  # the wire bytes a decoder left, or the Uuid's
+                        lines += [f"w{n} = o.{_slot(s)}", f"if not isinstance(w{n}, bytes):",
+                                  f"    w{n} = w{n}._bytes"]
+                args = ", ".join(f"w{n}" if s.type == "uuid" else f"o.{snake_case(s.name)}"
+                                 for n, s in enumerate(group))
                 lines.append(f"out += {self.struct_format(fmt)}.pack({args})")
                 continue
             step(first.name, first.is_array)
@@ -347,7 +363,7 @@ class MessageGenerator:
 
         for spec in info.fields:
             if not _present(spec, version):
-                lines.append(f"o.{snake_case(spec.name)} = {self.default(spec)}")
+                lines.append(f"o.{_slot(spec)} = {self.default(spec)}")
         for group in self._layout(info, version):
             first = group[0]
             if first.type in FIXED:
@@ -356,16 +372,12 @@ class MessageGenerator:
                 members = "(" + "".join(f"({s.name!r}, {FIXED[s.type][1]}, {FIXED[s.type][0]!r}), "
                                         for s in group) + ")"
                 step(first.name, False, members)
-                targets = [f"u{n}" if s.type == "uuid" else f"o.{snake_case(s.name)}"
-                           for n, s in enumerate(group)]
+                targets = [f"o.{_slot(s)}" for s in group]
                 lines.append(f"{', '.join(targets)}, = {self.struct_format(fmt)}.unpack_from(buf, pos)")
-                for n, s in enumerate(group):
-                    if s.type == "uuid":
-                        lines.append(f"o.{snake_case(s.name)} = uuid_from_wire(u{n})")
                 lines.append(f"pos += {size}")
                 continue
             step(first.name, first.is_array)
-            lines += self._decode_value(first, version, f"o.{snake_case(first.name)}", "pos")
+            lines += self._decode_value(first, version, f"o.{_slot(first)}", "pos")
         step("<tagged fields>")
         if flexible:
             lines += self._decode_tags(info, version)
@@ -391,8 +403,7 @@ class MessageGenerator:
             if kind in FIXED:
                 fmt = ">" + FIXED[kind][0]
                 unpack = f"{self.struct_format(fmt)}.unpack_from(buf, {pos})[0]"
-                value = f"uuid_from_wire({unpack})" if kind == "uuid" else unpack
-                return [f"{target} = {value}", f"{pos} += {FIXED[kind][1]}"]
+                return [f"{target} = {unpack}", f"{pos} += {FIXED[kind][1]}"]
             read = f"{target}, {pos} = {self._reader(kind, nullable, compact)}(buf, {pos})"
             if not compact or not self.fast_paths:
                 return [read]
@@ -479,15 +490,8 @@ class MessageGenerator:
         body: list[str] = []
         for spec in info.fields:
             if not _present(spec, version):
-                body.append(f"{item}.{snake_case(spec.name)} = {self.default(spec)}")
-        for name, spec in zip(names, group, strict=True):
-            target = f"{item}.{snake_case(spec.name)}"
-            if spec.type == "uuid":
-                # uuid_from_wire, inline
-                body += [f"if {name} == _ZERO16:", f"    {target} = ZERO_UUID", "else:",
-                         f"    {target} = u = _new(Uuid)", f"    u._bytes = {name}"]
-            else:
-                body.append(f"{target} = {name}")
+                body.append(f"{item}.{_slot(spec)} = {self.default(spec)}")
+        body += [f"{item}.{_slot(spec)} = {name}" for name, spec in zip(names, group, strict=True)]
         body += [f"{item}._unknown_tagged_fields = None", f"items_{attr}.append({item})"]
         lines += ["            " + line for line in body]
         lines.append(f"        {pos} = {stop}")
@@ -521,7 +525,7 @@ class MessageGenerator:
         for spec in tagged:
             lines.append(f"        {keyword} tag == {spec.tag}:")
             lines.append("            p = pos")
-            value_lines = self._decode_value(spec, version, f"o.{snake_case(spec.name)}", "p")
+            value_lines = self._decode_value(spec, version, f"o.{_slot(spec)}", "p")
             lines += ["            " + line for line in value_lines]
             lines += ["            if p != end:",
                       f"                raise DecodeError(f'tagged field {spec.name} used {{p - pos}} of its "
@@ -543,6 +547,7 @@ class MessageGenerator:
     def _class(self, info: StructInfo, depth: int) -> str:
         pad = "    " * depth
         names = [snake_case(s.name) for s in info.fields]
+        slots = "".join(f"{_slot(s)!r}, " for s in info.fields)
         msg = self.message
         lines = [f"{pad}class {info.name}(Struct):"]
         versions = sorted(info.versions)
@@ -552,7 +557,6 @@ class MessageGenerator:
         lines.append(f"{pad}    Used in versions {_ranges(versions)}; flexible versions: {msg.flexible}.")
         lines.append(f'{pad}    """')
         lines.append("")
-        slots = "".join(f"{n!r}, " for n in names)
         lines.append(f"{pad}    __slots__ = ({slots})")
         lines.append(f"{pad}    NAME = {info.qualname!r}")
         lines.append(f"{pad}    VERSIONS = ({msg.versions.low}, {msg.versions.high})")
@@ -567,11 +571,17 @@ class MessageGenerator:
             if msg.kind in ("request", "response"):
                 headers = {v: self._header_version(v) for v in self.versions}
                 lines.append(f"{pad}    HEADER_VERSIONS = {headers!r}")
-        lines.append(f"{pad}    _FIELDS = ({slots})")
+        lines.append(f"{pad}    _FIELDS = ({''.join(f'{n!r}, ' for n in names)})")
         lines.append("")
         for spec in info.fields:
+            if spec.type == "uuid":
+                lines.append(f"{pad}    {_slot(spec)}: {self.pytype(spec)} | bytes")
+                continue
             lines.append(f"{pad}    {snake_case(spec.name)}: {self.pytype(spec)}")
             lines.append(f'{pad}    """{_field_doc(spec)}"""')
+        for spec in info.fields:
+            if spec.type == "uuid":
+                lines += [f"{pad}    {line}" if line else "" for line in self._uuid_property(spec)]
         if info is self.top:
             for nested in self.structs.values():
                 lines.append("")
@@ -585,6 +595,9 @@ class MessageGenerator:
             if default == "[]" or default.endswith("()"):
                 params.append(f"{attr}: {self.pytype(spec)} = UNSET")
                 assigns.append(f"self.{attr} = {default} if {attr} is UNSET else {attr}")
+            elif spec.type == "uuid":
+                params.append(f"{attr}: {self.pytype(spec)} = {default}")
+                assigns += _refuse_bytes(attr, attr) + [f"self.{_slot(spec)} = {attr}"]
             else:
                 params.append(f"{attr}: {self.pytype(spec)} = {default}")
                 assigns.append(f"self.{attr} = {attr}")
@@ -597,6 +610,17 @@ class MessageGenerator:
         lines.append(f"{pad}    ) -> None:")
         lines += [f"{pad}        {a}" for a in assigns]
         return "\n".join(lines)
+
+    def _uuid_property(self, spec: FieldSpec) -> list[str]:
+        """A uuid field's property: decoders leave the 16 wire bytes in the slot, and the first read
+        makes them the ``Uuid`` (most decoded uuids are never read, and making one costs as much as
+        decoding the rest of a small struct)."""
+        attr, slot, pytype = snake_case(spec.name), _slot(spec), self.pytype(spec)
+        return ["", "@property", f"def {attr}(self) -> {pytype}:", f'    """{_field_doc(spec)}"""',
+                f"    value = self.{slot}", "    if isinstance(value, bytes):  # as a decoder left it",
+                f"        value = self.{slot} = uuid_from_wire(value)", "    return value", "",
+                f"@{attr}.setter", f"def {attr}(self, value: {pytype}) -> None:",
+                *["    " + line for line in _refuse_bytes(attr, "value")], f"    self.{slot} = value"]
 
     def _header_version(self, version: int) -> int:
         for versions, header_version in self.message.header_versions:
@@ -617,6 +641,12 @@ class MessageGenerator:
             lines.append(f"{info.qualname}._ENCODERS = {{{encoders}}}")
             lines.append(f"{info.qualname}._DECODERS = {{{decoders}}}")
         return lines
+
+
+def _refuse_bytes(attr: str, value: str) -> list[str]:
+    """Lines refusing bytes for a uuid field, whose slot takes bytes only from the wire."""
+    return [f"if isinstance({value}, bytes):",
+            f"    raise TypeError('{attr} takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')"]
 
 
 def _ranges(versions: list[int]) -> str:
@@ -699,7 +729,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 '''
 
 

@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['AccessControlEntryRecord']
 
@@ -65,7 +64,7 @@ class AccessControlEntryRecord(Struct):
     Used in versions 0; flexible versions: 0+.
     """
 
-    __slots__ = ('id', 'resource_type', 'resource_name', 'pattern_type', 'principal', 'host', 'operation', 'permission_type', )
+    __slots__ = ('_id', 'resource_type', 'resource_name', 'pattern_type', 'principal', 'host', 'operation', 'permission_type', )
     NAME = 'AccessControlEntryRecord'
     VERSIONS = (0, 0)
     FLEXIBLE_FROM = 0
@@ -73,8 +72,7 @@ class AccessControlEntryRecord(Struct):
     API_KEY = 18
     _FIELDS = ('id', 'resource_type', 'resource_name', 'pattern_type', 'principal', 'host', 'operation', 'permission_type', )
 
-    id: Uuid
-    """Random id naming this ACL; RemoveAccessControlEntryRecord refers to it. (uuid, versions 0+)"""
+    _id: Uuid | bytes
     resource_type: int
     """Resource type code: 2 TOPIC, 3 GROUP, 4 CLUSTER, 5 TRANSACTIONAL_ID, 6 DELEGATION_TOKEN, 7 USER. (int8, versions 0+)"""
     resource_name: str
@@ -90,6 +88,20 @@ class AccessControlEntryRecord(Struct):
     permission_type: int
     """2 DENY or 3 ALLOW. (int8, versions 0+)"""
 
+    @property
+    def id(self) -> Uuid:
+        """Random id naming this ACL; RemoveAccessControlEntryRecord refers to it. (uuid, versions 0+)"""
+        value = self._id
+        if isinstance(value, bytes):  # as a decoder left it
+            value = self._id = uuid_from_wire(value)
+        return value
+
+    @id.setter
+    def id(self, value: Uuid) -> None:
+        if isinstance(value, bytes):
+            raise TypeError('id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._id = value
+
     def __init__(
         self,
         *,
@@ -103,7 +115,9 @@ class AccessControlEntryRecord(Struct):
         permission_type: int = 0,
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
-        self.id = id
+        if isinstance(id, bytes):
+            raise TypeError('id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._id = id
         self.resource_type = resource_type
         self.resource_name = resource_name
         self.pattern_type = pattern_type
@@ -123,7 +137,10 @@ def _e_AccessControlEntryRecord_v0(o: AccessControlEntryRecord, out: bytearray) 
     i = -1
     try:
         f = 0
-        out += _F_ub.pack(o.id.bytes, o.resource_type)
+        w0 = o._id
+        if not isinstance(w0, bytes):
+            w0 = w0._bytes
+        out += _F_ub.pack(w0, o.resource_type)
         f = 1
         write_compact_string(out, o.resource_name)
         f = 2
@@ -149,8 +166,7 @@ def _d_AccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[AccessControlE
     i = -1
     try:
         f = 0
-        u0, o.resource_type, = _F_ub.unpack_from(buf, pos)
-        o.id = uuid_from_wire(u0)
+        o._id, o.resource_type, = _F_ub.unpack_from(buf, pos)
         pos += 17
         f = 1
         if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):

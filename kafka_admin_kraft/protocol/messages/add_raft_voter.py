@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['AddRaftVoterRequest', 'AddRaftVoterResponse']
 
@@ -66,7 +65,7 @@ class AddRaftVoterRequest(Struct):
     Used in versions 0-1; flexible versions: 0+.
     """
 
-    __slots__ = ('cluster_id', 'timeout_ms', 'voter_id', 'voter_directory_id', 'listeners', 'ack_when_committed', )
+    __slots__ = ('cluster_id', 'timeout_ms', 'voter_id', '_voter_directory_id', 'listeners', 'ack_when_committed', )
     NAME = 'AddRaftVoterRequest'
     VERSIONS = (0, 1)
     FLEXIBLE_FROM = 0
@@ -82,12 +81,25 @@ class AddRaftVoterRequest(Struct):
     """How long in ms the sender waits; Kafka's leader uses its own request timeout instead. (int32, versions 0+)"""
     voter_id: int
     """Node id of the controller to make a voter. (int32, versions 0+)"""
-    voter_directory_id: Uuid
-    """Log directory id of that controller; it must already fetch from the leader with this id. (uuid, versions 0+)"""
+    _voter_directory_id: Uuid | bytes
     listeners: list[AddRaftVoterRequest.Listener]
     """New voter's controller listeners for the VotersRecord; must include the default one. ([]Listener, versions 0+)"""
     ack_when_committed: bool
     """True (default): answer once the new voter set commits; false: once it is appended. (bool, versions 1+; default true)"""
+
+    @property
+    def voter_directory_id(self) -> Uuid:
+        """Log directory id of that controller; it must already fetch from the leader with this id. (uuid, versions 0+)"""
+        value = self._voter_directory_id
+        if isinstance(value, bytes):  # as a decoder left it
+            value = self._voter_directory_id = uuid_from_wire(value)
+        return value
+
+    @voter_directory_id.setter
+    def voter_directory_id(self, value: Uuid) -> None:
+        if isinstance(value, bytes):
+            raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._voter_directory_id = value
 
     class Listener(Struct):
         """New voter's controller listeners for the VotersRecord; must include the default one.
@@ -135,7 +147,9 @@ class AddRaftVoterRequest(Struct):
         self.cluster_id = cluster_id
         self.timeout_ms = timeout_ms
         self.voter_id = voter_id
-        self.voter_directory_id = voter_directory_id
+        if isinstance(voter_directory_id, bytes):
+            raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._voter_directory_id = voter_directory_id
         self.listeners = [] if listeners is UNSET else listeners
         self.ack_when_committed = ack_when_committed
         self._unknown_tagged_fields = unknown_tagged_fields
@@ -247,7 +261,10 @@ def _e_AddRaftVoterRequest_v0(o: AddRaftVoterRequest, out: bytearray) -> None:
         f = 1
         write_compact_nullable_string(out, o.cluster_id)
         f = 2
-        out += _F_iiu.pack(o.timeout_ms, o.voter_id, o.voter_directory_id.bytes)
+        w2 = o._voter_directory_id
+        if not isinstance(w2, bytes):
+            w2 = w2._bytes
+        out += _F_iiu.pack(o.timeout_ms, o.voter_id, w2)
         f = 3
         v_listeners = o.listeners
         write_array_length(out, len(v_listeners), True)
@@ -276,8 +293,7 @@ def _d_AddRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest
         else:
             o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
-        o.timeout_ms, o.voter_id, u2, = _F_iiu.unpack_from(buf, pos)
-        o.voter_directory_id = uuid_from_wire(u2)
+        o.timeout_ms, o.voter_id, o._voter_directory_id, = _F_iiu.unpack_from(buf, pos)
         pos += 24
         f = 2
         i = -1
@@ -315,7 +331,10 @@ def _e_AddRaftVoterRequest_v1(o: AddRaftVoterRequest, out: bytearray) -> None:
         f = 0
         write_compact_nullable_string(out, o.cluster_id)
         f = 1
-        out += _F_iiu.pack(o.timeout_ms, o.voter_id, o.voter_directory_id.bytes)
+        w2 = o._voter_directory_id
+        if not isinstance(w2, bytes):
+            w2 = w2._bytes
+        out += _F_iiu.pack(o.timeout_ms, o.voter_id, w2)
         f = 2
         v_listeners = o.listeners
         write_array_length(out, len(v_listeners), True)
@@ -345,8 +364,7 @@ def _d_AddRaftVoterRequest_v1(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest
         else:
             o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
-        o.timeout_ms, o.voter_id, u2, = _F_iiu.unpack_from(buf, pos)
-        o.voter_directory_id = uuid_from_wire(u2)
+        o.timeout_ms, o.voter_id, o._voter_directory_id, = _F_iiu.unpack_from(buf, pos)
         pos += 24
         f = 2
         i = -1

@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['BeginQuorumEpochRequest', 'BeginQuorumEpochResponse']
 
@@ -123,7 +122,7 @@ class BeginQuorumEpochRequest(Struct):
         Used in versions 0-1; flexible versions: 1+.
         """
 
-        __slots__ = ('partition_index', 'voter_directory_id', 'leader_id', 'leader_epoch', )
+        __slots__ = ('partition_index', '_voter_directory_id', 'leader_id', 'leader_epoch', )
         NAME = 'BeginQuorumEpochRequest.PartitionData'
         VERSIONS = (0, 1)
         FLEXIBLE_FROM = 1
@@ -131,12 +130,25 @@ class BeginQuorumEpochRequest(Struct):
 
         partition_index: int
         """Partition number within the topic; 0 for the metadata log. (int32, versions 0+)"""
-        voter_directory_id: Uuid
-        """Log directory id the leader expects the addressed voter to have (KIP-853). (uuid, versions 1+; ignorable)"""
+        _voter_directory_id: Uuid | bytes
         leader_id: int
         """Node id of the replica that won the election. (int32, versions 0+)"""
         leader_epoch: int
         """Epoch the new leader was elected in. (int32, versions 0+)"""
+
+        @property
+        def voter_directory_id(self) -> Uuid:
+            """Log directory id the leader expects the addressed voter to have (KIP-853). (uuid, versions 1+; ignorable)"""
+            value = self._voter_directory_id
+            if isinstance(value, bytes):  # as a decoder left it
+                value = self._voter_directory_id = uuid_from_wire(value)
+            return value
+
+        @voter_directory_id.setter
+        def voter_directory_id(self, value: Uuid) -> None:
+            if isinstance(value, bytes):
+                raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._voter_directory_id = value
 
         def __init__(
             self,
@@ -148,7 +160,9 @@ class BeginQuorumEpochRequest(Struct):
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
             self.partition_index = partition_index
-            self.voter_directory_id = voter_directory_id
+            if isinstance(voter_directory_id, bytes):
+                raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._voter_directory_id = voter_directory_id
             self.leader_id = leader_id
             self.leader_epoch = leader_epoch
             self._unknown_tagged_fields = unknown_tagged_fields
@@ -381,7 +395,7 @@ def _d_BeginQuorumEpochRequest_PartitionData_v0(buf: bytes, pos: int) -> tuple[B
     f = 0
     i = -1
     try:
-        o.voter_directory_id = ZERO_UUID
+        o._voter_directory_id = ZERO_UUID
         f = 0
         o.partition_index, o.leader_id, o.leader_epoch, = _F_iii.unpack_from(buf, pos)
         pos += 12
@@ -397,7 +411,10 @@ def _e_BeginQuorumEpochRequest_PartitionData_v1(o: BeginQuorumEpochRequest.Parti
     i = -1
     try:
         f = 0
-        out += _F_iuii.pack(o.partition_index, o.voter_directory_id.bytes, o.leader_id, o.leader_epoch)
+        w1 = o._voter_directory_id
+        if not isinstance(w1, bytes):
+            w1 = w1._bytes
+        out += _F_iuii.pack(o.partition_index, w1, o.leader_id, o.leader_epoch)
         f = 1
         if o._unknown_tagged_fields:
             write_tagged_fields(out, o._unknown_tagged_fields)
@@ -413,8 +430,7 @@ def _d_BeginQuorumEpochRequest_PartitionData_v1(buf: bytes, pos: int) -> tuple[B
     i = -1
     try:
         f = 0
-        o.partition_index, u1, o.leader_id, o.leader_epoch, = _F_iuii.unpack_from(buf, pos)
-        o.voter_directory_id = uuid_from_wire(u1)
+        o.partition_index, o._voter_directory_id, o.leader_id, o.leader_epoch, = _F_iuii.unpack_from(buf, pos)
         pos += 28
         f = 1
         if buf[pos] == 0:
@@ -465,7 +481,7 @@ def _d_BeginQuorumEpochRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[Begin
                 items_partitions = []
                 for a0, a1, a2, in _F_iii.iter_unpack(buf[pos:stop_partitions]):
                     item_partitions = _new(cls_partitions)
-                    item_partitions.voter_directory_id = ZERO_UUID
+                    item_partitions._voter_directory_id = ZERO_UUID
                     item_partitions.partition_index = a0
                     item_partitions.leader_id = a1
                     item_partitions.leader_epoch = a2
@@ -537,11 +553,7 @@ def _d_BeginQuorumEpochRequest_TopicData_v1(buf: bytes, pos: int) -> tuple[Begin
                 for a0, a1, a2, a3, in _F_iuiix.iter_unpack(buf[pos:stop_partitions]):
                     item_partitions = _new(cls_partitions)
                     item_partitions.partition_index = a0
-                    if a1 == _ZERO16:
-                        item_partitions.voter_directory_id = ZERO_UUID
-                    else:
-                        item_partitions.voter_directory_id = u = _new(Uuid)
-                        u._bytes = a1
+                    item_partitions._voter_directory_id = a1
                     item_partitions.leader_id = a2
                     item_partitions.leader_epoch = a3
                     item_partitions._unknown_tagged_fields = None

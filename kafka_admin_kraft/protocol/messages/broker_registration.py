@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['BrokerRegistrationRequest', 'BrokerRegistrationResponse']
 
@@ -69,7 +68,7 @@ class BrokerRegistrationRequest(Struct):
     Used in versions 0-4; flexible versions: 0+.
     """
 
-    __slots__ = ('broker_id', 'cluster_id', 'incarnation_id', 'listeners', 'features', 'rack', 'is_migrating_zk_broker', 'log_dirs', 'previous_broker_epoch', )
+    __slots__ = ('broker_id', 'cluster_id', '_incarnation_id', 'listeners', 'features', 'rack', 'is_migrating_zk_broker', 'log_dirs', 'previous_broker_epoch', )
     NAME = 'BrokerRegistrationRequest'
     VERSIONS = (0, 4)
     FLEXIBLE_FROM = 0
@@ -83,8 +82,7 @@ class BrokerRegistrationRequest(Struct):
     """The id of the registering broker. (int32, versions 0+)"""
     cluster_id: str
     """The id of the cluster the broker belongs to. (string, versions 0+)"""
-    incarnation_id: Uuid
-    """A random id chosen anew each time the broker process starts. (uuid, versions 0+)"""
+    _incarnation_id: Uuid | bytes
     listeners: list[BrokerRegistrationRequest.Listener]
     """The broker's client listeners. ([]Listener, versions 0+)"""
     features: list[BrokerRegistrationRequest.Feature]
@@ -97,6 +95,20 @@ class BrokerRegistrationRequest(Struct):
     """The ids of the broker's log directories. ([]uuid, versions 2+; ignorable)"""
     previous_broker_epoch: int
     """The broker epoch before this start, or -1 if unknown (an unclean shutdown). (int64, versions 3+; ignorable; default -1)"""
+
+    @property
+    def incarnation_id(self) -> Uuid:
+        """A random id chosen anew each time the broker process starts. (uuid, versions 0+)"""
+        value = self._incarnation_id
+        if isinstance(value, bytes):  # as a decoder left it
+            value = self._incarnation_id = uuid_from_wire(value)
+        return value
+
+    @incarnation_id.setter
+    def incarnation_id(self, value: Uuid) -> None:
+        if isinstance(value, bytes):
+            raise TypeError('incarnation_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._incarnation_id = value
 
     class Listener(Struct):
         """The broker's client listeners.
@@ -182,7 +194,9 @@ class BrokerRegistrationRequest(Struct):
     ) -> None:
         self.broker_id = broker_id
         self.cluster_id = cluster_id
-        self.incarnation_id = incarnation_id
+        if isinstance(incarnation_id, bytes):
+            raise TypeError('incarnation_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._incarnation_id = incarnation_id
         self.listeners = [] if listeners is UNSET else listeners
         self.features = [] if features is UNSET else features
         self.rack = rack
@@ -348,7 +362,10 @@ def _e_BrokerRegistrationRequest_v0(o: BrokerRegistrationRequest, out: bytearray
         f = 2
         write_compact_string(out, o.cluster_id)
         f = 3
-        out += _F_u.pack(o.incarnation_id.bytes)
+        w0 = o._incarnation_id
+        if not isinstance(w0, bytes):
+            w0 = w0._bytes
+        out += _F_u.pack(w0)
         f = 4
         v_listeners = o.listeners
         write_array_length(out, len(v_listeners), True)
@@ -390,8 +407,7 @@ def _d_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegistr
         else:
             o.cluster_id, pos = read_compact_string(buf, pos)
         f = 2
-        u0, = _F_u.unpack_from(buf, pos)
-        o.incarnation_id = uuid_from_wire(u0)
+        o._incarnation_id, = _F_u.unpack_from(buf, pos)
         pos += 16
         f = 3
         i = -1
@@ -455,7 +471,10 @@ def _e_BrokerRegistrationRequest_v1(o: BrokerRegistrationRequest, out: bytearray
         f = 1
         write_compact_string(out, o.cluster_id)
         f = 2
-        out += _F_u.pack(o.incarnation_id.bytes)
+        w0 = o._incarnation_id
+        if not isinstance(w0, bytes):
+            w0 = w0._bytes
+        out += _F_u.pack(w0)
         f = 3
         v_listeners = o.listeners
         write_array_length(out, len(v_listeners), True)
@@ -498,8 +517,7 @@ def _d_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegistr
         else:
             o.cluster_id, pos = read_compact_string(buf, pos)
         f = 2
-        u0, = _F_u.unpack_from(buf, pos)
-        o.incarnation_id = uuid_from_wire(u0)
+        o._incarnation_id, = _F_u.unpack_from(buf, pos)
         pos += 16
         f = 3
         i = -1
@@ -566,7 +584,10 @@ def _e_BrokerRegistrationRequest_v2(o: BrokerRegistrationRequest, out: bytearray
         f = 1
         write_compact_string(out, o.cluster_id)
         f = 2
-        out += _F_u.pack(o.incarnation_id.bytes)
+        w0 = o._incarnation_id
+        if not isinstance(w0, bytes):
+            w0 = w0._bytes
+        out += _F_u.pack(w0)
         f = 3
         v_listeners = o.listeners
         write_array_length(out, len(v_listeners), True)
@@ -614,8 +635,7 @@ def _d_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegistr
         else:
             o.cluster_id, pos = read_compact_string(buf, pos)
         f = 2
-        u0, = _F_u.unpack_from(buf, pos)
-        o.incarnation_id = uuid_from_wire(u0)
+        o._incarnation_id, = _F_u.unpack_from(buf, pos)
         pos += 16
         f = 3
         i = -1
@@ -700,7 +720,10 @@ def _e_BrokerRegistrationRequest_v3(o: BrokerRegistrationRequest, out: bytearray
         f = 1
         write_compact_string(out, o.cluster_id)
         f = 2
-        out += _F_u.pack(o.incarnation_id.bytes)
+        w0 = o._incarnation_id
+        if not isinstance(w0, bytes):
+            w0 = w0._bytes
+        out += _F_u.pack(w0)
         f = 3
         v_listeners = o.listeners
         write_array_length(out, len(v_listeners), True)
@@ -749,8 +772,7 @@ def _d_BrokerRegistrationRequest_v3(buf: bytes, pos: int) -> tuple[BrokerRegistr
         else:
             o.cluster_id, pos = read_compact_string(buf, pos)
         f = 2
-        u0, = _F_u.unpack_from(buf, pos)
-        o.incarnation_id = uuid_from_wire(u0)
+        o._incarnation_id, = _F_u.unpack_from(buf, pos)
         pos += 16
         f = 3
         i = -1

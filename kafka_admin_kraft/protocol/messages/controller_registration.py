@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['ControllerRegistrationRequest', 'ControllerRegistrationResponse']
 
@@ -66,7 +65,7 @@ class ControllerRegistrationRequest(Struct):
     Used in versions 0; flexible versions: 0+.
     """
 
-    __slots__ = ('controller_id', 'incarnation_id', 'zk_migration_ready', 'listeners', 'features', )
+    __slots__ = ('controller_id', '_incarnation_id', 'zk_migration_ready', 'listeners', 'features', )
     NAME = 'ControllerRegistrationRequest'
     VERSIONS = (0, 0)
     FLEXIBLE_FROM = 0
@@ -78,14 +77,27 @@ class ControllerRegistrationRequest(Struct):
 
     controller_id: int
     """The node id of the registering controller. (int32, versions 0+)"""
-    incarnation_id: Uuid
-    """A random id chosen anew each time the controller process starts. (uuid, versions 0+)"""
+    _incarnation_id: Uuid | bytes
     zk_migration_ready: bool
     """True if the controller is ready for a ZooKeeper migration. (bool, versions 0+)"""
     listeners: list[ControllerRegistrationRequest.Listener]
     """The controller's listeners. ([]Listener, versions 0+)"""
     features: list[ControllerRegistrationRequest.Feature]
     """The features the controller supports. ([]Feature, versions 0+)"""
+
+    @property
+    def incarnation_id(self) -> Uuid:
+        """A random id chosen anew each time the controller process starts. (uuid, versions 0+)"""
+        value = self._incarnation_id
+        if isinstance(value, bytes):  # as a decoder left it
+            value = self._incarnation_id = uuid_from_wire(value)
+        return value
+
+    @incarnation_id.setter
+    def incarnation_id(self, value: Uuid) -> None:
+        if isinstance(value, bytes):
+            raise TypeError('incarnation_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._incarnation_id = value
 
     class Listener(Struct):
         """The controller's listeners.
@@ -166,7 +178,9 @@ class ControllerRegistrationRequest(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.controller_id = controller_id
-        self.incarnation_id = incarnation_id
+        if isinstance(incarnation_id, bytes):
+            raise TypeError('incarnation_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._incarnation_id = incarnation_id
         self.zk_migration_ready = zk_migration_ready
         self.listeners = [] if listeners is UNSET else listeners
         self.features = [] if features is UNSET else features
@@ -316,7 +330,10 @@ def _e_ControllerRegistrationRequest_v0(o: ControllerRegistrationRequest, out: b
     i = -1
     try:
         f = 0
-        out += _F_iuo.pack(o.controller_id, o.incarnation_id.bytes, o.zk_migration_ready)
+        w1 = o._incarnation_id
+        if not isinstance(w1, bytes):
+            w1 = w1._bytes
+        out += _F_iuo.pack(o.controller_id, w1, o.zk_migration_ready)
         f = 1
         v_listeners = o.listeners
         write_array_length(out, len(v_listeners), True)
@@ -344,8 +361,7 @@ def _d_ControllerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[Controlle
     i = -1
     try:
         f = 0
-        o.controller_id, u1, o.zk_migration_ready, = _F_iuo.unpack_from(buf, pos)
-        o.incarnation_id = uuid_from_wire(u1)
+        o.controller_id, o._incarnation_id, o.zk_migration_ready, = _F_iuo.unpack_from(buf, pos)
         pos += 21
         f = 1
         i = -1

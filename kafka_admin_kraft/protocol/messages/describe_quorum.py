@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['DescribeQuorumRequest', 'DescribeQuorumResponse']
 
@@ -264,7 +263,7 @@ class DescribeQuorumResponse(Struct):
         Used in versions 0-3; flexible versions: 0+.
         """
 
-        __slots__ = ('replica_id', 'replica_directory_id', 'log_end_offset', 'last_fetch_timestamp', 'last_caught_up_timestamp', )
+        __slots__ = ('replica_id', '_replica_directory_id', 'log_end_offset', 'last_fetch_timestamp', 'last_caught_up_timestamp', )
         NAME = 'DescribeQuorumResponse.ReplicaState'
         VERSIONS = (0, 3)
         FLEXIBLE_FROM = 0
@@ -272,14 +271,27 @@ class DescribeQuorumResponse(Struct):
 
         replica_id: int
         """Node id of the replica this state describes. (int32, versions 0+)"""
-        replica_directory_id: Uuid
-        """Log directory id of the replica (KIP-853); all zeros if unknown, as in a static quorum. (uuid, versions 2+)"""
+        _replica_directory_id: Uuid | bytes
         log_end_offset: int
         """Last log end offset the leader saw from the replica (its own for itself); -1 if unknown. (int64, versions 0+)"""
         last_fetch_timestamp: int
         """Leader clock (ms) at the replica's last fetch (KIP-836); now for the leader, else -1. (int64, versions 1+; ignorable; default -1)"""
         last_caught_up_timestamp: int
         """Leader clock (ms) when the replica last caught up to the leader's log end; -1 if unknown. (int64, versions 1+; ignorable; default -1)"""
+
+        @property
+        def replica_directory_id(self) -> Uuid:
+            """Log directory id of the replica (KIP-853); all zeros if unknown, as in a static quorum. (uuid, versions 2+)"""
+            value = self._replica_directory_id
+            if isinstance(value, bytes):  # as a decoder left it
+                value = self._replica_directory_id = uuid_from_wire(value)
+            return value
+
+        @replica_directory_id.setter
+        def replica_directory_id(self, value: Uuid) -> None:
+            if isinstance(value, bytes):
+                raise TypeError('replica_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._replica_directory_id = value
 
         def __init__(
             self,
@@ -292,7 +304,9 @@ class DescribeQuorumResponse(Struct):
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
             self.replica_id = replica_id
-            self.replica_directory_id = replica_directory_id
+            if isinstance(replica_directory_id, bytes):
+                raise TypeError('replica_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._replica_directory_id = replica_directory_id
             self.log_end_offset = log_end_offset
             self.last_fetch_timestamp = last_fetch_timestamp
             self.last_caught_up_timestamp = last_caught_up_timestamp
@@ -598,7 +612,7 @@ def _d_DescribeQuorumResponse_ReplicaState_v0(buf: bytes, pos: int) -> tuple[Des
     f = 0
     i = -1
     try:
-        o.replica_directory_id = ZERO_UUID
+        o._replica_directory_id = ZERO_UUID
         o.last_fetch_timestamp = -1
         o.last_caught_up_timestamp = -1
         f = 0
@@ -638,7 +652,7 @@ def _d_DescribeQuorumResponse_ReplicaState_v1(buf: bytes, pos: int) -> tuple[Des
     f = 0
     i = -1
     try:
-        o.replica_directory_id = ZERO_UUID
+        o._replica_directory_id = ZERO_UUID
         f = 0
         o.replica_id, o.log_end_offset, o.last_fetch_timestamp, o.last_caught_up_timestamp, = _F_iqqq.unpack_from(buf, pos)
         pos += 28
@@ -658,7 +672,10 @@ def _e_DescribeQuorumResponse_ReplicaState_v2(o: DescribeQuorumResponse.ReplicaS
     i = -1
     try:
         f = 0
-        out += _F_iuqqq.pack(o.replica_id, o.replica_directory_id.bytes, o.log_end_offset, o.last_fetch_timestamp, o.last_caught_up_timestamp)
+        w1 = o._replica_directory_id
+        if not isinstance(w1, bytes):
+            w1 = w1._bytes
+        out += _F_iuqqq.pack(o.replica_id, w1, o.log_end_offset, o.last_fetch_timestamp, o.last_caught_up_timestamp)
         f = 1
         if o._unknown_tagged_fields:
             write_tagged_fields(out, o._unknown_tagged_fields)
@@ -674,8 +691,7 @@ def _d_DescribeQuorumResponse_ReplicaState_v2(buf: bytes, pos: int) -> tuple[Des
     i = -1
     try:
         f = 0
-        o.replica_id, u1, o.log_end_offset, o.last_fetch_timestamp, o.last_caught_up_timestamp, = _F_iuqqq.unpack_from(buf, pos)
-        o.replica_directory_id = uuid_from_wire(u1)
+        o.replica_id, o._replica_directory_id, o.log_end_offset, o.last_fetch_timestamp, o.last_caught_up_timestamp, = _F_iuqqq.unpack_from(buf, pos)
         pos += 44
         f = 1
         if buf[pos] == 0:
@@ -743,7 +759,7 @@ def _d_DescribeQuorumResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[De
                 items_current_voters = []
                 for a0, a1, in _F_iqx.iter_unpack(buf[pos:stop_current_voters]):
                     item_current_voters = _new(cls_current_voters)
-                    item_current_voters.replica_directory_id = ZERO_UUID
+                    item_current_voters._replica_directory_id = ZERO_UUID
                     item_current_voters.last_fetch_timestamp = -1
                     item_current_voters.last_caught_up_timestamp = -1
                     item_current_voters.replica_id = a0
@@ -776,7 +792,7 @@ def _d_DescribeQuorumResponse_PartitionData_v0(buf: bytes, pos: int) -> tuple[De
                 items_observers = []
                 for a0, a1, in _F_iqx.iter_unpack(buf[pos:stop_observers]):
                     item_observers = _new(cls_observers)
-                    item_observers.replica_directory_id = ZERO_UUID
+                    item_observers._replica_directory_id = ZERO_UUID
                     item_observers.last_fetch_timestamp = -1
                     item_observers.last_caught_up_timestamp = -1
                     item_observers.replica_id = a0
@@ -857,7 +873,7 @@ def _d_DescribeQuorumResponse_PartitionData_v1(buf: bytes, pos: int) -> tuple[De
                 items_current_voters = []
                 for a0, a1, a2, a3, in _F_iqqqx.iter_unpack(buf[pos:stop_current_voters]):
                     item_current_voters = _new(cls_current_voters)
-                    item_current_voters.replica_directory_id = ZERO_UUID
+                    item_current_voters._replica_directory_id = ZERO_UUID
                     item_current_voters.replica_id = a0
                     item_current_voters.log_end_offset = a1
                     item_current_voters.last_fetch_timestamp = a2
@@ -890,7 +906,7 @@ def _d_DescribeQuorumResponse_PartitionData_v1(buf: bytes, pos: int) -> tuple[De
                 items_observers = []
                 for a0, a1, a2, a3, in _F_iqqqx.iter_unpack(buf[pos:stop_observers]):
                     item_observers = _new(cls_observers)
-                    item_observers.replica_directory_id = ZERO_UUID
+                    item_observers._replica_directory_id = ZERO_UUID
                     item_observers.replica_id = a0
                     item_observers.log_end_offset = a1
                     item_observers.last_fetch_timestamp = a2
@@ -984,11 +1000,7 @@ def _d_DescribeQuorumResponse_PartitionData_v2(buf: bytes, pos: int) -> tuple[De
                 for a0, a1, a2, a3, a4, in _F_iuqqqx.iter_unpack(buf[pos:stop_current_voters]):
                     item_current_voters = _new(cls_current_voters)
                     item_current_voters.replica_id = a0
-                    if a1 == _ZERO16:
-                        item_current_voters.replica_directory_id = ZERO_UUID
-                    else:
-                        item_current_voters.replica_directory_id = u = _new(Uuid)
-                        u._bytes = a1
+                    item_current_voters._replica_directory_id = a1
                     item_current_voters.log_end_offset = a2
                     item_current_voters.last_fetch_timestamp = a3
                     item_current_voters.last_caught_up_timestamp = a4
@@ -1021,11 +1033,7 @@ def _d_DescribeQuorumResponse_PartitionData_v2(buf: bytes, pos: int) -> tuple[De
                 for a0, a1, a2, a3, a4, in _F_iuqqqx.iter_unpack(buf[pos:stop_observers]):
                     item_observers = _new(cls_observers)
                     item_observers.replica_id = a0
-                    if a1 == _ZERO16:
-                        item_observers.replica_directory_id = ZERO_UUID
-                    else:
-                        item_observers.replica_directory_id = u = _new(Uuid)
-                        u._bytes = a1
+                    item_observers._replica_directory_id = a1
                     item_observers.log_end_offset = a2
                     item_observers.last_fetch_timestamp = a3
                     item_observers.last_caught_up_timestamp = a4
@@ -1123,11 +1131,7 @@ def _d_DescribeQuorumResponse_PartitionData_v3(buf: bytes, pos: int) -> tuple[De
                 for a0, a1, a2, a3, a4, in _F_iuqqqx.iter_unpack(buf[pos:stop_current_voters]):
                     item_current_voters = _new(cls_current_voters)
                     item_current_voters.replica_id = a0
-                    if a1 == _ZERO16:
-                        item_current_voters.replica_directory_id = ZERO_UUID
-                    else:
-                        item_current_voters.replica_directory_id = u = _new(Uuid)
-                        u._bytes = a1
+                    item_current_voters._replica_directory_id = a1
                     item_current_voters.log_end_offset = a2
                     item_current_voters.last_fetch_timestamp = a3
                     item_current_voters.last_caught_up_timestamp = a4
@@ -1160,11 +1164,7 @@ def _d_DescribeQuorumResponse_PartitionData_v3(buf: bytes, pos: int) -> tuple[De
                 for a0, a1, a2, a3, a4, in _F_iuqqqx.iter_unpack(buf[pos:stop_committed_voters]):
                     item_committed_voters = _new(cls_committed_voters)
                     item_committed_voters.replica_id = a0
-                    if a1 == _ZERO16:
-                        item_committed_voters.replica_directory_id = ZERO_UUID
-                    else:
-                        item_committed_voters.replica_directory_id = u = _new(Uuid)
-                        u._bytes = a1
+                    item_committed_voters._replica_directory_id = a1
                     item_committed_voters.log_end_offset = a2
                     item_committed_voters.last_fetch_timestamp = a3
                     item_committed_voters.last_caught_up_timestamp = a4
@@ -1197,11 +1197,7 @@ def _d_DescribeQuorumResponse_PartitionData_v3(buf: bytes, pos: int) -> tuple[De
                 for a0, a1, a2, a3, a4, in _F_iuqqqx.iter_unpack(buf[pos:stop_observers]):
                     item_observers = _new(cls_observers)
                     item_observers.replica_id = a0
-                    if a1 == _ZERO16:
-                        item_observers.replica_directory_id = ZERO_UUID
-                    else:
-                        item_observers.replica_directory_id = u = _new(Uuid)
-                        u._bytes = a1
+                    item_observers._replica_directory_id = a1
                     item_observers.log_end_offset = a2
                     item_observers.last_fetch_timestamp = a3
                     item_observers.last_caught_up_timestamp = a4

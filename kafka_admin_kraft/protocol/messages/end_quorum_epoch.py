@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['EndQuorumEpochRequest', 'EndQuorumEpochResponse']
 
@@ -161,7 +160,7 @@ class EndQuorumEpochRequest(Struct):
         Used in versions 1; flexible versions: 1+.
         """
 
-        __slots__ = ('candidate_id', 'candidate_directory_id', )
+        __slots__ = ('candidate_id', '_candidate_directory_id', )
         NAME = 'EndQuorumEpochRequest.ReplicaInfo'
         VERSIONS = (0, 1)
         FLEXIBLE_FROM = 1
@@ -169,8 +168,21 @@ class EndQuorumEpochRequest(Struct):
 
         candidate_id: int
         """Node id of a voter that should run for leader. (int32, versions 1+)"""
-        candidate_directory_id: Uuid
-        """Log directory id of that voter. (uuid, versions 1+)"""
+        _candidate_directory_id: Uuid | bytes
+
+        @property
+        def candidate_directory_id(self) -> Uuid:
+            """Log directory id of that voter. (uuid, versions 1+)"""
+            value = self._candidate_directory_id
+            if isinstance(value, bytes):  # as a decoder left it
+                value = self._candidate_directory_id = uuid_from_wire(value)
+            return value
+
+        @candidate_directory_id.setter
+        def candidate_directory_id(self, value: Uuid) -> None:
+            if isinstance(value, bytes):
+                raise TypeError('candidate_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._candidate_directory_id = value
 
         def __init__(
             self,
@@ -180,7 +192,9 @@ class EndQuorumEpochRequest(Struct):
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
             self.candidate_id = candidate_id
-            self.candidate_directory_id = candidate_directory_id
+            if isinstance(candidate_directory_id, bytes):
+                raise TypeError('candidate_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._candidate_directory_id = candidate_directory_id
             self._unknown_tagged_fields = unknown_tagged_fields
 
     class LeaderEndpoint(Struct):
@@ -398,7 +412,10 @@ def _e_EndQuorumEpochRequest_ReplicaInfo_v1(o: EndQuorumEpochRequest.ReplicaInfo
     i = -1
     try:
         f = 0
-        out += _F_iu.pack(o.candidate_id, o.candidate_directory_id.bytes)
+        w1 = o._candidate_directory_id
+        if not isinstance(w1, bytes):
+            w1 = w1._bytes
+        out += _F_iu.pack(o.candidate_id, w1)
         f = 1
         if o._unknown_tagged_fields:
             write_tagged_fields(out, o._unknown_tagged_fields)
@@ -414,8 +431,7 @@ def _d_EndQuorumEpochRequest_ReplicaInfo_v1(buf: bytes, pos: int) -> tuple[EndQu
     i = -1
     try:
         f = 0
-        o.candidate_id, u1, = _F_iu.unpack_from(buf, pos)
-        o.candidate_directory_id = uuid_from_wire(u1)
+        o.candidate_id, o._candidate_directory_id, = _F_iu.unpack_from(buf, pos)
         pos += 20
         f = 1
         if buf[pos] == 0:
@@ -519,11 +535,7 @@ def _d_EndQuorumEpochRequest_PartitionData_v1(buf: bytes, pos: int) -> tuple[End
                 for a0, a1, in _F_iux.iter_unpack(buf[pos:stop_preferred_candidates]):
                     item_preferred_candidates = _new(cls_preferred_candidates)
                     item_preferred_candidates.candidate_id = a0
-                    if a1 == _ZERO16:
-                        item_preferred_candidates.candidate_directory_id = ZERO_UUID
-                    else:
-                        item_preferred_candidates.candidate_directory_id = u = _new(Uuid)
-                        u._bytes = a1
+                    item_preferred_candidates._candidate_directory_id = a1
                     item_preferred_candidates._unknown_tagged_fields = None
                     items_preferred_candidates.append(item_preferred_candidates)
                 pos = stop_preferred_candidates

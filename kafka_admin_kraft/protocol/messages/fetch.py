@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['FetchRequest', 'FetchResponse']
 
@@ -153,7 +152,7 @@ class FetchRequest(Struct):
         Used in versions 0-18; flexible versions: 12+.
         """
 
-        __slots__ = ('topic', 'topic_id', 'partitions', )
+        __slots__ = ('topic', '_topic_id', 'partitions', )
         NAME = 'FetchRequest.FetchTopic'
         VERSIONS = (0, 18)
         FLEXIBLE_FROM = 12
@@ -161,10 +160,23 @@ class FetchRequest(Struct):
 
         topic: str
         """Name of the topic to read; v13 switched to TopicId. (string, versions 0-12; ignorable)"""
-        topic_id: Uuid
-        """Id of the topic to read (KIP-516); __cluster_metadata's is AAAAAAAAAAAAAAAAAAAAAQ. (uuid, versions 13+; ignorable)"""
+        _topic_id: Uuid | bytes
         partitions: list[FetchRequest.FetchPartition]
         """Partitions to read and where to start in each. ([]FetchPartition, versions 0+)"""
+
+        @property
+        def topic_id(self) -> Uuid:
+            """Id of the topic to read (KIP-516); __cluster_metadata's is AAAAAAAAAAAAAAAAAAAAAQ. (uuid, versions 13+; ignorable)"""
+            value = self._topic_id
+            if isinstance(value, bytes):  # as a decoder left it
+                value = self._topic_id = uuid_from_wire(value)
+            return value
+
+        @topic_id.setter
+        def topic_id(self, value: Uuid) -> None:
+            if isinstance(value, bytes):
+                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._topic_id = value
 
         def __init__(
             self,
@@ -175,7 +187,9 @@ class FetchRequest(Struct):
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
             self.topic = topic
-            self.topic_id = topic_id
+            if isinstance(topic_id, bytes):
+                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._topic_id = topic_id
             self.partitions = [] if partitions is UNSET else partitions
             self._unknown_tagged_fields = unknown_tagged_fields
 
@@ -185,7 +199,7 @@ class FetchRequest(Struct):
         Used in versions 0-18; flexible versions: 12+.
         """
 
-        __slots__ = ('partition', 'current_leader_epoch', 'fetch_offset', 'last_fetched_epoch', 'log_start_offset', 'partition_max_bytes', 'replica_directory_id', 'high_watermark', )
+        __slots__ = ('partition', 'current_leader_epoch', 'fetch_offset', 'last_fetched_epoch', 'log_start_offset', 'partition_max_bytes', '_replica_directory_id', 'high_watermark', )
         NAME = 'FetchRequest.FetchPartition'
         VERSIONS = (0, 18)
         FLEXIBLE_FROM = 12
@@ -203,10 +217,23 @@ class FetchRequest(Struct):
         """Follower's own log start offset; -1 when a consumer fetches. (int64, versions 5+; ignorable; default -1)"""
         partition_max_bytes: int
         """Cap on bytes for this partition; an oversized first batch still comes back. (int32, versions 0+)"""
-        replica_directory_id: Uuid
-        """Log directory id of the fetching replica (KIP-853). (uuid, versions 17+; tag 0 in 17+; ignorable)"""
+        _replica_directory_id: Uuid | bytes
         high_watermark: int
         """Follower's known high watermark (KIP-1166): -1 if unknown, INT64_MAX if not supported. (int64, versions 18+; tag 1 in 18+; ignorable; default 9223372036854775807)"""
+
+        @property
+        def replica_directory_id(self) -> Uuid:
+            """Log directory id of the fetching replica (KIP-853). (uuid, versions 17+; tag 0 in 17+; ignorable)"""
+            value = self._replica_directory_id
+            if isinstance(value, bytes):  # as a decoder left it
+                value = self._replica_directory_id = uuid_from_wire(value)
+            return value
+
+        @replica_directory_id.setter
+        def replica_directory_id(self, value: Uuid) -> None:
+            if isinstance(value, bytes):
+                raise TypeError('replica_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._replica_directory_id = value
 
         def __init__(
             self,
@@ -227,7 +254,9 @@ class FetchRequest(Struct):
             self.last_fetched_epoch = last_fetched_epoch
             self.log_start_offset = log_start_offset
             self.partition_max_bytes = partition_max_bytes
-            self.replica_directory_id = replica_directory_id
+            if isinstance(replica_directory_id, bytes):
+                raise TypeError('replica_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._replica_directory_id = replica_directory_id
             self.high_watermark = high_watermark
             self._unknown_tagged_fields = unknown_tagged_fields
 
@@ -237,7 +266,7 @@ class FetchRequest(Struct):
         Used in versions 7-18; flexible versions: 12+.
         """
 
-        __slots__ = ('topic', 'topic_id', 'partitions', )
+        __slots__ = ('topic', '_topic_id', 'partitions', )
         NAME = 'FetchRequest.ForgottenTopic'
         VERSIONS = (0, 18)
         FLEXIBLE_FROM = 12
@@ -245,10 +274,23 @@ class FetchRequest(Struct):
 
         topic: str
         """Name of the topic to drop partitions of. (string, versions 7-12; ignorable)"""
-        topic_id: Uuid
-        """Id of the topic to drop partitions of. (uuid, versions 13+; ignorable)"""
+        _topic_id: Uuid | bytes
         partitions: list[int]
         """Partition numbers to drop from the session. ([]int32, versions 7+)"""
+
+        @property
+        def topic_id(self) -> Uuid:
+            """Id of the topic to drop partitions of. (uuid, versions 13+; ignorable)"""
+            value = self._topic_id
+            if isinstance(value, bytes):  # as a decoder left it
+                value = self._topic_id = uuid_from_wire(value)
+            return value
+
+        @topic_id.setter
+        def topic_id(self, value: Uuid) -> None:
+            if isinstance(value, bytes):
+                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._topic_id = value
 
         def __init__(
             self,
@@ -259,7 +301,9 @@ class FetchRequest(Struct):
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
             self.topic = topic
-            self.topic_id = topic_id
+            if isinstance(topic_id, bytes):
+                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._topic_id = topic_id
             self.partitions = [] if partitions is UNSET else partitions
             self._unknown_tagged_fields = unknown_tagged_fields
 
@@ -327,7 +371,7 @@ class FetchResponse(Struct):
         Used in versions 0-18; flexible versions: 12+.
         """
 
-        __slots__ = ('topic', 'topic_id', 'partitions', )
+        __slots__ = ('topic', '_topic_id', 'partitions', )
         NAME = 'FetchResponse.FetchableTopicResponse'
         VERSIONS = (0, 18)
         FLEXIBLE_FROM = 12
@@ -335,10 +379,23 @@ class FetchResponse(Struct):
 
         topic: str
         """Name of the topic; v13 switched to TopicId. (string, versions 0-12; ignorable)"""
-        topic_id: Uuid
-        """Id of the topic (KIP-516). (uuid, versions 13+; ignorable)"""
+        _topic_id: Uuid | bytes
         partitions: list[FetchResponse.PartitionData]
         """Per-partition answers. ([]PartitionData, versions 0+)"""
+
+        @property
+        def topic_id(self) -> Uuid:
+            """Id of the topic (KIP-516). (uuid, versions 13+; ignorable)"""
+            value = self._topic_id
+            if isinstance(value, bytes):  # as a decoder left it
+                value = self._topic_id = uuid_from_wire(value)
+            return value
+
+        @topic_id.setter
+        def topic_id(self, value: Uuid) -> None:
+            if isinstance(value, bytes):
+                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._topic_id = value
 
         def __init__(
             self,
@@ -349,7 +406,9 @@ class FetchResponse(Struct):
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
             self.topic = topic
-            self.topic_id = topic_id
+            if isinstance(topic_id, bytes):
+                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._topic_id = topic_id
             self.partitions = [] if partitions is UNSET else partitions
             self._unknown_tagged_fields = unknown_tagged_fields
 
@@ -824,7 +883,7 @@ def _d_FetchRequest_FetchPartition_v0(buf: bytes, pos: int) -> tuple[FetchReques
         o.current_leader_epoch = -1
         o.last_fetched_epoch = -1
         o.log_start_offset = -1
-        o.replica_directory_id = ZERO_UUID
+        o._replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
         o.partition, o.fetch_offset, o.partition_max_bytes, = _F_iqi.unpack_from(buf, pos)
@@ -923,7 +982,7 @@ def _d_FetchRequest_FetchPartition_v5(buf: bytes, pos: int) -> tuple[FetchReques
     try:
         o.current_leader_epoch = -1
         o.last_fetched_epoch = -1
-        o.replica_directory_id = ZERO_UUID
+        o._replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
         o.partition, o.fetch_offset, o.log_start_offset, o.partition_max_bytes, = _F_iqqi.unpack_from(buf, pos)
@@ -1005,7 +1064,7 @@ def _d_FetchRequest_FetchPartition_v9(buf: bytes, pos: int) -> tuple[FetchReques
     i = -1
     try:
         o.last_fetched_epoch = -1
-        o.replica_directory_id = ZERO_UUID
+        o._replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
         o.partition, o.current_leader_epoch, o.fetch_offset, o.log_start_offset, o.partition_max_bytes, = _F_iiqqi.unpack_from(buf, pos)
@@ -1071,7 +1130,7 @@ def _d_FetchRequest_FetchPartition_v12(buf: bytes, pos: int) -> tuple[FetchReque
     f = 0
     i = -1
     try:
-        o.replica_directory_id = ZERO_UUID
+        o._replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
         o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F_iiqiqi.unpack_from(buf, pos)
@@ -1106,7 +1165,7 @@ def _d_FetchRequest_FetchPartition_v13(buf: bytes, pos: int) -> tuple[FetchReque
     f = 0
     i = -1
     try:
-        o.replica_directory_id = ZERO_UUID
+        o._replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
         o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F_iiqiqi.unpack_from(buf, pos)
@@ -1141,7 +1200,7 @@ def _d_FetchRequest_FetchPartition_v14(buf: bytes, pos: int) -> tuple[FetchReque
     f = 0
     i = -1
     try:
-        o.replica_directory_id = ZERO_UUID
+        o._replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
         o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F_iiqiqi.unpack_from(buf, pos)
@@ -1176,7 +1235,7 @@ def _d_FetchRequest_FetchPartition_v15(buf: bytes, pos: int) -> tuple[FetchReque
     f = 0
     i = -1
     try:
-        o.replica_directory_id = ZERO_UUID
+        o._replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
         o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F_iiqiqi.unpack_from(buf, pos)
@@ -1211,7 +1270,7 @@ def _d_FetchRequest_FetchPartition_v16(buf: bytes, pos: int) -> tuple[FetchReque
     f = 0
     i = -1
     try:
-        o.replica_directory_id = ZERO_UUID
+        o._replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
         o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F_iiqiqi.unpack_from(buf, pos)
@@ -1267,7 +1326,7 @@ def _d_FetchRequest_FetchPartition_v17(buf: bytes, pos: int) -> tuple[FetchReque
     f = 0
     i = -1
     try:
-        o.replica_directory_id = ZERO_UUID
+        o._replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
         o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F_iiqiqi.unpack_from(buf, pos)
@@ -1288,7 +1347,7 @@ def _d_FetchRequest_FetchPartition_v17(buf: bytes, pos: int) -> tuple[FetchReque
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.replica_directory_id = uuid_from_wire(_F_u.unpack_from(buf, p)[0])
+                    o._replica_directory_id = _F_u.unpack_from(buf, p)[0]
                     p += 16
                     if p != end:
                         raise DecodeError(f'tagged field ReplicaDirectoryId used {p - pos} of its {size} bytes', offset=pos)
@@ -1333,7 +1392,7 @@ def _d_FetchRequest_FetchPartition_v18(buf: bytes, pos: int) -> tuple[FetchReque
     f = 0
     i = -1
     try:
-        o.replica_directory_id = ZERO_UUID
+        o._replica_directory_id = ZERO_UUID
         o.high_watermark = 9223372036854775807
         f = 0
         o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes, = _F_iiqiqi.unpack_from(buf, pos)
@@ -1354,7 +1413,7 @@ def _d_FetchRequest_FetchPartition_v18(buf: bytes, pos: int) -> tuple[FetchReque
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.replica_directory_id = uuid_from_wire(_F_u.unpack_from(buf, p)[0])
+                    o._replica_directory_id = _F_u.unpack_from(buf, p)[0]
                     p += 16
                     if p != end:
                         raise DecodeError(f'tagged field ReplicaDirectoryId used {p - pos} of its {size} bytes', offset=pos)
@@ -1397,7 +1456,7 @@ def _d_FetchRequest_FetchTopic_v0(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         f = 0
         o.topic, pos = read_string(buf, pos)
         f = 1
@@ -1415,7 +1474,7 @@ def _d_FetchRequest_FetchTopic_v0(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
                     item_partitions.current_leader_epoch = -1
                     item_partitions.last_fetched_epoch = -1
                     item_partitions.log_start_offset = -1
-                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions._replica_directory_id = ZERO_UUID
                     item_partitions.high_watermark = 9223372036854775807
                     item_partitions.partition = a0
                     item_partitions.fetch_offset = a1
@@ -1537,7 +1596,7 @@ def _d_FetchRequest_FetchTopic_v5(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         f = 0
         o.topic, pos = read_string(buf, pos)
         f = 1
@@ -1554,7 +1613,7 @@ def _d_FetchRequest_FetchTopic_v5(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
                     item_partitions = _new(cls_partitions)
                     item_partitions.current_leader_epoch = -1
                     item_partitions.last_fetched_epoch = -1
-                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions._replica_directory_id = ZERO_UUID
                     item_partitions.high_watermark = 9223372036854775807
                     item_partitions.partition = a0
                     item_partitions.fetch_offset = a1
@@ -1658,7 +1717,7 @@ def _d_FetchRequest_FetchTopic_v9(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         f = 0
         o.topic, pos = read_string(buf, pos)
         f = 1
@@ -1674,7 +1733,7 @@ def _d_FetchRequest_FetchTopic_v9(buf: bytes, pos: int) -> tuple[FetchRequest.Fe
                 for a0, a1, a2, a3, a4, in _F_iiqqi.iter_unpack(buf[pos:stop_partitions]):
                     item_partitions = _new(cls_partitions)
                     item_partitions.last_fetched_epoch = -1
-                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions._replica_directory_id = ZERO_UUID
                     item_partitions.high_watermark = 9223372036854775807
                     item_partitions.partition = a0
                     item_partitions.current_leader_epoch = a1
@@ -1762,7 +1821,7 @@ def _d_FetchRequest_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchRequest.F
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         f = 0
         if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
             o.topic = buf[pos + 1:pos + k].decode()
@@ -1787,7 +1846,7 @@ def _d_FetchRequest_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchRequest.F
                 items_partitions = []
                 for a0, a1, a2, a3, a4, a5, in _F_iiqiqix.iter_unpack(buf[pos:stop_partitions]):
                     item_partitions = _new(cls_partitions)
-                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions._replica_directory_id = ZERO_UUID
                     item_partitions.high_watermark = 9223372036854775807
                     item_partitions.partition = a0
                     item_partitions.current_leader_epoch = a1
@@ -1821,7 +1880,10 @@ def _e_FetchRequest_FetchTopic_v13(o: FetchRequest.FetchTopic, out: bytearray) -
     i = -1
     try:
         f = 0
-        out += _F_u.pack(o.topic_id.bytes)
+        w0 = o._topic_id
+        if not isinstance(w0, bytes):
+            w0 = w0._bytes
+        out += _F_u.pack(w0)
         f = 1
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
@@ -1844,8 +1906,7 @@ def _d_FetchRequest_FetchTopic_v13(buf: bytes, pos: int) -> tuple[FetchRequest.F
     try:
         o.topic = ""
         f = 0
-        u0, = _F_u.unpack_from(buf, pos)
-        o.topic_id = uuid_from_wire(u0)
+        o._topic_id, = _F_u.unpack_from(buf, pos)
         pos += 16
         f = 1
         i = -1
@@ -1865,7 +1926,7 @@ def _d_FetchRequest_FetchTopic_v13(buf: bytes, pos: int) -> tuple[FetchRequest.F
                 items_partitions = []
                 for a0, a1, a2, a3, a4, a5, in _F_iiqiqix.iter_unpack(buf[pos:stop_partitions]):
                     item_partitions = _new(cls_partitions)
-                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions._replica_directory_id = ZERO_UUID
                     item_partitions.high_watermark = 9223372036854775807
                     item_partitions.partition = a0
                     item_partitions.current_leader_epoch = a1
@@ -1901,8 +1962,7 @@ def _d_FetchRequest_FetchTopic_v14(buf: bytes, pos: int) -> tuple[FetchRequest.F
     try:
         o.topic = ""
         f = 0
-        u0, = _F_u.unpack_from(buf, pos)
-        o.topic_id = uuid_from_wire(u0)
+        o._topic_id, = _F_u.unpack_from(buf, pos)
         pos += 16
         f = 1
         i = -1
@@ -1922,7 +1982,7 @@ def _d_FetchRequest_FetchTopic_v14(buf: bytes, pos: int) -> tuple[FetchRequest.F
                 items_partitions = []
                 for a0, a1, a2, a3, a4, a5, in _F_iiqiqix.iter_unpack(buf[pos:stop_partitions]):
                     item_partitions = _new(cls_partitions)
-                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions._replica_directory_id = ZERO_UUID
                     item_partitions.high_watermark = 9223372036854775807
                     item_partitions.partition = a0
                     item_partitions.current_leader_epoch = a1
@@ -1958,8 +2018,7 @@ def _d_FetchRequest_FetchTopic_v15(buf: bytes, pos: int) -> tuple[FetchRequest.F
     try:
         o.topic = ""
         f = 0
-        u0, = _F_u.unpack_from(buf, pos)
-        o.topic_id = uuid_from_wire(u0)
+        o._topic_id, = _F_u.unpack_from(buf, pos)
         pos += 16
         f = 1
         i = -1
@@ -1979,7 +2038,7 @@ def _d_FetchRequest_FetchTopic_v15(buf: bytes, pos: int) -> tuple[FetchRequest.F
                 items_partitions = []
                 for a0, a1, a2, a3, a4, a5, in _F_iiqiqix.iter_unpack(buf[pos:stop_partitions]):
                     item_partitions = _new(cls_partitions)
-                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions._replica_directory_id = ZERO_UUID
                     item_partitions.high_watermark = 9223372036854775807
                     item_partitions.partition = a0
                     item_partitions.current_leader_epoch = a1
@@ -2015,8 +2074,7 @@ def _d_FetchRequest_FetchTopic_v16(buf: bytes, pos: int) -> tuple[FetchRequest.F
     try:
         o.topic = ""
         f = 0
-        u0, = _F_u.unpack_from(buf, pos)
-        o.topic_id = uuid_from_wire(u0)
+        o._topic_id, = _F_u.unpack_from(buf, pos)
         pos += 16
         f = 1
         i = -1
@@ -2036,7 +2094,7 @@ def _d_FetchRequest_FetchTopic_v16(buf: bytes, pos: int) -> tuple[FetchRequest.F
                 items_partitions = []
                 for a0, a1, a2, a3, a4, a5, in _F_iiqiqix.iter_unpack(buf[pos:stop_partitions]):
                     item_partitions = _new(cls_partitions)
-                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions._replica_directory_id = ZERO_UUID
                     item_partitions.high_watermark = 9223372036854775807
                     item_partitions.partition = a0
                     item_partitions.current_leader_epoch = a1
@@ -2070,7 +2128,10 @@ def _e_FetchRequest_FetchTopic_v17(o: FetchRequest.FetchTopic, out: bytearray) -
     i = -1
     try:
         f = 0
-        out += _F_u.pack(o.topic_id.bytes)
+        w0 = o._topic_id
+        if not isinstance(w0, bytes):
+            w0 = w0._bytes
+        out += _F_u.pack(w0)
         f = 1
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
@@ -2093,8 +2154,7 @@ def _d_FetchRequest_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchRequest.F
     try:
         o.topic = ""
         f = 0
-        u0, = _F_u.unpack_from(buf, pos)
-        o.topic_id = uuid_from_wire(u0)
+        o._topic_id, = _F_u.unpack_from(buf, pos)
         pos += 16
         f = 1
         i = -1
@@ -2114,7 +2174,7 @@ def _d_FetchRequest_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchRequest.F
                 items_partitions = []
                 for a0, a1, a2, a3, a4, a5, in _F_iiqiqix.iter_unpack(buf[pos:stop_partitions]):
                     item_partitions = _new(cls_partitions)
-                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions._replica_directory_id = ZERO_UUID
                     item_partitions.high_watermark = 9223372036854775807
                     item_partitions.partition = a0
                     item_partitions.current_leader_epoch = a1
@@ -2148,7 +2208,10 @@ def _e_FetchRequest_FetchTopic_v18(o: FetchRequest.FetchTopic, out: bytearray) -
     i = -1
     try:
         f = 0
-        out += _F_u.pack(o.topic_id.bytes)
+        w0 = o._topic_id
+        if not isinstance(w0, bytes):
+            w0 = w0._bytes
+        out += _F_u.pack(w0)
         f = 1
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
@@ -2171,8 +2234,7 @@ def _d_FetchRequest_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchRequest.F
     try:
         o.topic = ""
         f = 0
-        u0, = _F_u.unpack_from(buf, pos)
-        o.topic_id = uuid_from_wire(u0)
+        o._topic_id, = _F_u.unpack_from(buf, pos)
         pos += 16
         f = 1
         i = -1
@@ -2192,7 +2254,7 @@ def _d_FetchRequest_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchRequest.F
                 items_partitions = []
                 for a0, a1, a2, a3, a4, a5, in _F_iiqiqix.iter_unpack(buf[pos:stop_partitions]):
                     item_partitions = _new(cls_partitions)
-                    item_partitions.replica_directory_id = ZERO_UUID
+                    item_partitions._replica_directory_id = ZERO_UUID
                     item_partitions.high_watermark = 9223372036854775807
                     item_partitions.partition = a0
                     item_partitions.current_leader_epoch = a1
@@ -2244,7 +2306,7 @@ def _d_FetchRequest_ForgottenTopic_v7(buf: bytes, pos: int) -> tuple[FetchReques
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         f = 0
         o.topic, pos = read_string(buf, pos)
         f = 1
@@ -2359,7 +2421,7 @@ def _d_FetchRequest_ForgottenTopic_v12(buf: bytes, pos: int) -> tuple[FetchReque
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         f = 0
         if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
             o.topic = buf[pos + 1:pos + k].decode()
@@ -2396,7 +2458,10 @@ def _e_FetchRequest_ForgottenTopic_v13(o: FetchRequest.ForgottenTopic, out: byte
     i = -1
     try:
         f = 0
-        out += _F_u.pack(o.topic_id.bytes)
+        w0 = o._topic_id
+        if not isinstance(w0, bytes):
+            w0 = w0._bytes
+        out += _F_u.pack(w0)
         f = 1
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
@@ -2418,8 +2483,7 @@ def _d_FetchRequest_ForgottenTopic_v13(buf: bytes, pos: int) -> tuple[FetchReque
     try:
         o.topic = ""
         f = 0
-        u0, = _F_u.unpack_from(buf, pos)
-        o.topic_id = uuid_from_wire(u0)
+        o._topic_id, = _F_u.unpack_from(buf, pos)
         pos += 16
         f = 1
         i = -1
@@ -4891,7 +4955,7 @@ def _d_FetchResponse_FetchableTopicResponse_v0(buf: bytes, pos: int) -> tuple[Fe
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         f = 0
         o.topic, pos = read_string(buf, pos)
         f = 1
@@ -4994,7 +5058,7 @@ def _d_FetchResponse_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[Fe
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         f = 0
         o.topic, pos = read_string(buf, pos)
         f = 1
@@ -5040,7 +5104,7 @@ def _d_FetchResponse_FetchableTopicResponse_v5(buf: bytes, pos: int) -> tuple[Fe
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         f = 0
         o.topic, pos = read_string(buf, pos)
         f = 1
@@ -5181,7 +5245,7 @@ def _d_FetchResponse_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[F
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         f = 0
         o.topic, pos = read_string(buf, pos)
         f = 1
@@ -5229,7 +5293,7 @@ def _d_FetchResponse_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[F
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         f = 0
         if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
             o.topic = buf[pos + 1:pos + k].decode()
@@ -5270,7 +5334,10 @@ def _e_FetchResponse_FetchableTopicResponse_v13(o: FetchResponse.FetchableTopicR
     i = -1
     try:
         f = 0
-        out += _F_u.pack(o.topic_id.bytes)
+        w0 = o._topic_id
+        if not isinstance(w0, bytes):
+            w0 = w0._bytes
+        out += _F_u.pack(w0)
         f = 1
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
@@ -5293,8 +5360,7 @@ def _d_FetchResponse_FetchableTopicResponse_v13(buf: bytes, pos: int) -> tuple[F
     try:
         o.topic = ""
         f = 0
-        u0, = _F_u.unpack_from(buf, pos)
-        o.topic_id = uuid_from_wire(u0)
+        o._topic_id, = _F_u.unpack_from(buf, pos)
         pos += 16
         f = 1
         i = -1

@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['FetchSnapshotRequest', 'FetchSnapshotResponse']
 
@@ -123,7 +122,7 @@ class FetchSnapshotRequest(Struct):
         Used in versions 0-1; flexible versions: 0+.
         """
 
-        __slots__ = ('partition', 'current_leader_epoch', 'snapshot_id', 'position', 'replica_directory_id', )
+        __slots__ = ('partition', 'current_leader_epoch', 'snapshot_id', 'position', '_replica_directory_id', )
         NAME = 'FetchSnapshotRequest.PartitionSnapshot'
         VERSIONS = (0, 1)
         FLEXIBLE_FROM = 0
@@ -137,8 +136,21 @@ class FetchSnapshotRequest(Struct):
         """The snapshot wanted, as named by the SnapshotId of a Fetch answer (KIP-630). (SnapshotId, versions 0+)"""
         position: int
         """Byte offset into the snapshot to continue copying from. (int64, versions 0+)"""
-        replica_directory_id: Uuid
-        """Log directory id of the fetching replica (KIP-853). (uuid, versions 1+; tag 0 in 1+; ignorable)"""
+        _replica_directory_id: Uuid | bytes
+
+        @property
+        def replica_directory_id(self) -> Uuid:
+            """Log directory id of the fetching replica (KIP-853). (uuid, versions 1+; tag 0 in 1+; ignorable)"""
+            value = self._replica_directory_id
+            if isinstance(value, bytes):  # as a decoder left it
+                value = self._replica_directory_id = uuid_from_wire(value)
+            return value
+
+        @replica_directory_id.setter
+        def replica_directory_id(self, value: Uuid) -> None:
+            if isinstance(value, bytes):
+                raise TypeError('replica_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._replica_directory_id = value
 
         def __init__(
             self,
@@ -154,7 +166,9 @@ class FetchSnapshotRequest(Struct):
             self.current_leader_epoch = current_leader_epoch
             self.snapshot_id = FetchSnapshotRequest.SnapshotId() if snapshot_id is UNSET else snapshot_id
             self.position = position
-            self.replica_directory_id = replica_directory_id
+            if isinstance(replica_directory_id, bytes):
+                raise TypeError('replica_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._replica_directory_id = replica_directory_id
             self._unknown_tagged_fields = unknown_tagged_fields
 
     class SnapshotId(Struct):
@@ -495,7 +509,7 @@ def _d_FetchSnapshotRequest_PartitionSnapshot_v0(buf: bytes, pos: int) -> tuple[
     f = 0
     i = -1
     try:
-        o.replica_directory_id = ZERO_UUID
+        o._replica_directory_id = ZERO_UUID
         f = 0
         o.partition, o.current_leader_epoch, = _F_ii.unpack_from(buf, pos)
         pos += 8
@@ -559,7 +573,7 @@ def _d_FetchSnapshotRequest_PartitionSnapshot_v1(buf: bytes, pos: int) -> tuple[
     f = 0
     i = -1
     try:
-        o.replica_directory_id = ZERO_UUID
+        o._replica_directory_id = ZERO_UUID
         f = 0
         o.partition, o.current_leader_epoch, = _F_ii.unpack_from(buf, pos)
         pos += 8
@@ -584,7 +598,7 @@ def _d_FetchSnapshotRequest_PartitionSnapshot_v1(buf: bytes, pos: int) -> tuple[
                                       f'{len(buf) - pos} left', offset=pos)
                 if tag == 0:
                     p = pos
-                    o.replica_directory_id = uuid_from_wire(_F_u.unpack_from(buf, p)[0])
+                    o._replica_directory_id = _F_u.unpack_from(buf, p)[0]
                     p += 16
                     if p != end:
                         raise DecodeError(f'tagged field ReplicaDirectoryId used {p - pos} of its {size} bytes', offset=pos)

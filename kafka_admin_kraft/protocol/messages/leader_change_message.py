@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['LeaderChangeMessage']
 
@@ -89,7 +88,7 @@ class LeaderChangeMessage(Struct):
         Used in versions 0-1; flexible versions: 0+.
         """
 
-        __slots__ = ('voter_id', 'voter_directory_id', )
+        __slots__ = ('voter_id', '_voter_directory_id', )
         NAME = 'LeaderChangeMessage.Voter'
         VERSIONS = (0, 1)
         FLEXIBLE_FROM = 0
@@ -97,8 +96,21 @@ class LeaderChangeMessage(Struct):
 
         voter_id: int
         """Node id of the voter. (int32, versions 0+)"""
-        voter_directory_id: Uuid
-        """Log directory id of the voter (KIP-853). (uuid, versions 1+)"""
+        _voter_directory_id: Uuid | bytes
+
+        @property
+        def voter_directory_id(self) -> Uuid:
+            """Log directory id of the voter (KIP-853). (uuid, versions 1+)"""
+            value = self._voter_directory_id
+            if isinstance(value, bytes):  # as a decoder left it
+                value = self._voter_directory_id = uuid_from_wire(value)
+            return value
+
+        @voter_directory_id.setter
+        def voter_directory_id(self, value: Uuid) -> None:
+            if isinstance(value, bytes):
+                raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._voter_directory_id = value
 
         def __init__(
             self,
@@ -108,7 +120,9 @@ class LeaderChangeMessage(Struct):
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
             self.voter_id = voter_id
-            self.voter_directory_id = voter_directory_id
+            if isinstance(voter_directory_id, bytes):
+                raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._voter_directory_id = voter_directory_id
             self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(
@@ -160,7 +174,7 @@ def _d_LeaderChangeMessage_Voter_v0(buf: bytes, pos: int) -> tuple[LeaderChangeM
     f = 0
     i = -1
     try:
-        o.voter_directory_id = ZERO_UUID
+        o._voter_directory_id = ZERO_UUID
         f = 0
         o.voter_id, = _F_i.unpack_from(buf, pos)
         pos += 4
@@ -180,7 +194,10 @@ def _e_LeaderChangeMessage_Voter_v1(o: LeaderChangeMessage.Voter, out: bytearray
     i = -1
     try:
         f = 0
-        out += _F_iu.pack(o.voter_id, o.voter_directory_id.bytes)
+        w1 = o._voter_directory_id
+        if not isinstance(w1, bytes):
+            w1 = w1._bytes
+        out += _F_iu.pack(o.voter_id, w1)
         f = 1
         if o._unknown_tagged_fields:
             write_tagged_fields(out, o._unknown_tagged_fields)
@@ -196,8 +213,7 @@ def _d_LeaderChangeMessage_Voter_v1(buf: bytes, pos: int) -> tuple[LeaderChangeM
     i = -1
     try:
         f = 0
-        o.voter_id, u1, = _F_iu.unpack_from(buf, pos)
-        o.voter_directory_id = uuid_from_wire(u1)
+        o.voter_id, o._voter_directory_id, = _F_iu.unpack_from(buf, pos)
         pos += 20
         f = 1
         if buf[pos] == 0:
@@ -263,7 +279,7 @@ def _d_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMessage
                 items_voters = []
                 for a0, in _F_ix.iter_unpack(buf[pos:stop_voters]):
                     item_voters = _new(cls_voters)
-                    item_voters.voter_directory_id = ZERO_UUID
+                    item_voters._voter_directory_id = ZERO_UUID
                     item_voters.voter_id = a0
                     item_voters._unknown_tagged_fields = None
                     items_voters.append(item_voters)
@@ -293,7 +309,7 @@ def _d_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMessage
                 items_granting_voters = []
                 for a0, in _F_ix.iter_unpack(buf[pos:stop_granting_voters]):
                     item_granting_voters = _new(cls_granting_voters)
-                    item_granting_voters.voter_directory_id = ZERO_UUID
+                    item_granting_voters._voter_directory_id = ZERO_UUID
                     item_granting_voters.voter_id = a0
                     item_granting_voters._unknown_tagged_fields = None
                     items_granting_voters.append(item_granting_voters)
@@ -370,11 +386,7 @@ def _d_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMessage
                 for a0, a1, in _F_iux.iter_unpack(buf[pos:stop_voters]):
                     item_voters = _new(cls_voters)
                     item_voters.voter_id = a0
-                    if a1 == _ZERO16:
-                        item_voters.voter_directory_id = ZERO_UUID
-                    else:
-                        item_voters.voter_directory_id = u = _new(Uuid)
-                        u._bytes = a1
+                    item_voters._voter_directory_id = a1
                     item_voters._unknown_tagged_fields = None
                     items_voters.append(item_voters)
                 pos = stop_voters
@@ -404,11 +416,7 @@ def _d_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMessage
                 for a0, a1, in _F_iux.iter_unpack(buf[pos:stop_granting_voters]):
                     item_granting_voters = _new(cls_granting_voters)
                     item_granting_voters.voter_id = a0
-                    if a1 == _ZERO16:
-                        item_granting_voters.voter_directory_id = ZERO_UUID
-                    else:
-                        item_granting_voters.voter_directory_id = u = _new(Uuid)
-                        u._bytes = a1
+                    item_granting_voters._voter_directory_id = a1
                     item_granting_voters._unknown_tagged_fields = None
                     items_granting_voters.append(item_granting_voters)
                 pos = stop_granting_voters

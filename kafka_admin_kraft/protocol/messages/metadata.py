@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['MetadataRequest', 'MetadataResponse']
 
@@ -96,16 +95,29 @@ class MetadataRequest(Struct):
         Used in versions 0-13; flexible versions: 9+.
         """
 
-        __slots__ = ('topic_id', 'name', )
+        __slots__ = ('_topic_id', 'name', )
         NAME = 'MetadataRequest.MetadataRequestTopic'
         VERSIONS = (0, 13)
         FLEXIBLE_FROM = 9
         _FIELDS = ('topic_id', 'name', )
 
-        topic_id: Uuid
-        """Id of the topic to describe (KIP-516); brokers honour it from v12. (uuid, versions 10+; ignorable)"""
+        _topic_id: Uuid | bytes
         name: str | None
         """Name of the topic to describe; null when asking by id (v12+). (string, versions 0+; nullable 10+)"""
+
+        @property
+        def topic_id(self) -> Uuid:
+            """Id of the topic to describe (KIP-516); brokers honour it from v12. (uuid, versions 10+; ignorable)"""
+            value = self._topic_id
+            if isinstance(value, bytes):  # as a decoder left it
+                value = self._topic_id = uuid_from_wire(value)
+            return value
+
+        @topic_id.setter
+        def topic_id(self, value: Uuid) -> None:
+            if isinstance(value, bytes):
+                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._topic_id = value
 
         def __init__(
             self,
@@ -114,7 +126,9 @@ class MetadataRequest(Struct):
             name: str | None = "",
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
-            self.topic_id = topic_id
+            if isinstance(topic_id, bytes):
+                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._topic_id = topic_id
             self.name = name
             self._unknown_tagged_fields = unknown_tagged_fields
 
@@ -206,7 +220,7 @@ class MetadataResponse(Struct):
         Used in versions 0-13; flexible versions: 9+.
         """
 
-        __slots__ = ('error_code', 'name', 'topic_id', 'is_internal', 'partitions', 'topic_authorized_operations', )
+        __slots__ = ('error_code', 'name', '_topic_id', 'is_internal', 'partitions', 'topic_authorized_operations', )
         NAME = 'MetadataResponse.MetadataResponseTopic'
         VERSIONS = (0, 13)
         FLEXIBLE_FROM = 9
@@ -216,14 +230,27 @@ class MetadataResponse(Struct):
         """Error for this topic, e.g. UNKNOWN_TOPIC_OR_PARTITION; 0 if none. (int16, versions 0+)"""
         name: str | None
         """Name of the topic; null only for an unknown topic asked for by id. (string, versions 0+; nullable 12+)"""
-        topic_id: Uuid
-        """Id of the topic; all zeros only for an unknown topic asked for by name. (uuid, versions 10+; ignorable)"""
+        _topic_id: Uuid | bytes
         is_internal: bool
         """True for a topic Kafka runs itself, such as __consumer_offsets. (bool, versions 1+; ignorable; default false)"""
         partitions: list[MetadataResponse.MetadataResponsePartition]
         """The topic's partitions. ([]MetadataResponsePartition, versions 0+)"""
         topic_authorized_operations: int
         """Bit set of topic operations the caller may perform; INT32_MIN when not asked for. (int32, versions 8+; default -2147483648)"""
+
+        @property
+        def topic_id(self) -> Uuid:
+            """Id of the topic; all zeros only for an unknown topic asked for by name. (uuid, versions 10+; ignorable)"""
+            value = self._topic_id
+            if isinstance(value, bytes):  # as a decoder left it
+                value = self._topic_id = uuid_from_wire(value)
+            return value
+
+        @topic_id.setter
+        def topic_id(self, value: Uuid) -> None:
+            if isinstance(value, bytes):
+                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._topic_id = value
 
         def __init__(
             self,
@@ -238,7 +265,9 @@ class MetadataResponse(Struct):
         ) -> None:
             self.error_code = error_code
             self.name = name
-            self.topic_id = topic_id
+            if isinstance(topic_id, bytes):
+                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._topic_id = topic_id
             self.is_internal = is_internal
             self.partitions = [] if partitions is UNSET else partitions
             self.topic_authorized_operations = topic_authorized_operations
@@ -442,7 +471,7 @@ def _d_MetadataRequest_MetadataRequestTopic_v0(buf: bytes, pos: int) -> tuple[Me
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         f = 0
         o.name, pos = read_string(buf, pos)
         f = 1
@@ -576,7 +605,7 @@ def _d_MetadataRequest_MetadataRequestTopic_v9(buf: bytes, pos: int) -> tuple[Me
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         f = 0
         if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
             o.name = buf[pos + 1:pos + k].decode()
@@ -599,7 +628,10 @@ def _e_MetadataRequest_MetadataRequestTopic_v10(o: MetadataRequest.MetadataReque
     i = -1
     try:
         f = 0
-        out += _F_u.pack(o.topic_id.bytes)
+        w0 = o._topic_id
+        if not isinstance(w0, bytes):
+            w0 = w0._bytes
+        out += _F_u.pack(w0)
         f = 1
         write_compact_nullable_string(out, o.name)
         f = 2
@@ -617,8 +649,7 @@ def _d_MetadataRequest_MetadataRequestTopic_v10(buf: bytes, pos: int) -> tuple[M
     i = -1
     try:
         f = 0
-        u0, = _F_u.unpack_from(buf, pos)
-        o.topic_id = uuid_from_wire(u0)
+        o._topic_id, = _F_u.unpack_from(buf, pos)
         pos += 16
         f = 1
         if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
@@ -1963,7 +1994,7 @@ def _d_MetadataResponse_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         o.is_internal = False
         o.topic_authorized_operations = -2147483648
         f = 0
@@ -2021,7 +2052,7 @@ def _d_MetadataResponse_MetadataResponseTopic_v1(buf: bytes, pos: int) -> tuple[
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         o.topic_authorized_operations = -2147483648
         f = 0
         o.error_code, = _F_h.unpack_from(buf, pos)
@@ -2159,7 +2190,7 @@ def _d_MetadataResponse_MetadataResponseTopic_v5(buf: bytes, pos: int) -> tuple[
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         o.topic_authorized_operations = -2147483648
         f = 0
         o.error_code, = _F_h.unpack_from(buf, pos)
@@ -2245,7 +2276,7 @@ def _d_MetadataResponse_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         o.topic_authorized_operations = -2147483648
         f = 0
         o.error_code, = _F_h.unpack_from(buf, pos)
@@ -2304,7 +2335,7 @@ def _d_MetadataResponse_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         f = 0
         o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
@@ -2367,7 +2398,7 @@ def _d_MetadataResponse_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[
     f = 0
     i = -1
     try:
-        o.topic_id = ZERO_UUID
+        o._topic_id = ZERO_UUID
         f = 0
         o.error_code, = _F_h.unpack_from(buf, pos)
         pos += 2
@@ -2421,7 +2452,10 @@ def _e_MetadataResponse_MetadataResponseTopic_v10(o: MetadataResponse.MetadataRe
         f = 1
         write_compact_string(out, o.name)
         f = 2
-        out += _F_uo.pack(o.topic_id.bytes, o.is_internal)
+        w0 = o._topic_id
+        if not isinstance(w0, bytes):
+            w0 = w0._bytes
+        out += _F_uo.pack(w0, o.is_internal)
         f = 3
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
@@ -2454,8 +2488,7 @@ def _d_MetadataResponse_MetadataResponseTopic_v10(buf: bytes, pos: int) -> tuple
         else:
             o.name, pos = read_compact_string(buf, pos)
         f = 2
-        u0, o.is_internal, = _F_uo.unpack_from(buf, pos)
-        o.topic_id = uuid_from_wire(u0)
+        o._topic_id, o.is_internal, = _F_uo.unpack_from(buf, pos)
         pos += 17
         f = 3
         i = -1
@@ -2498,7 +2531,10 @@ def _e_MetadataResponse_MetadataResponseTopic_v12(o: MetadataResponse.MetadataRe
         f = 1
         write_compact_nullable_string(out, o.name)
         f = 2
-        out += _F_uo.pack(o.topic_id.bytes, o.is_internal)
+        w0 = o._topic_id
+        if not isinstance(w0, bytes):
+            w0 = w0._bytes
+        out += _F_uo.pack(w0, o.is_internal)
         f = 3
         v_partitions = o.partitions
         write_array_length(out, len(v_partitions), True)
@@ -2531,8 +2567,7 @@ def _d_MetadataResponse_MetadataResponseTopic_v12(buf: bytes, pos: int) -> tuple
         else:
             o.name, pos = read_compact_nullable_string(buf, pos)
         f = 2
-        u0, o.is_internal, = _F_uo.unpack_from(buf, pos)
-        o.topic_id = uuid_from_wire(u0)
+        o._topic_id, o.is_internal, = _F_uo.unpack_from(buf, pos)
         pos += 17
         f = 3
         i = -1

@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['PartitionRecord']
 
@@ -65,7 +64,7 @@ class PartitionRecord(Struct):
     Used in versions 0-2; flexible versions: 0+.
     """
 
-    __slots__ = ('partition_id', 'topic_id', 'replicas', 'isr', 'removing_replicas', 'adding_replicas', 'leader', 'leader_recovery_state', 'leader_epoch', 'partition_epoch', 'directories', 'eligible_leader_replicas', 'last_known_elr', )
+    __slots__ = ('partition_id', '_topic_id', 'replicas', 'isr', 'removing_replicas', 'adding_replicas', 'leader', 'leader_recovery_state', 'leader_epoch', 'partition_epoch', 'directories', 'eligible_leader_replicas', 'last_known_elr', )
     NAME = 'PartitionRecord'
     VERSIONS = (0, 2)
     FLEXIBLE_FROM = 0
@@ -75,8 +74,7 @@ class PartitionRecord(Struct):
 
     partition_id: int
     """Partition number within its topic. (int32, versions 0+; default -1)"""
-    topic_id: Uuid
-    """Id of the topic the partition belongs to. (uuid, versions 0+)"""
+    _topic_id: Uuid | bytes
     replicas: list[int]
     """Broker ids of all replicas, the preferred leader first. ([]int32, versions 0+)"""
     isr: list[int]
@@ -100,6 +98,20 @@ class PartitionRecord(Struct):
     last_known_elr: list[int] | None
     """Last known leader candidates, tried when both ISR and ELR are empty (KIP-966), or null. ([]int32, versions 2+; nullable 2+; tag 2 in 2+; default null)"""
 
+    @property
+    def topic_id(self) -> Uuid:
+        """Id of the topic the partition belongs to. (uuid, versions 0+)"""
+        value = self._topic_id
+        if isinstance(value, bytes):  # as a decoder left it
+            value = self._topic_id = uuid_from_wire(value)
+        return value
+
+    @topic_id.setter
+    def topic_id(self, value: Uuid) -> None:
+        if isinstance(value, bytes):
+            raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._topic_id = value
+
     def __init__(
         self,
         *,
@@ -119,7 +131,9 @@ class PartitionRecord(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.partition_id = partition_id
-        self.topic_id = topic_id
+        if isinstance(topic_id, bytes):
+            raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._topic_id = topic_id
         self.replicas = [] if replicas is UNSET else replicas
         self.isr = [] if isr is UNSET else isr
         self.removing_replicas = [] if removing_replicas is UNSET else removing_replicas
@@ -156,7 +170,10 @@ def _e_PartitionRecord_v0(o: PartitionRecord, out: bytearray) -> None:
         if o.last_known_elr is not None:
             raise absent_field(0)
         f = 3
-        out += _F_iu.pack(o.partition_id, o.topic_id.bytes)
+        w1 = o._topic_id
+        if not isinstance(w1, bytes):
+            w1 = w1._bytes
+        out += _F_iu.pack(o.partition_id, w1)
         f = 4
         v_replicas = o.replicas
         write_array_length(out, len(v_replicas), True)
@@ -204,8 +221,7 @@ def _d_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
         o.eligible_leader_replicas = None
         o.last_known_elr = None
         f = 0
-        o.partition_id, u1, = _F_iu.unpack_from(buf, pos)
-        o.topic_id = uuid_from_wire(u1)
+        o.partition_id, o._topic_id, = _F_iu.unpack_from(buf, pos)
         pos += 20
         f = 1
         i = -1
@@ -308,7 +324,10 @@ def _e_PartitionRecord_v1(o: PartitionRecord, out: bytearray) -> None:
         if o.last_known_elr is not None:
             raise absent_field(1)
         f = 2
-        out += _F_iu.pack(o.partition_id, o.topic_id.bytes)
+        w1 = o._topic_id
+        if not isinstance(w1, bytes):
+            w1 = w1._bytes
+        out += _F_iu.pack(o.partition_id, w1)
         f = 3
         v_replicas = o.replicas
         write_array_length(out, len(v_replicas), True)
@@ -361,8 +380,7 @@ def _d_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
         o.eligible_leader_replicas = None
         o.last_known_elr = None
         f = 0
-        o.partition_id, u1, = _F_iu.unpack_from(buf, pos)
-        o.topic_id = uuid_from_wire(u1)
+        o.partition_id, o._topic_id, = _F_iu.unpack_from(buf, pos)
         pos += 20
         f = 1
         i = -1
@@ -477,7 +495,10 @@ def _e_PartitionRecord_v2(o: PartitionRecord, out: bytearray) -> None:
     i = -1
     try:
         f = 0
-        out += _F_iu.pack(o.partition_id, o.topic_id.bytes)
+        w1 = o._topic_id
+        if not isinstance(w1, bytes):
+            w1 = w1._bytes
+        out += _F_iu.pack(o.partition_id, w1)
         f = 1
         v_replicas = o.replicas
         write_array_length(out, len(v_replicas), True)
@@ -550,8 +571,7 @@ def _d_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
         o.eligible_leader_replicas = None
         o.last_known_elr = None
         f = 0
-        o.partition_id, u1, = _F_iu.unpack_from(buf, pos)
-        o.topic_id = uuid_from_wire(u1)
+        o.partition_id, o._topic_id, = _F_iu.unpack_from(buf, pos)
         pos += 20
         f = 1
         i = -1

@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['QuorumStateData']
 
@@ -66,7 +65,7 @@ class QuorumStateData(Struct):
     Used in versions 0-1; flexible versions: 0+.
     """
 
-    __slots__ = ('cluster_id', 'leader_id', 'leader_epoch', 'voted_id', 'voted_directory_id', 'applied_offset', 'current_voters', )
+    __slots__ = ('cluster_id', 'leader_id', 'leader_epoch', 'voted_id', '_voted_directory_id', 'applied_offset', 'current_voters', )
     NAME = 'QuorumStateData'
     VERSIONS = (0, 1)
     FLEXIBLE_FROM = 0
@@ -81,12 +80,25 @@ class QuorumStateData(Struct):
     """Latest epoch the replica knows of, -1 before any election. (int32, versions 0+; default -1)"""
     voted_id: int
     """Node id this replica voted for in LeaderEpoch, -1 if it has not voted. (int32, versions 0+; default -1)"""
-    voted_directory_id: Uuid
-    """Log directory id of the replica voted for (KIP-853). (uuid, versions 1+)"""
+    _voted_directory_id: Uuid | bytes
     applied_offset: int
     """v0 only: an applied offset; v1 files leave it out. (int64, versions 0)"""
     current_voters: list[QuorumStateData.Voter] | None
     """v0 only: the static voters; from v1 the voter set lives in the log (KIP-853). ([]Voter, versions 0; nullable 0)"""
+
+    @property
+    def voted_directory_id(self) -> Uuid:
+        """Log directory id of the replica voted for (KIP-853). (uuid, versions 1+)"""
+        value = self._voted_directory_id
+        if isinstance(value, bytes):  # as a decoder left it
+            value = self._voted_directory_id = uuid_from_wire(value)
+        return value
+
+    @voted_directory_id.setter
+    def voted_directory_id(self, value: Uuid) -> None:
+        if isinstance(value, bytes):
+            raise TypeError('voted_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._voted_directory_id = value
 
     class Voter(Struct):
         """v0 only: the static voters; from v1 the voter set lives in the log (KIP-853).
@@ -128,7 +140,9 @@ class QuorumStateData(Struct):
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
         self.voted_id = voted_id
-        self.voted_directory_id = voted_directory_id
+        if isinstance(voted_directory_id, bytes):
+            raise TypeError('voted_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._voted_directory_id = voted_directory_id
         self.applied_offset = applied_offset
         self.current_voters = [] if current_voters is UNSET else current_voters
         self._unknown_tagged_fields = unknown_tagged_fields
@@ -210,7 +224,7 @@ def _d_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
     f = 0
     i = -1
     try:
-        o.voted_directory_id = ZERO_UUID
+        o._voted_directory_id = ZERO_UUID
         f = 0
         if pos < len(buf) and 0 < (k := buf[pos]) < 0x80 and pos + k <= len(buf):
             o.cluster_id = buf[pos + 1:pos + k].decode()
@@ -274,7 +288,10 @@ def _e_QuorumStateData_v1(o: QuorumStateData, out: bytearray) -> None:
         if o.current_voters:
             raise absent_field(1)
         f = 3
-        out += _F_iiiu.pack(o.leader_id, o.leader_epoch, o.voted_id, o.voted_directory_id.bytes)
+        w3 = o._voted_directory_id
+        if not isinstance(w3, bytes):
+            w3 = w3._bytes
+        out += _F_iiiu.pack(o.leader_id, o.leader_epoch, o.voted_id, w3)
         f = 4
         if o._unknown_tagged_fields:
             write_tagged_fields(out, o._unknown_tagged_fields)
@@ -293,8 +310,7 @@ def _d_QuorumStateData_v1(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
         o.applied_offset = 0
         o.current_voters = []
         f = 0
-        o.leader_id, o.leader_epoch, o.voted_id, u3, = _F_iiiu.unpack_from(buf, pos)
-        o.voted_directory_id = uuid_from_wire(u3)
+        o.leader_id, o.leader_epoch, o.voted_id, o._voted_directory_id, = _F_iiiu.unpack_from(buf, pos)
         pos += 28
         f = 1
         if buf[pos] == 0:

@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['RegisterBrokerRecord']
 
@@ -68,7 +67,7 @@ class RegisterBrokerRecord(Struct):
     Used in versions 0-4; flexible versions: 0+.
     """
 
-    __slots__ = ('broker_id', 'is_migrating_zk_broker', 'incarnation_id', 'broker_epoch', 'end_points', 'features', 'rack', 'fenced', 'in_controlled_shutdown', 'log_dirs', 'cordoned_log_dirs', )
+    __slots__ = ('broker_id', 'is_migrating_zk_broker', '_incarnation_id', 'broker_epoch', 'end_points', 'features', 'rack', 'fenced', 'in_controlled_shutdown', 'log_dirs', 'cordoned_log_dirs', )
     NAME = 'RegisterBrokerRecord'
     VERSIONS = (0, 4)
     FLEXIBLE_FROM = 0
@@ -80,8 +79,7 @@ class RegisterBrokerRecord(Struct):
     """Node id of the registering broker. (int32, versions 0+)"""
     is_migrating_zk_broker: bool
     """True for a ZooKeeper-mode broker registering during a migration to KRaft (KIP-866). (bool, versions 2+; default false)"""
-    incarnation_id: Uuid
-    """Random id of the broker process run that registered; a restart brings a new one. (uuid, versions 0+)"""
+    _incarnation_id: Uuid | bytes
     broker_epoch: int
     """Epoch the controller gave this registration; later broker requests must carry it. (int64, versions 0+)"""
     end_points: list[RegisterBrokerRecord.BrokerEndpoint]
@@ -98,6 +96,20 @@ class RegisterBrokerRecord(Struct):
     """Ids of the broker's log directories that are online (KIP-858). ([]uuid, versions 3+; tag 0 in 3+)"""
     cordoned_log_dirs: list[Uuid] | None
     """Ids of the broker's log directories that are cordoned (no new replicas go there), or null if unknown. ([]uuid, versions 4+; nullable 4+; tag 1 in 4+; default null)"""
+
+    @property
+    def incarnation_id(self) -> Uuid:
+        """Random id of the broker process run that registered; a restart brings a new one. (uuid, versions 0+)"""
+        value = self._incarnation_id
+        if isinstance(value, bytes):  # as a decoder left it
+            value = self._incarnation_id = uuid_from_wire(value)
+        return value
+
+    @incarnation_id.setter
+    def incarnation_id(self, value: Uuid) -> None:
+        if isinstance(value, bytes):
+            raise TypeError('incarnation_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._incarnation_id = value
 
     class BrokerEndpoint(Struct):
         """The broker's listeners.
@@ -185,7 +197,9 @@ class RegisterBrokerRecord(Struct):
     ) -> None:
         self.broker_id = broker_id
         self.is_migrating_zk_broker = is_migrating_zk_broker
-        self.incarnation_id = incarnation_id
+        if isinstance(incarnation_id, bytes):
+            raise TypeError('incarnation_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._incarnation_id = incarnation_id
         self.broker_epoch = broker_epoch
         self.end_points = [] if end_points is UNSET else end_points
         self.features = [] if features is UNSET else features
@@ -322,7 +336,10 @@ def _e_RegisterBrokerRecord_v0(o: RegisterBrokerRecord, out: bytearray) -> None:
         if o.cordoned_log_dirs is not None:
             raise absent_field(0)
         f = 4
-        out += _F_iuq.pack(o.broker_id, o.incarnation_id.bytes, o.broker_epoch)
+        w1 = o._incarnation_id
+        if not isinstance(w1, bytes):
+            w1 = w1._bytes
+        out += _F_iuq.pack(o.broker_id, w1, o.broker_epoch)
         f = 5
         v_end_points = o.end_points
         write_array_length(out, len(v_end_points), True)
@@ -360,8 +377,7 @@ def _d_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
         o.log_dirs = []
         o.cordoned_log_dirs = None
         f = 0
-        o.broker_id, u1, o.broker_epoch, = _F_iuq.unpack_from(buf, pos)
-        o.incarnation_id = uuid_from_wire(u1)
+        o.broker_id, o._incarnation_id, o.broker_epoch, = _F_iuq.unpack_from(buf, pos)
         pos += 28
         f = 1
         i = -1
@@ -447,7 +463,10 @@ def _e_RegisterBrokerRecord_v1(o: RegisterBrokerRecord, out: bytearray) -> None:
         if o.cordoned_log_dirs is not None:
             raise absent_field(1)
         f = 3
-        out += _F_iuq.pack(o.broker_id, o.incarnation_id.bytes, o.broker_epoch)
+        w1 = o._incarnation_id
+        if not isinstance(w1, bytes):
+            w1 = w1._bytes
+        out += _F_iuq.pack(o.broker_id, w1, o.broker_epoch)
         f = 4
         v_end_points = o.end_points
         write_array_length(out, len(v_end_points), True)
@@ -484,8 +503,7 @@ def _d_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
         o.log_dirs = []
         o.cordoned_log_dirs = None
         f = 0
-        o.broker_id, u1, o.broker_epoch, = _F_iuq.unpack_from(buf, pos)
-        o.incarnation_id = uuid_from_wire(u1)
+        o.broker_id, o._incarnation_id, o.broker_epoch, = _F_iuq.unpack_from(buf, pos)
         pos += 28
         f = 1
         i = -1
@@ -568,7 +586,10 @@ def _e_RegisterBrokerRecord_v2(o: RegisterBrokerRecord, out: bytearray) -> None:
         if o.cordoned_log_dirs is not None:
             raise absent_field(2)
         f = 2
-        out += _F_iouq.pack(o.broker_id, o.is_migrating_zk_broker, o.incarnation_id.bytes, o.broker_epoch)
+        w2 = o._incarnation_id
+        if not isinstance(w2, bytes):
+            w2 = w2._bytes
+        out += _F_iouq.pack(o.broker_id, o.is_migrating_zk_broker, w2, o.broker_epoch)
         f = 3
         v_end_points = o.end_points
         write_array_length(out, len(v_end_points), True)
@@ -604,8 +625,7 @@ def _d_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
         o.log_dirs = []
         o.cordoned_log_dirs = None
         f = 0
-        o.broker_id, o.is_migrating_zk_broker, u2, o.broker_epoch, = _F_iouq.unpack_from(buf, pos)
-        o.incarnation_id = uuid_from_wire(u2)
+        o.broker_id, o.is_migrating_zk_broker, o._incarnation_id, o.broker_epoch, = _F_iouq.unpack_from(buf, pos)
         pos += 29
         f = 1
         i = -1
@@ -685,7 +705,10 @@ def _e_RegisterBrokerRecord_v3(o: RegisterBrokerRecord, out: bytearray) -> None:
         if o.cordoned_log_dirs is not None:
             raise absent_field(3)
         f = 1
-        out += _F_iouq.pack(o.broker_id, o.is_migrating_zk_broker, o.incarnation_id.bytes, o.broker_epoch)
+        w2 = o._incarnation_id
+        if not isinstance(w2, bytes):
+            w2 = w2._bytes
+        out += _F_iouq.pack(o.broker_id, o.is_migrating_zk_broker, w2, o.broker_epoch)
         f = 2
         v_end_points = o.end_points
         write_array_length(out, len(v_end_points), True)
@@ -729,8 +752,7 @@ def _d_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
         o.log_dirs = []
         o.cordoned_log_dirs = None
         f = 0
-        o.broker_id, o.is_migrating_zk_broker, u2, o.broker_epoch, = _F_iouq.unpack_from(buf, pos)
-        o.incarnation_id = uuid_from_wire(u2)
+        o.broker_id, o.is_migrating_zk_broker, o._incarnation_id, o.broker_epoch, = _F_iouq.unpack_from(buf, pos)
         pos += 29
         f = 1
         i = -1
@@ -828,7 +850,10 @@ def _e_RegisterBrokerRecord_v4(o: RegisterBrokerRecord, out: bytearray) -> None:
     i = -1
     try:
         f = 0
-        out += _F_iouq.pack(o.broker_id, o.is_migrating_zk_broker, o.incarnation_id.bytes, o.broker_epoch)
+        w2 = o._incarnation_id
+        if not isinstance(w2, bytes):
+            w2 = w2._bytes
+        out += _F_iouq.pack(o.broker_id, o.is_migrating_zk_broker, w2, o.broker_epoch)
         f = 1
         v_end_points = o.end_points
         write_array_length(out, len(v_end_points), True)
@@ -883,8 +908,7 @@ def _d_RegisterBrokerRecord_v4(buf: bytes, pos: int) -> tuple[RegisterBrokerReco
         o.log_dirs = []
         o.cordoned_log_dirs = None
         f = 0
-        o.broker_id, o.is_migrating_zk_broker, u2, o.broker_epoch, = _F_iouq.unpack_from(buf, pos)
-        o.incarnation_id = uuid_from_wire(u2)
+        o.broker_id, o.is_migrating_zk_broker, o._incarnation_id, o.broker_epoch, = _F_iouq.unpack_from(buf, pos)
         pos += 29
         f = 1
         i = -1

@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['RegisterControllerRecord']
 
@@ -65,7 +64,7 @@ class RegisterControllerRecord(Struct):
     Used in versions 0; flexible versions: 0+.
     """
 
-    __slots__ = ('controller_id', 'incarnation_id', 'zk_migration_ready', 'end_points', 'features', )
+    __slots__ = ('controller_id', '_incarnation_id', 'zk_migration_ready', 'end_points', 'features', )
     NAME = 'RegisterControllerRecord'
     VERSIONS = (0, 0)
     FLEXIBLE_FROM = 0
@@ -75,14 +74,27 @@ class RegisterControllerRecord(Struct):
 
     controller_id: int
     """Node id of the registering controller. (int32, versions 0+)"""
-    incarnation_id: Uuid
-    """Random id of the controller process run that registered; a restart brings a new one. (uuid, versions 0+)"""
+    _incarnation_id: Uuid | bytes
     zk_migration_ready: bool
     """True if the controller has the settings a ZooKeeper migration needs (KIP-866). (bool, versions 0+)"""
     end_points: list[RegisterControllerRecord.ControllerEndpoint]
     """The controller's listeners. ([]ControllerEndpoint, versions 0+)"""
     features: list[RegisterControllerRecord.ControllerFeature]
     """Level ranges of the features the controller can run. ([]ControllerFeature, versions 0+)"""
+
+    @property
+    def incarnation_id(self) -> Uuid:
+        """Random id of the controller process run that registered; a restart brings a new one. (uuid, versions 0+)"""
+        value = self._incarnation_id
+        if isinstance(value, bytes):  # as a decoder left it
+            value = self._incarnation_id = uuid_from_wire(value)
+        return value
+
+    @incarnation_id.setter
+    def incarnation_id(self, value: Uuid) -> None:
+        if isinstance(value, bytes):
+            raise TypeError('incarnation_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._incarnation_id = value
 
     class ControllerEndpoint(Struct):
         """The controller's listeners.
@@ -163,7 +175,9 @@ class RegisterControllerRecord(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.controller_id = controller_id
-        self.incarnation_id = incarnation_id
+        if isinstance(incarnation_id, bytes):
+            raise TypeError('incarnation_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._incarnation_id = incarnation_id
         self.zk_migration_ready = zk_migration_ready
         self.end_points = [] if end_points is UNSET else end_points
         self.features = [] if features is UNSET else features
@@ -275,7 +289,10 @@ def _e_RegisterControllerRecord_v0(o: RegisterControllerRecord, out: bytearray) 
     i = -1
     try:
         f = 0
-        out += _F_iuo.pack(o.controller_id, o.incarnation_id.bytes, o.zk_migration_ready)
+        w1 = o._incarnation_id
+        if not isinstance(w1, bytes):
+            w1 = w1._bytes
+        out += _F_iuo.pack(o.controller_id, w1, o.zk_migration_ready)
         f = 1
         v_end_points = o.end_points
         write_array_length(out, len(v_end_points), True)
@@ -303,8 +320,7 @@ def _d_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterContro
     i = -1
     try:
         f = 0
-        o.controller_id, u1, o.zk_migration_ready, = _F_iuo.unpack_from(buf, pos)
-        o.incarnation_id = uuid_from_wire(u1)
+        o.controller_id, o._incarnation_id, o.zk_migration_ready, = _F_iuo.unpack_from(buf, pos)
         pos += 21
         f = 1
         i = -1

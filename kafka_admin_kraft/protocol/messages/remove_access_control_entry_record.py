@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['RemoveAccessControlEntryRecord']
 
@@ -63,7 +62,7 @@ class RemoveAccessControlEntryRecord(Struct):
     Used in versions 0; flexible versions: 0+.
     """
 
-    __slots__ = ('id', )
+    __slots__ = ('_id', )
     NAME = 'RemoveAccessControlEntryRecord'
     VERSIONS = (0, 0)
     FLEXIBLE_FROM = 0
@@ -71,8 +70,21 @@ class RemoveAccessControlEntryRecord(Struct):
     API_KEY = 19
     _FIELDS = ('id', )
 
-    id: Uuid
-    """Id of the AccessControlEntryRecord whose ACL is removed. (uuid, versions 0+)"""
+    _id: Uuid | bytes
+
+    @property
+    def id(self) -> Uuid:
+        """Id of the AccessControlEntryRecord whose ACL is removed. (uuid, versions 0+)"""
+        value = self._id
+        if isinstance(value, bytes):  # as a decoder left it
+            value = self._id = uuid_from_wire(value)
+        return value
+
+    @id.setter
+    def id(self, value: Uuid) -> None:
+        if isinstance(value, bytes):
+            raise TypeError('id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._id = value
 
     def __init__(
         self,
@@ -80,7 +92,9 @@ class RemoveAccessControlEntryRecord(Struct):
         id: Uuid = ZERO_UUID,
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
-        self.id = id
+        if isinstance(id, bytes):
+            raise TypeError('id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._id = id
         self._unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -93,7 +107,10 @@ def _e_RemoveAccessControlEntryRecord_v0(o: RemoveAccessControlEntryRecord, out:
     i = -1
     try:
         f = 0
-        out += _F_u.pack(o.id.bytes)
+        w0 = o._id
+        if not isinstance(w0, bytes):
+            w0 = w0._bytes
+        out += _F_u.pack(w0)
         f = 1
         if o._unknown_tagged_fields:
             write_tagged_fields(out, o._unknown_tagged_fields)
@@ -109,8 +126,7 @@ def _d_RemoveAccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[RemoveAc
     i = -1
     try:
         f = 0
-        u0, = _F_u.unpack_from(buf, pos)
-        o.id = uuid_from_wire(u0)
+        o._id, = _F_u.unpack_from(buf, pos)
         pos += 16
         f = 1
         if buf[pos] == 0:

@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['RemoveRaftVoterRequest', 'RemoveRaftVoterResponse']
 
@@ -64,7 +63,7 @@ class RemoveRaftVoterRequest(Struct):
     Used in versions 0; flexible versions: 0+.
     """
 
-    __slots__ = ('cluster_id', 'voter_id', 'voter_directory_id', )
+    __slots__ = ('cluster_id', 'voter_id', '_voter_directory_id', )
     NAME = 'RemoveRaftVoterRequest'
     VERSIONS = (0, 0)
     FLEXIBLE_FROM = 0
@@ -78,8 +77,21 @@ class RemoveRaftVoterRequest(Struct):
     """Sender's cluster id; a mismatch gets INCONSISTENT_CLUSTER_ID, null skips the check. (string, versions 0+; nullable 0+)"""
     voter_id: int
     """Node id of the voter to remove. (int32, versions 0+)"""
-    voter_directory_id: Uuid
-    """Log directory id of the voter to remove; id and directory id must both match a voter. (uuid, versions 0+)"""
+    _voter_directory_id: Uuid | bytes
+
+    @property
+    def voter_directory_id(self) -> Uuid:
+        """Log directory id of the voter to remove; id and directory id must both match a voter. (uuid, versions 0+)"""
+        value = self._voter_directory_id
+        if isinstance(value, bytes):  # as a decoder left it
+            value = self._voter_directory_id = uuid_from_wire(value)
+        return value
+
+    @voter_directory_id.setter
+    def voter_directory_id(self, value: Uuid) -> None:
+        if isinstance(value, bytes):
+            raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._voter_directory_id = value
 
     def __init__(
         self,
@@ -91,7 +103,9 @@ class RemoveRaftVoterRequest(Struct):
     ) -> None:
         self.cluster_id = cluster_id
         self.voter_id = voter_id
-        self.voter_directory_id = voter_directory_id
+        if isinstance(voter_directory_id, bytes):
+            raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._voter_directory_id = voter_directory_id
         self._unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -144,7 +158,10 @@ def _e_RemoveRaftVoterRequest_v0(o: RemoveRaftVoterRequest, out: bytearray) -> N
         f = 0
         write_compact_nullable_string(out, o.cluster_id)
         f = 1
-        out += _F_iu.pack(o.voter_id, o.voter_directory_id.bytes)
+        w1 = o._voter_directory_id
+        if not isinstance(w1, bytes):
+            w1 = w1._bytes
+        out += _F_iu.pack(o.voter_id, w1)
         f = 2
         if o._unknown_tagged_fields:
             write_tagged_fields(out, o._unknown_tagged_fields)
@@ -166,8 +183,7 @@ def _d_RemoveRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[RemoveRaftVoterR
         else:
             o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
-        o.voter_id, u1, = _F_iu.unpack_from(buf, pos)
-        o.voter_directory_id = uuid_from_wire(u1)
+        o.voter_id, o._voter_directory_id, = _F_iu.unpack_from(buf, pos)
         pos += 20
         f = 2
         if buf[pos] == 0:

@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['TopicRecord']
 
@@ -63,7 +62,7 @@ class TopicRecord(Struct):
     Used in versions 0; flexible versions: 0+.
     """
 
-    __slots__ = ('name', 'topic_id', )
+    __slots__ = ('name', '_topic_id', )
     NAME = 'TopicRecord'
     VERSIONS = (0, 0)
     FLEXIBLE_FROM = 0
@@ -73,8 +72,21 @@ class TopicRecord(Struct):
 
     name: str
     """Name of the topic being created. (string, versions 0+)"""
-    topic_id: Uuid
-    """Id the controller gave the topic at creation (KIP-516); it never changes. (uuid, versions 0+)"""
+    _topic_id: Uuid | bytes
+
+    @property
+    def topic_id(self) -> Uuid:
+        """Id the controller gave the topic at creation (KIP-516); it never changes. (uuid, versions 0+)"""
+        value = self._topic_id
+        if isinstance(value, bytes):  # as a decoder left it
+            value = self._topic_id = uuid_from_wire(value)
+        return value
+
+    @topic_id.setter
+    def topic_id(self, value: Uuid) -> None:
+        if isinstance(value, bytes):
+            raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._topic_id = value
 
     def __init__(
         self,
@@ -84,7 +96,9 @@ class TopicRecord(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.name = name
-        self.topic_id = topic_id
+        if isinstance(topic_id, bytes):
+            raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._topic_id = topic_id
         self._unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -99,7 +113,10 @@ def _e_TopicRecord_v0(o: TopicRecord, out: bytearray) -> None:
         f = 0
         write_compact_string(out, o.name)
         f = 1
-        out += _F_u.pack(o.topic_id.bytes)
+        w0 = o._topic_id
+        if not isinstance(w0, bytes):
+            w0 = w0._bytes
+        out += _F_u.pack(w0)
         f = 2
         if o._unknown_tagged_fields:
             write_tagged_fields(out, o._unknown_tagged_fields)
@@ -121,8 +138,7 @@ def _d_TopicRecord_v0(buf: bytes, pos: int) -> tuple[TopicRecord, int]:
         else:
             o.name, pos = read_compact_string(buf, pos)
         f = 1
-        u0, = _F_u.unpack_from(buf, pos)
-        o.topic_id = uuid_from_wire(u0)
+        o._topic_id, = _F_u.unpack_from(buf, pos)
         pos += 16
         f = 2
         if buf[pos] == 0:

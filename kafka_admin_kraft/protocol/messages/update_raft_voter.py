@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['UpdateRaftVoterRequest', 'UpdateRaftVoterResponse']
 
@@ -68,7 +67,7 @@ class UpdateRaftVoterRequest(Struct):
     Used in versions 0; flexible versions: 0+.
     """
 
-    __slots__ = ('cluster_id', 'current_leader_epoch', 'voter_id', 'voter_directory_id', 'listeners', 'k_raft_version_feature', )
+    __slots__ = ('cluster_id', 'current_leader_epoch', 'voter_id', '_voter_directory_id', 'listeners', 'k_raft_version_feature', )
     NAME = 'UpdateRaftVoterRequest'
     VERSIONS = (0, 0)
     FLEXIBLE_FROM = 0
@@ -84,12 +83,25 @@ class UpdateRaftVoterRequest(Struct):
     """Leader epoch the voter believes current, -1 if unknown; stale: FENCED_LEADER_EPOCH. (int32, versions 0+)"""
     voter_id: int
     """Node id of the voter reporting itself. (int32, versions 0+)"""
-    voter_directory_id: Uuid
-    """Log directory id of the voter reporting itself. (uuid, versions 0+)"""
+    _voter_directory_id: Uuid | bytes
     listeners: list[UpdateRaftVoterRequest.Listener]
     """The voter's own controller listeners for the leader to record; needs the default one. ([]Listener, versions 0+)"""
     k_raft_version_feature: UpdateRaftVoterRequest.KRaftVersionFeature
     """The range of kraft.version levels the voter can run. (KRaftVersionFeature, versions 0+)"""
+
+    @property
+    def voter_directory_id(self) -> Uuid:
+        """Log directory id of the voter reporting itself. (uuid, versions 0+)"""
+        value = self._voter_directory_id
+        if isinstance(value, bytes):  # as a decoder left it
+            value = self._voter_directory_id = uuid_from_wire(value)
+        return value
+
+    @voter_directory_id.setter
+    def voter_directory_id(self, value: Uuid) -> None:
+        if isinstance(value, bytes):
+            raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._voter_directory_id = value
 
     class Listener(Struct):
         """The voter's own controller listeners for the leader to record; needs the default one.
@@ -165,7 +177,9 @@ class UpdateRaftVoterRequest(Struct):
         self.cluster_id = cluster_id
         self.current_leader_epoch = current_leader_epoch
         self.voter_id = voter_id
-        self.voter_directory_id = voter_directory_id
+        if isinstance(voter_directory_id, bytes):
+            raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+        self._voter_directory_id = voter_directory_id
         self.listeners = [] if listeners is UNSET else listeners
         self.k_raft_version_feature = UpdateRaftVoterRequest.KRaftVersionFeature() if k_raft_version_feature is UNSET else k_raft_version_feature
         self._unknown_tagged_fields = unknown_tagged_fields
@@ -346,7 +360,10 @@ def _e_UpdateRaftVoterRequest_v0(o: UpdateRaftVoterRequest, out: bytearray) -> N
         f = 0
         write_compact_nullable_string(out, o.cluster_id)
         f = 1
-        out += _F_iiu.pack(o.current_leader_epoch, o.voter_id, o.voter_directory_id.bytes)
+        w2 = o._voter_directory_id
+        if not isinstance(w2, bytes):
+            w2 = w2._bytes
+        out += _F_iiu.pack(o.current_leader_epoch, o.voter_id, w2)
         f = 2
         v_listeners = o.listeners
         write_array_length(out, len(v_listeners), True)
@@ -376,8 +393,7 @@ def _d_UpdateRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoterR
         else:
             o.cluster_id, pos = read_compact_nullable_string(buf, pos)
         f = 1
-        o.current_leader_epoch, o.voter_id, u2, = _F_iiu.unpack_from(buf, pos)
-        o.voter_directory_id = uuid_from_wire(u2)
+        o.current_leader_epoch, o.voter_id, o._voter_directory_id, = _F_iiu.unpack_from(buf, pos)
         pos += 24
         f = 2
         i = -1

@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['VoteRequest', 'VoteResponse']
 
@@ -124,7 +123,7 @@ class VoteRequest(Struct):
         Used in versions 0-2; flexible versions: 0+.
         """
 
-        __slots__ = ('partition_index', 'replica_epoch', 'replica_id', 'replica_directory_id', 'voter_directory_id', 'last_offset_epoch', 'last_offset', 'pre_vote', )
+        __slots__ = ('partition_index', 'replica_epoch', 'replica_id', '_replica_directory_id', '_voter_directory_id', 'last_offset_epoch', 'last_offset', 'pre_vote', )
         NAME = 'VoteRequest.PartitionData'
         VERSIONS = (0, 2)
         FLEXIBLE_FROM = 0
@@ -136,16 +135,42 @@ class VoteRequest(Struct):
         """Epoch the sender is campaigning in (for a pre-vote: would campaign in). (int32, versions 0+)"""
         replica_id: int
         """Node id of the replica asking for the vote. (int32, versions 0+)"""
-        replica_directory_id: Uuid
-        """Log directory id of the replica asking for the vote (KIP-853). (uuid, versions 1+; ignorable)"""
-        voter_directory_id: Uuid
-        """Log directory id the sender expects the asked voter to have (KIP-853). (uuid, versions 1+; ignorable)"""
+        _replica_directory_id: Uuid | bytes
+        _voter_directory_id: Uuid | bytes
         last_offset_epoch: int
         """Epoch of the sender's last log record; voters compare logs by (epoch, offset). (int32, versions 0+)"""
         last_offset: int
         """Sender's log end offset; a voter refuses a sender whose log is behind its own. (int64, versions 0+)"""
         pre_vote: bool
         """True for a pre-vote (KIP-996): it asks without bumping the epoch or persisting a vote. (bool, versions 2+)"""
+
+        @property
+        def replica_directory_id(self) -> Uuid:
+            """Log directory id of the replica asking for the vote (KIP-853). (uuid, versions 1+; ignorable)"""
+            value = self._replica_directory_id
+            if isinstance(value, bytes):  # as a decoder left it
+                value = self._replica_directory_id = uuid_from_wire(value)
+            return value
+
+        @replica_directory_id.setter
+        def replica_directory_id(self, value: Uuid) -> None:
+            if isinstance(value, bytes):
+                raise TypeError('replica_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._replica_directory_id = value
+
+        @property
+        def voter_directory_id(self) -> Uuid:
+            """Log directory id the sender expects the asked voter to have (KIP-853). (uuid, versions 1+; ignorable)"""
+            value = self._voter_directory_id
+            if isinstance(value, bytes):  # as a decoder left it
+                value = self._voter_directory_id = uuid_from_wire(value)
+            return value
+
+        @voter_directory_id.setter
+        def voter_directory_id(self, value: Uuid) -> None:
+            if isinstance(value, bytes):
+                raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._voter_directory_id = value
 
         def __init__(
             self,
@@ -163,8 +188,12 @@ class VoteRequest(Struct):
             self.partition_index = partition_index
             self.replica_epoch = replica_epoch
             self.replica_id = replica_id
-            self.replica_directory_id = replica_directory_id
-            self.voter_directory_id = voter_directory_id
+            if isinstance(replica_directory_id, bytes):
+                raise TypeError('replica_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._replica_directory_id = replica_directory_id
+            if isinstance(voter_directory_id, bytes):
+                raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._voter_directory_id = voter_directory_id
             self.last_offset_epoch = last_offset_epoch
             self.last_offset = last_offset
             self.pre_vote = pre_vote
@@ -373,8 +402,8 @@ def _d_VoteRequest_PartitionData_v0(buf: bytes, pos: int) -> tuple[VoteRequest.P
     f = 0
     i = -1
     try:
-        o.replica_directory_id = ZERO_UUID
-        o.voter_directory_id = ZERO_UUID
+        o._replica_directory_id = ZERO_UUID
+        o._voter_directory_id = ZERO_UUID
         o.pre_vote = False
         f = 0
         o.partition_index, o.replica_epoch, o.replica_id, o.last_offset_epoch, o.last_offset, = _F_iiiiq.unpack_from(buf, pos)
@@ -398,7 +427,13 @@ def _e_VoteRequest_PartitionData_v1(o: VoteRequest.PartitionData, out: bytearray
         if o.pre_vote:
             raise absent_field(1)
         f = 1
-        out += _F_iiiuuiq.pack(o.partition_index, o.replica_epoch, o.replica_id, o.replica_directory_id.bytes, o.voter_directory_id.bytes, o.last_offset_epoch, o.last_offset)
+        w3 = o._replica_directory_id
+        if not isinstance(w3, bytes):
+            w3 = w3._bytes
+        w4 = o._voter_directory_id
+        if not isinstance(w4, bytes):
+            w4 = w4._bytes
+        out += _F_iiiuuiq.pack(o.partition_index, o.replica_epoch, o.replica_id, w3, w4, o.last_offset_epoch, o.last_offset)
         f = 2
         if o._unknown_tagged_fields:
             write_tagged_fields(out, o._unknown_tagged_fields)
@@ -415,9 +450,7 @@ def _d_VoteRequest_PartitionData_v1(buf: bytes, pos: int) -> tuple[VoteRequest.P
     try:
         o.pre_vote = False
         f = 0
-        o.partition_index, o.replica_epoch, o.replica_id, u3, u4, o.last_offset_epoch, o.last_offset, = _F_iiiuuiq.unpack_from(buf, pos)
-        o.replica_directory_id = uuid_from_wire(u3)
-        o.voter_directory_id = uuid_from_wire(u4)
+        o.partition_index, o.replica_epoch, o.replica_id, o._replica_directory_id, o._voter_directory_id, o.last_offset_epoch, o.last_offset, = _F_iiiuuiq.unpack_from(buf, pos)
         pos += 56
         f = 1
         if buf[pos] == 0:
@@ -435,7 +468,13 @@ def _e_VoteRequest_PartitionData_v2(o: VoteRequest.PartitionData, out: bytearray
     i = -1
     try:
         f = 0
-        out += _F_iiiuuiqo.pack(o.partition_index, o.replica_epoch, o.replica_id, o.replica_directory_id.bytes, o.voter_directory_id.bytes, o.last_offset_epoch, o.last_offset, o.pre_vote)
+        w3 = o._replica_directory_id
+        if not isinstance(w3, bytes):
+            w3 = w3._bytes
+        w4 = o._voter_directory_id
+        if not isinstance(w4, bytes):
+            w4 = w4._bytes
+        out += _F_iiiuuiqo.pack(o.partition_index, o.replica_epoch, o.replica_id, w3, w4, o.last_offset_epoch, o.last_offset, o.pre_vote)
         f = 1
         if o._unknown_tagged_fields:
             write_tagged_fields(out, o._unknown_tagged_fields)
@@ -451,9 +490,7 @@ def _d_VoteRequest_PartitionData_v2(buf: bytes, pos: int) -> tuple[VoteRequest.P
     i = -1
     try:
         f = 0
-        o.partition_index, o.replica_epoch, o.replica_id, u3, u4, o.last_offset_epoch, o.last_offset, o.pre_vote, = _F_iiiuuiqo.unpack_from(buf, pos)
-        o.replica_directory_id = uuid_from_wire(u3)
-        o.voter_directory_id = uuid_from_wire(u4)
+        o.partition_index, o.replica_epoch, o.replica_id, o._replica_directory_id, o._voter_directory_id, o.last_offset_epoch, o.last_offset, o.pre_vote, = _F_iiiuuiqo.unpack_from(buf, pos)
         pos += 57
         f = 1
         if buf[pos] == 0:
@@ -516,8 +553,8 @@ def _d_VoteRequest_TopicData_v0(buf: bytes, pos: int) -> tuple[VoteRequest.Topic
                 items_partitions = []
                 for a0, a1, a2, a3, a4, in _F_iiiiqx.iter_unpack(buf[pos:stop_partitions]):
                     item_partitions = _new(cls_partitions)
-                    item_partitions.replica_directory_id = ZERO_UUID
-                    item_partitions.voter_directory_id = ZERO_UUID
+                    item_partitions._replica_directory_id = ZERO_UUID
+                    item_partitions._voter_directory_id = ZERO_UUID
                     item_partitions.pre_vote = False
                     item_partitions.partition_index = a0
                     item_partitions.replica_epoch = a1
@@ -599,16 +636,8 @@ def _d_VoteRequest_TopicData_v1(buf: bytes, pos: int) -> tuple[VoteRequest.Topic
                     item_partitions.partition_index = a0
                     item_partitions.replica_epoch = a1
                     item_partitions.replica_id = a2
-                    if a3 == _ZERO16:
-                        item_partitions.replica_directory_id = ZERO_UUID
-                    else:
-                        item_partitions.replica_directory_id = u = _new(Uuid)
-                        u._bytes = a3
-                    if a4 == _ZERO16:
-                        item_partitions.voter_directory_id = ZERO_UUID
-                    else:
-                        item_partitions.voter_directory_id = u = _new(Uuid)
-                        u._bytes = a4
+                    item_partitions._replica_directory_id = a3
+                    item_partitions._voter_directory_id = a4
                     item_partitions.last_offset_epoch = a5
                     item_partitions.last_offset = a6
                     item_partitions._unknown_tagged_fields = None
@@ -685,16 +714,8 @@ def _d_VoteRequest_TopicData_v2(buf: bytes, pos: int) -> tuple[VoteRequest.Topic
                     item_partitions.partition_index = a0
                     item_partitions.replica_epoch = a1
                     item_partitions.replica_id = a2
-                    if a3 == _ZERO16:
-                        item_partitions.replica_directory_id = ZERO_UUID
-                    else:
-                        item_partitions.replica_directory_id = u = _new(Uuid)
-                        u._bytes = a3
-                    if a4 == _ZERO16:
-                        item_partitions.voter_directory_id = ZERO_UUID
-                    else:
-                        item_partitions.voter_directory_id = u = _new(Uuid)
-                        u._bytes = a4
+                    item_partitions._replica_directory_id = a3
+                    item_partitions._voter_directory_id = a4
                     item_partitions.last_offset_epoch = a5
                     item_partitions.last_offset = a6
                     item_partitions.pre_vote = a7

@@ -50,7 +50,6 @@ from kafka_admin_kraft.protocol.primitives import (
 _DECODE_ERRORS = (DecodeError, *DECODE_FAILURES)
 _ENCODE_ERRORS = (EncodeError, *ENCODE_FAILURES)
 _new = object.__new__  # a struct whose slots the decoder fills in, skipping __init__
-_ZERO16 = bytes(16)  # the wire form of ZERO_UUID
 
 __all__ = ['VotersRecord']
 
@@ -84,7 +83,7 @@ class VotersRecord(Struct):
         Used in versions 0; flexible versions: 0+.
         """
 
-        __slots__ = ('voter_id', 'voter_directory_id', 'endpoints', 'k_raft_version_feature', )
+        __slots__ = ('voter_id', '_voter_directory_id', 'endpoints', 'k_raft_version_feature', )
         NAME = 'VotersRecord.Voter'
         VERSIONS = (0, 0)
         FLEXIBLE_FROM = 0
@@ -92,12 +91,25 @@ class VotersRecord(Struct):
 
         voter_id: int
         """Node id of the voter. (int32, versions 0+)"""
-        voter_directory_id: Uuid
-        """Log directory id of the voter; id and directory id together identify it. (uuid, versions 0+)"""
+        _voter_directory_id: Uuid | bytes
         endpoints: list[VotersRecord.Endpoint]
         """The voter's controller listeners. ([]Endpoint, versions 0+)"""
         k_raft_version_feature: VotersRecord.KRaftVersionFeature
         """The range of kraft.version levels the voter can run. (KRaftVersionFeature, versions 0+)"""
+
+        @property
+        def voter_directory_id(self) -> Uuid:
+            """Log directory id of the voter; id and directory id together identify it. (uuid, versions 0+)"""
+            value = self._voter_directory_id
+            if isinstance(value, bytes):  # as a decoder left it
+                value = self._voter_directory_id = uuid_from_wire(value)
+            return value
+
+        @voter_directory_id.setter
+        def voter_directory_id(self, value: Uuid) -> None:
+            if isinstance(value, bytes):
+                raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._voter_directory_id = value
 
         def __init__(
             self,
@@ -109,7 +121,9 @@ class VotersRecord(Struct):
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
             self.voter_id = voter_id
-            self.voter_directory_id = voter_directory_id
+            if isinstance(voter_directory_id, bytes):
+                raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
+            self._voter_directory_id = voter_directory_id
             self.endpoints = [] if endpoints is UNSET else endpoints
             self.k_raft_version_feature = VotersRecord.KRaftVersionFeature() if k_raft_version_feature is UNSET else k_raft_version_feature
             self._unknown_tagged_fields = unknown_tagged_fields
@@ -285,7 +299,10 @@ def _e_VotersRecord_Voter_v0(o: VotersRecord.Voter, out: bytearray) -> None:
     i = -1
     try:
         f = 0
-        out += _F_iu.pack(o.voter_id, o.voter_directory_id.bytes)
+        w1 = o._voter_directory_id
+        if not isinstance(w1, bytes):
+            w1 = w1._bytes
+        out += _F_iu.pack(o.voter_id, w1)
         f = 1
         v_endpoints = o.endpoints
         write_array_length(out, len(v_endpoints), True)
@@ -309,8 +326,7 @@ def _d_VotersRecord_Voter_v0(buf: bytes, pos: int) -> tuple[VotersRecord.Voter, 
     i = -1
     try:
         f = 0
-        o.voter_id, u1, = _F_iu.unpack_from(buf, pos)
-        o.voter_directory_id = uuid_from_wire(u1)
+        o.voter_id, o._voter_directory_id, = _F_iu.unpack_from(buf, pos)
         pos += 20
         f = 1
         i = -1
