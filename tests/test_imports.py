@@ -59,7 +59,7 @@ LAYERS: Mapping[str, Sequence[frozenset[str]]] = {
         frozenset({"admin_options"}),
         frozenset({"kafka_storage", "kafka_features", "kafka_dump_log", "kafka_metadata_audit",
                    "metadata_quorum", "kafka_cluster", "metadata_shell", "kafka_metadata_diff"}),
-        frozenset({"completions"}),
+        frozenset({"completions", "quorum_help"}),
         frozenset({""}),
     ],
 }

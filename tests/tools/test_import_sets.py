@@ -159,11 +159,24 @@ def test_check_loads_neither_pydantic_nor_the_models(quorum: Cluster, tmp_path: 
                     maybe=frozenset({"update_features"}))
 
 
-@pytest.mark.parametrize("tool", ["kafka-metadata-quorum", "kafka-features", "kafka-storage"])
-def test_help_loads_no_client(tmp_path: Path, tool: str) -> None:
+@pytest.mark.parametrize("tool, columns", [("kafka-metadata-quorum", "90"), ("kafka-features", "80"),
+                                           ("kafka-storage", "80")])
+def test_help_loads_no_client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tool: str,
+                              columns: str) -> None:
+    monkeypatch.setenv("COLUMNS", columns)  # kafka-metadata-quorum's help is kept for 80 and 100, not 90
     importers = run_recorded(tmp_path, tool, "--help")
     assert "click" in importers
     assert_not_loaded(importers, HEAVY + MODELS + NO_CLIENT)
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_quorum_help_loads_not_even_click(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flag: str) -> None:
+    """``kafka-metadata-quorum --help`` at a width its text is kept for prints before click is loaded."""
+    monkeypatch.setenv("COLUMNS", "80")
+    importers = run_recorded(tmp_path, "kafka-metadata-quorum", flag)
+    assert "kafka_admin_kraft_cli.quorum_help" in importers
+    assert_not_loaded(importers, HEAVY + MODELS + NO_CLIENT + ("click", "kafka_admin_kraft_cli._click",
+                                                               "kafka_admin_kraft_cli.metadata_quorum"))
 
 
 def test_random_uuid_loads_not_even_click(tmp_path: Path) -> None:
