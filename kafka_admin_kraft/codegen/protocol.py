@@ -249,8 +249,9 @@ class MessageGenerator:
                 step(first.name, False, members)
                 for n, s in enumerate(group):
                     if s.type == "uuid":  # the wire bytes a decoder left, or the Uuid's
-                        lines += [f"w{n} = o.{_slot(s)}", f"if not isinstance(w{n}, bytes):",
-                                  f"    w{n} = w{n}._bytes"]
+                        # (``__class__``: half the time of ``isinstance``, though mypy does not narrow on it)
+                        lines += [f"w{n} = o.{_slot(s)}", f"if w{n}.__class__ is not bytes:",
+                                  f"    w{n} = w{n}._bytes  # type: ignore[union-attr]"]
                 args = ", ".join(f"w{n}" if s.type == "uuid" else f"o.{snake_case(s.name)}"
                                  for n, s in enumerate(group))
                 lines.append(f"out += {self.struct_format(fmt)}.pack({args})")

@@ -138,8 +138,8 @@ def _e_AccessControlEntryRecord_v0(o: AccessControlEntryRecord, out: bytearray) 
     try:
         f = 0
         w0 = o._id
-        if not isinstance(w0, bytes):
-            w0 = w0._bytes
+        if w0.__class__ is not bytes:
+            w0 = w0._bytes  # type: ignore[union-attr]
         out += _F_ub.pack(w0, o.resource_type)
         f = 1
         write_compact_string(out, o.resource_name)

@@ -262,8 +262,8 @@ def _e_AddRaftVoterRequest_v0(o: AddRaftVoterRequest, out: bytearray) -> None:
         write_compact_nullable_string(out, o.cluster_id)
         f = 2
         w2 = o._voter_directory_id
-        if not isinstance(w2, bytes):
-            w2 = w2._bytes
+        if w2.__class__ is not bytes:
+            w2 = w2._bytes  # type: ignore[union-attr]
         out += _F_iiu.pack(o.timeout_ms, o.voter_id, w2)
         f = 3
         v_listeners = o.listeners
@@ -332,8 +332,8 @@ def _e_AddRaftVoterRequest_v1(o: AddRaftVoterRequest, out: bytearray) -> None:
         write_compact_nullable_string(out, o.cluster_id)
         f = 1
         w2 = o._voter_directory_id
-        if not isinstance(w2, bytes):
-            w2 = w2._bytes
+        if w2.__class__ is not bytes:
+            w2 = w2._bytes  # type: ignore[union-attr]
         out += _F_iiu.pack(o.timeout_ms, o.voter_id, w2)
         f = 2
         v_listeners = o.listeners

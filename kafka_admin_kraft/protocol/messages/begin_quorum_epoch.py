@@ -412,8 +412,8 @@ def _e_BeginQuorumEpochRequest_PartitionData_v1(o: BeginQuorumEpochRequest.Parti
     try:
         f = 0
         w1 = o._voter_directory_id
-        if not isinstance(w1, bytes):
-            w1 = w1._bytes
+        if w1.__class__ is not bytes:
+            w1 = w1._bytes  # type: ignore[union-attr]
         out += _F_iuii.pack(o.partition_index, w1, o.leader_id, o.leader_epoch)
         f = 1
         if o._unknown_tagged_fields:

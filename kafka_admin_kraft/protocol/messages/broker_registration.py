@@ -363,8 +363,8 @@ def _e_BrokerRegistrationRequest_v0(o: BrokerRegistrationRequest, out: bytearray
         write_compact_string(out, o.cluster_id)
         f = 3
         w0 = o._incarnation_id
-        if not isinstance(w0, bytes):
-            w0 = w0._bytes
+        if w0.__class__ is not bytes:
+            w0 = w0._bytes  # type: ignore[union-attr]
         out += _F_u.pack(w0)
         f = 4
         v_listeners = o.listeners
@@ -472,8 +472,8 @@ def _e_BrokerRegistrationRequest_v1(o: BrokerRegistrationRequest, out: bytearray
         write_compact_string(out, o.cluster_id)
         f = 2
         w0 = o._incarnation_id
-        if not isinstance(w0, bytes):
-            w0 = w0._bytes
+        if w0.__class__ is not bytes:
+            w0 = w0._bytes  # type: ignore[union-attr]
         out += _F_u.pack(w0)
         f = 3
         v_listeners = o.listeners
@@ -585,8 +585,8 @@ def _e_BrokerRegistrationRequest_v2(o: BrokerRegistrationRequest, out: bytearray
         write_compact_string(out, o.cluster_id)
         f = 2
         w0 = o._incarnation_id
-        if not isinstance(w0, bytes):
-            w0 = w0._bytes
+        if w0.__class__ is not bytes:
+            w0 = w0._bytes  # type: ignore[union-attr]
         out += _F_u.pack(w0)
         f = 3
         v_listeners = o.listeners
@@ -721,8 +721,8 @@ def _e_BrokerRegistrationRequest_v3(o: BrokerRegistrationRequest, out: bytearray
         write_compact_string(out, o.cluster_id)
         f = 2
         w0 = o._incarnation_id
-        if not isinstance(w0, bytes):
-            w0 = w0._bytes
+        if w0.__class__ is not bytes:
+            w0 = w0._bytes  # type: ignore[union-attr]
         out += _F_u.pack(w0)
         f = 3
         v_listeners = o.listeners

@@ -331,8 +331,8 @@ def _e_ControllerRegistrationRequest_v0(o: ControllerRegistrationRequest, out: b
     try:
         f = 0
         w1 = o._incarnation_id
-        if not isinstance(w1, bytes):
-            w1 = w1._bytes
+        if w1.__class__ is not bytes:
+            w1 = w1._bytes  # type: ignore[union-attr]
         out += _F_iuo.pack(o.controller_id, w1, o.zk_migration_ready)
         f = 1
         v_listeners = o.listeners

@@ -673,8 +673,8 @@ def _e_DescribeQuorumResponse_ReplicaState_v2(o: DescribeQuorumResponse.ReplicaS
     try:
         f = 0
         w1 = o._replica_directory_id
-        if not isinstance(w1, bytes):
-            w1 = w1._bytes
+        if w1.__class__ is not bytes:
+            w1 = w1._bytes  # type: ignore[union-attr]
         out += _F_iuqqq.pack(o.replica_id, w1, o.log_end_offset, o.last_fetch_timestamp, o.last_caught_up_timestamp)
         f = 1
         if o._unknown_tagged_fields:

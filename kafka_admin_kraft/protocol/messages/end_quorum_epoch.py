@@ -413,8 +413,8 @@ def _e_EndQuorumEpochRequest_ReplicaInfo_v1(o: EndQuorumEpochRequest.ReplicaInfo
     try:
         f = 0
         w1 = o._candidate_directory_id
-        if not isinstance(w1, bytes):
-            w1 = w1._bytes
+        if w1.__class__ is not bytes:
+            w1 = w1._bytes  # type: ignore[union-attr]
         out += _F_iu.pack(o.candidate_id, w1)
         f = 1
         if o._unknown_tagged_fields:

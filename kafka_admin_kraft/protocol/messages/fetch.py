@@ -1881,8 +1881,8 @@ def _e_FetchRequest_FetchTopic_v13(o: FetchRequest.FetchTopic, out: bytearray) -
     try:
         f = 0
         w0 = o._topic_id
-        if not isinstance(w0, bytes):
-            w0 = w0._bytes
+        if w0.__class__ is not bytes:
+            w0 = w0._bytes  # type: ignore[union-attr]
         out += _F_u.pack(w0)
         f = 1
         v_partitions = o.partitions
@@ -2129,8 +2129,8 @@ def _e_FetchRequest_FetchTopic_v17(o: FetchRequest.FetchTopic, out: bytearray) -
     try:
         f = 0
         w0 = o._topic_id
-        if not isinstance(w0, bytes):
-            w0 = w0._bytes
+        if w0.__class__ is not bytes:
+            w0 = w0._bytes  # type: ignore[union-attr]
         out += _F_u.pack(w0)
         f = 1
         v_partitions = o.partitions
@@ -2209,8 +2209,8 @@ def _e_FetchRequest_FetchTopic_v18(o: FetchRequest.FetchTopic, out: bytearray) -
     try:
         f = 0
         w0 = o._topic_id
-        if not isinstance(w0, bytes):
-            w0 = w0._bytes
+        if w0.__class__ is not bytes:
+            w0 = w0._bytes  # type: ignore[union-attr]
         out += _F_u.pack(w0)
         f = 1
         v_partitions = o.partitions
@@ -2459,8 +2459,8 @@ def _e_FetchRequest_ForgottenTopic_v13(o: FetchRequest.ForgottenTopic, out: byte
     try:
         f = 0
         w0 = o._topic_id
-        if not isinstance(w0, bytes):
-            w0 = w0._bytes
+        if w0.__class__ is not bytes:
+            w0 = w0._bytes  # type: ignore[union-attr]
         out += _F_u.pack(w0)
         f = 1
         v_partitions = o.partitions
@@ -5335,8 +5335,8 @@ def _e_FetchResponse_FetchableTopicResponse_v13(o: FetchResponse.FetchableTopicR
     try:
         f = 0
         w0 = o._topic_id
-        if not isinstance(w0, bytes):
-            w0 = w0._bytes
+        if w0.__class__ is not bytes:
+            w0 = w0._bytes  # type: ignore[union-attr]
         out += _F_u.pack(w0)
         f = 1
         v_partitions = o.partitions

@@ -629,8 +629,8 @@ def _e_MetadataRequest_MetadataRequestTopic_v10(o: MetadataRequest.MetadataReque
     try:
         f = 0
         w0 = o._topic_id
-        if not isinstance(w0, bytes):
-            w0 = w0._bytes
+        if w0.__class__ is not bytes:
+            w0 = w0._bytes  # type: ignore[union-attr]
         out += _F_u.pack(w0)
         f = 1
         write_compact_nullable_string(out, o.name)
@@ -2453,8 +2453,8 @@ def _e_MetadataResponse_MetadataResponseTopic_v10(o: MetadataResponse.MetadataRe
         write_compact_string(out, o.name)
         f = 2
         w0 = o._topic_id
-        if not isinstance(w0, bytes):
-            w0 = w0._bytes
+        if w0.__class__ is not bytes:
+            w0 = w0._bytes  # type: ignore[union-attr]
         out += _F_uo.pack(w0, o.is_internal)
         f = 3
         v_partitions = o.partitions
@@ -2532,8 +2532,8 @@ def _e_MetadataResponse_MetadataResponseTopic_v12(o: MetadataResponse.MetadataRe
         write_compact_nullable_string(out, o.name)
         f = 2
         w0 = o._topic_id
-        if not isinstance(w0, bytes):
-            w0 = w0._bytes
+        if w0.__class__ is not bytes:
+            w0 = w0._bytes  # type: ignore[union-attr]
         out += _F_uo.pack(w0, o.is_internal)
         f = 3
         v_partitions = o.partitions

@@ -171,8 +171,8 @@ def _e_PartitionRecord_v0(o: PartitionRecord, out: bytearray) -> None:
             raise absent_field(0)
         f = 3
         w1 = o._topic_id
-        if not isinstance(w1, bytes):
-            w1 = w1._bytes
+        if w1.__class__ is not bytes:
+            w1 = w1._bytes  # type: ignore[union-attr]
         out += _F_iu.pack(o.partition_id, w1)
         f = 4
         v_replicas = o.replicas
@@ -325,8 +325,8 @@ def _e_PartitionRecord_v1(o: PartitionRecord, out: bytearray) -> None:
             raise absent_field(1)
         f = 2
         w1 = o._topic_id
-        if not isinstance(w1, bytes):
-            w1 = w1._bytes
+        if w1.__class__ is not bytes:
+            w1 = w1._bytes  # type: ignore[union-attr]
         out += _F_iu.pack(o.partition_id, w1)
         f = 3
         v_replicas = o.replicas
@@ -496,8 +496,8 @@ def _e_PartitionRecord_v2(o: PartitionRecord, out: bytearray) -> None:
     try:
         f = 0
         w1 = o._topic_id
-        if not isinstance(w1, bytes):
-            w1 = w1._bytes
+        if w1.__class__ is not bytes:
+            w1 = w1._bytes  # type: ignore[union-attr]
         out += _F_iu.pack(o.partition_id, w1)
         f = 1
         v_replicas = o.replicas

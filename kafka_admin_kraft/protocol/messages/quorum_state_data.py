@@ -289,8 +289,8 @@ def _e_QuorumStateData_v1(o: QuorumStateData, out: bytearray) -> None:
             raise absent_field(1)
         f = 3
         w3 = o._voted_directory_id
-        if not isinstance(w3, bytes):
-            w3 = w3._bytes
+        if w3.__class__ is not bytes:
+            w3 = w3._bytes  # type: ignore[union-attr]
         out += _F_iiiu.pack(o.leader_id, o.leader_epoch, o.voted_id, w3)
         f = 4
         if o._unknown_tagged_fields:

@@ -337,8 +337,8 @@ def _e_RegisterBrokerRecord_v0(o: RegisterBrokerRecord, out: bytearray) -> None:
             raise absent_field(0)
         f = 4
         w1 = o._incarnation_id
-        if not isinstance(w1, bytes):
-            w1 = w1._bytes
+        if w1.__class__ is not bytes:
+            w1 = w1._bytes  # type: ignore[union-attr]
         out += _F_iuq.pack(o.broker_id, w1, o.broker_epoch)
         f = 5
         v_end_points = o.end_points
@@ -464,8 +464,8 @@ def _e_RegisterBrokerRecord_v1(o: RegisterBrokerRecord, out: bytearray) -> None:
             raise absent_field(1)
         f = 3
         w1 = o._incarnation_id
-        if not isinstance(w1, bytes):
-            w1 = w1._bytes
+        if w1.__class__ is not bytes:
+            w1 = w1._bytes  # type: ignore[union-attr]
         out += _F_iuq.pack(o.broker_id, w1, o.broker_epoch)
         f = 4
         v_end_points = o.end_points
@@ -587,8 +587,8 @@ def _e_RegisterBrokerRecord_v2(o: RegisterBrokerRecord, out: bytearray) -> None:
             raise absent_field(2)
         f = 2
         w2 = o._incarnation_id
-        if not isinstance(w2, bytes):
-            w2 = w2._bytes
+        if w2.__class__ is not bytes:
+            w2 = w2._bytes  # type: ignore[union-attr]
         out += _F_iouq.pack(o.broker_id, o.is_migrating_zk_broker, w2, o.broker_epoch)
         f = 3
         v_end_points = o.end_points
@@ -706,8 +706,8 @@ def _e_RegisterBrokerRecord_v3(o: RegisterBrokerRecord, out: bytearray) -> None:
             raise absent_field(3)
         f = 1
         w2 = o._incarnation_id
-        if not isinstance(w2, bytes):
-            w2 = w2._bytes
+        if w2.__class__ is not bytes:
+            w2 = w2._bytes  # type: ignore[union-attr]
         out += _F_iouq.pack(o.broker_id, o.is_migrating_zk_broker, w2, o.broker_epoch)
         f = 2
         v_end_points = o.end_points
@@ -851,8 +851,8 @@ def _e_RegisterBrokerRecord_v4(o: RegisterBrokerRecord, out: bytearray) -> None:
     try:
         f = 0
         w2 = o._incarnation_id
-        if not isinstance(w2, bytes):
-            w2 = w2._bytes
+        if w2.__class__ is not bytes:
+            w2 = w2._bytes  # type: ignore[union-attr]
         out += _F_iouq.pack(o.broker_id, o.is_migrating_zk_broker, w2, o.broker_epoch)
         f = 1
         v_end_points = o.end_points

@@ -290,8 +290,8 @@ def _e_RegisterControllerRecord_v0(o: RegisterControllerRecord, out: bytearray) 
     try:
         f = 0
         w1 = o._incarnation_id
-        if not isinstance(w1, bytes):
-            w1 = w1._bytes
+        if w1.__class__ is not bytes:
+            w1 = w1._bytes  # type: ignore[union-attr]
         out += _F_iuo.pack(o.controller_id, w1, o.zk_migration_ready)
         f = 1
         v_end_points = o.end_points

@@ -108,8 +108,8 @@ def _e_RemoveAccessControlEntryRecord_v0(o: RemoveAccessControlEntryRecord, out:
     try:
         f = 0
         w0 = o._id
-        if not isinstance(w0, bytes):
-            w0 = w0._bytes
+        if w0.__class__ is not bytes:
+            w0 = w0._bytes  # type: ignore[union-attr]
         out += _F_u.pack(w0)
         f = 1
         if o._unknown_tagged_fields:

@@ -159,8 +159,8 @@ def _e_RemoveRaftVoterRequest_v0(o: RemoveRaftVoterRequest, out: bytearray) -> N
         write_compact_nullable_string(out, o.cluster_id)
         f = 1
         w1 = o._voter_directory_id
-        if not isinstance(w1, bytes):
-            w1 = w1._bytes
+        if w1.__class__ is not bytes:
+            w1 = w1._bytes  # type: ignore[union-attr]
         out += _F_iu.pack(o.voter_id, w1)
         f = 2
         if o._unknown_tagged_fields:

@@ -114,8 +114,8 @@ def _e_TopicRecord_v0(o: TopicRecord, out: bytearray) -> None:
         write_compact_string(out, o.name)
         f = 1
         w0 = o._topic_id
-        if not isinstance(w0, bytes):
-            w0 = w0._bytes
+        if w0.__class__ is not bytes:
+            w0 = w0._bytes  # type: ignore[union-attr]
         out += _F_u.pack(w0)
         f = 2
         if o._unknown_tagged_fields:

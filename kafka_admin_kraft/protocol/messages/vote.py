@@ -428,11 +428,11 @@ def _e_VoteRequest_PartitionData_v1(o: VoteRequest.PartitionData, out: bytearray
             raise absent_field(1)
         f = 1
         w3 = o._replica_directory_id
-        if not isinstance(w3, bytes):
-            w3 = w3._bytes
+        if w3.__class__ is not bytes:
+            w3 = w3._bytes  # type: ignore[union-attr]
         w4 = o._voter_directory_id
-        if not isinstance(w4, bytes):
-            w4 = w4._bytes
+        if w4.__class__ is not bytes:
+            w4 = w4._bytes  # type: ignore[union-attr]
         out += _F_iiiuuiq.pack(o.partition_index, o.replica_epoch, o.replica_id, w3, w4, o.last_offset_epoch, o.last_offset)
         f = 2
         if o._unknown_tagged_fields:
@@ -469,11 +469,11 @@ def _e_VoteRequest_PartitionData_v2(o: VoteRequest.PartitionData, out: bytearray
     try:
         f = 0
         w3 = o._replica_directory_id
-        if not isinstance(w3, bytes):
-            w3 = w3._bytes
+        if w3.__class__ is not bytes:
+            w3 = w3._bytes  # type: ignore[union-attr]
         w4 = o._voter_directory_id
-        if not isinstance(w4, bytes):
-            w4 = w4._bytes
+        if w4.__class__ is not bytes:
+            w4 = w4._bytes  # type: ignore[union-attr]
         out += _F_iiiuuiqo.pack(o.partition_index, o.replica_epoch, o.replica_id, w3, w4, o.last_offset_epoch, o.last_offset, o.pre_vote)
         f = 1
         if o._unknown_tagged_fields:

@@ -300,8 +300,8 @@ def _e_VotersRecord_Voter_v0(o: VotersRecord.Voter, out: bytearray) -> None:
     try:
         f = 0
         w1 = o._voter_directory_id
-        if not isinstance(w1, bytes):
-            w1 = w1._bytes
+        if w1.__class__ is not bytes:
+            w1 = w1._bytes  # type: ignore[union-attr]
         out += _F_iu.pack(o.voter_id, w1)
         f = 1
         v_endpoints = o.endpoints
