@@ -618,8 +618,9 @@ class MessageGenerator:
         decoding the rest of a small struct)."""
         attr, slot, pytype = snake_case(spec.name), _slot(spec), self.pytype(spec)
         return ["", "@property", f"def {attr}(self) -> {pytype}:", f'    """{_field_doc(spec)}"""',
-                f"    value = self.{slot}", "    if isinstance(value, bytes):  # as a decoder left it",
-                f"        value = self.{slot} = uuid_from_wire(value)", "    return value", "",
+                f"    value = self.{slot}", "    if value.__class__ is not bytes:  # (as the encoders tell)",
+                "        return value  # type: ignore[return-value]",
+                f"    value = self.{slot} = uuid_from_wire(value)", "    return value", "",
                 f"@{attr}.setter", f"def {attr}(self, value: {pytype}) -> None:",
                 *["    " + line for line in _refuse_bytes(attr, "value")], f"    self.{slot} = value"]
 

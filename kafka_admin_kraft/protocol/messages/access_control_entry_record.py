@@ -92,8 +92,9 @@ class AccessControlEntryRecord(Struct):
     def id(self) -> Uuid:
         """Random id naming this ACL; RemoveAccessControlEntryRecord refers to it. (uuid, versions 0+)"""
         value = self._id
-        if isinstance(value, bytes):  # as a decoder left it
-            value = self._id = uuid_from_wire(value)
+        if value.__class__ is not bytes:  # (as the encoders tell)
+            return value  # type: ignore[return-value]
+        value = self._id = uuid_from_wire(value)
         return value
 
     @id.setter

@@ -140,8 +140,9 @@ class BeginQuorumEpochRequest(Struct):
         def voter_directory_id(self) -> Uuid:
             """Log directory id the leader expects the addressed voter to have (KIP-853). (uuid, versions 1+; ignorable)"""
             value = self._voter_directory_id
-            if isinstance(value, bytes):  # as a decoder left it
-                value = self._voter_directory_id = uuid_from_wire(value)
+            if value.__class__ is not bytes:  # (as the encoders tell)
+                return value  # type: ignore[return-value]
+            value = self._voter_directory_id = uuid_from_wire(value)
             return value
 
         @voter_directory_id.setter

@@ -100,8 +100,9 @@ class BrokerRegistrationRequest(Struct):
     def incarnation_id(self) -> Uuid:
         """A random id chosen anew each time the broker process starts. (uuid, versions 0+)"""
         value = self._incarnation_id
-        if isinstance(value, bytes):  # as a decoder left it
-            value = self._incarnation_id = uuid_from_wire(value)
+        if value.__class__ is not bytes:  # (as the encoders tell)
+            return value  # type: ignore[return-value]
+        value = self._incarnation_id = uuid_from_wire(value)
         return value
 
     @incarnation_id.setter

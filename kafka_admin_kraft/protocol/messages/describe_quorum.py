@@ -283,8 +283,9 @@ class DescribeQuorumResponse(Struct):
         def replica_directory_id(self) -> Uuid:
             """Log directory id of the replica (KIP-853); all zeros if unknown, as in a static quorum. (uuid, versions 2+)"""
             value = self._replica_directory_id
-            if isinstance(value, bytes):  # as a decoder left it
-                value = self._replica_directory_id = uuid_from_wire(value)
+            if value.__class__ is not bytes:  # (as the encoders tell)
+                return value  # type: ignore[return-value]
+            value = self._replica_directory_id = uuid_from_wire(value)
             return value
 
         @replica_directory_id.setter

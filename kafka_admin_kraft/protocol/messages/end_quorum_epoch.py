@@ -174,8 +174,9 @@ class EndQuorumEpochRequest(Struct):
         def candidate_directory_id(self) -> Uuid:
             """Log directory id of that voter. (uuid, versions 1+)"""
             value = self._candidate_directory_id
-            if isinstance(value, bytes):  # as a decoder left it
-                value = self._candidate_directory_id = uuid_from_wire(value)
+            if value.__class__ is not bytes:  # (as the encoders tell)
+                return value  # type: ignore[return-value]
+            value = self._candidate_directory_id = uuid_from_wire(value)
             return value
 
         @candidate_directory_id.setter

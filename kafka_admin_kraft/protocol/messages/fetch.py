@@ -168,8 +168,9 @@ class FetchRequest(Struct):
         def topic_id(self) -> Uuid:
             """Id of the topic to read (KIP-516); __cluster_metadata's is AAAAAAAAAAAAAAAAAAAAAQ. (uuid, versions 13+; ignorable)"""
             value = self._topic_id
-            if isinstance(value, bytes):  # as a decoder left it
-                value = self._topic_id = uuid_from_wire(value)
+            if value.__class__ is not bytes:  # (as the encoders tell)
+                return value  # type: ignore[return-value]
+            value = self._topic_id = uuid_from_wire(value)
             return value
 
         @topic_id.setter
@@ -225,8 +226,9 @@ class FetchRequest(Struct):
         def replica_directory_id(self) -> Uuid:
             """Log directory id of the fetching replica (KIP-853). (uuid, versions 17+; tag 0 in 17+; ignorable)"""
             value = self._replica_directory_id
-            if isinstance(value, bytes):  # as a decoder left it
-                value = self._replica_directory_id = uuid_from_wire(value)
+            if value.__class__ is not bytes:  # (as the encoders tell)
+                return value  # type: ignore[return-value]
+            value = self._replica_directory_id = uuid_from_wire(value)
             return value
 
         @replica_directory_id.setter
@@ -282,8 +284,9 @@ class FetchRequest(Struct):
         def topic_id(self) -> Uuid:
             """Id of the topic to drop partitions of. (uuid, versions 13+; ignorable)"""
             value = self._topic_id
-            if isinstance(value, bytes):  # as a decoder left it
-                value = self._topic_id = uuid_from_wire(value)
+            if value.__class__ is not bytes:  # (as the encoders tell)
+                return value  # type: ignore[return-value]
+            value = self._topic_id = uuid_from_wire(value)
             return value
 
         @topic_id.setter
@@ -387,8 +390,9 @@ class FetchResponse(Struct):
         def topic_id(self) -> Uuid:
             """Id of the topic (KIP-516). (uuid, versions 13+; ignorable)"""
             value = self._topic_id
-            if isinstance(value, bytes):  # as a decoder left it
-                value = self._topic_id = uuid_from_wire(value)
+            if value.__class__ is not bytes:  # (as the encoders tell)
+                return value  # type: ignore[return-value]
+            value = self._topic_id = uuid_from_wire(value)
             return value
 
         @topic_id.setter

@@ -142,8 +142,9 @@ class FetchSnapshotRequest(Struct):
         def replica_directory_id(self) -> Uuid:
             """Log directory id of the fetching replica (KIP-853). (uuid, versions 1+; tag 0 in 1+; ignorable)"""
             value = self._replica_directory_id
-            if isinstance(value, bytes):  # as a decoder left it
-                value = self._replica_directory_id = uuid_from_wire(value)
+            if value.__class__ is not bytes:  # (as the encoders tell)
+                return value  # type: ignore[return-value]
+            value = self._replica_directory_id = uuid_from_wire(value)
             return value
 
         @replica_directory_id.setter

@@ -109,8 +109,9 @@ class MetadataRequest(Struct):
         def topic_id(self) -> Uuid:
             """Id of the topic to describe (KIP-516); brokers honour it from v12. (uuid, versions 10+; ignorable)"""
             value = self._topic_id
-            if isinstance(value, bytes):  # as a decoder left it
-                value = self._topic_id = uuid_from_wire(value)
+            if value.__class__ is not bytes:  # (as the encoders tell)
+                return value  # type: ignore[return-value]
+            value = self._topic_id = uuid_from_wire(value)
             return value
 
         @topic_id.setter
@@ -242,8 +243,9 @@ class MetadataResponse(Struct):
         def topic_id(self) -> Uuid:
             """Id of the topic; all zeros only for an unknown topic asked for by name. (uuid, versions 10+; ignorable)"""
             value = self._topic_id
-            if isinstance(value, bytes):  # as a decoder left it
-                value = self._topic_id = uuid_from_wire(value)
+            if value.__class__ is not bytes:  # (as the encoders tell)
+                return value  # type: ignore[return-value]
+            value = self._topic_id = uuid_from_wire(value)
             return value
 
         @topic_id.setter

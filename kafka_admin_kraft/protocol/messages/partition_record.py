@@ -102,8 +102,9 @@ class PartitionRecord(Struct):
     def topic_id(self) -> Uuid:
         """Id of the topic the partition belongs to. (uuid, versions 0+)"""
         value = self._topic_id
-        if isinstance(value, bytes):  # as a decoder left it
-            value = self._topic_id = uuid_from_wire(value)
+        if value.__class__ is not bytes:  # (as the encoders tell)
+            return value  # type: ignore[return-value]
+        value = self._topic_id = uuid_from_wire(value)
         return value
 
     @topic_id.setter

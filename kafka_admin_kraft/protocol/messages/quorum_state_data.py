@@ -90,8 +90,9 @@ class QuorumStateData(Struct):
     def voted_directory_id(self) -> Uuid:
         """Log directory id of the replica voted for (KIP-853). (uuid, versions 1+)"""
         value = self._voted_directory_id
-        if isinstance(value, bytes):  # as a decoder left it
-            value = self._voted_directory_id = uuid_from_wire(value)
+        if value.__class__ is not bytes:  # (as the encoders tell)
+            return value  # type: ignore[return-value]
+        value = self._voted_directory_id = uuid_from_wire(value)
         return value
 
     @voted_directory_id.setter

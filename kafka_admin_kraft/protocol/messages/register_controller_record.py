@@ -86,8 +86,9 @@ class RegisterControllerRecord(Struct):
     def incarnation_id(self) -> Uuid:
         """Random id of the controller process run that registered; a restart brings a new one. (uuid, versions 0+)"""
         value = self._incarnation_id
-        if isinstance(value, bytes):  # as a decoder left it
-            value = self._incarnation_id = uuid_from_wire(value)
+        if value.__class__ is not bytes:  # (as the encoders tell)
+            return value  # type: ignore[return-value]
+        value = self._incarnation_id = uuid_from_wire(value)
         return value
 
     @incarnation_id.setter

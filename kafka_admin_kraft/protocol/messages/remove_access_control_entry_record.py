@@ -76,8 +76,9 @@ class RemoveAccessControlEntryRecord(Struct):
     def id(self) -> Uuid:
         """Id of the AccessControlEntryRecord whose ACL is removed. (uuid, versions 0+)"""
         value = self._id
-        if isinstance(value, bytes):  # as a decoder left it
-            value = self._id = uuid_from_wire(value)
+        if value.__class__ is not bytes:  # (as the encoders tell)
+            return value  # type: ignore[return-value]
+        value = self._id = uuid_from_wire(value)
         return value
 
     @id.setter

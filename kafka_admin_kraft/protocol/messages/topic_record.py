@@ -78,8 +78,9 @@ class TopicRecord(Struct):
     def topic_id(self) -> Uuid:
         """Id the controller gave the topic at creation (KIP-516); it never changes. (uuid, versions 0+)"""
         value = self._topic_id
-        if isinstance(value, bytes):  # as a decoder left it
-            value = self._topic_id = uuid_from_wire(value)
+        if value.__class__ is not bytes:  # (as the encoders tell)
+            return value  # type: ignore[return-value]
+        value = self._topic_id = uuid_from_wire(value)
         return value
 
     @topic_id.setter
