@@ -249,7 +249,7 @@ class MessageGenerator:
                 step(first.name, False, members)
                 for n, s in enumerate(group):
                     if s.type == "uuid":  # the wire bytes a decoder left, or the Uuid's
-                        # (``__class__``: half the time of ``isinstance``, though mypy does not narrow on it)
+                        # (``__class__``: half the time of ``isinstance``; mypy cannot narrow to Uuid by it)
                         lines += [f"w{n} = o.{_slot(s)}", f"if w{n}.__class__ is not bytes:",
                                   f"    w{n} = w{n}._bytes  # type: ignore[union-attr]"]
                 args = ", ".join(f"w{n}" if s.type == "uuid" else f"o.{snake_case(s.name)}"
