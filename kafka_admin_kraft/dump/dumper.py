@@ -27,9 +27,8 @@ from crc32c._crc32c import crc32c
 
 from kafka_admin_kraft.dump import parallel
 from kafka_admin_kraft.dump.json_text import json_string
+from kafka_admin_kraft.dump.ordinary import JSON, TEXT, frame_values, payload_json, record_lines
 from kafka_admin_kraft.dump.payload import (
-    DECODE_FAILURES,
-    FAST_READERS,
     NonDefaultField,
     control_json,
     metadata_payload,
@@ -54,7 +53,6 @@ from kafka_admin_kraft.records.batch import (
     CRC_START,
     HEADER,
     PREFIX,
-    Header,
     Record,
     decode_batch_at,
 )
@@ -75,6 +73,9 @@ PRODUCER_ENTRY: Final = struct.Struct(">qhiqiqiq")
 ABORTED_TXN: Final = struct.Struct(">hqqqq")
 FLUSH_AT: Final = 1 << 20
 CODECS: Final = ("none", "gzip", "snappy", "lz4", "zstd")
+ORDINARY_MASK: Final = 0x2F
+"""Attribute bits of a batch the record lines are not framed straight from: a compression codec,
+LogAppendTime, a control batch."""
 CONTROL_LABELS: Final = {
     ControlRecordType.LEADER_CHANGE: " LeaderChange: ",
     ControlRecordType.SNAPSHOT_HEADER: " SnapshotHeader ",
@@ -242,8 +243,8 @@ class Dumper:
         self.findings = Findings()
         self.fast = not options.skip_record_metadata and (
             options.metadata_decoder or not options.print_contents)
-        """Whether data batches take :meth:`_fast_text` or :meth:`_fast_json`: records with their
-        metadata, and either no content or the metadata decoder's."""
+        """Whether ordinary data batches take the framed way (:mod:`~kafka_admin_kraft.dump.ordinary`):
+        records with their metadata, and either no content or the metadata decoder's."""
 
     def run(self, files: Iterable[str]) -> int:
         """Dump every file; 1 when Kafka's tool would die on one (the output up to there is written),
@@ -433,6 +434,18 @@ class Dumper:
             self.output.add(line)
             raise DumpError(f"batch at position {position} is shorter than its {BATCH_HEADER_SIZE}-byte "
                             "header: its records cannot be read (java.lang.IndexOutOfBoundsException)")
+        if self.fast and not attributes & ORDINARY_MASK and magic == 2 and base_sequence < 0 and count > 0:
+            framed = frame_values(buf, at + BATCH_HEADER_SIZE, at + total, count)
+            if framed is not None:
+                values, delta = framed
+                if base_offset != last + 1 and last != -1:
+                    pairs.append((last, base_offset))
+                style = JSON if options.json else TEXT
+                lines = [line]
+                record_lines(lines, values, base_offset, style.middle(timestamp_type, base_timestamp + delta),
+                             style, options.metadata_decoder)
+                self.output.add("".join(lines))
+                return base_offset + count - 1
         log_append = max_timestamp if attributes & 0x08 else None
         records: Iterable[KafkaRecord]
         failure: RecordFailure | None = None
@@ -446,13 +459,6 @@ class Dumper:
                 records = kafka_records(buf, at + BATCH_HEADER_SIZE, at + total, count, base_offset,
                                         base_timestamp, base_sequence, log_append)
         else:
-            if self.fast and not control:
-                lines = [line]
-                fast = self._fast_json if options.json else self._fast_text
-                last = fast(lines, batch.records, timestamp_type, log_append, base_offset, base_sequence,
-                            last, pairs)
-                self.output.add("".join(lines))
-                return last
             self.output.add(line)
             records = _from_decoded(batch.records, log_append, base_offset, base_sequence)
         try:
@@ -460,89 +466,6 @@ class Dumper:
         except RecordFailure as exc:
             failure = exc
         raise DumpError(f"batch at position {position} (base offset {base_offset}): {failure}")
-
-    def _fast_text(self, lines: list[str], records: list[Record], timestamp_type: str, log_append: int | None,
-                   base_offset: int, base_sequence: int, last: int, pairs: list[tuple[int, int]]) -> int:
-        """Append the record lines of a sound data batch (text, with record metadata) to ``lines``:
-        the hot loop of a dump, kept free of per-record objects and calls where it can be. KRaft's
-        own records (no key, no headers, no sequence, the batch's timestamp) take the shortest way."""
-        append = lines.append
-        decode = self.options.metadata_decoder
-        fast = FAST_READERS
-        failures = DECODE_FAILURES
-        plain = base_sequence < 0 and log_append is None
-        stamp = None
-        middle = ""
-        for offset, timestamp, key, value, headers, _ in records:
-            if offset != last + 1 and last != -1:
-                pairs.append((last, offset))
-            last = offset
-            if not plain or key is not None or headers or value is None:
-                head = _record_head(offset, timestamp if log_append is None else log_append, timestamp_type,
-                                    key, value, headers, base_sequence, base_offset)
-                append(f"{head} payload: {metadata_payload(value, offset)}\n" if decode else head + "\n")
-                continue
-            if timestamp != stamp:
-                stamp = timestamp
-                middle = f" {timestamp_type}: {timestamp} keySize: -1 valueSize: "
-            if decode:
-                entry = fast.get(value[:3])
-                if entry is not None:
-                    try:
-                        data, end = entry[1](value, 3)
-                    except failures:
-                        end = -1
-                    if end == len(value):
-                        append(f"| offset: {offset}{middle}{end} sequence: -1 headerKeys: [] payload: "
-                               f"{entry[0]}{data}}}\n")
-                        continue
-                append(f"| offset: {offset}{middle}{len(value)} sequence: -1 headerKeys: [] payload: "
-                       f"{metadata_payload(value, offset)}\n")
-            else:
-                append(f"| offset: {offset}{middle}{len(value)} sequence: -1 headerKeys: []\n")
-        return last
-
-    def _fast_json(self, lines: list[str], records: list[Record], timestamp_type: str, log_append: int | None,
-                   base_offset: int, base_sequence: int, last: int, pairs: list[tuple[int, int]]) -> int:
-        """:meth:`_fast_text` for ``--output json``: one record object per line."""
-        append = lines.append
-        decode = self.options.metadata_decoder
-        fast = FAST_READERS
-        failures = DECODE_FAILURES
-        plain = base_sequence < 0 and log_append is None
-        stamp = None
-        middle = ""
-        for offset, timestamp, key, value, headers, _ in records:
-            if offset != last + 1 and last != -1:
-                pairs.append((last, offset))
-            last = offset
-            if not plain or key is not None or headers or value is None:
-                head = _record_json_head(offset, timestamp if log_append is None else log_append,
-                                         timestamp_type, key, value, headers, base_sequence, base_offset)
-                payload = _payload_json(metadata_payload(value, offset)) if decode else ""
-                append(f"{head}{payload}}}\n")
-                continue
-            if timestamp != stamp:
-                stamp = timestamp
-                middle = (f',"timestampType":"{timestamp_type}","timestamp":{timestamp},"keySize":-1,'
-                          '"valueSize":')
-            if decode:
-                entry = fast.get(value[:3])
-                if entry is not None:
-                    try:
-                        data, end = entry[1](value, 3)
-                    except failures:
-                        end = -1
-                    if end == len(value):
-                        append(f'{{"type":"record","offset":{offset}{middle}{end},"sequence":-1,"headerKeys":[],'
-                               f'"payload":{entry[0]}{data}}}}}\n')
-                        continue
-                append(f'{{"type":"record","offset":{offset}{middle}{len(value)},"sequence":-1,"headerKeys":[]'
-                       f'{_payload_json(metadata_payload(value, offset))}}}\n')
-            else:
-                append(f'{{"type":"record","offset":{offset}{middle}{len(value)},"sequence":-1,'
-                       '"headerKeys":[]}\n')
-        return last
 
     def _print_records(self, records: Iterable[KafkaRecord], timestamp_type: str, control: bool, last: int,
                        pairs: list[tuple[int, int]], position: int) -> int:
@@ -609,7 +532,7 @@ class Dumper:
                                     f"{exc}") from None
         if options.print_contents and not control:
             if options.metadata_decoder:
-                parts.append(_payload_json(metadata_payload(value, offset)))
+                parts.append(payload_json(metadata_payload(value, offset)))
             else:
                 try:
                     if key is not None:
@@ -785,28 +708,6 @@ def _json_head(offset: int, timestamp: int, timestamp_type: str, key: bytes | No
     return (f'{{"type":"record","offset":{offset},"timestampType":"{timestamp_type}","timestamp":{timestamp},'
             f'"keySize":{-1 if key is None else len(key)},"valueSize":{-1 if value is None else len(value)},'
             f'"sequence":{sequence},"headerKeys":[{",".join(json_string(header) for header in header_keys)}]')
-
-
-def _record_json_head(offset: int, timestamp: int, timestamp_type: str, key: bytes | None,
-                      value: bytes | None, headers: tuple[Header, ...], base_sequence: int,
-                      base_offset: int) -> str:
-    sequence = -1 if base_sequence < 0 else increment_sequence(base_sequence, offset - base_offset)
-    keys = (header.key for header in headers)
-    return _json_head(offset, timestamp, timestamp_type, key, value, keys, sequence)
-
-
-def _payload_json(text: str) -> str:
-    """The decoder's text as a member of a record object: the record, or the reason it is unreadable."""
-    return f',"payloadError":{json_string(text)}' if text.startswith("Error at ") else f',"payload":{text}'
-
-
-def _record_head(offset: int, timestamp: int, timestamp_type: str, key: bytes | None, value: bytes | None,
-                 headers: tuple[Header, ...], base_sequence: int, base_offset: int) -> str:
-    """The metadata part of a record line (``DumpLogSegments.printRecordMetadata``)."""
-    sequence = -1 if base_sequence < 0 else increment_sequence(base_sequence, offset - base_offset)
-    return (f"| offset: {offset} {timestamp_type}: {timestamp} keySize: {-1 if key is None else len(key)} "
-            f"valueSize: {-1 if value is None else len(value)} sequence: {sequence} "
-            f"headerKeys: [{','.join(header.key for header in headers)}]")
 
 
 BOOLS: Final = ("false", "true")
