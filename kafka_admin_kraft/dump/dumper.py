@@ -27,7 +27,7 @@ from crc32c._crc32c import crc32c
 
 from kafka_admin_kraft.dump import parallel
 from kafka_admin_kraft.dump.json_text import json_string
-from kafka_admin_kraft.dump.ordinary import JSON, TEXT, frame_values, payload_json, record_lines
+from kafka_admin_kraft.dump.ordinary import JSON, TEXT, batch_lines, payload_json
 from kafka_admin_kraft.dump.payload import (
     NonDefaultField,
     control_json,
@@ -435,15 +435,11 @@ class Dumper:
             raise DumpError(f"batch at position {position} is shorter than its {BATCH_HEADER_SIZE}-byte "
                             "header: its records cannot be read (java.lang.IndexOutOfBoundsException)")
         if self.fast and not attributes & ORDINARY_MASK and magic == 2 and base_sequence < 0 and count > 0:
-            framed = frame_values(buf, at + BATCH_HEADER_SIZE, at + total, count)
-            if framed is not None:
-                values, delta = framed
+            lines = [line]
+            if batch_lines(lines, buf, at + BATCH_HEADER_SIZE, at + total, count, base_offset, base_timestamp,
+                           timestamp_type, JSON if options.json else TEXT, options.metadata_decoder):
                 if base_offset != last + 1 and last != -1:
                     pairs.append((last, base_offset))
-                style = JSON if options.json else TEXT
-                lines = [line]
-                record_lines(lines, values, base_offset, style.middle(timestamp_type, base_timestamp + delta),
-                             style, options.metadata_decoder)
                 self.output.add("".join(lines))
                 return base_offset + count - 1
         log_append = max_timestamp if attributes & 0x08 else None

@@ -3,14 +3,18 @@
 Almost every batch of a metadata log is uncompressed, has no producer (base sequence -1) and
 CreateTime timestamps, and holds records whose key is null, which have no headers, whose offsets
 follow one another from the batch's base offset and which share one timestamp (the controller
-stamps a batch once). :func:`frame_values` slices the values of such a batch out of its bytes
+stamps a batch once). :func:`batch_lines` prints such a batch's records straight from its bytes,
 without building a record per value; it accepts only what the project's batch decoder accepts, with
-the same offsets, timestamps and values, and hands any other batch back (None) to be read the
-ordinary way, so that what is odd or wrong with it is printed as before.
+the same offsets, timestamps and values, and refuses (False) any other batch, to be read the ordinary
+way, so that what is odd or wrong with it is printed as before.
 
-:class:`LineStyle` holds the fixed parts of a record's line in Kafka's text or in ``--output json``,
-so that :func:`record_lines` builds each line in one formatting step: the record's metadata, then
-its payload through the generated reader of its type and version (``metadata_json``).
+A record's header (its varints and null key) recurs across a log: the same value sizes at the same
+offset deltas. So each header is parsed once into a :class:`Head` that holds its framing, the text
+of its value size and what the record's type is printed with, looked up by the header's bytes and the
+value's first three (its frame, type and version). :class:`LineStyle` holds the fixed parts of a
+record's line in Kafka's text or in ``--output json``, so that each line is built in one formatting
+step: the record's metadata, then its payload through the generated reader of its type and version
+(``metadata_json``).
 """
 
 from __future__ import annotations
@@ -18,79 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final, NamedTuple
 
-from kafka_admin_kraft.dump.json_text import json_string
+from kafka_admin_kraft.dump.json_text import CACHE_LIMIT, json_string
 from kafka_admin_kraft.dump.payload import DECODE_FAILURES, FAST_READERS, Reader, metadata_payload
-
-
-def frame_values(buf: bytes, pos: int, end: int, count: int) -> tuple[list[bytes], int] | None:
-    """The values of the ``count`` (> 0) records in ``buf[pos:end]`` and their common timestamp delta,
-    or None when a record is not ordinary (see the module docstring) or the bytes do not hold exactly
-    ``count`` records."""
-    values: list[bytes] = []
-    append = values.append
-    stamp = -1
-    try:
-        for delta in range(0, count << 1, 2):
-            # Length: a zig-zag varint of one or two bytes, not negative.
-            b = buf[pos]
-            if b < 0x80:
-                pos += 1
-            else:
-                c = buf[pos + 1]
-                if c >= 0x80:
-                    return None
-                b = (b & 0x7F) | (c << 7)
-                pos += 2
-            if b & 1:
-                return None
-            record_end = pos + (b >> 1)  # past ``end`` or not after the fields: refused below
-            # Attributes (any), then the timestamp delta: a varlong of one or two bytes, the same for
-            # every record.
-            b = buf[pos + 1]
-            if b < 0x80:
-                p = pos + 2
-            else:
-                c = buf[pos + 2]
-                if c >= 0x80:
-                    return None
-                b = (b & 0x7F) | (c << 7)
-                p = pos + 3
-            if b != stamp:
-                if stamp >= 0:
-                    return None
-                stamp = b
-            # The offset delta must be the record's index (``delta``, zig-zag encoded: twice it).
-            b = buf[p]
-            if b < 0x80:
-                p += 1
-            else:
-                c = buf[p + 1]
-                if c >= 0x80:
-                    return None
-                b = (b & 0x7F) | (c << 7)
-                p += 2
-            if b != delta or buf[p] != 1:  # and a null key
-                return None
-            # The value's length, one or two bytes; the value; no headers.
-            b = buf[p + 1]
-            if b < 0x80:
-                p += 2
-            else:
-                c = buf[p + 2]
-                if c >= 0x80:
-                    return None
-                b = (b & 0x7F) | (c << 7)
-                p += 3
-            value_end = p + (b >> 1)
-            if b & 1 or value_end + 1 != record_end or buf[value_end] != 0:
-                return None
-            append(buf[p:value_end])
-            pos = record_end
-    except IndexError:
-        return None
-    if pos != end:
-        return None
-    return values, (stamp >> 1) ^ -(stamp & 1)
 
 
 class LineStyle(NamedTuple):
@@ -106,6 +39,8 @@ class LineStyle(NamedTuple):
     metadata: str
     payload: Callable[[str], str]
     end: str
+    heads: dict[bytes, Head]
+    """The :class:`Head` of every record header met so far (a cache)."""
 
 
 def _styled(before_data: str) -> dict[bytes, tuple[str, Reader]]:
@@ -130,37 +65,136 @@ def _text_payload(text: str) -> str:
 
 
 TEXT: Final = LineStyle("| offset: ", _text_middle, _styled(" sequence: -1 headerKeys: [] payload: "), "}\n",
-                        " sequence: -1 headerKeys: []", _text_payload, "\n")
+                        " sequence: -1 headerKeys: []", _text_payload, "\n", {})
 """Kafka's text: ``DumpLogSegments.printRecordMetadata`` and the decoder's payload."""
 JSON: Final = LineStyle('{"type":"record","offset":', _json_middle,
                         _styled(',"sequence":-1,"headerKeys":[],"payload":'), "}}\n",
-                        ',"sequence":-1,"headerKeys":[]', payload_json, "}\n")
+                        ',"sequence":-1,"headerKeys":[]', payload_json, "}\n", {})
 """``--output json``: one record object per line."""
 
 
-def record_lines(lines: list[str], values: list[bytes], first: int, middle: str, style: LineStyle,
-                 decode: bool) -> None:
-    """Append the lines of the records holding ``values``, the first at offset ``first``, to
-    ``lines``; ``middle`` is ``style.middle`` of their timestamp."""
+HEAD_BYTES: Final = 11
+"""The bytes a record's framing is looked up by: its longest ordinary header (length, attributes,
+timestamp delta, offset delta, null key and value length, the varints in one or two bytes each: 10)
+and, after a header of up to 8 bytes, the value's first three (its frame, type and version)."""
+
+
+class Head(NamedTuple):
+    """What the first HEAD_BYTES of an ordinary record settle: its framing and the fixed text after
+    its timestamp."""
+
+    delta: int
+    """The offset delta, zig-zag encoded (twice the delta)."""
+    stamp: int
+    """The timestamp delta, zig-zag encoded."""
+    value_at: int
+    """Where the value starts, from the start of the record."""
+    value_end: int
+    """Where it ends: the record's last byte, which must be 0 (no headers)."""
+    text: str
+    """The value size and the text before the record's data (with the decoder)."""
+    reader: Reader | None
+    """The reader of the value's body, when the value's first three bytes are among HEAD_BYTES."""
+    bare: str
+    """The value size and the rest of the line (without the decoder)."""
+
+
+def _varint(key: bytes, at: int) -> tuple[int, int]:
+    """A zig-zag varint of one or two bytes (still encoded) and the position after it; IndexError for
+    longer ones (no ordinary record has them) or past the key."""
+    b = key[at]
+    if b < 0x80:
+        return b, at + 1
+    c = key[at + 1]
+    if c >= 0x80:
+        raise IndexError("a varint of more than two bytes")
+    return (b & 0x7F) | (c << 7), at + 2
+
+
+def _head(key: bytes, style: LineStyle) -> Head | None:
+    """The :class:`Head` of the record starting ``key``, or None when its header is not ordinary."""
+    try:
+        length, at = _varint(key, 0)
+        record_end = at + (length >> 1)
+        stamp, at = _varint(key, at + 1)  # after the attributes (any)
+        delta, at = _varint(key, at)
+        if key[at] != 1:  # a null key
+            return None
+        size, at = _varint(key, at + 1)
+    except IndexError:
+        return None
+    value_end = at + (size >> 1)
+    if length & 1 or size & 1 or value_end + 1 != record_end:
+        return None
+    entry = style.decoded.get(key[at:at + 3]) if at + 3 <= min(value_end, len(key)) else None
+    head = Head(delta, stamp, at, value_end, f"{size >> 1}{entry[0]}" if entry else "",
+                entry[1] if entry else None, f"{size >> 1}{style.metadata}{style.end}")
+    if len(style.heads) >= CACHE_LIMIT:
+        style.heads.clear()
+    style.heads[key] = head
+    return head
+
+
+def batch_lines(lines: list[str], buf: bytes, pos: int, end: int, count: int, first: int,
+                base_timestamp: int, timestamp_type: str, style: LineStyle, decode: bool) -> bool:
+    """Append the lines of the ``count`` (> 0) records in ``buf[pos:end]``, the first at offset
+    ``first``, to ``lines``; False when a record is not ordinary or the bytes do not hold exactly
+    ``count`` records (see the module docstring): the lines appended are then to be dropped."""
     append = lines.append
+    heads = style.heads
     start = style.start
-    if not decode:
-        bare = style.metadata + style.end
-        for offset, value in enumerate(values, first):
-            append(f"{start}{offset}{middle}{len(value)}{bare}")
-        return
-    fast = style.decoded
     close = style.close
     failures = DECODE_FAILURES
-    for offset, value in enumerate(values, first):
-        entry = fast.get(value[:3])
-        if entry is not None:
-            try:
-                data, end = entry[1](value, 3)
-            except failures:
-                end = -1
-            if end == len(value):
-                append(f"{start}{offset}{middle}{end}{entry[0]}{data}{close}")
-                continue
-        append(f"{start}{offset}{middle}{len(value)}{style.metadata}"
-               f"{style.payload(metadata_payload(value, offset))}{style.end}")
+    stamp = -1
+    middle = ""
+    offset = first
+    try:
+        for delta in range(0, count << 1, 2):
+            key = buf[pos:pos + HEAD_BYTES]
+            head = heads.get(key) or _head(key, style)
+            if head is None:
+                return False
+            head_delta, head_stamp, value_at, value_end, text, reader, bare = head
+            if head_delta != delta:
+                return False
+            if head_stamp != stamp:
+                if stamp >= 0:
+                    return False
+                stamp = head_stamp
+                middle = style.middle(timestamp_type, base_timestamp + ((stamp >> 1) ^ -(stamp & 1)))
+            value_end += pos
+            if buf[value_end]:
+                return False
+            value = buf[pos + value_at:value_end]
+            pos = value_end + 1
+            if not decode:
+                append(f"{start}{offset}{middle}{bare}")
+            else:
+                if reader is not None:
+                    try:
+                        data, at = reader(value, 3)
+                    except failures:
+                        at = -1
+                    if at == len(value):
+                        append(f"{start}{offset}{middle}{text}{data}{close}")
+                        offset += 1
+                        continue
+                append(_line(style, offset, middle, value))
+            offset += 1
+    except IndexError:
+        return False
+    return pos == end
+
+
+def _line(style: LineStyle, offset: int, middle: str, value: bytes) -> str:
+    """A record's line with the decoder, its reader looked up by the value's first three bytes."""
+    entry = style.decoded.get(value[:3])
+    if entry is not None:
+        try:
+            data, end = entry[1](value, 3)
+        except DECODE_FAILURES:
+            end = -1
+        if end == len(value):
+            return f"{style.start}{offset}{middle}{end}{entry[0]}{data}{style.close}"
+    return (f"{style.start}{offset}{middle}{len(value)}{style.metadata}"
+            f"{style.payload(metadata_payload(value, offset))}{style.end}")
