@@ -27,7 +27,7 @@ from crc32c._crc32c import crc32c
 
 from kafka_admin_kraft.dump import parallel
 from kafka_admin_kraft.dump.json_text import json_string
-from kafka_admin_kraft.dump.ordinary import JSON, TEXT, batch_lines, payload_json
+from kafka_admin_kraft.dump.ordinary import JSON, TEXT, ordinary_batch, payload_json
 from kafka_admin_kraft.dump.payload import (
     NonDefaultField,
     control_json,
@@ -73,9 +73,6 @@ PRODUCER_ENTRY: Final = struct.Struct(">qhiqiqiq")
 ABORTED_TXN: Final = struct.Struct(">hqqqq")
 FLUSH_AT: Final = 1 << 20
 CODECS: Final = ("none", "gzip", "snappy", "lz4", "zstd")
-ORDINARY_MASK: Final = 0x2F
-"""Attribute bits of a batch the record lines are not framed straight from: a compression codec,
-LogAppendTime, a control batch."""
 CONTROL_LABELS: Final = {
     ControlRecordType.LEADER_CHANGE: " LeaderChange: ",
     ControlRecordType.SNAPSHOT_HEADER: " SnapshotHeader ",
@@ -241,10 +238,12 @@ class Dumper:
         self.output = Output(out)
         self.err = err
         self.findings = Findings()
-        self.fast = not options.skip_record_metadata and (
+        self.ordinary = options.deep_iteration and not options.skip_record_metadata and (
             options.metadata_decoder or not options.print_contents)
-        """Whether ordinary data batches take the framed way (:mod:`~kafka_admin_kraft.dump.ordinary`):
-        records with their metadata, and either no content or the metadata decoder's."""
+        """Whether ordinary batches are printed straight from their bytes
+        (:mod:`~kafka_admin_kraft.dump.ordinary`): records with their metadata, and either no content
+        or the metadata decoder's."""
+        self.style = JSON if options.json else TEXT
 
     def run(self, files: Iterable[str]) -> int:
         """Dump every file; 1 when Kafka's tool would die on one (the output up to there is written),
@@ -373,6 +372,14 @@ class Dumper:
     def dump_batch(self, buf: bytes, at: int, total: int, position: int, read_at: ReadAt, path: str,
                    last: int, pairs: list[tuple[int, int]]) -> int:
         """Print one batch (and its records when iterating deeply); returns the last record offset."""
+        if self.ordinary and total >= BATCH_HEADER_SIZE:
+            done = ordinary_batch(buf, at, total, position, self.style, self.options.metadata_decoder)
+            if done is not None:
+                text, first, count = done
+                if first != last + 1 and last != -1:
+                    pairs.append((last, first))
+                self.output.add(text)
+                return first + count - 1
         options = self.options
         magic = buf[at + 16]
         if magic > 0x7F:
@@ -434,14 +441,6 @@ class Dumper:
             self.output.add(line)
             raise DumpError(f"batch at position {position} is shorter than its {BATCH_HEADER_SIZE}-byte "
                             "header: its records cannot be read (java.lang.IndexOutOfBoundsException)")
-        if self.fast and not attributes & ORDINARY_MASK and magic == 2 and base_sequence < 0 and count > 0:
-            lines = [line]
-            if batch_lines(lines, buf, at + BATCH_HEADER_SIZE, at + total, count, base_offset, base_timestamp,
-                           timestamp_type, JSON if options.json else TEXT, options.metadata_decoder):
-                if base_offset != last + 1 and last != -1:
-                    pairs.append((last, base_offset))
-                self.output.add("".join(lines))
-                return base_offset + count - 1
         log_append = max_timestamp if attributes & 0x08 else None
         records: Iterable[KafkaRecord]
         failure: RecordFailure | None = None

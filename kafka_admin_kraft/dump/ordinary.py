@@ -22,8 +22,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final, NamedTuple
 
+from crc32c._crc32c import crc32c
+
 from kafka_admin_kraft.dump.json_text import CACHE_LIMIT, json_string
 from kafka_admin_kraft.dump.payload import DECODE_FAILURES, FAST_READERS, Reader, metadata_payload
+from kafka_admin_kraft.records.batch import BATCH_HEADER_SIZE, CRC_START, HEADER
+
+_unpack_header = HEADER.unpack_from
 
 
 class LineStyle(NamedTuple):
@@ -41,6 +46,9 @@ class LineStyle(NamedTuple):
     end: str
     heads: dict[bytes, Head]
     """The :class:`Head` of every record header met so far (a cache)."""
+    batch: Callable[[int, int, int, int, int, int, int, int, int, int, bool], str]
+    """The batch's line: base offset, last offset, count, producer id and epoch, partition leader
+    epoch, position, max timestamp, size, CRC and whether it matches."""
 
 
 def _styled(before_data: str) -> dict[bytes, tuple[str, Reader]]:
@@ -64,12 +72,34 @@ def _text_payload(text: str) -> str:
     return f" payload: {text}"
 
 
+def _text_batch(base_offset: int, last_offset: int, count: int, producer_id: int, producer_epoch: int,
+                leader_epoch: int, position: int, max_timestamp: int, size: int, crc: int,
+                valid: bool) -> str:
+    return (f"baseOffset: {base_offset} lastOffset: {last_offset} count: {count} baseSequence: -1 "
+            f"lastSequence: -1 producerId: {producer_id} producerEpoch: {producer_epoch} "
+            f"partitionLeaderEpoch: {leader_epoch} isTransactional: false isControl: false "
+            f"deleteHorizonMs: OptionalLong.empty position: {position} CreateTime: {max_timestamp} "
+            f"size: {size} magic: 2 compresscodec: none crc: {crc} isvalid: {'true' if valid else 'false'}\n")
+
+
+def _json_batch(base_offset: int, last_offset: int, count: int, producer_id: int, producer_epoch: int,
+                leader_epoch: int, position: int, max_timestamp: int, size: int, crc: int,
+                valid: bool) -> str:
+    return (f'{{"type":"batch","baseOffset":{base_offset},"lastOffset":{last_offset},"count":{count},'
+            f'"baseSequence":-1,"lastSequence":-1,"producerId":{producer_id},'
+            f'"producerEpoch":{producer_epoch},'
+            f'"partitionLeaderEpoch":{leader_epoch},"isTransactional":false,"isControl":false,'
+            f'"deleteHorizonMs":null,"position":{position},"timestampType":"CreateTime",'
+            f'"maxTimestamp":{max_timestamp},"size":{size},"magic":2,"compressCodec":"none","crc":{crc},'
+            f'"isValid":{"true" if valid else "false"}}}\n')
+
+
 TEXT: Final = LineStyle("| offset: ", _text_middle, _styled(" sequence: -1 headerKeys: [] payload: "), "}\n",
-                        " sequence: -1 headerKeys: []", _text_payload, "\n", {})
+                        " sequence: -1 headerKeys: []", _text_payload, "\n", {}, _text_batch)
 """Kafka's text: ``DumpLogSegments.printRecordMetadata`` and the decoder's payload."""
 JSON: Final = LineStyle('{"type":"record","offset":', _json_middle,
                         _styled(',"sequence":-1,"headerKeys":[],"payload":'), "}}\n",
-                        ',"sequence":-1,"headerKeys":[]', payload_json, "}\n", {})
+                        ',"sequence":-1,"headerKeys":[]', payload_json, "}\n", {}, _json_batch)
 """``--output json``: one record object per line."""
 
 
@@ -133,6 +163,25 @@ def _head(key: bytes, style: LineStyle) -> Head | None:
         style.heads.clear()
     style.heads[key] = head
     return head
+
+
+def ordinary_batch(buf: bytes, at: int, total: int, position: int, style: LineStyle,
+                   decode: bool) -> tuple[str, int, int] | None:
+    """The text of the batch ``buf[at:at + total]`` (its line and its records' lines), its base offset and
+    its record count; None when it is not an ordinary batch: magic 2, uncompressed, CreateTime, neither
+    transactional nor control nor with a delete horizon, no producer sequence, at least one record, and
+    ordinary records (see the module docstring)."""
+    (base_offset, _, leader_epoch, magic, crc, attributes, last_delta, base_timestamp, max_timestamp,
+     producer_id, producer_epoch, base_sequence, count) = _unpack_header(buf, at)
+    if magic != 2 or attributes & 0x7F or base_sequence != -1 or count <= 0:
+        return None
+    valid = crc == crc32c(memoryview(buf)[at + CRC_START:at + total])
+    lines = [style.batch(base_offset, base_offset + last_delta, count, producer_id, producer_epoch,
+                         leader_epoch, position, max_timestamp, total, crc, valid)]
+    if not batch_lines(lines, buf, at + BATCH_HEADER_SIZE, at + total, count, base_offset, base_timestamp,
+                       "CreateTime", style, decode):
+        return None
+    return "".join(lines), base_offset, count
 
 
 def batch_lines(lines: list[str], buf: bytes, pos: int, end: int, count: int, first: int,
