@@ -1,10 +1,13 @@
 """Deep dumps of large files on every core: worker processes format chunks of whole batches side by
 side and write them to stdout strictly in file order.
 
-The parent walks the batch boundaries (the same walk as a single-process dump, so the same place to
-stop and the same error there) and cuts them into chunks. Worker ``w`` of ``n`` formats chunks
-``w``, ``w + n``, ``w + 2n``... and, for each, waits for the token of the chunk before, writes its text to the
-output's file descriptor (shared, so the writes follow each other) and passes the token on. The
+The parent starts the workers, then walks the batch boundaries (the same walk as a single-process
+dump, so the same place to stop and the same error there) and cuts them into chunks, sending each to
+its worker as soon as it is found: the workers format while the parent walks. Worker ``w`` of ``n``
+formats chunks ``w``, ``w + n``, ``w + 2n``... and, for each, waits for the token of the chunk
+before, writes its text to the output's file descriptor (shared, so the writes follow each other)
+and passes the token on; the parent holds the pipes' reading ends until every worker is done, so
+that the token after the last chunk has somewhere to go. The
 token carries the offset of the last record so far, which settles the non-consecutive check at chunk
 boundaries, and a stop flag once a chunk hit damage: the text up to the damage is written, nothing
 after it, and the parent raises the chunk's error.
@@ -12,6 +15,7 @@ after it, and the parent raises the chunk's error.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import pickle
@@ -32,6 +36,8 @@ AHEAD: Final = 4
 MAX_WORKERS: Final = 8
 TOKEN: Final = struct.Struct(">?q")
 """(go on, offset of the last record so far; -1 before the first)."""
+CHUNK: Final = struct.Struct(">qq")
+"""A chunk sent to a worker: its start and end in the file; (-1, -1) once there are no more."""
 UNSET: Final = -(1 << 80)
 """``last`` at the start of a chunk whose predecessor is not known yet: never ``-1`` nor ``offset - 1``."""
 
@@ -70,115 +76,133 @@ class ChunkResult:
     error: str | None = None
 
 
-def _chunks(read_at: ReadAt, path: str, end: int) -> tuple[list[tuple[int, int]], int, Exception | None]:
-    """Batch-aligned (start, end) ranges of about CHUNK_BYTES, where the walk stopped, and the error
-    that stopped it (raised once the chunks before it are out)."""
-    chunks: list[tuple[int, int]] = []
-    walk = BatchWalk(read_at, path, end)
-    start = 0
-    error: Exception | None = None
-    try:
-        for _, _, total in walk:
-            if walk.position + total - start >= CHUNK_BYTES:
-                chunks.append((start, walk.position + total))
-                start = walk.position + total
-    except DumpError as exc:
-        error = exc
-    stopped = walk.position
-    if stopped > start:
-        chunks.append((start, stopped))
-    return chunks, stopped, error
-
-
 def dump_in_workers(printer: BatchPrinter, out_fd: int, read_at: ReadAt, path: str, end: int, workers: int,
                     pairs: list[tuple[int, int]]) -> int:
     """Dump the batches of ``path`` up to ``end`` with ``workers`` processes writing to ``out_fd``, the
     file descriptor behind ``printer``'s output; returns where the batch walk stopped. Raises the first
     error a chunk or the walk ran into, after the output before it."""
-    chunks, stopped, walk_error = _chunks(read_at, path, end)
     printer.flush()
-    workers = min(workers, len(chunks))
-    if workers <= 1:
-        _run_inline(printer, read_at, path, chunks, pairs)
-    else:
-        results = _run_forked(printer, out_fd, read_at, path, chunks, workers)
-        for result in results:
-            pairs += result.pairs
-            if result.error is not None:
-                raise DumpError(result.error)
-    if walk_error is not None:
-        raise walk_error
-    return stopped
-
-
-def _run_inline(printer: BatchPrinter, read_at: ReadAt, path: str, chunks: list[tuple[int, int]],
-                pairs: list[tuple[int, int]]) -> None:
-    last = -1
-    for start, end in chunks:
-        last = printer.dump_batches(BatchWalk(read_at, path, end, start), last, pairs)
-
-
-def _run_forked(printer: BatchPrinter, out_fd: int, read_at: ReadAt, path: str, chunks: list[tuple[int, int]],
-                workers: int) -> list[ChunkResult]:
-    """Fork the workers, wait for the token after the last chunk, collect every chunk's result."""
-    turns = [os.pipe() for _ in range(workers + 1)]  # worker w reads turns[w]; the parent turns[-1]
-    outcomes = [os.pipe() for _ in range(workers)]
-    pids = []
     sys.stdout.flush()
     sys.stderr.flush()
-    for worker in range(workers):
-        pid = os.fork()
-        if pid == 0:
-            code = 1
-            try:
-                # keep only what this worker uses, so that a dead peer shows as end of file
-                following = {(worker + 1) % workers, workers}
-                for index, (read_end, write_end) in enumerate(turns):
-                    if index != worker:
-                        os.close(read_end)
-                    if index not in following:
-                        os.close(write_end)
-                for index, (read_end, write_end) in enumerate(outcomes):
-                    os.close(read_end)
-                    if index != worker:
-                        os.close(write_end)
-                code = _work(printer, out_fd, read_at, path, chunks, worker, workers, turns,
-                             outcomes[worker][1])
-            finally:
-                os._exit(code)
-        pids.append(pid)
-    for index, (read_end, write_end) in enumerate(turns):
-        if index != 0:
+    turns = [os.pipe() for _ in range(workers)]  # worker w reads turns[w]
+    feeds = [os.pipe() for _ in range(workers)]  # the parent sends worker w its chunks
+    outcomes = [os.pipe() for _ in range(workers)]
+    pids = [_fork(printer, out_fd, read_at, path, worker, workers, turns, feeds, outcomes)
+            for worker in range(workers)]
+    for index, (_, write_end) in enumerate(turns):
+        if index:
             os.close(write_end)
-        if index != workers:
-            os.close(read_end)
+    for read_end, _ in feeds:
+        os.close(read_end)
     for _, write_end in outcomes:
         os.close(write_end)
     os.write(turns[0][1], TOKEN.pack(True, -1))
     os.close(turns[0][1])
-    _read_token(turns[-1][0])
-    os.close(turns[-1][0])
+    count, stopped, walk_error = _send_chunks(read_at, path, end, [write_end for _, write_end in feeds])
     results: dict[int, ChunkResult] = {}
-    for read_end, _ in outcomes:
+    for read_end, _ in outcomes:  # each worker's, once it has written its last chunk
         with os.fdopen(read_end, "rb") as stream:
             data = stream.read()
         if data:
             results.update(pickle.loads(data))
     for pid in pids:
         os.waitpid(pid, 0)
-    missing = [index for index in range(len(chunks)) if index not in results]
+    for read_end, _ in turns:  # held until now: the token after the last chunk lands in one of them
+        os.close(read_end)
+    missing = [index for index in range(count) if index not in results]
     if missing:
         results[missing[0]] = ChunkResult(error=f"a worker process died while dumping chunk {missing[0]}")
-    return [results[index] for index in sorted(results)]
+    for index in sorted(results):
+        pairs += results[index].pairs
+        error = results[index].error
+        if error is not None:
+            raise DumpError(error)
+    if walk_error is not None:
+        raise walk_error
+    return stopped
+
+
+def _send_chunks(read_at: ReadAt, path: str, end: int, feeds: list[int]) -> tuple[int, int, DumpError | None]:
+    """Walk the batches, sending chunk ``i`` (batch-aligned, about CHUNK_BYTES) to worker ``i % n``
+    as it is found, then the end to every worker; returns the number of chunks, where the walk stopped
+    and the error that stopped it (raised once the chunks before it are out)."""
+    walk = BatchWalk(read_at, path, end)
+    start = 0
+    count = 0
+    error: DumpError | None = None
+    workers = len(feeds)
+
+    def send(chunk_end: int) -> None:
+        nonlocal start, count
+        _send(feeds[count % workers], CHUNK.pack(start, chunk_end))
+        start = chunk_end
+        count += 1
+
+    try:
+        for _, _, total in walk:
+            if walk.position + total - start >= CHUNK_BYTES:
+                send(walk.position + total)
+    except DumpError as exc:
+        error = exc
+    stopped = walk.position
+    if stopped > start:
+        send(stopped)
+    for feed in feeds:
+        _send(feed, CHUNK.pack(-1, -1))
+        os.close(feed)
+    return count, stopped, error
+
+
+def _send(fd: int, data: bytes) -> None:
+    """Write to a worker's feed; a worker that died is noticed by the chunk it leaves undone."""
+    with contextlib.suppress(BrokenPipeError):
+        os.write(fd, data)
+
+
+def _fork(printer: BatchPrinter, out_fd: int, read_at: ReadAt, path: str, worker: int, workers: int,
+          turns: list[tuple[int, int]], feeds: list[tuple[int, int]], outcomes: list[tuple[int, int]]) -> int:
+    """Start worker ``worker``, keeping only the pipe ends it uses, so that a dead peer or parent shows
+    as end of file; returns its pid."""
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 1
+    try:
+        following = (worker + 1) % workers
+        for index, (read_end, write_end) in enumerate(turns):
+            if index != worker:
+                os.close(read_end)
+            if index != following:
+                os.close(write_end)
+        for index, (read_end, write_end) in enumerate(feeds):
+            os.close(write_end)
+            if index != worker:
+                os.close(read_end)
+        for index, (read_end, write_end) in enumerate(outcomes):
+            os.close(read_end)
+            if index != worker:
+                os.close(write_end)
+        code = _work(printer, out_fd, read_at, path, worker, workers, turns[worker][0], turns[following][1],
+                     feeds[worker][0], outcomes[worker][1])
+    finally:
+        os._exit(code)
+
+
+def _read_exact(fd: int, size: int) -> bytes | None:
+    """``size`` bytes from a pipe, or None at its end (the writer is gone)."""
+    data = b""
+    while len(data) < size:
+        more = os.read(fd, size - len(data))
+        if not more:
+            return None
+        data += more
+    return data
 
 
 def _read_token(fd: int) -> tuple[bool, int]:
-    data = b""
-    while len(data) < TOKEN.size:
-        more = os.read(fd, TOKEN.size - len(data))
-        if not more:
-            return False, -1  # the writer died: stop
-        data += more
+    data = _read_exact(fd, TOKEN.size)
+    if data is None:
+        return False, -1  # the writer died: stop
     go, last = TOKEN.unpack(data)
     return bool(go), int(last)
 
@@ -199,14 +223,14 @@ class _Formatted:
     result: ChunkResult
 
 
-def _work(printer: BatchPrinter, out_fd: int, read_at: ReadAt, path: str, chunks: list[tuple[int, int]],
-          worker: int, workers: int, turns: list[tuple[int, int]], outcome: int) -> int:
-    """One worker: format its chunks, up to AHEAD of them before their turn comes (so that a worker
-    held up elsewhere does not stall the others), and write each in turn. Returns the exit code."""
+def _work(printer: BatchPrinter, out_fd: int, read_at: ReadAt, path: str, worker: int, workers: int,
+          turn: int, next_turn: int, feed: int, outcome: int) -> int:
+    """One worker: format the chunks its feed brings, up to AHEAD of them before their turn comes (so
+    that a worker held up elsewhere does not stall the others), and write each in turn. Returns the
+    exit code."""
     results: dict[int, ChunkResult] = {}
     pending: deque[_Formatted] = deque()
     state = {"stopping": False}
-    turn = turns[worker][0]
 
     def write_in_turn(block: bool) -> None:
         while pending and (block or select.select([turn], [], [], 0)[0]):
@@ -232,11 +256,14 @@ def _work(printer: BatchPrinter, out_fd: int, read_at: ReadAt, path: str, chunks
                 go = False
                 results[chunk.index] = ChunkResult()
             state["stopping"] = state["stopping"] or not go
-            following = (chunk.index + 1) % workers if chunk.index + 1 < len(chunks) else workers
-            os.write(turns[following][1], TOKEN.pack(go, last if go else -1))
+            os.write(next_turn, TOKEN.pack(go, last if go else -1))
 
-    for index in range(worker, len(chunks), workers):
-        start, end = chunks[index]
+    index = worker
+    while True:
+        data = _read_exact(feed, CHUNK.size)
+        start, end = CHUNK.unpack(data) if data is not None else (-1, -1)
+        if start < 0:
+            break
         buffer = io.BytesIO()
         chunk_printer = printer.printing_into(buffer)
         result = results[index] = ChunkResult()
@@ -251,6 +278,7 @@ def _work(printer: BatchPrinter, out_fd: int, read_at: ReadAt, path: str, chunks
             chunk_printer.flush()
         pending.append(_Formatted(index, buffer.getvalue(), last, result))
         write_in_turn(block=len(pending) >= AHEAD)
+        index += workers
     write_in_turn(block=True)
     _write_all(outcome, pickle.dumps(results))
     return 0

@@ -4,7 +4,10 @@ whatever falls on a chunk edge."""
 from __future__ import annotations
 
 import os
+import signal
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,3 +49,31 @@ def test_worker_processes_write_what_one_process_writes(tmp_path: Path, monkeypa
     single = _in_process(path, tmp_path / "single", options)
     assert single[0] == 1
     assert _in_process(path, tmp_path / "workers", options) == single
+
+
+def test_workers_slower_than_the_walk_still_write_every_chunk(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parent walks ahead of the workers and waits for them: the tokens passed between workers are
+    theirs alone, whenever the walk ends (a parent reading one of them would leave a worker waiting
+    for ever, so the dump is given ten seconds)."""
+    path = tmp_path / "00000000000000000000.log"
+    path.write_bytes(b"".join(batches() * 4))
+    options = DumpOptions(deep_iteration=True)
+    single = _in_process(path, tmp_path / "single", options)
+    dump_batches = Dumper.dump_batches
+
+    def slowly(self: Dumper, *args: Any) -> int:
+        time.sleep(0.05)
+        return dump_batches(self, *args)
+
+    monkeypatch.setattr(Dumper, "dump_batches", slowly)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(parallel, "CHUNK_BYTES", 300)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    signal.signal(signal.SIGALRM, lambda *_: pytest.fail("the workers stalled"))
+    signal.alarm(10)
+    try:
+        assert _in_process(path, tmp_path / "workers", options) == single
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
