@@ -24,9 +24,12 @@ import struct
 import sys
 from collections import deque
 from dataclasses import dataclass, field
-from typing import BinaryIO, Final, Protocol
+from typing import TYPE_CHECKING, BinaryIO, Final, Protocol
 
 from kafka_admin_kraft.dump.walk import BatchWalk, DumpError, ReadAt
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 PARALLEL_MIN_BYTES: Final = 16 << 20
 """Files smaller than this are dumped in one process: forking would cost more than it saves."""
@@ -213,12 +216,26 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
+class _Pieces(io.BytesIO):
+    """A chunk's text as the printer wrote it, piece by piece (each about ``FLUSH_AT``): written out
+    as it is, never copied into one buffer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pieces: list[bytes] = []
+
+    def write(self, data: ReadableBuffer, /) -> int:
+        piece = bytes(data)
+        self.pieces.append(piece)
+        return len(piece)
+
+
 @dataclass
 class _Formatted:
     """A chunk formatted and waiting for its turn to be written."""
 
     index: int
-    text: bytes
+    text: list[bytes]
     last: int
     result: ChunkResult
 
@@ -246,7 +263,8 @@ def _work(printer: BatchPrinter, out_fd: int, read_at: ReadAt, path: str, worker
                 if last == UNSET:
                     last = previous
                 try:
-                    _write_all(out_fd, chunk.text)
+                    for piece in chunk.text:
+                        _write_all(out_fd, piece)
                 except BrokenPipeError:
                     result.error = None
                     go = False
@@ -264,7 +282,7 @@ def _work(printer: BatchPrinter, out_fd: int, read_at: ReadAt, path: str, worker
         start, end = CHUNK.unpack(data) if data is not None else (-1, -1)
         if start < 0:
             break
-        buffer = io.BytesIO()
+        buffer = _Pieces()
         chunk_printer = printer.printing_into(buffer)
         result = results[index] = ChunkResult()
         last = UNSET
@@ -276,7 +294,7 @@ def _work(printer: BatchPrinter, out_fd: int, read_at: ReadAt, path: str, worker
             except Exception as exc:  # a worker must pass the token on whatever happens
                 result.error = f"{type(exc).__name__}: {exc}"
             chunk_printer.flush()
-        pending.append(_Formatted(index, buffer.getvalue(), last, result))
+        pending.append(_Formatted(index, buffer.pieces, last, result))
         write_in_turn(block=len(pending) >= AHEAD)
         index += workers
     write_in_turn(block=True)

@@ -92,4 +92,6 @@ class BatchWalk:
         self.position = position
 
     def _refill(self, buf: bytes, buf_start: int, position: int, need: int) -> tuple[bytes, int, int]:
-        return self.read_at(position, max(READ_WINDOW, need)), position, 0
+        """Read on from ``position``: a window, but not past ``end`` (a worker's chunk ends there, and
+        each byte read past it is read again by the next chunk's worker)."""
+        return self.read_at(position, max(min(READ_WINDOW, self.end - position), need)), position, 0
