@@ -7,8 +7,9 @@ declared length are present; fewer bytes at the end are left over and reported a
 bytes at the end of <file>``; a length below 14 stops the dump with Kafka's
 ``CorruptRecordException``. A batch whose CRC does not match is printed with
 ``isvalid: false`` and read as usual, as Kafka does. Damage inside a batch's records stops the dump
-after the records before it, where Kafka's record iterator throws. Deep dumps of large files are
-formatted in worker processes (:mod:`~kafka_admin_kraft.dump.parallel`).
+after the records before it, where Kafka's record iterator throws. The usual metadata batch is printed
+straight from its bytes (:mod:`~kafka_admin_kraft.dump.ordinary`), any other the general way; deep
+dumps of large files are formatted in worker processes (:mod:`~kafka_admin_kraft.dump.parallel`).
 
 Each failure Kafka's tool dies on raises :class:`~kafka_admin_kraft.dump.walk.DumpError` after the output
 up to that point.
