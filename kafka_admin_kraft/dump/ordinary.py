@@ -214,11 +214,8 @@ def batch_lines(lines: list[str], buf: bytes, pos: int, end: int, count: int, fi
             value_end += pos
             if buf[value_end]:
                 return False
-            value = buf[pos + value_at:value_end]
-            pos = value_end + 1
-            if not decode:
-                append(f"{start}{offset}{middle}{bare}")
-            else:
+            if decode:
+                value = buf[pos + value_at:value_end]
                 if reader is not None:
                     try:
                         data, at = reader(value, 3)
@@ -226,9 +223,13 @@ def batch_lines(lines: list[str], buf: bytes, pos: int, end: int, count: int, fi
                         at = -1
                     if at == len(value):
                         append(f"{start}{offset}{middle}{text}{data}{close}")
-                        offset += 1
-                        continue
-                append(_line(style, offset, middle, value))
+                    else:
+                        append(_line(style, offset, middle, value))
+                else:
+                    append(_line(style, offset, middle, value))
+            else:
+                append(f"{start}{offset}{middle}{bare}")
+            pos = value_end + 1
             offset += 1
     except IndexError:
         return False
