@@ -3,9 +3,10 @@
 Nearly every batch of a metadata log is uncompressed, not a control batch, and holds records whose
 key is null, whose value is a framed metadata record and which have no headers. Framing such
 batches one record at a time in Python costs more than everything else the reader does, so
-consecutive batches of that shape in one read window are framed at once: a Python loop checks each
-batch header and CRC and follows the record lengths, and numpy reads every other field of all the
-records of the run in a handful of array operations.
+consecutive batches of that shape in one read window are framed at once: a Python loop goes from
+batch to batch and checks each CRC, and numpy reads the batch headers and the fields of all the
+records of the run in a handful of array operations, following the record lengths of all the
+batches side by side.
 
 A run accepts only what :func:`~kafka_admin_kraft.records.batch.decode_batch_at` accepts, and yields
 the same offsets, timestamps and values; anything else (a damaged batch, a control or compressed
@@ -15,6 +16,8 @@ batch, and :mod:`~kafka_admin_kraft.pipeline.walk` reads it the ordinary way.
 
 from __future__ import annotations
 
+import functools
+import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -26,7 +29,6 @@ from kafka_admin_kraft.records.batch import (
     COMPRESSION_MASK,
     CONTROL_FLAG,
     CRC_START,
-    HEADER,
     LOG_OVERHEAD,
     MAGIC,
 )
@@ -40,6 +42,26 @@ RUN_RECORDS: Final = 8192
 _VARINT_WIDTH: Final = 4
 """Longest varint a run reads: values below 2**27, which every field of a sound metadata record
 uses; a longer one sends its batch down the ordinary path."""
+
+_SIDE_BY_SIDE: Final = 48
+"""Fewest batches walked side by side with numpy; fewer are finished one by one in Python (a step
+of numpy costs about as much as following this many records in Python)."""
+
+_LENGTH_CRC_COUNT: Final = struct.Struct(">8xi5xI36xi")
+"""A batch header's length, CRC and record count (see :mod:`kafka_admin_kraft.records.batch`)."""
+
+
+@functools.cache
+def _header_dtype() -> Any:
+    """The 61-byte batch header as a numpy record, big-endian and unpadded."""
+    import numpy as np
+
+    return np.dtype([
+        ("base_offset", ">i8"), ("length", ">i4"), ("leader_epoch", ">i4"), ("magic", "i1"), ("crc", ">u4"),
+        ("attributes", ">i2"), ("last_offset_delta", ">i4"), ("base_timestamp", ">i8"),
+        ("max_timestamp", ">i8"), ("producer_id", ">i8"), ("producer_epoch", ">i2"),
+        ("base_sequence", ">i4"), ("count", ">i4"),
+    ])
 
 
 @dataclass(frozen=True)
@@ -102,81 +124,53 @@ def _bytes_at(u8: numpy.ndarray[Any, Any], at: numpy.ndarray[Any, Any]) -> numpy
 def frame_run(buf: bytes, at: int, position: int, end: int) -> BatchRun | None:
     """The run of ordinary batches starting at ``buf[at]`` (file position ``position``), taking
     batches that start before the file position ``end`` and lie wholly in ``buf``; None when the
-    first batch there is not an ordinary one."""
-    heads: list[tuple[int, ...]] = []
+    first batch there is not an ordinary one.
+
+    The Python loop goes from batch to batch by their length fields and checks each CRC; numpy does
+    the rest (:func:`_frame_records`)."""
     batch_at: list[int] = []
-    starts: list[int] = []
-    ends: list[int] = []
     shift = position - at
     limit = len(buf)
     view = memoryview(buf)
-    unpack = HEADER.unpack_from
+    unpack = _LENGTH_CRC_COUNT.unpack_from
     records = 0
     p = at
     while p + shift < end and records < RUN_RECORDS and p + BATCH_HEADER_SIZE <= limit:
-        fields = unpack(buf, p)
-        total = LOG_OVERHEAD + fields[1]
-        count = fields[12]
+        length, crc, count = unpack(buf, p)
+        total = LOG_OVERHEAD + length
         if (
             not BATCH_HEADER_SIZE < total <= LOG_OVERHEAD + MAX_BATCH_LENGTH
             or p + total > limit
-            or fields[3] != MAGIC
-            or fields[5] & (COMPRESSION_MASK | CONTROL_FLAG)
             or not 0 < count <= total - BATCH_HEADER_SIZE
-            or crc32c(view[p + CRC_START : p + total]) != fields[4]
+            or crc32c(view[p + CRC_START : p + total]) != crc
         ):
             break
-        batch_end = p + total
-        q = p + BATCH_HEADER_SIZE
-        mark = len(starts)
-        try:
-            for _ in range(count):
-                b = buf[q]
-                if b < 0x80:
-                    q += 1
-                else:
-                    c = buf[q + 1]
-                    if c >= 0x80:
-                        break
-                    b = (b & 0x7F) | (c << 7)
-                    q += 2
-                size = (b >> 1) ^ -(b & 1)
-                if size <= 0:
-                    break
-                starts.append(q)
-                q += size
-                ends.append(q)
-        except IndexError:
-            pass
-        if len(starts) - mark != count or q != batch_end:
-            del starts[mark:], ends[mark:]
-            break
-        heads.append(fields)
         batch_at.append(p)
         records += count
-        p = batch_end
-    if not heads:
+        p += total
+    if not batch_at:
         return None
-    return _frame_records(buf, heads, batch_at, starts, ends, shift)
+    return _frame_records(buf, batch_at, shift)
 
 
-def _frame_records(
-    buf: bytes,
-    heads: list[tuple[int, ...]],
-    batch_at: list[int],
-    starts: list[int],
-    ends: list[int],
-    shift: int,
-) -> BatchRun | None:
-    """Read the fields of every record of the batches found; cut the run before the first batch
-    holding a record the run does not take."""
+def _frame_records(buf: bytes, found: list[int], shift: int) -> BatchRun | None:
+    """Read the fields of every record of the batches found; cut the run before the first batch the
+    run does not take (a control or compressed one, a record the run does not read)."""
     import numpy as np
 
     u8 = np.frombuffer(buf, np.uint8)
-    start = np.array(starts, np.int64)
-    end = np.array(ends, np.int64)
-    counts = np.array([fields[12] for fields in heads], np.int64)
-    batch_of_record = np.repeat(np.arange(len(heads)), counts)
+    batch_at = np.array(found, np.int64)
+    heads = u8[batch_at[:, None] + np.arange(BATCH_HEADER_SIZE)].view(_header_dtype())[:, 0]
+    sound = (heads["magic"] == MAGIC) & (heads["attributes"] & (COMPRESSION_MASK | CONTROL_FLAG) == 0)
+    if not sound.all():
+        cut = int(np.argmin(sound))
+        if cut == 0:
+            return None
+        batch_at, heads = batch_at[:cut], heads[:cut]
+    counts = heads["count"].astype(np.int64)
+    sizes = heads["length"].astype(np.int64) + LOG_OVERHEAD
+    start, end, framed = _record_bounds(buf, u8, batch_at + BATCH_HEADER_SIZE, counts, batch_at + sizes)
+    batch_of_record = np.repeat(np.arange(len(counts)), counts)
     timestamp_delta, timestamp_size = _varints(u8, start + 1)
     offset_at = start + 1 + timestamp_size
     offset_delta, offset_size = _varints(u8, offset_at)
@@ -193,30 +187,111 @@ def _frame_records(
         & (value_end + 1 == end)
         & (_bytes_at(u8, value_end) == 0)  # no headers
     )
-    if not taken.all():
-        cut = int(batch_of_record[int(np.argmin(taken))])
+    taken_batches = framed & np.logical_and.reduceat(taken, np.cumsum(counts) - counts)
+    if not taken_batches.all():
+        cut = int(np.argmin(taken_batches))
         if cut == 0:
             return None
         kept = int(counts[:cut].sum())
-        heads, batch_at, counts = heads[:cut], batch_at[:cut], counts[:cut]
+        batch_at, heads, counts, sizes = batch_at[:cut], heads[:cut], counts[:cut], sizes[:cut]
         batch_of_record, timestamp_delta, offset_delta = (
             batch_of_record[:kept], timestamp_delta[:kept], offset_delta[:kept])
         value_start, value_end = value_start[:kept], value_end[:kept]
-    columns = np.array(heads, np.int64).T  # the HEADER fields, one row per field
+    base_offsets = heads["base_offset"].astype(np.int64)
     first = np.cumsum(counts) - counts
     return BatchRun(
         buf=buf,
-        positions=np.array(batch_at, np.int64) + shift,
-        batch_at=np.array(batch_at, np.int64),
-        sizes=columns[1] + LOG_OVERHEAD,
-        base_offsets=columns[0],
-        last_offsets=columns[0] + columns[6],
-        crcs=columns[4],
-        leader_epochs=columns[2],
+        positions=batch_at + shift,
+        batch_at=batch_at,
+        sizes=sizes,
+        base_offsets=base_offsets,
+        last_offsets=base_offsets + heads["last_offset_delta"],
+        crcs=heads["crc"].astype(np.int64),
+        leader_epochs=heads["leader_epoch"].astype(np.int64),
         batch_of_record=batch_of_record,
         record_index=np.arange(len(batch_of_record)) - first[batch_of_record],
-        offsets=columns[0][batch_of_record] + offset_delta,
-        timestamps=columns[7][batch_of_record] + timestamp_delta,
+        offsets=base_offsets[batch_of_record] + offset_delta,
+        timestamps=heads["base_timestamp"].astype(np.int64)[batch_of_record] + timestamp_delta,
         value_start=value_start,
         value_end=value_end,
     )
+
+
+def _record_bounds(
+    buf: bytes,
+    u8: numpy.ndarray[Any, Any],
+    first: numpy.ndarray[Any, Any],
+    counts: numpy.ndarray[Any, Any],
+    batch_end: numpy.ndarray[Any, Any],
+) -> tuple[Any, Any, Any]:
+    """Where each record's fields start and end (after its length varint), and for each batch
+    whether its records, one after the other, fill it exactly.
+
+    A record's place depends on the length of the one before it, so the batches are walked side by
+    side: step k reads the k-th record of every batch that has one, in a few array operations.
+    Once fewer than :data:`_SIDE_BY_SIDE` batches are left (a few long batches), a Python loop
+    finishes each of them."""
+    import numpy as np
+
+    firsts = np.cumsum(counts) - counts
+    starts = np.zeros(int(counts.sum()), np.int64)
+    ends = np.zeros(len(starts), np.int64)
+    at = first.copy()
+    framed = np.ones(len(counts), bool)
+    live = np.nonzero(counts)[0]
+    k = 0
+    while len(live) >= _SIDE_BY_SIDE:
+        here = at[live]
+        size, width = _varints(u8, here)
+        start = here + width
+        end = start + size
+        good = (width > 0) & (size > 0) & (end <= batch_end[live])
+        rows = firsts[live] + k
+        starts[rows] = start
+        ends[rows] = end
+        at[live] = end
+        framed[live[~good]] = False
+        k += 1
+        live = live[good & (counts[live] > k)]
+    for b in live.tolist():
+        row = int(firsts[b]) + k
+        bounds = _walk_records(buf, int(at[b]), int(counts[b]) - k, int(batch_end[b]))
+        if bounds is None:
+            framed[b] = False
+            continue
+        done = len(bounds[0])
+        starts[row : row + done] = bounds[0]
+        ends[row : row + done] = bounds[1]
+        at[b] = bounds[1][-1]
+    return starts, ends, framed & (at == batch_end)
+
+
+def _walk_records(buf: bytes, q: int, count: int, end: int) -> tuple[list[int], list[int]] | None:
+    """The bounds of ``count`` records one after the other from ``buf[q]`` up to ``end``; None when
+    a length is not a positive varint of at most :data:`_VARINT_WIDTH` bytes or a record passes
+    ``end``."""
+    starts: list[int] = []
+    ends: list[int] = []
+    try:
+        for _ in range(count):
+            b = buf[q]
+            q += 1
+            if b >= 0x80:
+                b &= 0x7F
+                for shift in range(7, 7 * _VARINT_WIDTH, 7):
+                    c = buf[q]
+                    q += 1
+                    b |= (c & 0x7F) << shift
+                    if c < 0x80:
+                        break
+                else:
+                    return None
+            size = (b >> 1) ^ -(b & 1)
+            if size <= 0 or q + size > end:
+                return None
+            starts.append(q)
+            q += size
+            ends.append(q)
+    except IndexError:
+        return None
+    return starts, ends

@@ -14,6 +14,7 @@ from crc32c import crc32c
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kafka_admin_kraft.pipeline import runs
 from kafka_admin_kraft.pipeline.planning import LogDirInfo, plan, split_file
 from kafka_admin_kraft.pipeline.runs import BatchRun
 from kafka_admin_kraft.pipeline.walk import SplitError, walk_split
@@ -107,6 +108,7 @@ def _batch(offset: int, kind: str, records: list[tuple[int, bytes, str]], garble
     return data
 
 
+@pytest.mark.parametrize("side_by_side", [1, 3, runs._SIDE_BY_SIDE])
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     batches=st.lists(st.tuples(batch_kind, st.lists(record, min_size=1, max_size=6), st.integers(0, 10**6)),
@@ -116,10 +118,15 @@ def _batch(offset: int, kind: str, records: list[tuple[int, bytes, str]], garble
 )
 def test_runs_hold_what_single_batches_hold(
     tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    side_by_side: int,
     batches: list[tuple[str, list[tuple[int, bytes, str]], int]],
     cut: int,
     split_bytes: int,
 ) -> None:
+    """Also with the records of every batch followed by numpy (``side_by_side`` 1), by numpy until
+    fewer than three batches are left, and (the default) mostly by the Python loop."""
+    monkeypatch.setattr(runs, "_SIDE_BY_SIDE", side_by_side)
     data = b""
     offset = 0
     for kind, records, garble in batches:
@@ -158,3 +165,28 @@ def test_a_run_stops_at_its_split_end(tmp_path: Path) -> None:
     offsets = [int(o) for s in splits for item in walk_split(s, runs=True) if isinstance(item, BatchRun)
                for o in item.offsets]
     assert offsets == list(range(40))
+
+
+@pytest.mark.parametrize("side_by_side", [1, 5, runs._SIDE_BY_SIDE])
+def test_batches_of_many_sizes_are_framed_side_by_side(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, side_by_side: int
+) -> None:
+    """Many sound batches of 1 to 300 records, some with values long enough for two- and three-byte
+    lengths: numpy follows the records of many batches at once and the Python loop finishes the
+    longest, and the run holds what single batches hold."""
+    monkeypatch.setattr(runs, "_SIDE_BY_SIDE", side_by_side)
+    sizes = [1, 7, 1, 3, 300, 7, 1, 40, 2, 7, 120, 1, 1, 7, 5, 60]
+    data = b""
+    offset = 0
+    for n, count in enumerate(sizes * 4):
+        lengths = [(i * 37 + n) % 90 + (200 * i if i % 50 == 3 else 0) for i in range(count)]
+        records = [(i % 5 - 2, b"\x01\x02\x00" + bytes([i % 251]) * length, "plain")
+                   for i, length in enumerate(lengths)]
+        data += _batch(offset, "ordinary", records, 0)
+        offset += count
+    target = tmp_path / "00000000000000000000.log"
+    target.write_bytes(data)
+    split = split_file(target, LogDirInfo(str(tmp_path)), split_bytes=1 << 24, newest_segment=True)[0]
+    walked = list(walk_split(split, runs=True))
+    assert all(isinstance(item, BatchRun) for item in walked)
+    assert _flat(walked) == _flat(list(walk_split(split)))
