@@ -456,14 +456,20 @@ class ArrowBuilder:
             if fields is not None:
                 typed[i] = fields
 
+    def _decoded_types(self) -> frozenset[str]:
+        """The metadata record types whose values the projection needs decoded without JSON: those
+        with typed columns (control records are always decoded)."""
+        return frozenset({FEATURE_LEVEL}) if self.with_typed else frozenset()
+
     def _to_decode(self, names: Sequence[str | None]) -> Sequence[int]:
-        """The rows whose values the projection needs decoded: every row for JSON, else the typed
-        record types that are not control records."""
+        """The rows whose values the projection needs decoded: every row for JSON, else those of
+        :meth:`_decoded_types`."""
         if self.with_json:
             return range(len(names))
-        if self.with_typed and FEATURE_LEVEL in names:
-            return [i for i, name in enumerate(names) if name == FEATURE_LEVEL]
-        return ()
+        decoded = self._decoded_types()
+        if decoded.isdisjoint(names):
+            return ()
+        return [i for i, name in enumerate(names) if name in decoded]
 
     def _wanted(self, index: int, name: str | None) -> bool:
         """Whether the projection keeps a record (``name`` None: one that does not decode)."""
@@ -526,8 +532,10 @@ class ArrowBuilder:
         texts: list[str | None] | None = [None] * len(rows) if self.with_json else None
         typed: dict[int, Typed] = {}
         failed: dict[int, Exception] = {}
-        row_names = [frames[i][0] for i in code.tolist()] if self.with_json or self.with_typed else []
-        which = self._to_decode(row_names)
+        which: Sequence[int] = range(len(rows))
+        if not self.with_json:
+            decoded = [i for i, frame in enumerate(frames) if frame[0] in self._decoded_types()]
+            which = np.nonzero(np.isin(code, decoded))[0].tolist() if decoded else ()
         if which:
             starts, ends, codes = run.value_start[rows].tolist(), run.value_end[rows].tolist(), code.tolist()
             items = ((i, frames[codes[i]], run.buf[starts[i] : ends[i]]) for i in which)
@@ -678,14 +686,21 @@ class ArrowBuilder:
 
 
 def _binary(u8: Any, start: Any, end: Any) -> Any:
-    """The byte ranges ``[start, end)`` of ``u8`` as an Arrow binary array, gathered in one copy."""
+    """The byte ranges ``[start, end)`` of ``u8``, in order and not overlapping, as an Arrow binary
+    array, gathered in one copy through a mask of the bytes they cover."""
     import numpy as np
     import pyarrow as pa
 
     lengths = end - start
     offsets = np.zeros(len(lengths) + 1, np.int32)
     np.cumsum(lengths, out=offsets[1:])
-    data = u8[np.repeat(start - offsets[:-1], lengths) + np.arange(offsets[-1])]
+    if not len(lengths):
+        return pa.array([], pa.binary())
+    spans = np.empty(2 * len(lengths), np.int64)
+    spans[0::2] = start - np.concatenate(([start[0]], end[:-1]))  # the bytes before each range
+    spans[1::2] = lengths
+    covered = np.repeat(np.tile(np.array([False, True]), len(lengths)), spans)
+    data = u8[start[0] : end[-1]][covered]
     return pa.Array.from_buffers(pa.binary(), len(lengths), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
