@@ -36,8 +36,8 @@ from kafka_admin_kraft.records.batch import (
 if TYPE_CHECKING:
     import numpy
 
-RUN_RECORDS: Final = 8192
-"""A run stops once it holds this many records (one Arrow record batch's worth)."""
+RUN_BYTES: Final = 1 << 20
+"""A run takes the batches that start in this many bytes from its first (one Arrow record batch)."""
 
 _VARINT_WIDTH: Final = 4
 """Longest varint a run reads: values below 2**27, which every field of a sound metadata record
@@ -47,8 +47,11 @@ _SIDE_BY_SIDE: Final = 48
 """Fewest batches walked side by side with numpy; fewer are finished one by one in Python (a step
 of numpy costs about as much as following this many records in Python)."""
 
-_LENGTH_CRC_COUNT: Final = struct.Struct(">8xi5xI36xi")
-"""A batch header's length, CRC and record count (see :mod:`kafka_admin_kraft.records.batch`)."""
+_LENGTH_CRC: Final = struct.Struct(">8xi5xI")
+"""A batch header's length and CRC (see :mod:`kafka_admin_kraft.records.batch`)."""
+
+_SHORTEST_LENGTH: Final = BATCH_HEADER_SIZE - LOG_OVERHEAD + 1
+"""The length field of a batch holding at least one byte of records."""
 
 
 @functools.cache
@@ -131,23 +134,21 @@ def frame_run(buf: bytes, at: int, position: int, end: int) -> BatchRun | None:
     batch_at: list[int] = []
     shift = position - at
     limit = len(buf)
+    stop = min(end - shift, limit - BATCH_HEADER_SIZE + 1, at + RUN_BYTES)
     view = memoryview(buf)
-    unpack = _LENGTH_CRC_COUNT.unpack_from
-    records = 0
+    unpack = _LENGTH_CRC.unpack_from
     p = at
-    while p + shift < end and records < RUN_RECORDS and p + BATCH_HEADER_SIZE <= limit:
-        length, crc, count = unpack(buf, p)
-        total = LOG_OVERHEAD + length
+    while p < stop:
+        length, crc = unpack(buf, p)
+        following = p + LOG_OVERHEAD + length
         if (
-            not BATCH_HEADER_SIZE < total <= LOG_OVERHEAD + MAX_BATCH_LENGTH
-            or p + total > limit
-            or not 0 < count <= total - BATCH_HEADER_SIZE
-            or crc32c(view[p + CRC_START : p + total]) != crc
+            not _SHORTEST_LENGTH <= length <= MAX_BATCH_LENGTH
+            or following > limit
+            or crc32c(view[p + CRC_START : following]) != crc
         ):
             break
         batch_at.append(p)
-        records += count
-        p += total
+        p = following
     if not batch_at:
         return None
     return _frame_records(buf, batch_at, shift)
@@ -161,14 +162,19 @@ def _frame_records(buf: bytes, found: list[int], shift: int) -> BatchRun | None:
     u8 = np.frombuffer(buf, np.uint8)
     batch_at = np.array(found, np.int64)
     heads = u8[batch_at[:, None] + np.arange(BATCH_HEADER_SIZE)].view(_header_dtype())[:, 0]
-    sound = (heads["magic"] == MAGIC) & (heads["attributes"] & (COMPRESSION_MASK | CONTROL_FLAG) == 0)
+    counts = heads["count"].astype(np.int64)
+    sizes = heads["length"].astype(np.int64) + LOG_OVERHEAD
+    sound = (
+        (heads["magic"] == MAGIC)
+        & (heads["attributes"] & (COMPRESSION_MASK | CONTROL_FLAG) == 0)
+        & (counts > 0)
+        & (counts <= sizes - BATCH_HEADER_SIZE)
+    )
     if not sound.all():
         cut = int(np.argmin(sound))
         if cut == 0:
             return None
-        batch_at, heads = batch_at[:cut], heads[:cut]
-    counts = heads["count"].astype(np.int64)
-    sizes = heads["length"].astype(np.int64) + LOG_OVERHEAD
+        batch_at, heads, counts, sizes = batch_at[:cut], heads[:cut], counts[:cut], sizes[:cut]
     start, end, framed = _record_bounds(buf, u8, batch_at + BATCH_HEADER_SIZE, counts, batch_at + sizes)
     batch_of_record = np.repeat(np.arange(len(counts)), counts)
     timestamp_delta, timestamp_size = _varints(u8, start + 1)
