@@ -27,7 +27,9 @@ changes with their VotersRecords every few thousand batches, feature upgrades, t
 records, no-ops) rolled into segments of ``--segment-mb``, copied to every controller's directory
 with its own meta.properties and bootstrap.checkpoint.
 Prints one line per figure, with how many of the machine's CPUs were busy meanwhile (from
-``/proc/stat``, Linux only). Spark start-up is not timed.
+``/proc/stat``) and the CPU seconds the measuring process and its descendants (Spark's JVM and
+Python workers) took, which other work on a shared machine moves far less than the time (from
+``/proc/<pid>/stat``; both Linux only). Spark start-up is not timed.
 """
 
 from __future__ import annotations
@@ -206,20 +208,59 @@ def busy_between(before: tuple[int, int] | None, after: tuple[int, int] | None) 
     return (os.cpu_count() or 1) * (after[0] - before[0]) / (after[1] - before[1])
 
 
-Figure = tuple[str, int, float, float | None]
-"""(what, rows, seconds, cores busy meanwhile)."""
+def tree_cpu_seconds() -> float | None:
+    """CPU seconds used so far by this process and its descendants (Spark's JVM, its Python workers
+    and the workers they forked and reaped), from ``/proc``; None where ``/proc`` is absent."""
+    parents: dict[int, int] = {}
+    used: dict[int, int] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        parents[int(entry)] = int(fields[1])
+        used[int(entry)] = sum(int(ticks) for ticks in fields[11:15])  # utime, stime, cutime, cstime
+    mine = {os.getpid()}
+    grown = True
+    while grown:
+        more = {pid for pid, parent in parents.items() if parent in mine} - mine
+        grown = bool(more)
+        mine |= more
+    return sum(used[pid] for pid in mine if pid in used) / os.sysconf("SC_CLK_TCK")
+
+
+Figure = tuple[str, int, float, float | None, float | None]
+"""(what, rows, seconds, cores busy meanwhile, CPU seconds of this process and its descendants)."""
 T = TypeVar("T")
 
 
-def timed(work: Callable[[], T]) -> tuple[T, float, float | None]:
-    """What ``work`` returns, its seconds and the cores busy meanwhile."""
-    ticks, started = busy_cores(), time.perf_counter()
+def timed(work: Callable[[], T]) -> tuple[T, float, float | None, float | None]:
+    """What ``work`` returns, its seconds, the cores busy meanwhile and the CPU seconds it took this
+    process and its descendants."""
+    ticks, cpu, started = busy_cores(), tree_cpu_seconds(), time.perf_counter()
     result = work()
-    return result, time.perf_counter() - started, busy_between(ticks, busy_cores())
+    seconds = time.perf_counter() - started
+    after = tree_cpu_seconds()
+    used = None if cpu is None or after is None else after - cpu
+    return result, seconds, busy_between(ticks, busy_cores()), used
 
 
-def spark_figures(root: Path, cores: int, split_bytes: int, output: Path, runs: int) -> Iterator[Figure]:
-    """The data source without and with JSON and the whole audit, each ``runs`` times."""
+QUERIES = ("plain", "json", "audit")
+"""The queries: the data source without JSON, with JSON, the whole audit."""
+
+
+def spark_figures(
+    root: Path, cores: int, split_bytes: int, output: Path, runs: int, queries: frozenset[str]
+) -> Iterator[Figure]:
+    """The data source without and with JSON and the whole audit (those of ``queries``), each ``runs``
+    times."""
     from pyspark.sql import functions as F
 
     from kafka_admin_kraft.pipeline.audit import run_audit
@@ -239,19 +280,23 @@ def spark_figures(root: Path, cores: int, split_bytes: int, output: Path, runs: 
         reader = spark.read.format("kraft-metadata").option("splitBytes", str(split_bytes))
         reader.option("json", "false").load(str(root)).limit(1).collect()  # start the Python workers
         rows = 0
-        for what, json_option, measure in (
-            ("data source without JSON", "false", F.sum("offset")),
-            ("data source with JSON", "true", F.sum(F.length("record_json"))),
+        for query_name, what, json_option, measure in (
+            ("plain", "data source without JSON", "false", F.sum("offset")),
+            ("json", "data source with JSON", "true", F.sum(F.length("record_json"))),
         ):
-            for _ in range(runs):  # a new DataFrame each time: Spark keeps a DataFrame's result
+            # a new DataFrame each time: Spark keeps a DataFrame's result
+            for _ in range(runs if query_name in queries else 0):
                 query = reader.option("json", json_option).load(str(root)).agg(F.count(F.lit(1)), measure)
-                result, seconds, busy = timed(query.collect)
+                result, seconds, busy, cpu = timed(query.collect)
                 rows = int(result[0][0])
-                yield what, rows, seconds, busy
-        for run in range(runs):
+                yield what, rows, seconds, busy, cpu
+        if "audit" in queries and not rows:  # the records of the fleet, for the audit's rate
+            rows = reader.option("json", "false").option("columns", "offset").load(str(root)).count()
+        for run in range(runs if "audit" in queries else 0):
             target = str(output / f"audit-{cores}-{run}")
-            _, seconds, busy = timed(partial(run_audit, spark, [str(root)], target, split_bytes=split_bytes))
-            yield "whole audit", rows, seconds, busy
+            audit = partial(run_audit, spark, [str(root)], target, split_bytes=split_bytes)
+            _, seconds, busy, cpu = timed(audit)
+            yield "whole audit", rows, seconds, busy, cpu
     finally:
         spark.stop()
 
@@ -267,18 +312,20 @@ def confine(cores: int) -> bool:
     return True
 
 
-def measure_cores(root: Path, cores: int, split_bytes: int, runs: int) -> None:
+def measure_cores(root: Path, cores: int, split_bytes: int, runs: int, queries: frozenset[str]) -> None:
     """The Spark figures on ``cores`` CPUs (this process is the child :func:`main` starts for them)."""
     confined = confine(cores)
     cpus = f"{cores} CPU{'s' if cores > 1 else ''}" if confined else "every CPU: no sched_setaffinity"
     seen: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="kraft-audit-") as out:
-        for what, rows, seconds, busy in spark_figures(root, cores, split_bytes, Path(out), runs):
+        figures = spark_figures(root, cores, split_bytes, Path(out), runs, queries)
+        for what, rows, seconds, busy, cpu in figures:
             seen[what] = seen.get(what, 0) + 1
             meanwhile = "" if busy is None else f", {busy:.2f} CPUs busy"
+            used = "" if not cpu else f"; {cpu:.1f} CPU-s = {rows / cpu:,.0f} records per CPU-s"
             print(
                 f"{what}, local[{cores}] on {cpus}, run {seen[what]}: {rows} records in {seconds:.1f}s = "
-                f"{rows / seconds:,.0f} records/s ({rows / seconds / cores:,.0f} per core{meanwhile})",
+                f"{rows / seconds:,.0f} records/s ({rows / seconds / cores:,.0f} per core{meanwhile}){used}",
                 flush=True,
             )
 
@@ -296,12 +343,18 @@ def main() -> None:
     parser.add_argument("--dir", default=None, help="reuse or keep the fleet here")
     parser.add_argument("--runs", type=int, default=2, help="runs of each query in its session")
     parser.add_argument("--spark-only", action="store_true", help="skip the single-process loop")
+    parser.add_argument(
+        "--queries", default=",".join(QUERIES), help=f"which of {', '.join(QUERIES)} to time (default: all)"
+    )
     parser.add_argument("--measure-cores", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     split_bytes = int(args.split_mb * 2**20)
+    queries = frozenset(name.strip() for name in args.queries.split(",") if name.strip())
+    if not queries <= set(QUERIES):
+        parser.error(f"--queries: the queries are {', '.join(QUERIES)}")
     if args.measure_cores is not None:
-        measure_cores(Path(args.dir), args.measure_cores, split_bytes, args.runs)
+        measure_cores(Path(args.dir), args.measure_cores, split_bytes, args.runs, queries)
         return
     keep = args.dir is not None
     root = Path(args.dir) if keep else Path(tempfile.mkdtemp(prefix="kraft-fleet-"))
@@ -322,11 +375,13 @@ def main() -> None:
             from kafka_admin_kraft.pipeline.schema import COLUMN_NAMES
 
             every = frozenset(COLUMN_NAMES)
-            for what, columns in (
-                ("without JSON", every - {"record_json"}),
-                ("with JSON", every),
-                ("audit's columns", frozenset(AUDIT_COLUMNS)),
+            for query_name, what, columns in (
+                ("plain", "without JSON", every - {"record_json"}),
+                ("json", "with JSON", every),
+                ("audit", "audit's columns", frozenset(AUDIT_COLUMNS)),
             ):
+                if query_name not in queries:
+                    continue
                 count, seconds = single_process(root, split_bytes, columns)
                 print(
                     f"single process, read_arrow {what}: {count} rows in {seconds:.1f}s = "
@@ -334,7 +389,7 @@ def main() -> None:
                 )
         for cores in args.cores.split(","):
             child = [sys.executable, __file__, "--dir", str(root), "--split-mb", str(args.split_mb)]
-            child += ["--runs", str(args.runs), "--measure-cores", cores]
+            child += ["--runs", str(args.runs), "--queries", args.queries, "--measure-cores", cores]
             subprocess.run(child, check=True)
     finally:
         if not keep:
