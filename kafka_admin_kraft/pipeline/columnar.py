@@ -244,6 +244,9 @@ class ArrowBuilder:
         self.with_json = projection.with_json
         self.with_typed = projection.with_typed
         self.with_value = "record_value" in projection.columns
+        self.constant: dict[str, Any] = {}
+        """Arrays of the columns whose rows are all alike (the split's own fields, the nulls of the
+        columns not read), as long as the longest record batch so far; cut to each batch's length."""
         self.head = {
             "cluster_id": split.cluster_id,
             "node_id": split.node_id,
@@ -657,32 +660,41 @@ class ArrowBuilder:
         for field in schema:
             name = field.name
             values = columns.get(name)
-            if name not in wanted:
-                arrays.append(pa.nulls(count, field.type))
-            elif name in self.head:
-                arrays.append(pa.repeat(pa.scalar(self.head[name], field.type), count))
+            if name not in wanted or name in self.head:
+                arrays.append(self._constant(field, count))
             elif isinstance(values, pa.Array):
                 arrays.append(values)
             elif values is not None:
                 arrays.append(pa.array(values, field.type))
             elif name in TYPED_COLUMNS:
-                arrays.append(self._sparse(TYPED_COLUMNS.index(name), typed, field.type, count))
+                arrays.append(self._sparse(field, TYPED_COLUMNS.index(name), typed, count))
             else:
-                at = ("error_kind", "error").index(name)
-                arrays.append(self._sparse(at, errors, field.type, count))
+                arrays.append(self._sparse(field, ("error_kind", "error").index(name), errors, count))
         return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
-    @staticmethod
-    def _sparse(at: int, rows: dict[int, tuple[Any, ...]], arrow_type: Any, count: int) -> Any:
+    def _constant(self, field: Any, count: int) -> Any:
+        """``count`` rows of a column whose rows are all alike: the split's own field, or null."""
         import pyarrow as pa
 
-        if not rows:
-            return pa.nulls(count, arrow_type)
-        values: list[Any] = [None] * count
-        for row, fields in rows.items():
-            values[row] = fields[at]
-        return pa.array(values, arrow_type)
+        name = field.name
+        array = self.constant.get(name)
+        if array is None or len(array) < count:
+            value = self.head.get(name) if name in self.projection.columns else None
+            array = pa.repeat(pa.scalar(value, field.type), max(count, ARROW_BATCH_ROWS))
+            self.constant[name] = array
+        return array if len(array) == count else array.slice(0, count)
 
+    def _sparse(self, field: Any, at: int, rows: dict[int, tuple[Any, ...]], count: int) -> Any:
+        """``count`` rows, field ``at`` of ``rows`` (by row) where there is one, else null."""
+        if not rows:
+            return self._constant(field, count)
+        import numpy as np
+        import pyarrow as pa
+
+        index = np.full(count, -1, np.int32)
+        index[list(rows)] = np.arange(len(rows), dtype=np.int32)
+        values = pa.array([fields[at] for fields in rows.values()], field.type)
+        return values.take(pa.array(index, mask=index < 0))
 
 
 def _binary(u8: Any, start: Any, end: Any) -> Any:
