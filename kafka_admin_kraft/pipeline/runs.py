@@ -109,18 +109,17 @@ def _varints(u8: numpy.ndarray[Any, Any], at: numpy.ndarray[Any, Any]) -> tuple[
     going = first >= 0x80
     for shift in range(1, _VARINT_WIDTH):
         byte = _bytes_at(u8, at + shift).astype(np.int64)
-        raw = np.where(going, raw | ((byte & 0x7F) << (7 * shift)), raw)
-        ends = going & (byte < 0x80)
-        size = np.where(ends, shift + 1, size)
+        raw |= np.where(going, (byte & 0x7F) << (7 * shift), 0)
+        size[going & (byte < 0x80)] = shift + 1
         going &= byte >= 0x80
+        if not going.any():
+            break
     return (raw >> 1) ^ -(raw & 1), size
 
 
 def _bytes_at(u8: numpy.ndarray[Any, Any], at: numpy.ndarray[Any, Any]) -> numpy.ndarray[Any, Any]:
     """``u8[at]``, an index outside ``u8`` (a damaged record's fields) reading its first or last byte."""
-    import numpy as np
-
-    picked: numpy.ndarray[Any, Any] = u8[np.clip(at, 0, len(u8) - 1)]
+    picked: numpy.ndarray[Any, Any] = u8.take(at, mode="clip")
     return picked
 
 
