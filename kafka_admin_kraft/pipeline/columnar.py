@@ -54,7 +54,8 @@ if TYPE_CHECKING:
     import pyarrow
 
 ARROW_BATCH_ROWS: Final = 8192
-"""Rows per Arrow record batch handed to Spark."""
+"""Rows per Arrow record batch gathered from single batches and errors (a run of batches, up to
+:data:`~kafka_admin_kraft.pipeline.runs.RUN_BYTES`, is a record batch of its own)."""
 
 RECORD_NAMES: Final[dict[int, str]] = {
     0: "RegisterBrokerRecord",
