@@ -109,7 +109,7 @@ def _batch(offset: int, kind: str, records: list[tuple[int, bytes, str]], garble
 
 
 @pytest.mark.parametrize("side_by_side", [1, 3, runs._SIDE_BY_SIDE])
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     batches=st.lists(st.tuples(batch_kind, st.lists(record, min_size=1, max_size=6), st.integers(0, 10**6)),
                      min_size=1, max_size=12),
