@@ -185,10 +185,13 @@ def reconcile_voters(
         failures = 0
         deadline = core.clock() + step_timeout
 
-    def check_rejoined(quorum: QuorumInfo) -> None:
-        """Round step 2."""
+    def check_rejoined(quorum: QuorumInfo, answered: _Sent | None = None) -> None:
+        """Round step 2. ``answered`` is a removal the leader answered, and so committed, before the
+        quorum was read: it counts as completed even when its controller is back already."""
         back = sorted(gone.keys() & {v.replica_id for v in quorum.voters})
         if back:
+            if answered is not None:
+                done(answered)
             raise VoterChangeError(f"{_rejoined_text(back[0])} ({_completed_text(completed)})", completed)
 
     def watch_rejoins(plan: VoterPlan) -> Op[None]:
@@ -325,7 +328,7 @@ def reconcile_voters(
                 after = yield from describe_metadata_quorum(core, left)
             except KafkaAdminError:
                 continue
-            check_rejoined(after)
+            check_rejoined(after, sent if step.action == "remove" else None)
             if _committed(after, step, sent.high_watermark):
                 break
             yield Sleep(POLL)
