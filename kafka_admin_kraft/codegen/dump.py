@@ -182,29 +182,34 @@ class _StructGenerator:
         self.writer.used.add("CACHE_LIMIT")
         parts = ["'{'"] + [f"f'{',' if position else ''}\"{json_name(spec.name)}\":{{x{index}}}'"
                            for position, (index, spec) in enumerate(head)] + ["f'{t}'", "'}'"]
-        lines = self._fixed_run(head)
-        lines += ["    r = b[p:]",
-                  f"    t = {cache}.get(r)",
+        size = sum(FIXED[spec.type][1] for _, spec in head)
+        lines = self._fixed_run(head, convert=False)
+        lines += [f"    t = {cache}.get(b[p + {size}:])",
                   "    if t is None:",
-                  f"        t, p = {tail}(b, p)",
-                  "        if p == len(b):",
-                  f"            if len({cache}) >= CACHE_LIMIT:",
-                  f"                {cache}.clear()",
-                  f"            {cache}[r] = t",
-                  "    else:",
-                  "        p = len(b)",
-                  "    return (" + "\n            ".join(parts) + "), p"]
+                  f"        r = b[p + {size}:]",
+                  f"        t, p = {tail}(b, p + {size})",
+                  "        if p != len(b):",
+                  "            return '', p",
+                  f"        if len({cache}) >= CACHE_LIMIT:",
+                  f"            {cache}.clear()",
+                  f"        {cache}[r] = t"]
+        for index, spec in head:
+            lines += self._fixed_text(spec.type, f"x{index}", f"x{index}", "    ")
+        lines.append("    return (" + "\n            ".join(parts) + "), len(b)")
         return self.writer.function(self.message.name, lines)
 
     # -- fixed-width fields ------------------------------------------------------------------
-    def _fixed_run(self, run: list[tuple[int, FieldSpec]]) -> list[str]:
+    def _fixed_run(self, run: list[tuple[int, FieldSpec]], *, convert: bool = True) -> list[str]:
+        """Read a run of fixed-width fields with one unpack into ``x<index>``, turned into their text
+        unless ``convert`` is False; without it ``p`` stays at the run's start."""
         if not run:
             return []
         fmt = ">" + "".join(FIXED[spec.type][0] for _, spec in run)
-        size = sum(FIXED[spec.type][1] for _, spec in run)
         names = [f"x{index}" for index, _ in run]
-        lines = [f"    {', '.join(names)}, = {self.writer.packer(fmt)}.unpack_from(b, p)",
-                 f"    p += {size}"]
+        lines = [f"    {', '.join(names)}, = {self.writer.packer(fmt)}.unpack_from(b, p)"]
+        if not convert:
+            return lines
+        lines.append(f"    p += {sum(FIXED[spec.type][1] for _, spec in run)}")
         for (_, spec), name in zip(run, names, strict=True):
             lines += self._fixed_text(spec.type, name, name, "    ")
         return lines
@@ -214,8 +219,12 @@ class _StructGenerator:
         if kind == "bool":
             return [f"{pad}{target} = 'true' if {raw} else 'false'"]
         if kind == "uuid":
-            self.writer.used.update({"UUIDS", "uuid_json"})
-            return [f"{pad}{target} = UUIDS.get({raw}) or uuid_json({raw})"]
+            self.writer.used.update({"LAST_UUID", "UUIDS", "uuid_json"})
+            return [f"{pad}if {raw} == LAST_UUID[0]:",
+                    f"{pad}    {target} = LAST_UUID[1]",
+                    f"{pad}else:",
+                    f"{pad}    LAST_UUID[0] = {raw}",
+                    f"{pad}    {target} = LAST_UUID[1] = UUIDS.get({raw}) or uuid_json({raw})"]
         if kind == "float64":
             self.writer.used.add("double_json")
             return [f"{pad}{target} = double_json({raw})"]

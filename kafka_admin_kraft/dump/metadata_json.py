@@ -15,6 +15,7 @@ from struct import Struct as _Packer
 from kafka_admin_kraft.dump.json_text import (
     CACHE_LIMIT,
     INT32_ARRAYS,
+    LAST_UUID,
     STRINGS,
     UUID_ARRAYS,
     UUIDS,
@@ -235,24 +236,26 @@ def _RegisterBrokerRecord_tail_2(b: bytes, p: int) -> tuple[str, int]:
 
 def _RegisterBrokerRecord_3(b: bytes, p: int) -> tuple[str, int]:
     x0, x2, x3, = _P3.unpack_from(b, p)
-    p += 28
-    x2 = UUIDS.get(x2) or uuid_json(x2)
-    r = b[p:]
-    t = _C0.get(r)
+    t = _C0.get(b[p + 28:])
     if t is None:
-        t, p = _RegisterBrokerRecord_tail_2(b, p)
-        if p == len(b):
-            if len(_C0) >= CACHE_LIMIT:
-                _C0.clear()
-            _C0[r] = t
+        r = b[p + 28:]
+        t, p = _RegisterBrokerRecord_tail_2(b, p + 28)
+        if p != len(b):
+            return '', p
+        if len(_C0) >= CACHE_LIMIT:
+            _C0.clear()
+        _C0[r] = t
+    if x2 == LAST_UUID[0]:
+        x2 = LAST_UUID[1]
     else:
-        p = len(b)
+        LAST_UUID[0] = x2
+        x2 = LAST_UUID[1] = UUIDS.get(x2) or uuid_json(x2)
     return ('{'
             f'"brokerId":{x0}'
             f',"incarnationId":{x2}'
             f',"brokerEpoch":{x3}'
             f'{t}'
-            '}'), p
+            '}'), len(b)
 
 
 def _RegisterBrokerRecord_tail_4(b: bytes, p: int) -> tuple[str, int]:
@@ -333,24 +336,26 @@ def _RegisterBrokerRecord_tail_4(b: bytes, p: int) -> tuple[str, int]:
 
 def _RegisterBrokerRecord_5(b: bytes, p: int) -> tuple[str, int]:
     x0, x2, x3, = _P3.unpack_from(b, p)
-    p += 28
-    x2 = UUIDS.get(x2) or uuid_json(x2)
-    r = b[p:]
-    t = _C1.get(r)
+    t = _C1.get(b[p + 28:])
     if t is None:
-        t, p = _RegisterBrokerRecord_tail_4(b, p)
-        if p == len(b):
-            if len(_C1) >= CACHE_LIMIT:
-                _C1.clear()
-            _C1[r] = t
+        r = b[p + 28:]
+        t, p = _RegisterBrokerRecord_tail_4(b, p + 28)
+        if p != len(b):
+            return '', p
+        if len(_C1) >= CACHE_LIMIT:
+            _C1.clear()
+        _C1[r] = t
+    if x2 == LAST_UUID[0]:
+        x2 = LAST_UUID[1]
     else:
-        p = len(b)
+        LAST_UUID[0] = x2
+        x2 = LAST_UUID[1] = UUIDS.get(x2) or uuid_json(x2)
     return ('{'
             f'"brokerId":{x0}'
             f',"incarnationId":{x2}'
             f',"brokerEpoch":{x3}'
             f'{t}'
-            '}'), p
+            '}'), len(b)
 
 
 def _RegisterBrokerRecord_tail_6(b: bytes, p: int) -> tuple[str, int]:
@@ -431,26 +436,28 @@ def _RegisterBrokerRecord_tail_6(b: bytes, p: int) -> tuple[str, int]:
 
 def _RegisterBrokerRecord_7(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, x2, x3, = _P5.unpack_from(b, p)
-    p += 29
-    x1 = 'true' if x1 else 'false'
-    x2 = UUIDS.get(x2) or uuid_json(x2)
-    r = b[p:]
-    t = _C2.get(r)
+    t = _C2.get(b[p + 29:])
     if t is None:
-        t, p = _RegisterBrokerRecord_tail_6(b, p)
-        if p == len(b):
-            if len(_C2) >= CACHE_LIMIT:
-                _C2.clear()
-            _C2[r] = t
+        r = b[p + 29:]
+        t, p = _RegisterBrokerRecord_tail_6(b, p + 29)
+        if p != len(b):
+            return '', p
+        if len(_C2) >= CACHE_LIMIT:
+            _C2.clear()
+        _C2[r] = t
+    x1 = 'true' if x1 else 'false'
+    if x2 == LAST_UUID[0]:
+        x2 = LAST_UUID[1]
     else:
-        p = len(b)
+        LAST_UUID[0] = x2
+        x2 = LAST_UUID[1] = UUIDS.get(x2) or uuid_json(x2)
     return ('{'
             f'"brokerId":{x0}'
             f',"isMigratingZkBroker":{x1}'
             f',"incarnationId":{x2}'
             f',"brokerEpoch":{x3}'
             f'{t}'
-            '}'), p
+            '}'), len(b)
 
 
 def _RegisterBrokerRecord_tail_8(b: bytes, p: int) -> tuple[str, int]:
@@ -545,26 +552,28 @@ def _RegisterBrokerRecord_tail_8(b: bytes, p: int) -> tuple[str, int]:
 
 def _RegisterBrokerRecord_9(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, x2, x3, = _P5.unpack_from(b, p)
-    p += 29
-    x1 = 'true' if x1 else 'false'
-    x2 = UUIDS.get(x2) or uuid_json(x2)
-    r = b[p:]
-    t = _C3.get(r)
+    t = _C3.get(b[p + 29:])
     if t is None:
-        t, p = _RegisterBrokerRecord_tail_8(b, p)
-        if p == len(b):
-            if len(_C3) >= CACHE_LIMIT:
-                _C3.clear()
-            _C3[r] = t
+        r = b[p + 29:]
+        t, p = _RegisterBrokerRecord_tail_8(b, p + 29)
+        if p != len(b):
+            return '', p
+        if len(_C3) >= CACHE_LIMIT:
+            _C3.clear()
+        _C3[r] = t
+    x1 = 'true' if x1 else 'false'
+    if x2 == LAST_UUID[0]:
+        x2 = LAST_UUID[1]
     else:
-        p = len(b)
+        LAST_UUID[0] = x2
+        x2 = LAST_UUID[1] = UUIDS.get(x2) or uuid_json(x2)
     return ('{'
             f'"brokerId":{x0}'
             f',"isMigratingZkBroker":{x1}'
             f',"incarnationId":{x2}'
             f',"brokerEpoch":{x3}'
             f'{t}'
-            '}'), p
+            '}'), len(b)
 
 
 def _RegisterBrokerRecord_tail_10(b: bytes, p: int) -> tuple[str, int]:
@@ -674,26 +683,28 @@ def _RegisterBrokerRecord_tail_10(b: bytes, p: int) -> tuple[str, int]:
 
 def _RegisterBrokerRecord_11(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, x2, x3, = _P5.unpack_from(b, p)
-    p += 29
-    x1 = 'true' if x1 else 'false'
-    x2 = UUIDS.get(x2) or uuid_json(x2)
-    r = b[p:]
-    t = _C4.get(r)
+    t = _C4.get(b[p + 29:])
     if t is None:
-        t, p = _RegisterBrokerRecord_tail_10(b, p)
-        if p == len(b):
-            if len(_C4) >= CACHE_LIMIT:
-                _C4.clear()
-            _C4[r] = t
+        r = b[p + 29:]
+        t, p = _RegisterBrokerRecord_tail_10(b, p + 29)
+        if p != len(b):
+            return '', p
+        if len(_C4) >= CACHE_LIMIT:
+            _C4.clear()
+        _C4[r] = t
+    x1 = 'true' if x1 else 'false'
+    if x2 == LAST_UUID[0]:
+        x2 = LAST_UUID[1]
     else:
-        p = len(b)
+        LAST_UUID[0] = x2
+        x2 = LAST_UUID[1] = UUIDS.get(x2) or uuid_json(x2)
     return ('{'
             f'"brokerId":{x0}'
             f',"isMigratingZkBroker":{x1}'
             f',"incarnationId":{x2}'
             f',"brokerEpoch":{x3}'
             f'{t}'
-            '}'), p
+            '}'), len(b)
 
 
 def _UnregisterBrokerRecord_12(b: bytes, p: int) -> tuple[str, int]:
@@ -738,7 +749,11 @@ def _TopicRecord_13(b: bytes, p: int) -> tuple[str, int]:
     x0 = STRINGS.get(r) or string_json(r)
     x1, = _P7.unpack_from(b, p)
     p += 16
-    x1 = UUIDS.get(x1) or uuid_json(x1)
+    if x1 == LAST_UUID[0]:
+        x1 = LAST_UUID[1]
+    else:
+        LAST_UUID[0] = x1
+        x1 = LAST_UUID[1] = UUIDS.get(x1) or uuid_json(x1)
     n = b[p]
     p += 1
     if n:
@@ -849,23 +864,25 @@ def _PartitionRecord_tail_14(b: bytes, p: int) -> tuple[str, int]:
 
 def _PartitionRecord_15(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P10.unpack_from(b, p)
-    p += 20
-    x1 = UUIDS.get(x1) or uuid_json(x1)
-    r = b[p:]
-    t = _C5.get(r)
+    t = _C5.get(b[p + 20:])
     if t is None:
-        t, p = _PartitionRecord_tail_14(b, p)
-        if p == len(b):
-            if len(_C5) >= CACHE_LIMIT:
-                _C5.clear()
-            _C5[r] = t
+        r = b[p + 20:]
+        t, p = _PartitionRecord_tail_14(b, p + 20)
+        if p != len(b):
+            return '', p
+        if len(_C5) >= CACHE_LIMIT:
+            _C5.clear()
+        _C5[r] = t
+    if x1 == LAST_UUID[0]:
+        x1 = LAST_UUID[1]
     else:
-        p = len(b)
+        LAST_UUID[0] = x1
+        x1 = LAST_UUID[1] = UUIDS.get(x1) or uuid_json(x1)
     return ('{'
             f'"partitionId":{x0}'
             f',"topicId":{x1}'
             f'{t}'
-            '}'), p
+            '}'), len(b)
 
 
 def _PartitionRecord_tail_16(b: bytes, p: int) -> tuple[str, int]:
@@ -967,23 +984,25 @@ def _PartitionRecord_tail_16(b: bytes, p: int) -> tuple[str, int]:
 
 def _PartitionRecord_17(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P10.unpack_from(b, p)
-    p += 20
-    x1 = UUIDS.get(x1) or uuid_json(x1)
-    r = b[p:]
-    t = _C6.get(r)
+    t = _C6.get(b[p + 20:])
     if t is None:
-        t, p = _PartitionRecord_tail_16(b, p)
-        if p == len(b):
-            if len(_C6) >= CACHE_LIMIT:
-                _C6.clear()
-            _C6[r] = t
+        r = b[p + 20:]
+        t, p = _PartitionRecord_tail_16(b, p + 20)
+        if p != len(b):
+            return '', p
+        if len(_C6) >= CACHE_LIMIT:
+            _C6.clear()
+        _C6[r] = t
+    if x1 == LAST_UUID[0]:
+        x1 = LAST_UUID[1]
     else:
-        p = len(b)
+        LAST_UUID[0] = x1
+        x1 = LAST_UUID[1] = UUIDS.get(x1) or uuid_json(x1)
     return ('{'
             f'"partitionId":{x0}'
             f',"topicId":{x1}'
             f'{t}'
-            '}'), p
+            '}'), len(b)
 
 
 def _PartitionRecord_tail_18(b: bytes, p: int) -> tuple[str, int]:
@@ -1115,23 +1134,25 @@ def _PartitionRecord_tail_18(b: bytes, p: int) -> tuple[str, int]:
 
 def _PartitionRecord_19(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P10.unpack_from(b, p)
-    p += 20
-    x1 = UUIDS.get(x1) or uuid_json(x1)
-    r = b[p:]
-    t = _C7.get(r)
+    t = _C7.get(b[p + 20:])
     if t is None:
-        t, p = _PartitionRecord_tail_18(b, p)
-        if p == len(b):
-            if len(_C7) >= CACHE_LIMIT:
-                _C7.clear()
-            _C7[r] = t
+        r = b[p + 20:]
+        t, p = _PartitionRecord_tail_18(b, p + 20)
+        if p != len(b):
+            return '', p
+        if len(_C7) >= CACHE_LIMIT:
+            _C7.clear()
+        _C7[r] = t
+    if x1 == LAST_UUID[0]:
+        x1 = LAST_UUID[1]
     else:
-        p = len(b)
+        LAST_UUID[0] = x1
+        x1 = LAST_UUID[1] = UUIDS.get(x1) or uuid_json(x1)
     return ('{'
             f'"partitionId":{x0}'
             f',"topicId":{x1}'
             f'{t}'
-            '}'), p
+            '}'), len(b)
 
 
 def _ConfigRecord_20(b: bytes, p: int) -> tuple[str, int]:
@@ -1313,23 +1334,25 @@ def _PartitionChangeRecord_tail_21(b: bytes, p: int) -> tuple[str, int]:
 
 def _PartitionChangeRecord_22(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P10.unpack_from(b, p)
-    p += 20
-    x1 = UUIDS.get(x1) or uuid_json(x1)
-    r = b[p:]
-    t = _C8.get(r)
+    t = _C8.get(b[p + 20:])
     if t is None:
-        t, p = _PartitionChangeRecord_tail_21(b, p)
-        if p == len(b):
-            if len(_C8) >= CACHE_LIMIT:
-                _C8.clear()
-            _C8[r] = t
+        r = b[p + 20:]
+        t, p = _PartitionChangeRecord_tail_21(b, p + 20)
+        if p != len(b):
+            return '', p
+        if len(_C8) >= CACHE_LIMIT:
+            _C8.clear()
+        _C8[r] = t
+    if x1 == LAST_UUID[0]:
+        x1 = LAST_UUID[1]
     else:
-        p = len(b)
+        LAST_UUID[0] = x1
+        x1 = LAST_UUID[1] = UUIDS.get(x1) or uuid_json(x1)
     return ('{'
             f'"partitionId":{x0}'
             f',"topicId":{x1}'
             f'{t}'
-            '}'), p
+            '}'), len(b)
 
 
 def _PartitionChangeRecord_tail_23(b: bytes, p: int) -> tuple[str, int]:
@@ -1458,23 +1481,25 @@ def _PartitionChangeRecord_tail_23(b: bytes, p: int) -> tuple[str, int]:
 
 def _PartitionChangeRecord_24(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P10.unpack_from(b, p)
-    p += 20
-    x1 = UUIDS.get(x1) or uuid_json(x1)
-    r = b[p:]
-    t = _C9.get(r)
+    t = _C9.get(b[p + 20:])
     if t is None:
-        t, p = _PartitionChangeRecord_tail_23(b, p)
-        if p == len(b):
-            if len(_C9) >= CACHE_LIMIT:
-                _C9.clear()
-            _C9[r] = t
+        r = b[p + 20:]
+        t, p = _PartitionChangeRecord_tail_23(b, p + 20)
+        if p != len(b):
+            return '', p
+        if len(_C9) >= CACHE_LIMIT:
+            _C9.clear()
+        _C9[r] = t
+    if x1 == LAST_UUID[0]:
+        x1 = LAST_UUID[1]
     else:
-        p = len(b)
+        LAST_UUID[0] = x1
+        x1 = LAST_UUID[1] = UUIDS.get(x1) or uuid_json(x1)
     return ('{'
             f'"partitionId":{x0}'
             f',"topicId":{x1}'
             f'{t}'
-            '}'), p
+            '}'), len(b)
 
 
 def _PartitionChangeRecord_tail_25(b: bytes, p: int) -> tuple[str, int]:
@@ -1633,23 +1658,25 @@ def _PartitionChangeRecord_tail_25(b: bytes, p: int) -> tuple[str, int]:
 
 def _PartitionChangeRecord_26(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P10.unpack_from(b, p)
-    p += 20
-    x1 = UUIDS.get(x1) or uuid_json(x1)
-    r = b[p:]
-    t = _C10.get(r)
+    t = _C10.get(b[p + 20:])
     if t is None:
-        t, p = _PartitionChangeRecord_tail_25(b, p)
-        if p == len(b):
-            if len(_C10) >= CACHE_LIMIT:
-                _C10.clear()
-            _C10[r] = t
+        r = b[p + 20:]
+        t, p = _PartitionChangeRecord_tail_25(b, p + 20)
+        if p != len(b):
+            return '', p
+        if len(_C10) >= CACHE_LIMIT:
+            _C10.clear()
+        _C10[r] = t
+    if x1 == LAST_UUID[0]:
+        x1 = LAST_UUID[1]
     else:
-        p = len(b)
+        LAST_UUID[0] = x1
+        x1 = LAST_UUID[1] = UUIDS.get(x1) or uuid_json(x1)
     return ('{'
             f'"partitionId":{x0}'
             f',"topicId":{x1}'
             f'{t}'
-            '}'), p
+            '}'), len(b)
 
 
 def _FenceBrokerRecord_27(b: bytes, p: int) -> tuple[str, int]:
@@ -1681,7 +1708,11 @@ def _FenceBrokerRecord_27(b: bytes, p: int) -> tuple[str, int]:
 def _RemoveTopicRecord_28(b: bytes, p: int) -> tuple[str, int]:
     x0, = _P7.unpack_from(b, p)
     p += 16
-    x0 = UUIDS.get(x0) or uuid_json(x0)
+    if x0 == LAST_UUID[0]:
+        x0 = LAST_UUID[1]
+    else:
+        LAST_UUID[0] = x0
+        x0 = LAST_UUID[1] = UUIDS.get(x0) or uuid_json(x0)
     n = b[p]
     p += 1
     if n:
@@ -2088,22 +2119,20 @@ def _BrokerRegistrationChangeRecord_tail_35(b: bytes, p: int) -> tuple[str, int]
 
 def _BrokerRegistrationChangeRecord_36(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P6.unpack_from(b, p)
-    p += 12
-    r = b[p:]
-    t = _C11.get(r)
+    t = _C11.get(b[p + 12:])
     if t is None:
-        t, p = _BrokerRegistrationChangeRecord_tail_35(b, p)
-        if p == len(b):
-            if len(_C11) >= CACHE_LIMIT:
-                _C11.clear()
-            _C11[r] = t
-    else:
-        p = len(b)
+        r = b[p + 12:]
+        t, p = _BrokerRegistrationChangeRecord_tail_35(b, p + 12)
+        if p != len(b):
+            return '', p
+        if len(_C11) >= CACHE_LIMIT:
+            _C11.clear()
+        _C11[r] = t
     return ('{'
             f'"brokerId":{x0}'
             f',"brokerEpoch":{x1}'
             f'{t}'
-            '}'), p
+            '}'), len(b)
 
 
 def _BrokerRegistrationChangeRecord_tail_37(b: bytes, p: int) -> tuple[str, int]:
@@ -2147,22 +2176,20 @@ def _BrokerRegistrationChangeRecord_tail_37(b: bytes, p: int) -> tuple[str, int]
 
 def _BrokerRegistrationChangeRecord_38(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P6.unpack_from(b, p)
-    p += 12
-    r = b[p:]
-    t = _C12.get(r)
+    t = _C12.get(b[p + 12:])
     if t is None:
-        t, p = _BrokerRegistrationChangeRecord_tail_37(b, p)
-        if p == len(b):
-            if len(_C12) >= CACHE_LIMIT:
-                _C12.clear()
-            _C12[r] = t
-    else:
-        p = len(b)
+        r = b[p + 12:]
+        t, p = _BrokerRegistrationChangeRecord_tail_37(b, p + 12)
+        if p != len(b):
+            return '', p
+        if len(_C12) >= CACHE_LIMIT:
+            _C12.clear()
+        _C12[r] = t
     return ('{'
             f'"brokerId":{x0}'
             f',"brokerEpoch":{x1}'
             f'{t}'
-            '}'), p
+            '}'), len(b)
 
 
 def _BrokerRegistrationChangeRecord_tail_39(b: bytes, p: int) -> tuple[str, int]:
@@ -2220,22 +2247,20 @@ def _BrokerRegistrationChangeRecord_tail_39(b: bytes, p: int) -> tuple[str, int]
 
 def _BrokerRegistrationChangeRecord_40(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P6.unpack_from(b, p)
-    p += 12
-    r = b[p:]
-    t = _C13.get(r)
+    t = _C13.get(b[p + 12:])
     if t is None:
-        t, p = _BrokerRegistrationChangeRecord_tail_39(b, p)
-        if p == len(b):
-            if len(_C13) >= CACHE_LIMIT:
-                _C13.clear()
-            _C13[r] = t
-    else:
-        p = len(b)
+        r = b[p + 12:]
+        t, p = _BrokerRegistrationChangeRecord_tail_39(b, p + 12)
+        if p != len(b):
+            return '', p
+        if len(_C13) >= CACHE_LIMIT:
+            _C13.clear()
+        _C13[r] = t
     return ('{'
             f'"brokerId":{x0}'
             f',"brokerEpoch":{x1}'
             f'{t}'
-            '}'), p
+            '}'), len(b)
 
 
 def _BrokerRegistrationChangeRecord_tail_41(b: bytes, p: int) -> tuple[str, int]:
@@ -2308,28 +2333,30 @@ def _BrokerRegistrationChangeRecord_tail_41(b: bytes, p: int) -> tuple[str, int]
 
 def _BrokerRegistrationChangeRecord_42(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P6.unpack_from(b, p)
-    p += 12
-    r = b[p:]
-    t = _C14.get(r)
+    t = _C14.get(b[p + 12:])
     if t is None:
-        t, p = _BrokerRegistrationChangeRecord_tail_41(b, p)
-        if p == len(b):
-            if len(_C14) >= CACHE_LIMIT:
-                _C14.clear()
-            _C14[r] = t
-    else:
-        p = len(b)
+        r = b[p + 12:]
+        t, p = _BrokerRegistrationChangeRecord_tail_41(b, p + 12)
+        if p != len(b):
+            return '', p
+        if len(_C14) >= CACHE_LIMIT:
+            _C14.clear()
+        _C14[r] = t
     return ('{'
             f'"brokerId":{x0}'
             f',"brokerEpoch":{x1}'
             f'{t}'
-            '}'), p
+            '}'), len(b)
 
 
 def _AccessControlEntryRecord_43(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P16.unpack_from(b, p)
     p += 17
-    x0 = UUIDS.get(x0) or uuid_json(x0)
+    if x0 == LAST_UUID[0]:
+        x0 = LAST_UUID[1]
+    else:
+        LAST_UUID[0] = x0
+        x0 = LAST_UUID[1] = UUIDS.get(x0) or uuid_json(x0)
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -2405,7 +2432,11 @@ def _AccessControlEntryRecord_43(b: bytes, p: int) -> tuple[str, int]:
 def _RemoveAccessControlEntryRecord_44(b: bytes, p: int) -> tuple[str, int]:
     x0, = _P7.unpack_from(b, p)
     p += 16
-    x0 = UUIDS.get(x0) or uuid_json(x0)
+    if x0 == LAST_UUID[0]:
+        x0 = LAST_UUID[1]
+    else:
+        LAST_UUID[0] = x0
+        x0 = LAST_UUID[1] = UUIDS.get(x0) or uuid_json(x0)
     n = b[p]
     p += 1
     if n:
@@ -2684,25 +2715,27 @@ def _RegisterControllerRecord_tail_51(b: bytes, p: int) -> tuple[str, int]:
 
 def _RegisterControllerRecord_52(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, x2, = _P18.unpack_from(b, p)
-    p += 21
-    x1 = UUIDS.get(x1) or uuid_json(x1)
-    x2 = 'true' if x2 else 'false'
-    r = b[p:]
-    t = _C15.get(r)
+    t = _C15.get(b[p + 21:])
     if t is None:
-        t, p = _RegisterControllerRecord_tail_51(b, p)
-        if p == len(b):
-            if len(_C15) >= CACHE_LIMIT:
-                _C15.clear()
-            _C15[r] = t
+        r = b[p + 21:]
+        t, p = _RegisterControllerRecord_tail_51(b, p + 21)
+        if p != len(b):
+            return '', p
+        if len(_C15) >= CACHE_LIMIT:
+            _C15.clear()
+        _C15[r] = t
+    if x1 == LAST_UUID[0]:
+        x1 = LAST_UUID[1]
     else:
-        p = len(b)
+        LAST_UUID[0] = x1
+        x1 = LAST_UUID[1] = UUIDS.get(x1) or uuid_json(x1)
+    x2 = 'true' if x2 else 'false'
     return ('{'
             f'"controllerId":{x0}'
             f',"incarnationId":{x1}'
             f',"zkMigrationReady":{x2}'
             f'{t}'
-            '}'), p
+            '}'), len(b)
 
 
 def _ClearElrRecord_53(b: bytes, p: int) -> tuple[str, int]:
