@@ -219,12 +219,12 @@ class _StructGenerator:
         if kind == "bool":
             return [f"{pad}{target} = 'true' if {raw} else 'false'"]
         if kind == "uuid":
-            self.writer.used.update({"LAST_UUID", "UUIDS", "uuid_json"})
+            self.writer.used.update({"LAST_UUID", "uuid_json"})
             return [f"{pad}if {raw} == LAST_UUID[0]:",
                     f"{pad}    {target} = LAST_UUID[1]",
                     f"{pad}else:",
                     f"{pad}    LAST_UUID[0] = {raw}",
-                    f"{pad}    {target} = LAST_UUID[1] = UUIDS.get({raw}) or uuid_json({raw})"]
+                    f"{pad}    {target} = LAST_UUID[1] = uuid_json({raw})"]
         if kind == "float64":
             self.writer.used.add("double_json")
             return [f"{pad}{target} = double_json({raw})"]

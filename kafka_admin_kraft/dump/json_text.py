@@ -7,7 +7,7 @@ without padding, bytes as standard base64 with padding, strings decoded as Java 
 becomes U+FFFD) and escaped as Jackson escapes them: ``"`` and ``\\``, the short escapes ``\\b \\t \\n
 \\f \\r``, other control characters as ``\\u00XX`` in upper-case hex, everything else as it is.
 
-The caches keep the text of repeated wire values (replica lists, topic ids, config names): a metadata
+The caches keep the text of repeated wire values (replica lists, directories, config names): a metadata
 log repeats them on almost every record.
 """
 
@@ -17,6 +17,7 @@ import binascii
 import math
 import re
 import struct
+from binascii import b2a_base64
 from decimal import Decimal
 from typing import Final
 
@@ -41,12 +42,11 @@ def json_string(text: str) -> str:
 
 
 STRINGS: Final[dict[bytes, str]] = {}
-UUIDS: Final[dict[bytes, str]] = {}
 INT32_ARRAYS: Final[dict[bytes, str]] = {}
 UUID_ARRAYS: Final[dict[bytes, str]] = {}
 LAST_UUID: Final[list[bytes | str]] = [b"", ""]
 """The bytes and text of the uuid field read last: the records of a topic follow one another and
-name the same topic id, a cheaper check than a look-up in :data:`UUIDS`."""
+name the same topic id, so that their text is made once for the run."""
 
 
 def string_json(raw: bytes) -> str:
@@ -62,15 +62,14 @@ _URL_SAFE: Final = bytes.maketrans(b"+/", b"-_")
 
 def uuid_text(raw: bytes) -> str:
     """Kafka's ``Uuid.toString``: URL-safe base64 of the 16 bytes, without padding."""
-    return binascii.b2a_base64(raw, newline=False)[:22].translate(_URL_SAFE).decode("ascii")
+    return b2a_base64(raw, newline=False)[:22].translate(_URL_SAFE).decode("ascii")
 
 
 def uuid_json(raw: bytes) -> str:
-    """The quoted text of a uuid field's 16 bytes (cached)."""
-    if len(UUIDS) >= CACHE_LIMIT:
-        UUIDS.clear()
-    text = UUIDS[raw] = f'"{uuid_text(raw)}"'
-    return text
+    """The quoted text of a uuid field's 16 bytes. Not cached: a metadata log names tens of thousands
+    of topic ids, and a look-up in a cache that large misses the CPU caches and costs more than the
+    encoding."""
+    return f'"{b2a_base64(raw, newline=False)[:22].translate(_URL_SAFE).decode("ascii")}"'
 
 
 def int32_array_json(raw: bytes) -> str:

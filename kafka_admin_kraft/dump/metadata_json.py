@@ -18,7 +18,6 @@ from kafka_admin_kraft.dump.json_text import (
     LAST_UUID,
     STRINGS,
     UUID_ARRAYS,
-    UUIDS,
     Malformed,
     bytes_json,
     double_json,
@@ -249,7 +248,7 @@ def _RegisterBrokerRecord_3(b: bytes, p: int) -> tuple[str, int]:
         x2 = LAST_UUID[1]
     else:
         LAST_UUID[0] = x2
-        x2 = LAST_UUID[1] = UUIDS.get(x2) or uuid_json(x2)
+        x2 = LAST_UUID[1] = uuid_json(x2)
     return ('{'
             f'"brokerId":{x0}'
             f',"incarnationId":{x2}'
@@ -349,7 +348,7 @@ def _RegisterBrokerRecord_5(b: bytes, p: int) -> tuple[str, int]:
         x2 = LAST_UUID[1]
     else:
         LAST_UUID[0] = x2
-        x2 = LAST_UUID[1] = UUIDS.get(x2) or uuid_json(x2)
+        x2 = LAST_UUID[1] = uuid_json(x2)
     return ('{'
             f'"brokerId":{x0}'
             f',"incarnationId":{x2}'
@@ -450,7 +449,7 @@ def _RegisterBrokerRecord_7(b: bytes, p: int) -> tuple[str, int]:
         x2 = LAST_UUID[1]
     else:
         LAST_UUID[0] = x2
-        x2 = LAST_UUID[1] = UUIDS.get(x2) or uuid_json(x2)
+        x2 = LAST_UUID[1] = uuid_json(x2)
     return ('{'
             f'"brokerId":{x0}'
             f',"isMigratingZkBroker":{x1}'
@@ -566,7 +565,7 @@ def _RegisterBrokerRecord_9(b: bytes, p: int) -> tuple[str, int]:
         x2 = LAST_UUID[1]
     else:
         LAST_UUID[0] = x2
-        x2 = LAST_UUID[1] = UUIDS.get(x2) or uuid_json(x2)
+        x2 = LAST_UUID[1] = uuid_json(x2)
     return ('{'
             f'"brokerId":{x0}'
             f',"isMigratingZkBroker":{x1}'
@@ -697,7 +696,7 @@ def _RegisterBrokerRecord_11(b: bytes, p: int) -> tuple[str, int]:
         x2 = LAST_UUID[1]
     else:
         LAST_UUID[0] = x2
-        x2 = LAST_UUID[1] = UUIDS.get(x2) or uuid_json(x2)
+        x2 = LAST_UUID[1] = uuid_json(x2)
     return ('{'
             f'"brokerId":{x0}'
             f',"isMigratingZkBroker":{x1}'
@@ -753,7 +752,7 @@ def _TopicRecord_13(b: bytes, p: int) -> tuple[str, int]:
         x1 = LAST_UUID[1]
     else:
         LAST_UUID[0] = x1
-        x1 = LAST_UUID[1] = UUIDS.get(x1) or uuid_json(x1)
+        x1 = LAST_UUID[1] = uuid_json(x1)
     n = b[p]
     p += 1
     if n:
@@ -877,7 +876,7 @@ def _PartitionRecord_15(b: bytes, p: int) -> tuple[str, int]:
         x1 = LAST_UUID[1]
     else:
         LAST_UUID[0] = x1
-        x1 = LAST_UUID[1] = UUIDS.get(x1) or uuid_json(x1)
+        x1 = LAST_UUID[1] = uuid_json(x1)
     return ('{'
             f'"partitionId":{x0}'
             f',"topicId":{x1}'
@@ -997,7 +996,7 @@ def _PartitionRecord_17(b: bytes, p: int) -> tuple[str, int]:
         x1 = LAST_UUID[1]
     else:
         LAST_UUID[0] = x1
-        x1 = LAST_UUID[1] = UUIDS.get(x1) or uuid_json(x1)
+        x1 = LAST_UUID[1] = uuid_json(x1)
     return ('{'
             f'"partitionId":{x0}'
             f',"topicId":{x1}'
@@ -1147,7 +1146,7 @@ def _PartitionRecord_19(b: bytes, p: int) -> tuple[str, int]:
         x1 = LAST_UUID[1]
     else:
         LAST_UUID[0] = x1
-        x1 = LAST_UUID[1] = UUIDS.get(x1) or uuid_json(x1)
+        x1 = LAST_UUID[1] = uuid_json(x1)
     return ('{'
             f'"partitionId":{x0}'
             f',"topicId":{x1}'
@@ -1347,7 +1346,7 @@ def _PartitionChangeRecord_22(b: bytes, p: int) -> tuple[str, int]:
         x1 = LAST_UUID[1]
     else:
         LAST_UUID[0] = x1
-        x1 = LAST_UUID[1] = UUIDS.get(x1) or uuid_json(x1)
+        x1 = LAST_UUID[1] = uuid_json(x1)
     return ('{'
             f'"partitionId":{x0}'
             f',"topicId":{x1}'
@@ -1494,7 +1493,7 @@ def _PartitionChangeRecord_24(b: bytes, p: int) -> tuple[str, int]:
         x1 = LAST_UUID[1]
     else:
         LAST_UUID[0] = x1
-        x1 = LAST_UUID[1] = UUIDS.get(x1) or uuid_json(x1)
+        x1 = LAST_UUID[1] = uuid_json(x1)
     return ('{'
             f'"partitionId":{x0}'
             f',"topicId":{x1}'
@@ -1671,7 +1670,7 @@ def _PartitionChangeRecord_26(b: bytes, p: int) -> tuple[str, int]:
         x1 = LAST_UUID[1]
     else:
         LAST_UUID[0] = x1
-        x1 = LAST_UUID[1] = UUIDS.get(x1) or uuid_json(x1)
+        x1 = LAST_UUID[1] = uuid_json(x1)
     return ('{'
             f'"partitionId":{x0}'
             f',"topicId":{x1}'
@@ -1712,7 +1711,7 @@ def _RemoveTopicRecord_28(b: bytes, p: int) -> tuple[str, int]:
         x0 = LAST_UUID[1]
     else:
         LAST_UUID[0] = x0
-        x0 = LAST_UUID[1] = UUIDS.get(x0) or uuid_json(x0)
+        x0 = LAST_UUID[1] = uuid_json(x0)
     n = b[p]
     p += 1
     if n:
@@ -2356,7 +2355,7 @@ def _AccessControlEntryRecord_43(b: bytes, p: int) -> tuple[str, int]:
         x0 = LAST_UUID[1]
     else:
         LAST_UUID[0] = x0
-        x0 = LAST_UUID[1] = UUIDS.get(x0) or uuid_json(x0)
+        x0 = LAST_UUID[1] = uuid_json(x0)
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -2436,7 +2435,7 @@ def _RemoveAccessControlEntryRecord_44(b: bytes, p: int) -> tuple[str, int]:
         x0 = LAST_UUID[1]
     else:
         LAST_UUID[0] = x0
-        x0 = LAST_UUID[1] = UUIDS.get(x0) or uuid_json(x0)
+        x0 = LAST_UUID[1] = uuid_json(x0)
     n = b[p]
     p += 1
     if n:
@@ -2728,7 +2727,7 @@ def _RegisterControllerRecord_52(b: bytes, p: int) -> tuple[str, int]:
         x1 = LAST_UUID[1]
     else:
         LAST_UUID[0] = x1
-        x1 = LAST_UUID[1] = UUIDS.get(x1) or uuid_json(x1)
+        x1 = LAST_UUID[1] = uuid_json(x1)
     x2 = 'true' if x2 else 'false'
     return ('{'
             f'"controllerId":{x0}'
