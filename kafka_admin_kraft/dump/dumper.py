@@ -199,8 +199,15 @@ class Output:
             os.close(devnull)
 
     def flush(self) -> None:
+        """Write the pending parts, each encoded on its own: joining them first would copy the text
+        twice more through fresh megabyte buffers (a tenth of a deep dump's time)."""
         if self.parts:
-            self.stream.write("".join(self.parts).encode("utf-8", "surrogateescape"))
+            pieces = [part.encode("utf-8", "surrogateescape") for part in self.parts]
+            if self.fd is None:
+                self.stream.writelines(pieces)
+            else:
+                self.stream.flush()
+                parallel.write_pieces(self.fd, pieces)
             self.parts.clear()
             self.size = 0
         self.stream.flush()

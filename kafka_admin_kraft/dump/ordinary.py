@@ -175,7 +175,7 @@ def ordinary_batch(buf: bytes, at: int, total: int, position: int, style: LineSt
      producer_id, producer_epoch, base_sequence, count) = _unpack_header(buf, at)
     if magic != 2 or attributes & 0x7F or base_sequence != -1 or count <= 0:
         return None
-    valid = crc == crc32c(memoryview(buf)[at + CRC_START:at + total])
+    valid = crc == crc32c(buf[at + CRC_START:at + total])
     lines = [style.batch(base_offset, base_offset + last_delta, count, producer_id, producer_epoch,
                          leader_epoch, position, max_timestamp, total, crc, valid)]
     if not batch_lines(lines, buf, at + BATCH_HEADER_SIZE, at + total, count, base_offset, base_timestamp,

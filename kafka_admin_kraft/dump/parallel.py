@@ -23,6 +23,7 @@ import select
 import struct
 import sys
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, BinaryIO, Final, Protocol
 
@@ -37,6 +38,8 @@ CHUNK_BYTES: Final = 2 << 20
 AHEAD: Final = 4
 """Chunks a worker formats before it must wait for its turn to write the first of them."""
 MAX_WORKERS: Final = 8
+IOV_MAX: Final = 1024
+"""The most buffers one ``writev`` takes on Linux."""
 TOKEN: Final = struct.Struct(">?q")
 """(go on, offset of the last record so far; -1 before the first)."""
 CHUNK: Final = struct.Struct(">qq")
@@ -216,9 +219,22 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
+def write_pieces(fd: int, pieces: list[bytes]) -> None:
+    """Write ``pieces`` in order, up to IOV_MAX of them a system call."""
+    for start in range(0, len(pieces), IOV_MAX):
+        group = pieces[start:start + IOV_MAX]
+        written = os.writev(fd, group)
+        for piece in group:
+            if written >= len(piece):
+                written -= len(piece)
+            else:
+                _write_all(fd, piece[written:])
+                written = 0
+
+
 class _Pieces(io.BytesIO):
-    """A chunk's text as the printer wrote it, piece by piece (each about ``FLUSH_AT``): written out
-    as it is, never copied into one buffer."""
+    """A chunk's text as the printer wrote it, piece by piece (a batch's text, or what one ``write``
+    brought): written out as it is, never copied into one buffer."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -228,6 +244,9 @@ class _Pieces(io.BytesIO):
         piece = bytes(data)
         self.pieces.append(piece)
         return len(piece)
+
+    def writelines(self, lines: Iterable[ReadableBuffer], /) -> None:
+        self.pieces += map(bytes, lines)
 
 
 @dataclass
@@ -263,8 +282,7 @@ def _work(printer: BatchPrinter, out_fd: int, read_at: ReadAt, path: str, worker
                 if last == UNSET:
                     last = previous
                 try:
-                    for piece in chunk.text:
-                        _write_all(out_fd, piece)
+                    write_pieces(out_fd, chunk.text)
                 except BrokenPipeError:
                     result.error = None
                     go = False
