@@ -77,3 +77,24 @@ def test_workers_slower_than_the_walk_still_write_every_chunk(tmp_path: Path,
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+
+def test_pieces_are_written_in_order_across_groups_and_short_writes(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """More pieces than one ``writev`` takes, and a ``writev`` that stops inside a piece: every byte
+    still lands once, in order."""
+    pieces = [f"piece {index};".encode() for index in range(2 * parallel.IOV_MAX + 7)]
+    calls: list[int] = []
+    real_writev = os.writev
+
+    def short_writev(fd: int, buffers: list[bytes]) -> int:
+        calls.append(len(buffers))
+        if len(calls) == 1:  # the first call writes only part of its third piece
+            return real_writev(fd, [*buffers[:2], buffers[2][:3]])
+        return real_writev(fd, buffers)
+
+    monkeypatch.setattr(parallel.os, "writev", short_writev)
+    with open(tmp_path / "out", "wb") as stream:
+        parallel.write_pieces(stream.fileno(), pieces)
+    assert (tmp_path / "out").read_bytes() == b"".join(pieces)
+    assert calls == [parallel.IOV_MAX, parallel.IOV_MAX, 7]
