@@ -364,8 +364,19 @@ class Dumper:
         """Print the batches of ``walk``, which follow the record at offset ``last``; returns the offset
         of the last record printed (``last`` when none is)."""
         read_at, path = walk.read_at, walk.path
+        ordinary, style, decode = self.ordinary, self.style, self.options.metadata_decoder
+        add = self.output.add
         for view, at, total in walk:
-            last = self.dump_batch(view, at, total, walk.position, read_at, path, last, pairs)
+            done = ordinary_batch(view, at, total, walk.position, style, decode) if (
+                ordinary and total >= BATCH_HEADER_SIZE) else None
+            if done is None:
+                last = self.dump_batch(view, at, total, walk.position, read_at, path, last, pairs)
+                continue
+            text, first, count = done
+            if first != last + 1 and last != -1:
+                pairs.append((last, first))
+            add(text)
+            last = first + count - 1
         return last
 
     def printing_into(self, stream: BinaryIO) -> Dumper:
@@ -379,15 +390,8 @@ class Dumper:
 
     def dump_batch(self, buf: bytes, at: int, total: int, position: int, read_at: ReadAt, path: str,
                    last: int, pairs: list[tuple[int, int]]) -> int:
-        """Print one batch (and its records when iterating deeply); returns the last record offset."""
-        if self.ordinary and total >= BATCH_HEADER_SIZE:
-            done = ordinary_batch(buf, at, total, position, self.style, self.options.metadata_decoder)
-            if done is not None:
-                text, first, count = done
-                if first != last + 1 and last != -1:
-                    pairs.append((last, first))
-                self.output.add(text)
-                return first + count - 1
+        """Print one batch other than the ordinary ones :meth:`dump_batches` prints straight from their
+        bytes (and its records when iterating deeply); returns the last record offset."""
         options = self.options
         magic = buf[at + 16]
         if magic > 0x7F:
