@@ -220,11 +220,10 @@ class _StructGenerator:
             return [f"{pad}{target} = 'true' if {raw} else 'false'"]
         if kind == "uuid":
             self.writer.used.update({"LAST_UUID", "uuid_json"})
-            return [f"{pad}if {raw} == LAST_UUID[0]:",
-                    f"{pad}    {target} = LAST_UUID[1]",
-                    f"{pad}else:",
-                    f"{pad}    LAST_UUID[0] = {raw}",
-                    f"{pad}    {target} = LAST_UUID[1] = uuid_json({raw})"]
+            return [f"{pad}u = LAST_UUID[0]",
+                    f"{pad}if {raw} != u[0]:",
+                    f"{pad}    u = LAST_UUID[0] = ({raw}, uuid_json({raw}))",
+                    f"{pad}{target} = u[1]"]
         if kind == "float64":
             self.writer.used.add("double_json")
             return [f"{pad}{target} = double_json({raw})"]

@@ -44,9 +44,10 @@ def json_string(text: str) -> str:
 STRINGS: Final[dict[bytes, str]] = {}
 INT32_ARRAYS: Final[dict[bytes, str]] = {}
 UUID_ARRAYS: Final[dict[bytes, str]] = {}
-LAST_UUID: Final[list[bytes | str]] = [b"", ""]
-"""The bytes and text of the uuid field read last: the records of a topic follow one another and
-name the same topic id, so that their text is made once for the run."""
+LAST_UUID: Final[list[tuple[bytes, str]]] = [(b"", "")]
+"""The bytes and text of the uuid field read last, as one pair (replaced whole, so that readers on
+several threads never see one uuid's bytes with another's text): the records of a topic follow one
+another and name the same topic id, so that their text is made once for the run."""
 
 
 def string_json(raw: bytes) -> str:

@@ -244,11 +244,10 @@ def _RegisterBrokerRecord_3(b: bytes, p: int) -> tuple[str, int]:
         if len(_C0) >= CACHE_LIMIT:
             _C0.clear()
         _C0[r] = t
-    if x2 == LAST_UUID[0]:
-        x2 = LAST_UUID[1]
-    else:
-        LAST_UUID[0] = x2
-        x2 = LAST_UUID[1] = uuid_json(x2)
+    u = LAST_UUID[0]
+    if x2 != u[0]:
+        u = LAST_UUID[0] = (x2, uuid_json(x2))
+    x2 = u[1]
     return ('{'
             f'"brokerId":{x0}'
             f',"incarnationId":{x2}'
@@ -344,11 +343,10 @@ def _RegisterBrokerRecord_5(b: bytes, p: int) -> tuple[str, int]:
         if len(_C1) >= CACHE_LIMIT:
             _C1.clear()
         _C1[r] = t
-    if x2 == LAST_UUID[0]:
-        x2 = LAST_UUID[1]
-    else:
-        LAST_UUID[0] = x2
-        x2 = LAST_UUID[1] = uuid_json(x2)
+    u = LAST_UUID[0]
+    if x2 != u[0]:
+        u = LAST_UUID[0] = (x2, uuid_json(x2))
+    x2 = u[1]
     return ('{'
             f'"brokerId":{x0}'
             f',"incarnationId":{x2}'
@@ -445,11 +443,10 @@ def _RegisterBrokerRecord_7(b: bytes, p: int) -> tuple[str, int]:
             _C2.clear()
         _C2[r] = t
     x1 = 'true' if x1 else 'false'
-    if x2 == LAST_UUID[0]:
-        x2 = LAST_UUID[1]
-    else:
-        LAST_UUID[0] = x2
-        x2 = LAST_UUID[1] = uuid_json(x2)
+    u = LAST_UUID[0]
+    if x2 != u[0]:
+        u = LAST_UUID[0] = (x2, uuid_json(x2))
+    x2 = u[1]
     return ('{'
             f'"brokerId":{x0}'
             f',"isMigratingZkBroker":{x1}'
@@ -561,11 +558,10 @@ def _RegisterBrokerRecord_9(b: bytes, p: int) -> tuple[str, int]:
             _C3.clear()
         _C3[r] = t
     x1 = 'true' if x1 else 'false'
-    if x2 == LAST_UUID[0]:
-        x2 = LAST_UUID[1]
-    else:
-        LAST_UUID[0] = x2
-        x2 = LAST_UUID[1] = uuid_json(x2)
+    u = LAST_UUID[0]
+    if x2 != u[0]:
+        u = LAST_UUID[0] = (x2, uuid_json(x2))
+    x2 = u[1]
     return ('{'
             f'"brokerId":{x0}'
             f',"isMigratingZkBroker":{x1}'
@@ -692,11 +688,10 @@ def _RegisterBrokerRecord_11(b: bytes, p: int) -> tuple[str, int]:
             _C4.clear()
         _C4[r] = t
     x1 = 'true' if x1 else 'false'
-    if x2 == LAST_UUID[0]:
-        x2 = LAST_UUID[1]
-    else:
-        LAST_UUID[0] = x2
-        x2 = LAST_UUID[1] = uuid_json(x2)
+    u = LAST_UUID[0]
+    if x2 != u[0]:
+        u = LAST_UUID[0] = (x2, uuid_json(x2))
+    x2 = u[1]
     return ('{'
             f'"brokerId":{x0}'
             f',"isMigratingZkBroker":{x1}'
@@ -748,11 +743,10 @@ def _TopicRecord_13(b: bytes, p: int) -> tuple[str, int]:
     x0 = STRINGS.get(r) or string_json(r)
     x1, = _P7.unpack_from(b, p)
     p += 16
-    if x1 == LAST_UUID[0]:
-        x1 = LAST_UUID[1]
-    else:
-        LAST_UUID[0] = x1
-        x1 = LAST_UUID[1] = uuid_json(x1)
+    u = LAST_UUID[0]
+    if x1 != u[0]:
+        u = LAST_UUID[0] = (x1, uuid_json(x1))
+    x1 = u[1]
     n = b[p]
     p += 1
     if n:
@@ -872,11 +866,10 @@ def _PartitionRecord_15(b: bytes, p: int) -> tuple[str, int]:
         if len(_C5) >= CACHE_LIMIT:
             _C5.clear()
         _C5[r] = t
-    if x1 == LAST_UUID[0]:
-        x1 = LAST_UUID[1]
-    else:
-        LAST_UUID[0] = x1
-        x1 = LAST_UUID[1] = uuid_json(x1)
+    u = LAST_UUID[0]
+    if x1 != u[0]:
+        u = LAST_UUID[0] = (x1, uuid_json(x1))
+    x1 = u[1]
     return ('{'
             f'"partitionId":{x0}'
             f',"topicId":{x1}'
@@ -992,11 +985,10 @@ def _PartitionRecord_17(b: bytes, p: int) -> tuple[str, int]:
         if len(_C6) >= CACHE_LIMIT:
             _C6.clear()
         _C6[r] = t
-    if x1 == LAST_UUID[0]:
-        x1 = LAST_UUID[1]
-    else:
-        LAST_UUID[0] = x1
-        x1 = LAST_UUID[1] = uuid_json(x1)
+    u = LAST_UUID[0]
+    if x1 != u[0]:
+        u = LAST_UUID[0] = (x1, uuid_json(x1))
+    x1 = u[1]
     return ('{'
             f'"partitionId":{x0}'
             f',"topicId":{x1}'
@@ -1142,11 +1134,10 @@ def _PartitionRecord_19(b: bytes, p: int) -> tuple[str, int]:
         if len(_C7) >= CACHE_LIMIT:
             _C7.clear()
         _C7[r] = t
-    if x1 == LAST_UUID[0]:
-        x1 = LAST_UUID[1]
-    else:
-        LAST_UUID[0] = x1
-        x1 = LAST_UUID[1] = uuid_json(x1)
+    u = LAST_UUID[0]
+    if x1 != u[0]:
+        u = LAST_UUID[0] = (x1, uuid_json(x1))
+    x1 = u[1]
     return ('{'
             f'"partitionId":{x0}'
             f',"topicId":{x1}'
@@ -1342,11 +1333,10 @@ def _PartitionChangeRecord_22(b: bytes, p: int) -> tuple[str, int]:
         if len(_C8) >= CACHE_LIMIT:
             _C8.clear()
         _C8[r] = t
-    if x1 == LAST_UUID[0]:
-        x1 = LAST_UUID[1]
-    else:
-        LAST_UUID[0] = x1
-        x1 = LAST_UUID[1] = uuid_json(x1)
+    u = LAST_UUID[0]
+    if x1 != u[0]:
+        u = LAST_UUID[0] = (x1, uuid_json(x1))
+    x1 = u[1]
     return ('{'
             f'"partitionId":{x0}'
             f',"topicId":{x1}'
@@ -1489,11 +1479,10 @@ def _PartitionChangeRecord_24(b: bytes, p: int) -> tuple[str, int]:
         if len(_C9) >= CACHE_LIMIT:
             _C9.clear()
         _C9[r] = t
-    if x1 == LAST_UUID[0]:
-        x1 = LAST_UUID[1]
-    else:
-        LAST_UUID[0] = x1
-        x1 = LAST_UUID[1] = uuid_json(x1)
+    u = LAST_UUID[0]
+    if x1 != u[0]:
+        u = LAST_UUID[0] = (x1, uuid_json(x1))
+    x1 = u[1]
     return ('{'
             f'"partitionId":{x0}'
             f',"topicId":{x1}'
@@ -1666,11 +1655,10 @@ def _PartitionChangeRecord_26(b: bytes, p: int) -> tuple[str, int]:
         if len(_C10) >= CACHE_LIMIT:
             _C10.clear()
         _C10[r] = t
-    if x1 == LAST_UUID[0]:
-        x1 = LAST_UUID[1]
-    else:
-        LAST_UUID[0] = x1
-        x1 = LAST_UUID[1] = uuid_json(x1)
+    u = LAST_UUID[0]
+    if x1 != u[0]:
+        u = LAST_UUID[0] = (x1, uuid_json(x1))
+    x1 = u[1]
     return ('{'
             f'"partitionId":{x0}'
             f',"topicId":{x1}'
@@ -1707,11 +1695,10 @@ def _FenceBrokerRecord_27(b: bytes, p: int) -> tuple[str, int]:
 def _RemoveTopicRecord_28(b: bytes, p: int) -> tuple[str, int]:
     x0, = _P7.unpack_from(b, p)
     p += 16
-    if x0 == LAST_UUID[0]:
-        x0 = LAST_UUID[1]
-    else:
-        LAST_UUID[0] = x0
-        x0 = LAST_UUID[1] = uuid_json(x0)
+    u = LAST_UUID[0]
+    if x0 != u[0]:
+        u = LAST_UUID[0] = (x0, uuid_json(x0))
+    x0 = u[1]
     n = b[p]
     p += 1
     if n:
@@ -2351,11 +2338,10 @@ def _BrokerRegistrationChangeRecord_42(b: bytes, p: int) -> tuple[str, int]:
 def _AccessControlEntryRecord_43(b: bytes, p: int) -> tuple[str, int]:
     x0, x1, = _P16.unpack_from(b, p)
     p += 17
-    if x0 == LAST_UUID[0]:
-        x0 = LAST_UUID[1]
-    else:
-        LAST_UUID[0] = x0
-        x0 = LAST_UUID[1] = uuid_json(x0)
+    u = LAST_UUID[0]
+    if x0 != u[0]:
+        u = LAST_UUID[0] = (x0, uuid_json(x0))
+    x0 = u[1]
     n = b[p] - 1
     p += 1
     if n > 126:
@@ -2431,11 +2417,10 @@ def _AccessControlEntryRecord_43(b: bytes, p: int) -> tuple[str, int]:
 def _RemoveAccessControlEntryRecord_44(b: bytes, p: int) -> tuple[str, int]:
     x0, = _P7.unpack_from(b, p)
     p += 16
-    if x0 == LAST_UUID[0]:
-        x0 = LAST_UUID[1]
-    else:
-        LAST_UUID[0] = x0
-        x0 = LAST_UUID[1] = uuid_json(x0)
+    u = LAST_UUID[0]
+    if x0 != u[0]:
+        u = LAST_UUID[0] = (x0, uuid_json(x0))
+    x0 = u[1]
     n = b[p]
     p += 1
     if n:
@@ -2723,11 +2708,10 @@ def _RegisterControllerRecord_52(b: bytes, p: int) -> tuple[str, int]:
         if len(_C15) >= CACHE_LIMIT:
             _C15.clear()
         _C15[r] = t
-    if x1 == LAST_UUID[0]:
-        x1 = LAST_UUID[1]
-    else:
-        LAST_UUID[0] = x1
-        x1 = LAST_UUID[1] = uuid_json(x1)
+    u = LAST_UUID[0]
+    if x1 != u[0]:
+        u = LAST_UUID[0] = (x1, uuid_json(x1))
+    x1 = u[1]
     x2 = 'true' if x2 else 'false'
     return ('{'
             f'"controllerId":{x0}'
