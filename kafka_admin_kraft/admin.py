@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from kafka_admin_kraft import values
 from kafka_admin_kraft.client import arguments as check
 from kafka_admin_kraft.client.config import (
-    OAUTHBEARER_MODULE,
     ClientConfig,
     load_properties,
     options_to_properties,
@@ -48,6 +47,7 @@ from kafka_admin_kraft.client.transport import (
     run_async,
     run_sync,
 )
+from kafka_admin_kraft.config.security import OAUTHBEARER_MODULE
 from kafka_admin_kraft.errors import KafkaClientError
 
 if TYPE_CHECKING:

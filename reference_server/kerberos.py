@@ -33,13 +33,13 @@ from typing import TYPE_CHECKING, Final
 
 from kafka_admin_kraft.client.kerberos import (
     EXTRA,
-    MODULE,
     NO_LAYER,
     KerberosName,
     KerberosShortNamer,
     default_realm,
     service_name,
 )
+from kafka_admin_kraft.config.security import KERBEROS_MODULE
 from kafka_admin_kraft.config.server import ConfigError
 from kafka_admin_kraft.errors import ConfigError as ClientConfigError
 
@@ -115,7 +115,7 @@ def server_factory(jaas_key: str, jaas_text: str,
         from gssapi.raw.misc import GSSError
     except ImportError:
         raise ConfigError(f"SASL mechanism GSSAPI needs the gssapi package (MIT Kerberos): {EXTRA}") from None
-    options = jaas_options(jaas_key, jaas_text, "GSSAPI", MODULE)
+    options = jaas_options(jaas_key, jaas_text, "GSSAPI", KERBEROS_MODULE)
     keytab, principal = options.get("keyTab"), options.get("principal")
     if options.get("useKeyTab", "").lower() != "true" or not keytab or not principal:
         raise ConfigError(f'{jaas_key}: GSSAPI needs useKeyTab=true keyTab="<the service keytab>" '

@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING, Final
 
 from kafka_admin_kraft.client.config import ClientConfig
 from kafka_admin_kraft.client.oauth import Jwt, JwtError, b64url_decode, parse_jwt
+from kafka_admin_kraft.config.security import OAUTHBEARER_MODULE
 from kafka_admin_kraft.config.server import ConfigError
 from kafka_admin_kraft.errors import ConfigError as ClientConfigError
 
@@ -70,7 +71,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler")
 
-MODULE: Final = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
 VALIDATOR_HANDLERS: Final = (
     "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler",
     "org.apache.kafka.common.security.oauthbearer.secured.OAuthBearerValidatorCallbackHandler",
@@ -458,7 +458,7 @@ def server_factory(props: Mapping[str, str], listener: str, used: set[str],
     """What makes the OAUTHBEARER server side of ``listener`` (``jaas``: the JAAS setting's key and text);
     ConfigError for settings Kafka refuses or this server does not support."""
     key, text = jaas
-    options = jaas_options(key, text, "OAUTHBEARER", MODULE)
+    options = jaas_options(key, text, "OAUTHBEARER", OAUTHBEARER_MODULE)
     settings = _Settings(props, listener, used)
     handler = settings.get("sasl.server.callback.handler.class")
     validate: Validator

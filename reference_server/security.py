@@ -69,6 +69,7 @@ from kafka_admin_kraft.client.sasl import (
     scram_keys,
     unescape_saslname,
 )
+from kafka_admin_kraft.config.security import PLAIN_MODULE, SCRAM_MODULE
 from kafka_admin_kraft.config.server import ConfigError, ServerConfig
 from kafka_admin_kraft.errors import ConfigError as ClientConfigError
 from kafka_admin_kraft.protocol import messages
@@ -84,8 +85,6 @@ PASSWORD_MECHANISMS: Final = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 """The mechanisms whose users and passwords are the listener's JAAS ``user_<name>`` options."""
 SUPPORTED_MECHANISMS: Final = ("GSSAPI", *PASSWORD_MECHANISMS, "OAUTHBEARER")
 SCRAM_ITERATIONS: Final = 4096
-PLAIN_MODULE: Final = "org.apache.kafka.common.security.plain.PlainLoginModule"
-SCRAM_MODULE: Final = "org.apache.kafka.common.security.scram.ScramLoginModule"
 
 PLAIN_FAILED: Final = "Authentication failed: Invalid username or password"
 """``PlainSaslServer``'s message for a wrong user name or password."""

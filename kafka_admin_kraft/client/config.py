@@ -19,7 +19,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kafka_admin_kraft.client import arguments
-from kafka_admin_kraft.config.security import SECURITY_PROTOCOLS, TLS_PROTOCOLS
+from kafka_admin_kraft.config.security import (
+    KERBEROS_MODULE,
+    OAUTHBEARER_MODULE,
+    PLAIN_MODULE,
+    SCRAM_MODULE,
+    SECURITY_PROTOCOLS,
+    TLS_PROTOCOLS,
+)
 from kafka_admin_kraft.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -40,6 +47,17 @@ DEFAULTS: dict[str, str] = {
     "ssl.endpoint.identification.algorithm": "https",
     "retries": "2147483647",
 }
+OAUTHBEARER_PROPERTIES = frozenset({
+    "sasl.login.callback.handler.class", "sasl.oauthbearer.token.endpoint.url",
+    "sasl.oauthbearer.client.credentials.client.id", "sasl.oauthbearer.client.credentials.client.secret",
+    "sasl.oauthbearer.scope", "sasl.oauthbearer.sub.claim.name", "sasl.oauthbearer.scope.claim.name",
+    "sasl.oauthbearer.header.urlencode", "sasl.login.connect.timeout.ms", "sasl.login.read.timeout.ms",
+    "sasl.login.retry.backoff.ms", "sasl.login.retry.backoff.max.ms", "sasl.login.refresh.window.factor",
+    "sasl.login.refresh.window.jitter", "sasl.login.refresh.min.period.seconds",
+    "sasl.login.refresh.buffer.seconds", "sasl.oauthbearer.jwt.retriever.class",
+    "sasl.oauthbearer.jwt.validator.class",
+})
+"""The client properties of SASL/OAUTHBEARER (Kafka's ``SaslConfigs``), read by ``client/oauth.py``."""
 KNOWN = frozenset(DEFAULTS) | {
     "bootstrap.servers",
     "bootstrap.controllers",
@@ -54,25 +72,12 @@ KNOWN = frozenset(DEFAULTS) | {
     "sasl.mechanism",
     "sasl.jaas.config",
     "sasl.kerberos.service.name",
-}
-OAUTHBEARER_PROPERTIES = frozenset({
-    "sasl.login.callback.handler.class", "sasl.oauthbearer.token.endpoint.url",
-    "sasl.oauthbearer.client.credentials.client.id", "sasl.oauthbearer.client.credentials.client.secret",
-    "sasl.oauthbearer.scope", "sasl.oauthbearer.sub.claim.name", "sasl.oauthbearer.scope.claim.name",
-    "sasl.oauthbearer.header.urlencode", "sasl.login.connect.timeout.ms", "sasl.login.read.timeout.ms",
-    "sasl.login.retry.backoff.ms", "sasl.login.retry.backoff.max.ms", "sasl.login.refresh.window.factor",
-    "sasl.login.refresh.window.jitter", "sasl.login.refresh.min.period.seconds",
-    "sasl.login.refresh.buffer.seconds", "sasl.oauthbearer.jwt.retriever.class",
-    "sasl.oauthbearer.jwt.validator.class",
-})
-"""The client properties of SASL/OAUTHBEARER (Kafka's ``SaslConfigs``), read by ``client/oauth.py``."""
-KNOWN = KNOWN | OAUTHBEARER_PROPERTIES
+} | OAUTHBEARER_PROPERTIES
 SASL_MECHANISMS = ("GSSAPI", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
-OAUTHBEARER_MODULE = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
 LOGIN_MODULES = {
-    "org.apache.kafka.common.security.plain.PlainLoginModule": ("PLAIN",),
-    "org.apache.kafka.common.security.scram.ScramLoginModule": ("SCRAM-SHA-256", "SCRAM-SHA-512"),
-    "com.sun.security.auth.module.Krb5LoginModule": ("GSSAPI",),
+    PLAIN_MODULE: ("PLAIN",),
+    SCRAM_MODULE: ("SCRAM-SHA-256", "SCRAM-SHA-512"),
+    KERBEROS_MODULE: ("GSSAPI",),
     OAUTHBEARER_MODULE: ("OAUTHBEARER",),
 }
 """JAAS login module -> the mechanisms it logs in with."""

@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXTRA",
-    "MODULE",
     "GssapiMechanism",
     "KerberosFailure",
     "KerberosName",
@@ -58,7 +57,6 @@ __all__ = [
     "short_principal",
 ]
 
-MODULE: Final = "com.sun.security.auth.module.Krb5LoginModule"
 EXTRA: Final = "pip install 'kafka-admin-kraft[kerberos]'"
 NO_LAYER: Final = 1
 """RFC 4752's bit for "no security layer", the only one Kafka's clients and servers use."""

@@ -12,3 +12,9 @@ SECURITY_PROTOCOLS: Final = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 BrokerRegistration carry)."""
 TLS_PROTOCOLS: Final = ("SSL", "SASL_SSL")
 """The protocols that run over TLS."""
+
+PLAIN_MODULE: Final = "org.apache.kafka.common.security.plain.PlainLoginModule"
+SCRAM_MODULE: Final = "org.apache.kafka.common.security.scram.ScramLoginModule"
+KERBEROS_MODULE: Final = "com.sun.security.auth.module.Krb5LoginModule"
+OAUTHBEARER_MODULE: Final = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
+"""The JAAS login modules of ``sasl.jaas.config`` (Kafka's, and the JDK's for Kerberos)."""

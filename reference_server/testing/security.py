@@ -22,12 +22,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from kafka_admin_kraft.client.kerberos import MODULE as KERBEROS_MODULE
-from kafka_admin_kraft.config.security import SECURITY_PROTOCOLS, TLS_PROTOCOLS
+from kafka_admin_kraft.config.security import (
+    KERBEROS_MODULE,
+    OAUTHBEARER_MODULE,
+    PLAIN_MODULE,
+    SCRAM_MODULE,
+    SECURITY_PROTOCOLS,
+    TLS_PROTOCOLS,
+)
 
 from ..local import BROKER_LISTENER, LISTENER
-from ..oauth import MODULE as OAUTHBEARER_MODULE
-from ..security import PASSWORD_MECHANISMS, PLAIN_MODULE, SCRAM_MODULE, SUPPORTED_MECHANISMS
+from ..security import PASSWORD_MECHANISMS, SUPPORTED_MECHANISMS
 from .kerberos import SERVICE, KerberosRealm
 
 ADMIN_USER: Final = "admin"

@@ -17,10 +17,10 @@ from kafka_admin_kraft.client import oauth as client_oauth
 from kafka_admin_kraft.client.config import SaslSettings
 from kafka_admin_kraft.client.oauth import JwtError, parse_jwt
 from kafka_admin_kraft.client.sasl import mechanism_for
+from kafka_admin_kraft.config.security import OAUTHBEARER_MODULE as MODULE
 from kafka_admin_kraft.config.server import ConfigError
 from kafka_admin_kraft_server.oauth import (
     FAILED,
-    MODULE,
     VALIDATOR_HANDLERS,
     Jwks,
     JwtValidator,

@@ -6,10 +6,9 @@ import pytest
 
 from kafka_admin_kraft.client.config import SaslSettings
 from kafka_admin_kraft.client.sasl import mechanism_for
+from kafka_admin_kraft.config.security import PLAIN_MODULE, SCRAM_MODULE
 from kafka_admin_kraft_server.security import (
     PLAIN_FAILED,
-    PLAIN_MODULE,
-    SCRAM_MODULE,
     AuthenticationFailed,
     ListenerSecurity,
     PlainServer,

@@ -8,12 +8,12 @@ import pytest
 from kerberos_realm import Realm, realm_fixture  # noqa: F401 (the fixture)
 
 from kafka_admin_kraft import Admin
-from kafka_admin_kraft.client.kerberos import MODULE as KERBEROS_MODULE
 from kafka_admin_kraft.config.properties import read_properties
+from kafka_admin_kraft.config.security import KERBEROS_MODULE, PLAIN_MODULE, SCRAM_MODULE
 from kafka_admin_kraft.errors import AuthenticationError
 from kafka_admin_kraft_server.testing.plugin import QuorumFactory
 from kafka_admin_kraft_server.testing.quorum import KraftQuorum
-from kafka_admin_kraft_server.testing.security import PLAIN_MODULE, SCRAM_MODULE, QuorumSecurity
+from kafka_admin_kraft_server.testing.security import QuorumSecurity
 
 pytest.importorskip("cryptography", reason="the cryptography package makes the test certificates")
 
