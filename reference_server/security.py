@@ -58,7 +58,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from kafka_admin_kraft.client.config import OAUTHBEARER_PROPERTIES, ClientConfig, SaslSettings
+from kafka_admin_kraft.client.config import KNOWN, ClientConfig, SaslSettings
 from kafka_admin_kraft.client.principal import rfc2253
 from kafka_admin_kraft.client.sasl import (
     SCRAM_HASHES,
@@ -89,6 +89,10 @@ SCRAM_ITERATIONS: Final = 4096
 PLAIN_FAILED: Final = "Authentication failed: Invalid username or password"
 """``PlainSaslServer``'s message for a wrong user name or password."""
 
+SASL_CLIENT_PROPERTIES: Final = frozenset(
+    key for key in KNOWN if key.startswith("sasl.") and key not in ("sasl.mechanism", "sasl.jaas.config"))
+"""The client's ``sasl.*`` settings besides the mechanism and JAAS: what the voters' client takes from the
+listener's settings (``sasl.kerberos.service.name``, OAUTHBEARER's ``sasl.oauthbearer.*``, ...)."""
 _SSL_KEYS: Final = ("ssl.keystore.type", "ssl.keystore.location", "ssl.keystore.certificate.chain",
                     "ssl.keystore.key", "ssl.key.password", "ssl.keystore.password", "ssl.truststore.type",
                     "ssl.truststore.location", "ssl.truststore.certificates", "ssl.client.auth",
@@ -513,10 +517,8 @@ def _client_security(props: Mapping[str, str], listener: str, protocol: str,
                               f"{', '.join(SUPPORTED_MECHANISMS)}")
         client_props["sasl.mechanism"] = mechanism
         client_props["sasl.jaas.config"] = _jaas_text(props, listener, mechanism, used)[1]
-        if mechanism == "GSSAPI" and lookup.get("sasl.kerberos.service.name") is not None:
-            client_props["sasl.kerberos.service.name"] = lookup.get("sasl.kerberos.service.name") or ""
-        for key in OAUTHBEARER_PROPERTIES if mechanism == "OAUTHBEARER" else ():
-            value = lookup.get(f"oauthbearer.{key}") or lookup.get(key)
+        for key in sorted(SASL_CLIENT_PROPERTIES):  # the mechanism's own prefix first, as for its JAAS
+            value = lookup.get(f"{mechanism.lower()}.{key}") or lookup.get(key)
             if value is not None:
                 client_props[key] = value
     try:
