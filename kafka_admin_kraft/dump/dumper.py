@@ -24,8 +24,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, Final, NamedTuple
 
-from crc32c._crc32c import crc32c
-
 from kafka_admin_kraft.dump import parallel
 from kafka_admin_kraft.dump.json_text import json_string
 from kafka_admin_kraft.dump.ordinary import JSON, TEXT, ordinary_batch, payload_json
@@ -64,6 +62,7 @@ from kafka_admin_kraft.records.control import (
     ControlRecordType,
     parse_control_key,
 )
+from kafka_admin_kraft.records.crc import crc32c
 from kafka_admin_kraft.records.segment import OFFSET_ENTRY, TIME_ENTRY
 
 INT32_MAX: Final = 0x7FFFFFFF

@@ -22,11 +22,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final, NamedTuple
 
-from crc32c._crc32c import crc32c
-
 from kafka_admin_kraft.dump.json_text import CACHE_LIMIT, json_string
 from kafka_admin_kraft.dump.payload import DECODE_FAILURES, FAST_READERS, Reader, metadata_payload
 from kafka_admin_kraft.records.batch import BATCH_HEADER_SIZE, CRC_START, HEADER
+from kafka_admin_kraft.records.crc import crc32c
 
 _unpack_header = HEADER.unpack_from
 

@@ -24,8 +24,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Final, NamedTuple
 
-from crc32c._crc32c import crc32c
-
 from kafka_admin_kraft.records.batch import (
     BATCH_HEADER_SIZE,
     COMPRESSION_MASK,
@@ -39,6 +37,7 @@ from kafka_admin_kraft.records.batch import (
     RecordBatch,
     decode_batch_at,
 )
+from kafka_admin_kraft.records.crc import crc32c
 from kafka_admin_kraft.records.reader import DEFAULT_MAX_BATCH_SIZE, BatchReader, TornTail
 
 WINDOW: Final = 8 << 20

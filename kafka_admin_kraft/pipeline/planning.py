@@ -36,8 +36,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
-from crc32c import crc32c
-
 from kafka_admin_kraft.config.properties import parse_properties
 from kafka_admin_kraft.pipeline.schema import (
     INVALID_META_PROPERTIES,
@@ -62,6 +60,7 @@ from kafka_admin_kraft.pipeline.storage import (
 from kafka_admin_kraft.pipeline.text import has_control, one_line
 from kafka_admin_kraft.protocol.exceptions import DecodeError
 from kafka_admin_kraft.records.batch import CRC_START, HEADER, LOG_OVERHEAD, MAGIC, MIN_BATCH_LENGTH, PREFIX
+from kafka_admin_kraft.records.crc import crc32c
 from kafka_admin_kraft.records.log_dir import METADATA_PARTITION_DIR
 from kafka_admin_kraft.records.reader import DEFAULT_MAX_BATCH_SIZE
 from kafka_admin_kraft.records.segment import INDEX_SUFFIX, LOG_SUFFIX, OFFSET_ENTRY, parse_log_file_name

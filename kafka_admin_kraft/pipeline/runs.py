@@ -21,8 +21,6 @@ import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from crc32c import crc32c
-
 from kafka_admin_kraft.pipeline.planning import MAX_BATCH_LENGTH
 from kafka_admin_kraft.records.batch import (
     BATCH_HEADER_SIZE,
@@ -32,6 +30,7 @@ from kafka_admin_kraft.records.batch import (
     LOG_OVERHEAD,
     MAGIC,
 )
+from kafka_admin_kraft.records.crc import crc32c
 
 if TYPE_CHECKING:
     import numpy

@@ -24,8 +24,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final
 
-from crc32c import crc32c
-
 from kafka_admin_kraft.pipeline.planning import MAX_BATCH_LENGTH, FileSplit
 from kafka_admin_kraft.pipeline.runs import BatchRun, frame_run
 from kafka_admin_kraft.pipeline.schema import CORRUPT, SNAPSHOT, TORN_TAIL, UNREADABLE_FILE
@@ -48,6 +46,7 @@ from kafka_admin_kraft.records.batch import (
     RecordBatch,
     decode_batch_at,
 )
+from kafka_admin_kraft.records.crc import crc32c
 
 READ_WINDOW: Final = 4 << 20
 

@@ -15,12 +15,9 @@ import zlib
 from collections.abc import Callable
 from typing import Any, Final, NamedTuple
 
-# The extension module itself: the package's __init__ also loads importlib.metadata for its version
-# string, which costs a command-line tool ~50 ms of start-up.
-from crc32c._crc32c import crc32c
-
 from kafka_admin_kraft.protocol.exceptions import CorruptRecordError, DecodeError, EncodeError
 from kafka_admin_kraft.protocol.primitives import read_varint, read_varlong, write_varint, write_varlong
+from kafka_admin_kraft.records.crc import crc32c
 
 MAGIC: Final = 2
 LOG_OVERHEAD: Final = 12
