@@ -21,6 +21,8 @@ from pathlib import Path
 import click
 from click.shell_completion import get_completion_class
 
+from .output import complete_var
+
 TOOLS = {
     "kafka-metadata-quorum": "kafka_admin_kraft_cli.metadata_quorum",
     "kafka-storage": "kafka_admin_kraft_cli.kafka_storage",
@@ -35,13 +37,9 @@ PROG = "python -m kafka_admin_kraft_cli.completions"
 COMPLETIONS_DIR = Path(__file__).resolve().parent.parent / "completions"
 
 
-def complete_var(tool: str) -> str:
-    """The environment variable click reads to answer a completion request for ``tool``."""
-    return f"_{tool.replace('-', '_').upper()}_COMPLETE"
-
-
 def script(tool: str, shell: str) -> str:
-    app = importlib.import_module(TOOLS[tool]).main
+    module = importlib.import_module(TOOLS[tool])
+    app = module.click_app() if hasattr(module, "click_app") else module.main
     assert isinstance(app, click.Command)
     completion_class = get_completion_class(shell)
     assert completion_class is not None, shell

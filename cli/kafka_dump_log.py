@@ -5,15 +5,23 @@ Options are parsed the way Kafka's tool parses them (jopt-simple, no abbreviatio
 a comma-separated list, flags take no value, `--key-decoder-class`/`--value-decoder-class` take an
 optional class name, arguments that are not options are ignored. Addition: `--output json`, one JSON
 object per line.
+
+The options are a plain table (:data:`OPTIONS`) parsed here, so that the tool does not load click (a
+fifth of its start-up, which is most of the time a small file takes); click gets the same table only
+to answer shell completion (:func:`click_app`).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
-import click
+from .output import complete_var
+
+if TYPE_CHECKING:
+    import click
 
 PROG = "kafka-dump-log"
 DESCRIPTION = ("This tool helps to parse a log file and dump its contents to the console, useful for "
@@ -34,100 +42,126 @@ class ArgumentError(Exception):
         self.usage = usage
 
 
-class JoptCommand(click.Command):
-    """A command whose arguments are parsed as jopt-simple parses Kafka's ``CommandDefaultOptions``:
-    ``--name value``, ``--name=value`` or ``-name``; no prefix matching; a required argument takes
-    the next word whatever it looks like, an optional one only a word not starting with ``-``."""
+class Option(NamedTuple):
+    """One of the tool's options as jopt-simple declares it in ``DumpLogSegmentsOptions``."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if ctx.resilient_parsing:  # shell completion: click's own parsing of a partial line
-            return super().parse_args(ctx, args)
-        flags = {opt[2:]: param for param in self.params if isinstance(param, click.Option)
-                 for opt in param.opts}
-        given: dict[str, list[str | None]] = {}
-        index = 0
-        while index < len(args):
-            token = args[index]
+    name: str
+    """Its name without the dashes."""
+    dest: str
+    """The name its value is passed on as."""
+    help: str
+    metavar: str | None = None
+    """The argument's description; None for a flag, which takes none."""
+    default: str | int | None = None
+    convert: str = "string"
+    """``string``; ``optional``: a string that may be left out; ``int``: Java's ``Integer.valueOf``;
+    ``choice``: one of ``choices``."""
+    choices: tuple[str, ...] = ()
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("files", "files", "REQUIRED: The comma separated list of data and index log files to be dumped.",
+           "String: file1, file2, ..."),
+    Option("print-data-log", "print_data_log",
+           "If set, printing the messages content when dumping data logs. Automatically set if any decoder "
+           "option is specified."),
+    Option("deep-iteration", "deep_iteration",
+           "If set, uses deep instead of shallow iteration. Automatically set if print-data-log is enabled."),
+    Option("cluster-metadata-decoder", "cluster_metadata_decoder",
+           "If set, log data will be parsed as cluster metadata records."),
+    Option("skip-record-metadata", "skip_record_metadata",
+           "Skip metadata when printing records. This flag also skips control records."),
+    Option("max-bytes", "max_bytes",
+           "Limit the amount of total batches read in bytes avoiding reading the whole .log file(s).",
+           "Integer: size", INT32_MAX, "int"),
+    Option("max-message-size", "max_message_size", "Size of largest message.", "Integer: size",
+           5 * 1024 * 1024, "int"),
+    Option("verify-index-only", "verify_index_only",
+           "If set, just verify the index log without printing its content."),
+    Option("index-sanity-check", "index_sanity_check",
+           "If set, just checks the index sanity without printing its content. This is the same check that "
+           "is executed on broker startup to determine if an index needs rebuilding or not."),
+    Option("value-decoder-class", "value_decoder_class",
+           "If set, used to deserialize the messages. This class should implement "
+           "org.apache.kafka.tools.api.Decoder trait. Custom jar should be available in kafka/libs "
+           "directory.", "String", STRING_DECODER, "optional"),
+    Option("key-decoder-class", "key_decoder_class",
+           "If set, used to deserialize the keys. This class should implement "
+           "org.apache.kafka.tools.api.Decoder trait. Custom jar should be available in kafka/libs "
+           "directory.", "String", STRING_DECODER, "optional"),
+    Option("offsets-decoder", "offsets_decoder",
+           "If set, log data will be parsed as offset data from the __consumer_offsets topic. (Not "
+           "supported here: this tool reads metadata logs.)"),
+    Option("transaction-log-decoder", "transaction_log_decoder",
+           "If set, log data will be parsed as transaction metadata from the __transaction_state topic. "
+           "(Not supported here.)"),
+    Option("remote-log-metadata-decoder", "remote_log_metadata_decoder",
+           "If set, log data will be parsed as TopicBasedRemoteLogMetadataManager (RLMM) metadata records. "
+           "(Not supported here.)"),
+    Option("share-group-state-decoder", "share_group_state_decoder",
+           "If set, log data will be parsed as share group state data from the __share_group_state topic. "
+           "(Not supported here.)"),
+    Option("output", "output_format",
+           "text: Kafka's output; json: one JSON object per line (file, batch, record, ...), the same "
+           "information.", "String: text|json", "text", "choice", ("text", "json")),
+    Option("help", "show_help", "Print usage information."),
+    Option("version", "show_version", "Display the version of this tool (kafka-admin-kraft)."),
+)
+BY_NAME = {option.name: option for option in OPTIONS}
+
+
+def parse(args: Sequence[str]) -> tuple[dict[str, Any], set[str]]:
+    """The options' values by ``dest`` and the names given, parsed as jopt-simple parses Kafka's
+    ``CommandDefaultOptions``: ``--name value``, ``--name=value`` or ``-name``; no prefix matching; a
+    required argument takes the next word whatever it looks like, an optional one only a word not
+    starting with ``-``."""
+    given: dict[str, list[str | None]] = {}
+    index = 0
+    while index < len(args):
+        token = args[index]
+        index += 1
+        if token == "--":
+            break
+        if not token.startswith("-") or token == "-":
+            continue
+        name, equals, inline = token.lstrip("-").partition("=")
+        option = BY_NAME.get(name)
+        if option is None:
+            raise ArgumentError(f"{name} is not a recognized option")
+        values = given.setdefault(name, [])
+        if option.metavar is None:
+            if equals:
+                raise ArgumentError(f"Option {name} does not take an argument")
+            values.append(None)
+        elif equals:
+            values.append(inline)
+        elif option.convert == "optional":
+            takes = index < len(args) and not args[index].startswith("-")
+            values.append(args[index] if takes else None)
+            index += int(takes)
+        elif index < len(args):
+            values.append(args[index])
             index += 1
-            if token == "--":
-                break
-            if not token.startswith("-") or token == "-":
-                continue
-            name, equals, inline = token.lstrip("-").partition("=")
-            param = flags.get(name)
-            if param is None:
-                raise ArgumentError(f"{name} is not a recognized option")
-            values = given.setdefault(name, [])
-            if param.is_flag:
-                if equals:
-                    raise ArgumentError(f"Option {name} does not take an argument")
-                values.append(None)
-            elif equals:
-                values.append(inline)
-            elif _optional_value(param):
-                takes = index < len(args) and not args[index].startswith("-")
-                values.append(args[index] if takes else None)
-                index += int(takes)
-            elif index < len(args):
-                values.append(args[index])
-                index += 1
-            else:
-                raise ArgumentError(f"Option {name} requires an argument")
-        ctx.params.update(_values(self, given))
-        ctx.meta["given"] = set(given)
-        if not args:
-            raise ArgumentError(DESCRIPTION, usage=True)
-        return []
-
-    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,  # type: ignore[override]
-             **extra: Any) -> NoReturn:
-        arguments = list(sys.argv[1:] if args is None else args)
-        try:
-            code = super().main(arguments, prog_name or PROG, standalone_mode=False, **extra)
-        except KeyboardInterrupt:
-            sys.exit(130)
-        except ArgumentError as exc:
-            if exc.usage:
-                sys.stderr.write(f"{exc}\n{help_text(self)}")
-            else:
-                sys.stderr.write(f"Error: {exc}\n")
-            sys.exit(1)
-        sys.exit(code if isinstance(code, int) else 0)
-
-
-def _optional_value(param: click.Option) -> bool:
-    return param.name in ("key_decoder_class", "value_decoder_class")
-
-
-def _values(command: click.Command, given: dict[str, list[str | None]]) -> dict[str, Any]:
-    """The callback's arguments: flags as booleans, values converted as jopt converts them."""
-    params: dict[str, Any] = {}
-    for param in command.params:
-        if not isinstance(param, click.Option) or param.name is None:
-            continue
-        name = param.opts[0][2:]
-        values = given.get(name, [])
-        if param.is_flag:
-            params[param.name] = bool(values)
-            continue
-        if len(values) > 1:
-            raise ArgumentError(f"Found multiple arguments for option {name}, but you asked for only one")
-        value = values[0] if values else None
-        if value is None:
-            params[param.name] = _default(param)
-        elif isinstance(param.type, click.types.IntParamType):
-            params[param.name] = _java_int(value, name)
-        elif isinstance(param.type, click.Choice) and value not in param.type.choices:
-            raise ArgumentError(f"Cannot parse argument '{value}' of option {name} "
-                                f"(one of {', '.join(map(str, param.type.choices))})")
         else:
-            params[param.name] = value
-    return params
+            raise ArgumentError(f"Option {name} requires an argument")
+    return {option.dest: _value(option, given.get(option.name, [])) for option in OPTIONS}, set(given)
 
 
-def _default(param: click.Option) -> Any:
-    """The declared default; None where there is none (click's own marker for that is not a value)."""
-    return param.default if isinstance(param.default, str | int) else None
+def _value(option: Option, values: list[str | None]) -> Any:
+    """A flag as a boolean, a value converted as jopt converts it, else the default."""
+    if option.metavar is None:
+        return bool(values)
+    if len(values) > 1:
+        raise ArgumentError(f"Found multiple arguments for option {option.name}, but you asked for only one")
+    value = values[0] if values else None
+    if value is None:
+        return option.default
+    if option.convert == "int":
+        return _java_int(value, option.name)
+    if option.convert == "choice" and value not in option.choices:
+        raise ArgumentError(f"Cannot parse argument '{value}' of option {option.name} "
+                            f"(one of {', '.join(option.choices)})")
+    return value
 
 
 def _java_int(text: str, option: str) -> int:
@@ -140,17 +174,16 @@ def _java_int(text: str, option: str) -> int:
     raise ArgumentError(f"Cannot parse argument '{text}' of option {option}")
 
 
-def help_text(command: click.Command) -> str:
+def help_text() -> str:
     """jopt-simple's help table: options sorted by name, argument and default after the name."""
     rows = []
-    for param in sorted((p for p in command.params if isinstance(p, click.Option)), key=lambda p: p.opts[0]):
-        name = param.opts[0]
-        if not param.is_flag:
-            metavar = param.metavar or "String"
-            name += f" [{metavar}]" if _optional_value(param) else f" <{metavar}>"
-        text = param.help or ""
-        if _default(param) is not None and not param.is_flag:
-            text += f" (default: {param.default})"
+    for option in sorted(OPTIONS, key=lambda option: option.name):
+        name = f"--{option.name}"
+        text = option.help
+        if option.metavar is not None:
+            name += f" [{option.metavar}]" if option.convert == "optional" else f" <{option.metavar}>"
+            if option.default is not None:
+                text += f" (default: {option.default})"
         rows.append((name, text))
     width = max(len(name) for name, _ in rows) + 2
     lines = [f"{'Option':<{width}}Description", f"{'------':<{width}}-----------"]
@@ -167,71 +200,51 @@ def _wrap(text: str, width: int) -> list[str]:
     return textwrap.wrap(text, width) or [""]
 
 
-@click.command(PROG, cls=JoptCommand, add_help_option=False, help=DESCRIPTION)
-@click.option("--files", metavar="String: file1, file2, ...", type=click.Path(),
-              help="REQUIRED: The comma separated list of data and index log files to be dumped.")
-@click.option("--print-data-log", is_flag=True,
-              help="If set, printing the messages content when dumping data logs. Automatically set if any "
-                   "decoder option is specified.")
-@click.option("--deep-iteration", is_flag=True,
-              help="If set, uses deep instead of shallow iteration. Automatically set if print-data-log is "
-                   "enabled.")
-@click.option("--cluster-metadata-decoder", is_flag=True,
-              help="If set, log data will be parsed as cluster metadata records.")
-@click.option("--skip-record-metadata", is_flag=True,
-              help="Skip metadata when printing records. This flag also skips control records.")
-@click.option("--max-bytes", metavar="Integer: size", type=int, default=INT32_MAX,
-              help="Limit the amount of total batches read in bytes avoiding reading the whole .log file(s).")
-@click.option("--max-message-size", metavar="Integer: size", type=int, default=5 * 1024 * 1024,
-              help="Size of largest message.")
-@click.option("--verify-index-only", is_flag=True,
-              help="If set, just verify the index log without printing its content.")
-@click.option("--index-sanity-check", is_flag=True,
-              help="If set, just checks the index sanity without printing its content. This is the same "
-                   "check that is executed on broker startup to determine if an index needs rebuilding or "
-                   "not.")
-@click.option("--value-decoder-class", metavar="String", default=STRING_DECODER,
-              help="If set, used to deserialize the messages. This class should implement "
-                   "org.apache.kafka.tools.api.Decoder trait. Custom jar should be available in kafka/libs "
-                   "directory.")
-@click.option("--key-decoder-class", metavar="String", default=STRING_DECODER,
-              help="If set, used to deserialize the keys. This class should implement "
-                   "org.apache.kafka.tools.api.Decoder trait. Custom jar should be available in kafka/libs "
-                   "directory.")
-@click.option("--offsets-decoder", is_flag=True,
-              help="If set, log data will be parsed as offset data from the __consumer_offsets topic. (Not "
-                   "supported here: this tool reads metadata logs.)")
-@click.option("--transaction-log-decoder", is_flag=True,
-              help="If set, log data will be parsed as transaction metadata from the __transaction_state "
-                   "topic. (Not supported here.)")
-@click.option("--remote-log-metadata-decoder", is_flag=True,
-              help="If set, log data will be parsed as TopicBasedRemoteLogMetadataManager (RLMM) metadata "
-                   "records. (Not supported here.)")
-@click.option("--share-group-state-decoder", is_flag=True,
-              help="If set, log data will be parsed as share group state data from the __share_group_state "
-                   "topic. (Not supported here.)")
-@click.option("--output", "output_format", metavar="String: text|json", type=click.Choice(["text", "json"]),
-              default="text",
-              help="text: Kafka's output; json: one JSON object per line (file, batch, record, ...), the "
-                   "same information.")
-@click.option("--help", "show_help", is_flag=True, help="Print usage information.")
-@click.option("--version", "show_version", is_flag=True,
-              help="Display the version of this tool (kafka-admin-kraft).")
-@click.pass_context
-def main(ctx: click.Context, files: str | None, print_data_log: bool, deep_iteration: bool,
-         cluster_metadata_decoder: bool, skip_record_metadata: bool, max_bytes: int, max_message_size: int,
-         verify_index_only: bool, index_sanity_check: bool, value_decoder_class: str, key_decoder_class: str,
-         offsets_decoder: bool, transaction_log_decoder: bool, remote_log_metadata_decoder: bool,
-         share_group_state_decoder: bool, output_format: str, show_help: bool, show_version: bool) -> int:
+def main(args: Sequence[str] | None = None) -> NoReturn:
+    """The console script: the exit status of the dump, 1 for a command line Kafka's tool refuses."""
+    if complete_var(PROG) in os.environ:
+        click_app().main(args, PROG)
+    arguments = list(sys.argv[1:] if args is None else args)
+    try:
+        values, given = parse(arguments)
+        if not arguments:
+            raise ArgumentError(DESCRIPTION, usage=True)
+        code = dump(values, given)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except ArgumentError as exc:
+        if exc.usage:
+            sys.stderr.write(f"{exc}\n{help_text()}")
+        else:
+            sys.stderr.write(f"Error: {exc}\n")
+        sys.exit(1)
+    sys.exit(code)
+
+
+def click_app() -> click.Command:
+    """The options as a click command, for shell completion alone: the tool parses its command line
+    itself (:func:`parse`)."""
+    import click
+
+    params: list[click.Parameter] = [
+        click.Option([f"--{option.name}", option.dest], is_flag=option.metavar is None,
+                     metavar=option.metavar, help=option.help,
+                     type=click.Path() if option.name == "files" else None)
+        for option in OPTIONS]
+    return click.Command(PROG, params=params, help=DESCRIPTION, add_help_option=False)
+
+
+def dump(values: dict[str, Any], given: set[str]) -> int:
     """Dump log segments, snapshots and indexes."""
-    given: set[str] = ctx.meta.get("given", set())
-    if show_help:
+    if values["show_help"]:
         raise ArgumentError(DESCRIPTION, usage=True)
-    if show_version:
+    if values["show_version"]:
         from kafka_admin_kraft import __version__
 
-        click.echo(__version__)
+        sys.stdout.write(f"{__version__}\n")
         return 0
+    files = values["files"]
+    cluster_metadata_decoder = values["cluster_metadata_decoder"]
     if files is None:
         raise ArgumentError('Missing required argument "[files]"', usage=True)
     for name in UNSUPPORTED_DECODERS + (() if cluster_metadata_decoder else LATER_DECODERS):
@@ -241,8 +254,9 @@ def main(ctx: click.Context, files: str | None, print_data_log: bool, deep_itera
 
     from kafka_admin_kraft.dump.dumper import DECODERS, Dumper, DumpOptions, split_files
 
+    value_decoder_class, key_decoder_class = values["value_decoder_class"], values["key_decoder_class"]
     decoder_given = bool(given & {"value-decoder-class", "key-decoder-class"})
-    print_contents = print_data_log or cluster_metadata_decoder or decoder_given
+    print_contents = values["print_data_log"] or cluster_metadata_decoder or decoder_given
     bad_decoder = None
     if not cluster_metadata_decoder:
         for class_name in (value_decoder_class, key_decoder_class):
@@ -251,16 +265,16 @@ def main(ctx: click.Context, files: str | None, print_data_log: bool, deep_itera
                 break
     options = DumpOptions(
         print_contents=print_contents,
-        deep_iteration=deep_iteration or print_contents,
-        skip_record_metadata=skip_record_metadata,
+        deep_iteration=values["deep_iteration"] or print_contents,
+        skip_record_metadata=values["skip_record_metadata"],
         metadata_decoder=cluster_metadata_decoder,
         key_decoder=DECODERS.get(key_decoder_class, DECODERS[STRING_DECODER]),
         value_decoder=DECODERS.get(value_decoder_class, DECODERS[STRING_DECODER]),
-        max_bytes=max_bytes,
-        max_message_size=max_message_size,
-        verify_index_only=verify_index_only,
-        index_sanity_check=index_sanity_check,
-        json=output_format == "json",
+        max_bytes=values["max_bytes"],
+        max_message_size=values["max_message_size"],
+        verify_index_only=values["verify_index_only"],
+        index_sanity_check=values["index_sanity_check"],
+        json=values["output_format"] == "json",
         decoder_problem=bad_decoder,
     )
     dumper = Dumper(options, sys.stdout.buffer, _stderr)

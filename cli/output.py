@@ -33,6 +33,12 @@ def output_option(command: F) -> F:
     )(command)
 
 
+def complete_var(tool: str) -> str:
+    """The environment variable that carries a shell's request for ``tool``'s completions (click's
+    protocol, ``Command.main``)."""
+    return f"_{tool.replace('-', '_').upper()}_COMPLETE"
+
+
 def write(text: str) -> None:
     """Print text exactly as given (callers supply Kafka's newlines). A standard output that cannot take
     it (closed, or a file on a full disk) ends the tool with one line on stderr and exit status 1; a

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from console_scripts import console_script
 
-from kafka_admin_kraft_cli import completions
+from kafka_admin_kraft_cli import completions, output
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBCOMMANDS = {
@@ -33,7 +33,7 @@ def test_committed_scripts_are_what_the_apps_generate(tmp_path: Path) -> None:
 
 def bash_complete(tool: str, words: list[str]) -> set[str]:
     """What the tool itself answers to the completion protocol the bash script speaks."""
-    env = {**os.environ, completions.complete_var(tool): "bash_complete",
+    env = {**os.environ, output.complete_var(tool): "bash_complete",
            "COMP_WORDS": " ".join([tool, *words]), "COMP_CWORD": str(len(words))}
     result = subprocess.run([console_script(tool)], env=env, capture_output=True, text=True, timeout=30,
                             check=True)

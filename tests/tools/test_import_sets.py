@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from console_scripts import console_script
 from integration.harness import Cluster
+from unit.dump.dump_testlib import write_segment
 
 from tools.cluster_util import start_quorum
-from unit.dump.dump_testlib import write_segment
 
 HOOK = """
 import sys
@@ -189,16 +189,19 @@ def test_random_uuid_loads_not_even_click(tmp_path: Path) -> None:
 
 
 def test_dump_log_loads_only_the_batch_format(tmp_path: Path) -> None:
-    """``kafka-dump-log`` loads the C function of CRC-32C without the ``crc32c`` package (whose
-    ``__init__`` looks its version up through importlib.metadata) and, of the records package, only
-    the batch format, control records, the reader's errors and the segment indexes."""
+    """``kafka-dump-log`` parses its command line without click, loads the C function of CRC-32C
+    without the ``crc32c`` package (whose ``__init__`` looks its version up through
+    importlib.metadata) and, of the records package, only the batch format, control records, the
+    reader's errors and the segment indexes."""
     segment = write_segment(tmp_path / "log")
-    importers = run_recorded(tmp_path, "kafka-dump-log", "--cluster-metadata-decoder", "--files", str(segment))
+    importers = run_recorded(tmp_path, "kafka-dump-log", "--cluster-metadata-decoder", "--files",
+                             str(segment))
     assert "kafka_admin_kraft.dump.ordinary" in importers
     read_here = ("kafka_admin_kraft.records", "kafka_admin_kraft.dump")
     forbidden = tuple(module for module in HEAVY if not under(module, read_here))
-    assert_not_loaded(importers, forbidden + MODELS + ("kafka_admin_kraft.client", "kafka_admin_kraft.admin",
-                                                       "socket", "json", "importlib.metadata", "crc32c"))
+    unused = ("kafka_admin_kraft.client", "kafka_admin_kraft.admin", "socket", "json", "importlib.metadata",
+              "crc32c", "click")
+    assert_not_loaded(importers, forbidden + MODELS + unused)
     records = {module for module in importers if module.startswith("kafka_admin_kraft.records.")}
     assert records == {"kafka_admin_kraft.records." + name
                        for name in ("batch", "control", "crc", "reader", "segment")}

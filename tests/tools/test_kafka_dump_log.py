@@ -299,9 +299,9 @@ def test_producer_snapshots_and_transaction_indexes(tmp_path: Path) -> None:
 
 
 def test_shell_completion_offers_the_options() -> None:
-    from kafka_admin_kraft_cli import completions
+    from kafka_admin_kraft_cli import output
 
-    env = {**os.environ, completions.complete_var(TOOL): "bash_complete",
+    env = {**os.environ, output.complete_var(TOOL): "bash_complete",
            "COMP_WORDS": f"{TOOL} --cluster", "COMP_CWORD": "1"}
     result = subprocess.run([console_script(TOOL)], env=env, capture_output=True, text=True, timeout=30,
                             check=True)

@@ -21,8 +21,8 @@ def test_the_checksum_is_crc32c() -> None:
 
 
 def test_loading_it_runs_neither_the_package_nor_importlib_metadata() -> None:
-    code = ("import sys; from kafka_admin_kraft.records.crc import crc32c; crc32c(b'x'); "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'crc32c' or m == 'importlib.metadata'))")
+    code = ("import sys; from kafka_admin_kraft.records.crc import crc32c; crc32c(b'x'); print(sorted("
+            "m for m in sys.modules if m.split('.')[0] == 'crc32c' or m == 'importlib.metadata'))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
 
