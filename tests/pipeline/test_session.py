@@ -10,12 +10,22 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from console_scripts import console_script
 
-from kafka_admin_kraft.pipeline.session import JavaNotFoundError, find_java, worker_python
+from kafka_admin_kraft.pipeline.session import (
+    STREAM_BUFFER_BYTES,
+    JavaNotFoundError,
+    find_java,
+    worker_python,
+)
 from pipeline.conftest import Damaged
+
+
+def test_python_workers_stream_through_a_buffer_larger_than_sparks_default(spark: Any) -> None:
+    assert spark.sparkContext.getConf().get("spark.buffer.size") == str(STREAM_BUFFER_BYTES) != "65536"
 
 
 def test_worker_python_is_the_setting_then_the_variable_then_this_interpreter() -> None:
