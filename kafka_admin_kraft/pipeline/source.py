@@ -19,7 +19,10 @@ What a query needs reaches the reader two ways:
   pushdown when the session enables it, else Spark applies every filter itself;
 * Spark does not tell a Python data source which columns a query reads, so the ``columns`` option
   does: a comma-separated list, the other columns come back null and cost nothing. ``json=false``
-  leaves out ``record_json`` alone.
+  leaves out ``record_json`` alone. A schema given to the reader (``.schema("offset bigint,
+  record_type string")``: any of the source's columns, in any order, each with its own type) reads
+  those columns only and hands Spark no others, so that Spark does not copy columns a query never
+  reads (it copies every column of every row it gets from a Python data source).
 
 ``rows=batches`` keeps one row per batch (its first record; an empty batch's own row) and every
 error row, and ``recordTypes`` (a comma-separated list) adds the records of those types: what a
@@ -51,7 +54,7 @@ from pyspark.sql.types import StructType
 
 from kafka_admin_kraft.pipeline.columnar import Projection, read_arrow
 from kafka_admin_kraft.pipeline.planning import DEFAULT_SPLIT_BYTES, FileSplit, plan
-from kafka_admin_kraft.pipeline.schema import COLUMN_NAMES, SCHEMA_DDL
+from kafka_admin_kraft.pipeline.schema import COLUMN_NAMES, COLUMNS, SCHEMA_DDL
 from kafka_admin_kraft.pipeline.storage import storage_options
 
 if TYPE_CHECKING:
@@ -122,6 +125,20 @@ def option_projection(options: Any) -> Projection:
     return Projection(option_columns(options), types, batch_rows=rows == "batches")
 
 
+def schema_columns(schema: StructType) -> tuple[str, ...] | None:
+    """The columns of a schema given to the reader, in its order; None for the source's own. Each must
+    be a column of the source with the source's type."""
+    names = tuple(schema.fieldNames())
+    Projection(frozenset(names))  # refuses a name that is not a column
+    types = {column.name: column.ddl for column in COLUMNS}
+    for field in schema.fields:
+        wanted = types[field.name]
+        if field.dataType.simpleString() != wanted:
+            raise ValueError(f"kraft-metadata: column {field.name} is {wanted}, not "
+                             f"{field.dataType.simpleString()}")
+    return None if names == COLUMN_NAMES else names
+
+
 def _narrow(current: frozenset[Any] | None, values: Iterable[Any]) -> frozenset[Any]:
     """AND of two "column is one of" conditions (SQL: a null is none of them)."""
     wanted = frozenset(value for value in values if value is not None)
@@ -144,10 +161,15 @@ class _PushFilters:
 
 
 class KRaftMetadataReader(DataSourceReader):
-    def __init__(self, options: Any) -> None:
+    def __init__(self, options: Any, columns: tuple[str, ...] | None = None) -> None:
         self.paths = option_paths(options)
         self.split_bytes = int(options.get("splitBytes", DEFAULT_SPLIT_BYTES))
         self.projection = option_projection(options)
+        self.columns = columns
+        """The columns of a schema given to the reader, the only ones handed to Spark; None: all."""
+        if columns is not None:
+            self.projection = dataclasses.replace(
+                self.projection, columns=self.projection.columns.intersection(columns))
         self.file_kinds: frozenset[str] | None = None
         self.cluster_ids: frozenset[str] | None = None
         self.non_null: set[str] = set()
@@ -197,7 +219,11 @@ class KRaftMetadataReader(DataSourceReader):
     def read(self, partition: InputPartition) -> Iterator[pyarrow.RecordBatch]:
         # With no partitions at all (nothing to read), PySpark still reads one, holding None.
         for split in partition.value or ():
-            yield from read_arrow(split, self.projection, self.storage)
+            if self.columns is None:
+                yield from read_arrow(split, self.projection, self.storage)
+            else:
+                for batch in read_arrow(split, self.projection, self.storage):
+                    yield batch.select(self.columns)
 
 
 class KRaftMetadataDataSource(DataSource):
@@ -211,7 +237,7 @@ class KRaftMetadataDataSource(DataSource):
         return SCHEMA_DDL
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        return KRaftMetadataReader(self.options)
+        return KRaftMetadataReader(self.options, schema_columns(schema))
 
 
 def register(spark: SparkSession) -> None:

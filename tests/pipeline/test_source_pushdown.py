@@ -1,7 +1,7 @@
 """What a Spark query tells the data source: filters on record_type, file_kind and cluster_id are
 pushed down (and leave the rows a filter in Spark would leave), also when the source is registered
 the plain Spark way, which works without pushdown too; the ``columns`` option leaves the other
-columns null."""
+columns null, and a schema given to the reader leaves them out."""
 
 from __future__ import annotations
 
@@ -130,6 +130,30 @@ def test_the_columns_option_reads_those_columns_only(
 def test_an_unknown_column_is_a_clear_error(spark: Any, scenario: Truth) -> None:
     with pytest.raises(Exception, match="no column nonsense"):
         _frame(spark, [str(scenario.root / "cluster")], columns="offset,nonsense").count()
+
+
+def test_a_schema_given_to_the_reader_hands_spark_those_columns_only(
+    spark: Any, scenario: Truth, damaged: Damaged
+) -> None:
+    paths = _paths(scenario, damaged)
+    wanted = ["record_type", "offset", "voter_ids", "error_kind"]
+    schema = "record_type string, offset bigint, voter_ids array<int>, error_kind string"
+    narrow = spark.read.format("kraft-metadata").option("splitBytes", "8192").schema(schema).load(paths)
+    assert narrow.columns == wanted
+    rows = sorted((tuple(row) for row in narrow.collect()), key=repr)
+    full = _frame(spark, paths, json="false").collect()
+    assert rows == sorted((tuple(row[name] for name in wanted) for row in full), key=repr)
+    assert any(voters for _, _, voters, _ in rows) and any(error for *_, error in rows)
+
+
+@pytest.mark.parametrize("schema, message", [
+    ("offset string", "column offset is bigint, not string"),
+    ("offset bigint, nonsense int", "no column nonsense"),
+])
+def test_a_schema_the_source_cannot_fill_is_a_clear_error(spark: Any, scenario: Truth, schema: str,
+                                                         message: str) -> None:
+    with pytest.raises(Exception, match=message):
+        spark.read.format("kraft-metadata").schema(schema).load(str(scenario.root / "cluster")).count()
 
 
 def test_a_directory_without_metadata_logs_has_no_rows(spark: Any, tmp_path: Any) -> None:
