@@ -26,7 +26,7 @@ TREES = ("kafka_admin_kraft", "reference_server", "cli")
 
 LAYERS: Mapping[str, Sequence[frozenset[str]]] = {
     "kafka_admin_kraft": [
-        frozenset({"java_text", "hosts", "features"}),
+        frozenset({"java_text", "hosts", "features", "lazy"}),
         frozenset({"protocol"}),
         frozenset({"records", "config", "errors"}),
         frozenset({"storage", "values"}),
