@@ -20,7 +20,8 @@ no multi-core executor gets, and the figures would compare collectors as much as
 Splits are the audit's own size (``--split-mb``, 64 MiB) unless told otherwise. A Spark task of a
 Python data source costs 65 to 80 ms on one CPU whatever it reads, and the audit reads its cached
 rows in as many tasks again in each later stage, so smaller splits over the default fleet's 8 MiB
-logs mostly time Spark's scheduling.
+logs mostly time Spark's scheduling. The data source is told the session's parallelism, as the audit
+tells it, so that its partitions come in a multiple of the cores.
 
 The fleet is written with the project's record writers: per cluster one metadata log (leader
 changes with their VotersRecords every few thousand batches, feature upgrades, topic and partition
@@ -277,7 +278,11 @@ def spark_figures(
     )
     spark.sparkContext.setLogLevel("ERROR")
     try:
-        reader = spark.read.format("kraft-metadata").option("splitBytes", str(split_bytes))
+        reader = (
+            spark.read.format("kraft-metadata")
+            .option("splitBytes", str(split_bytes))
+            .option("parallelism", str(spark.sparkContext.defaultParallelism))
+        )
         reader.option("json", "false").load(str(root)).limit(1).collect()  # start the Python workers
         rows = 0
         for query_name, what, json_option, measure in (

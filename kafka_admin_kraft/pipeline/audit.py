@@ -158,8 +158,13 @@ def load_records(
 ) -> DataFrame:
     """The data source's DataFrame over ``paths``. ``columns`` limits what is read (the rest is null);
     ``batches_with`` keeps one row per batch and every error row, plus the records of those types;
-    ``storage`` holds the data source's storage options (``s3.endpoint``, ...) for URI paths."""
-    reader = spark.read.format("kraft-metadata").option("splitBytes", str(split_bytes))
+    ``storage`` holds the data source's storage options (``s3.endpoint``, ...) for URI paths. The
+    partitions come in a multiple of the session's parallelism, so that no core idles at the end."""
+    reader = (
+        spark.read.format("kraft-metadata")
+        .option("splitBytes", str(split_bytes))
+        .option("parallelism", str(spark.sparkContext.defaultParallelism))
+    )
     for key, value in (storage or {}).items():
         reader = reader.option(key, value)
     if columns is not None:

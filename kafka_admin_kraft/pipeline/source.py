@@ -29,14 +29,18 @@ error row, and ``recordTypes`` (a comma-separated list) adds the records of thos
 batch-level job such as the audit reads, without the rest of the records reaching Spark. With the
 default ``rows=all``, ``recordTypes`` keeps only those types, as a pushed-down filter does.
 
-Other options: ``splitBytes`` (default 64 MiB), and for URI paths (``s3://``, ``gs://``, ``hdfs://``,
+Other options: ``splitBytes`` (default 64 MiB), ``parallelism`` (default 1: how many tasks the
+session runs at once, ``SparkContext.defaultParallelism``; the partitions come in a multiple of it,
+see :func:`pack`), and for URI paths (``s3://``, ``gs://``, ``hdfs://``,
 ``file://``) the storage options of :data:`~kafka_admin_kraft.pipeline.storage.OPTION_NAMES`
 (``s3.endpoint``, ``s3.region``, ``s3.accessKey``, ...).
 """
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final
@@ -85,22 +89,52 @@ class SplitPartition(InputPartition):
         self.splits = tuple(splits)
 
 
-def pack(splits: Sequence[FileSplit], split_bytes: int) -> list[list[FileSplit]]:
-    """Splits grouped into partitions of at most ``split_bytes`` each (a larger split alone), in file
-    order: a fleet's many small files (bootstrap checkpoints, short segments, node files) do not cost
-    a Spark task each, which is about 0.1 s of scheduling whatever the task reads."""
+def pack(splits: Sequence[FileSplit], split_bytes: int, parallelism: int = 1) -> list[list[FileSplit]]:
+    """Splits grouped into partitions of at most ``split_bytes`` each (a larger split alone): as few
+    as that bound allows, rounded up to a multiple of ``parallelism`` (the tasks Spark runs at once)
+    while there are splits enough, and of sizes as even as file order allows.
+
+    Small files (bootstrap checkpoints, short segments, node files) share a task: a Spark task costs
+    about 0.1 s of scheduling whatever it reads. Even sizes in a multiple of ``parallelism`` keep
+    every core busy to the end, where the greedy fill of every partition but the last left one core
+    reading the last partition alone (Spark's file sources take the parallelism into account for the
+    same reason: ``FilePartition.maxSplitBytes``). Partitions stay contiguous in file order, where a
+    cluster's replicas are neighbours: the audit's aggregation of identical batches then merges most
+    of a cluster's copies inside one task, before its shuffle (:func:`~kafka_admin_kraft.pipeline.
+    audit.load_records`)."""
+    sizes = [split.end - split.start for split in splits]
+    count = len(sizes)
+    if not count:
+        return []
+    edges = list(itertools.accumulate(sizes, initial=0))
+    # reach[j]: the end of the longest partition from split j within the bound (one split at least);
+    # need[j]: the fewest partitions that hold splits[j:], filling each greedily.
+    reach = [0] * count
+    end = 0
+    for j in range(count):
+        end = max(end, j + 1)
+        while end < count and edges[end + 1] - edges[j] <= split_bytes:
+            end += 1
+        reach[j] = end
+    need = [0] * (count + 1)
+    for j in range(count - 1, -1, -1):
+        need[j] = 1 + need[reach[j]]
+    partitions = min(count, -(-need[0] // parallelism) * parallelism)
     groups: list[list[FileSplit]] = []
-    group: list[FileSplit] = []
-    size = 0
-    for split in splits:
-        length = split.end - split.start
-        if group and size + length > split_bytes:
-            groups.append(group)
-            group, size = [], 0
-        group.append(split)
-        size += length
-    if group:
-        groups.append(group)
+    j = lowest = 0
+    for left in range(partitions, 0, -1):
+        # the end nearest an even share of what is left, among those that keep the rest packable in
+        # the partitions left, one split at least each
+        lowest = max(lowest, j + 1)
+        while need[lowest] > left - 1:
+            lowest += 1
+        highest = min(reach[j], count - (left - 1))
+        share = edges[j] + (edges[count] - edges[j]) / left
+        near = min(max(bisect.bisect_left(edges, share, lowest, highest + 1), lowest), highest)
+        if near > lowest and share - edges[near - 1] <= edges[near] - share:
+            near -= 1
+        groups.append(list(splits[j:near]))
+        j = near
     return groups
 
 
@@ -164,6 +198,9 @@ class KRaftMetadataReader(DataSourceReader):
     def __init__(self, options: Any, columns: tuple[str, ...] | None = None) -> None:
         self.paths = option_paths(options)
         self.split_bytes = int(options.get("splitBytes", DEFAULT_SPLIT_BYTES))
+        self.parallelism = int(options.get("parallelism", 1))
+        if self.parallelism < 1:
+            raise ValueError(f"kraft-metadata: parallelism is a positive number, not {self.parallelism}")
         self.projection = option_projection(options)
         self.columns = columns
         """The columns of a schema given to the reader, the only ones handed to Spark; None: all."""
@@ -204,7 +241,7 @@ class KRaftMetadataReader(DataSourceReader):
     def partitions(self) -> Sequence[InputPartition]:
         splits = plan(self.paths, split_bytes=self.split_bytes, options=self.storage).splits
         wanted = [split for split in splits if self._may_hold_rows(split)]
-        return [SplitPartition(group) for group in pack(wanted, self.split_bytes)]
+        return [SplitPartition(group) for group in pack(wanted, self.split_bytes, self.parallelism)]
 
     def _may_hold_rows(self, split: FileSplit) -> bool:
         """Whether a split can have a row the pushed filters keep (all its rows share these columns)."""
