@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kafka_admin_kraft.pipeline.audit import AUDIT_COLUMNS
-from kafka_admin_kraft.pipeline.columnar import Projection
+from kafka_admin_kraft.pipeline.columnar import SPARSE_PIECES, Projection
 from kafka_admin_kraft.pipeline.planning import FileSplit, LogDirInfo, plan, split_file
 from kafka_admin_kraft.pipeline.schema import AUDITED_TYPES, COLUMN_INDEX, COLUMN_NAMES, UNDECODABLE
 from kafka_admin_kraft.protocol import messages
@@ -271,3 +271,28 @@ def test_batch_rows_are_the_first_of_each_batch_errors_and_the_types_asked_for(
             if row[index] in (0, None) or row[KIND] is not None or (extra is not None and row[TYPE] in extra)
         ]
         assert columnar_rows(split, Projection(columns, extra, batch_rows=True)) == expected, split
+
+
+@pytest.mark.parametrize("features", [3, SPARSE_PIECES, SPARSE_PIECES + 1, 60])
+def test_a_run_with_few_or_many_typed_records_gives_the_oracle_rows(tmp_path: Path, features: int) -> None:
+    """A run's typed columns are put together two ways, by how many rows have them."""
+    partition = tmp_path / "__cluster_metadata-0"
+    partition.mkdir()
+    topic = Uuid.random()
+    P = messages.PartitionRecord
+    records = [
+        ApiMessageAndVersion(P(partition_id=i, topic_id=topic, replicas=[1], isr=[1]), 0) for i in range(300)
+    ]
+    for i in range(features):
+        feature = messages.FeatureLevelRecord(name=f"feature.{i}", feature_level=i)
+        records.insert(1 + i * 300 // features, ApiMessageAndVersion(feature, 0))
+    with SegmentWriter(partition, 0) as writer:
+        for batch in metadata_batches(0, 1, NOW, records, max_batch_size=1024):
+            writer.append(batch)
+        segment = writer.files.log
+    (split,) = split_file(segment, LogDirInfo(str(tmp_path)))
+    expected = oracle_rows(split)
+    assert sum(row[COLUMN_INDEX["feature_name"]] is not None for row in expected) == features
+    assert columnar_rows(split) == expected
+    without_json = Projection(frozenset(COLUMN_NAMES) - {"record_json"})
+    assert columnar_rows(split, without_json) == [_only(row, without_json.columns) for row in expected]
