@@ -258,10 +258,11 @@ QUERIES = ("plain", "json", "audit")
 
 
 def spark_figures(
-    root: Path, cores: int, split_bytes: int, output: Path, runs: int, queries: frozenset[str]
+    root: Path, cores: int, split_bytes: int, output: Path, runs: int, queries: frozenset[str],
+    conf: dict[str, str],
 ) -> Iterator[Figure]:
     """The data source without and with JSON and the whole audit (those of ``queries``), each ``runs``
-    times."""
+    times, in a session with ``conf`` added to its configuration."""
     from pyspark.sql import functions as F
 
     from kafka_admin_kraft.pipeline.audit import run_audit
@@ -274,6 +275,7 @@ def spark_figures(
             "spark.sql.shuffle.partitions": str(4 * cores),
             "spark.driver.memory": "3g",
             "spark.driver.extraJavaOptions": "-XX:+UseG1GC",  # on one CPU the JVM would pick the serial GC
+            **conf,
         },
     )
     spark.sparkContext.setLogLevel("ERROR")
@@ -317,13 +319,14 @@ def confine(cores: int) -> bool:
     return True
 
 
-def measure_cores(root: Path, cores: int, split_bytes: int, runs: int, queries: frozenset[str]) -> None:
+def measure_cores(root: Path, cores: int, split_bytes: int, runs: int, queries: frozenset[str],
+                  conf: dict[str, str]) -> None:
     """The Spark figures on ``cores`` CPUs (this process is the child :func:`main` starts for them)."""
     confined = confine(cores)
     cpus = f"{cores} CPU{'s' if cores > 1 else ''}" if confined else "every CPU: no sched_setaffinity"
     seen: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="kraft-audit-") as out:
-        figures = spark_figures(root, cores, split_bytes, Path(out), runs, queries)
+        figures = spark_figures(root, cores, split_bytes, Path(out), runs, queries, conf)
         for what, rows, seconds, busy, cpu in figures:
             seen[what] = seen.get(what, 0) + 1
             meanwhile = "" if busy is None else f", {busy:.2f} CPUs busy"
@@ -351,15 +354,20 @@ def main() -> None:
     parser.add_argument(
         "--queries", default=",".join(QUERIES), help=f"which of {', '.join(QUERIES)} to time (default: all)"
     )
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="a Spark setting for the sessions (repeatable), e.g. spark.buffer.size=65536")
     parser.add_argument("--measure-cores", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if any("=" not in setting for setting in args.conf):
+        parser.error("--conf: give KEY=VALUE")
+    conf = dict(setting.split("=", 1) for setting in args.conf)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     split_bytes = int(args.split_mb * 2**20)
     queries = frozenset(name.strip() for name in args.queries.split(",") if name.strip())
     if not queries <= set(QUERIES):
         parser.error(f"--queries: the queries are {', '.join(QUERIES)}")
     if args.measure_cores is not None:
-        measure_cores(Path(args.dir), args.measure_cores, split_bytes, args.runs, queries)
+        measure_cores(Path(args.dir), args.measure_cores, split_bytes, args.runs, queries, conf)
         return
     keep = args.dir is not None
     root = Path(args.dir) if keep else Path(tempfile.mkdtemp(prefix="kraft-fleet-"))
@@ -395,6 +403,7 @@ def main() -> None:
         for cores in args.cores.split(","):
             child = [sys.executable, __file__, "--dir", str(root), "--split-mb", str(args.split_mb)]
             child += ["--runs", str(args.runs), "--queries", args.queries, "--measure-cores", cores]
+            child += [f"--conf={setting}" for setting in args.conf]
             subprocess.run(child, check=True)
     finally:
         if not keep:
