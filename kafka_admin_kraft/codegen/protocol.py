@@ -15,11 +15,10 @@ condition fails, so that tagged fields and bad input come out exactly as without
 structs made of fixed-width fields only is read with one ``iter_unpack`` when no element carries
 tagged fields, and a compact string or bytes value with a one-byte length is sliced inline.
 
-A uuid field is a property over the slot ``_<name>``: decoders store the 16 wire bytes there and the
-first read makes the ``Uuid`` (``uuid_from_wire``), so a decoded struct costs no uuid object until
-one is asked for; encoders write the bytes from the slot, whichever it holds. Values given to the
-constructor or the setter must be ``Uuid`` objects (bytes are refused, as only the wire puts bytes
-there).
+A uuid field is a ``UuidField`` over the slot ``_<name>``: decoders store the 16 wire bytes there and
+the first read makes the ``Uuid``, so a decoded struct costs no uuid object until one is asked for;
+encoders write the bytes from the slot, whichever it holds. Values given to the constructor or the
+field must be ``Uuid`` objects (bytes are refused, as only the wire puts bytes there).
 """
 
 from __future__ import annotations
@@ -577,12 +576,10 @@ class MessageGenerator:
         for spec in info.fields:
             if spec.type == "uuid":
                 lines.append(f"{pad}    {_slot(spec)}: {self.pytype(spec)} | bytes")
-                continue
-            lines.append(f"{pad}    {snake_case(spec.name)}: {self.pytype(spec)}")
+                lines.append(f"{pad}    {snake_case(spec.name)} = UuidField()")
+            else:
+                lines.append(f"{pad}    {snake_case(spec.name)}: {self.pytype(spec)}")
             lines.append(f'{pad}    """{_field_doc(spec)}"""')
-        for spec in info.fields:
-            if spec.type == "uuid":
-                lines += [f"{pad}    {line}" if line else "" for line in self._uuid_property(spec)]
         if info is self.top:
             for nested in self.structs.values():
                 lines.append("")
@@ -596,9 +593,6 @@ class MessageGenerator:
             if default == "[]" or default.endswith("()"):
                 params.append(f"{attr}: {self.pytype(spec)} = UNSET")
                 assigns.append(f"self.{attr} = {default} if {attr} is UNSET else {attr}")
-            elif spec.type == "uuid":
-                params.append(f"{attr}: {self.pytype(spec)} = {default}")
-                assigns += _refuse_bytes(attr, attr) + [f"self.{_slot(spec)} = {attr}"]
             else:
                 params.append(f"{attr}: {self.pytype(spec)} = {default}")
                 assigns.append(f"self.{attr} = {attr}")
@@ -611,18 +605,6 @@ class MessageGenerator:
         lines.append(f"{pad}    ) -> None:")
         lines += [f"{pad}        {a}" for a in assigns]
         return "\n".join(lines)
-
-    def _uuid_property(self, spec: FieldSpec) -> list[str]:
-        """A uuid field's property: decoders leave the 16 wire bytes in the slot, and the first read
-        makes them the ``Uuid`` (most decoded uuids are never read, and making one costs as much as
-        decoding the rest of a small struct)."""
-        attr, slot, pytype = snake_case(spec.name), _slot(spec), self.pytype(spec)
-        return ["", "@property", f"def {attr}(self) -> {pytype}:", f'    """{_field_doc(spec)}"""',
-                f"    value = self.{slot}", "    if value.__class__ is not bytes:  # (as the encoders tell)",
-                "        return value  # type: ignore[return-value]",
-                f"    value = self.{slot} = uuid_from_wire(value)", "    return value", "",
-                f"@{attr}.setter", f"def {attr}(self, value: {pytype}) -> None:",
-                *["    " + line for line in _refuse_bytes(attr, "value")], f"    self.{slot} = value"]
 
     def _header_version(self, version: int) -> int:
         for versions, header_version in self.message.header_versions:
@@ -643,12 +625,6 @@ class MessageGenerator:
             lines.append(f"{info.qualname}._ENCODERS = {{{encoders}}}")
             lines.append(f"{info.qualname}._DECODERS = {{{decoders}}}")
         return lines
-
-
-def _refuse_bytes(attr: str, value: str) -> list[str]:
-    """Lines refusing bytes for a uuid field, whose slot takes bytes only from the wire."""
-    return [f"if isinstance({value}, bytes):",
-            f"    raise TypeError('{attr} takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')"]
 
 
 def _ranges(versions: list[int]) -> str:
@@ -695,6 +671,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,

@@ -11,10 +11,10 @@ import base64
 import re
 import struct
 from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, overload
 
 from kafka_admin_kraft.protocol.exceptions import DecodeError, EncodeError, UndefinedVersionError
-from kafka_admin_kraft.protocol.primitives import RawTaggedField, Uuid
+from kafka_admin_kraft.protocol.primitives import RawTaggedField, Uuid, uuid_from_wire
 
 FieldEntry = tuple[str, bool, tuple[tuple[str, int, str], ...]]
 """What a failure at field index ``f`` means: (label, is_array, fixed-width group members as
@@ -37,6 +37,41 @@ class _Unset:
 
 
 UNSET: Any = _Unset()
+
+
+class UuidField:
+    """A uuid field of a generated struct, over the slot ``_<name>``. Decoders leave the field's 16
+    wire bytes in the slot and the first read makes them the ``Uuid``: most decoded uuids are never
+    read, and making one costs as much as decoding the rest of a small struct. Encoders write the
+    slot's bytes whichever it holds. Only the wire puts bytes there, so setting bytes is refused."""
+
+    __slots__ = ("name", "_get", "_set")
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        slot = owner.__dict__["_" + name]
+        self.name = name
+        self._get: Callable[[Any], Uuid | bytes] = slot.__get__
+        self._set: Callable[[Any, Uuid], None] = slot.__set__
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> UuidField: ...
+
+    @overload
+    def __get__(self, obj: Struct, owner: type | None = None) -> Uuid: ...
+
+    def __get__(self, obj: Struct | None, owner: type | None = None) -> Uuid | UuidField:
+        if obj is None:
+            return self
+        value = self._get(obj)
+        if value.__class__ is bytes:
+            value = uuid_from_wire(value)
+            self._set(obj, value)
+        return value  # type: ignore[return-value]
+
+    def __set__(self, obj: Struct, value: Uuid) -> None:
+        if isinstance(value, bytes):
+            raise TypeError(f"{self.name} takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes")
+        self._set(obj, value)
 
 
 class Struct:

@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -73,6 +74,8 @@ class AccessControlEntryRecord(Struct):
     _FIELDS = ('id', 'resource_type', 'resource_name', 'pattern_type', 'principal', 'host', 'operation', 'permission_type', )
 
     _id: Uuid | bytes
+    id = UuidField()
+    """Random id naming this ACL; RemoveAccessControlEntryRecord refers to it. (uuid, versions 0+)"""
     resource_type: int
     """Resource type code: 2 TOPIC, 3 GROUP, 4 CLUSTER, 5 TRANSACTIONAL_ID, 6 DELEGATION_TOKEN, 7 USER. (int8, versions 0+)"""
     resource_name: str
@@ -88,21 +91,6 @@ class AccessControlEntryRecord(Struct):
     permission_type: int
     """2 DENY or 3 ALLOW. (int8, versions 0+)"""
 
-    @property
-    def id(self) -> Uuid:
-        """Random id naming this ACL; RemoveAccessControlEntryRecord refers to it. (uuid, versions 0+)"""
-        value = self._id
-        if value.__class__ is not bytes:  # (as the encoders tell)
-            return value  # type: ignore[return-value]
-        value = self._id = uuid_from_wire(value)
-        return value
-
-    @id.setter
-    def id(self, value: Uuid) -> None:
-        if isinstance(value, bytes):
-            raise TypeError('id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._id = value
-
     def __init__(
         self,
         *,
@@ -116,9 +104,7 @@ class AccessControlEntryRecord(Struct):
         permission_type: int = 0,
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
-        if isinstance(id, bytes):
-            raise TypeError('id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._id = id
+        self.id = id
         self.resource_type = resource_type
         self.resource_name = resource_name
         self.pattern_type = pattern_type

@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -82,25 +83,12 @@ class AddRaftVoterRequest(Struct):
     voter_id: int
     """Node id of the controller to make a voter. (int32, versions 0+)"""
     _voter_directory_id: Uuid | bytes
+    voter_directory_id = UuidField()
+    """Log directory id of that controller; it must already fetch from the leader with this id. (uuid, versions 0+)"""
     listeners: list[AddRaftVoterRequest.Listener]
     """New voter's controller listeners for the VotersRecord; must include the default one. ([]Listener, versions 0+)"""
     ack_when_committed: bool
     """True (default): answer once the new voter set commits; false: once it is appended. (bool, versions 1+; default true)"""
-
-    @property
-    def voter_directory_id(self) -> Uuid:
-        """Log directory id of that controller; it must already fetch from the leader with this id. (uuid, versions 0+)"""
-        value = self._voter_directory_id
-        if value.__class__ is not bytes:  # (as the encoders tell)
-            return value  # type: ignore[return-value]
-        value = self._voter_directory_id = uuid_from_wire(value)
-        return value
-
-    @voter_directory_id.setter
-    def voter_directory_id(self, value: Uuid) -> None:
-        if isinstance(value, bytes):
-            raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._voter_directory_id = value
 
     class Listener(Struct):
         """New voter's controller listeners for the VotersRecord; must include the default one.
@@ -148,9 +136,7 @@ class AddRaftVoterRequest(Struct):
         self.cluster_id = cluster_id
         self.timeout_ms = timeout_ms
         self.voter_id = voter_id
-        if isinstance(voter_directory_id, bytes):
-            raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._voter_directory_id = voter_directory_id
+        self.voter_directory_id = voter_directory_id
         self.listeners = [] if listeners is UNSET else listeners
         self.ack_when_committed = ack_when_committed
         self._unknown_tagged_fields = unknown_tagged_fields

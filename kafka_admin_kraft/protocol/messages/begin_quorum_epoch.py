@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -131,25 +132,12 @@ class BeginQuorumEpochRequest(Struct):
         partition_index: int
         """Partition number within the topic; 0 for the metadata log. (int32, versions 0+)"""
         _voter_directory_id: Uuid | bytes
+        voter_directory_id = UuidField()
+        """Log directory id the leader expects the addressed voter to have (KIP-853). (uuid, versions 1+; ignorable)"""
         leader_id: int
         """Node id of the replica that won the election. (int32, versions 0+)"""
         leader_epoch: int
         """Epoch the new leader was elected in. (int32, versions 0+)"""
-
-        @property
-        def voter_directory_id(self) -> Uuid:
-            """Log directory id the leader expects the addressed voter to have (KIP-853). (uuid, versions 1+; ignorable)"""
-            value = self._voter_directory_id
-            if value.__class__ is not bytes:  # (as the encoders tell)
-                return value  # type: ignore[return-value]
-            value = self._voter_directory_id = uuid_from_wire(value)
-            return value
-
-        @voter_directory_id.setter
-        def voter_directory_id(self, value: Uuid) -> None:
-            if isinstance(value, bytes):
-                raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._voter_directory_id = value
 
         def __init__(
             self,
@@ -161,9 +149,7 @@ class BeginQuorumEpochRequest(Struct):
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
             self.partition_index = partition_index
-            if isinstance(voter_directory_id, bytes):
-                raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._voter_directory_id = voter_directory_id
+            self.voter_directory_id = voter_directory_id
             self.leader_id = leader_id
             self.leader_epoch = leader_epoch
             self._unknown_tagged_fields = unknown_tagged_fields

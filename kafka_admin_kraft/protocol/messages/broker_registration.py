@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -83,6 +84,8 @@ class BrokerRegistrationRequest(Struct):
     cluster_id: str
     """The id of the cluster the broker belongs to. (string, versions 0+)"""
     _incarnation_id: Uuid | bytes
+    incarnation_id = UuidField()
+    """A random id chosen anew each time the broker process starts. (uuid, versions 0+)"""
     listeners: list[BrokerRegistrationRequest.Listener]
     """The broker's client listeners. ([]Listener, versions 0+)"""
     features: list[BrokerRegistrationRequest.Feature]
@@ -95,21 +98,6 @@ class BrokerRegistrationRequest(Struct):
     """The ids of the broker's log directories. ([]uuid, versions 2+; ignorable)"""
     previous_broker_epoch: int
     """The broker epoch before this start, or -1 if unknown (an unclean shutdown). (int64, versions 3+; ignorable; default -1)"""
-
-    @property
-    def incarnation_id(self) -> Uuid:
-        """A random id chosen anew each time the broker process starts. (uuid, versions 0+)"""
-        value = self._incarnation_id
-        if value.__class__ is not bytes:  # (as the encoders tell)
-            return value  # type: ignore[return-value]
-        value = self._incarnation_id = uuid_from_wire(value)
-        return value
-
-    @incarnation_id.setter
-    def incarnation_id(self, value: Uuid) -> None:
-        if isinstance(value, bytes):
-            raise TypeError('incarnation_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._incarnation_id = value
 
     class Listener(Struct):
         """The broker's client listeners.
@@ -195,9 +183,7 @@ class BrokerRegistrationRequest(Struct):
     ) -> None:
         self.broker_id = broker_id
         self.cluster_id = cluster_id
-        if isinstance(incarnation_id, bytes):
-            raise TypeError('incarnation_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._incarnation_id = incarnation_id
+        self.incarnation_id = incarnation_id
         self.listeners = [] if listeners is UNSET else listeners
         self.features = [] if features is UNSET else features
         self.rack = rack

@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -78,27 +79,14 @@ class ControllerRegistrationRequest(Struct):
     controller_id: int
     """The node id of the registering controller. (int32, versions 0+)"""
     _incarnation_id: Uuid | bytes
+    incarnation_id = UuidField()
+    """A random id chosen anew each time the controller process starts. (uuid, versions 0+)"""
     zk_migration_ready: bool
     """True if the controller is ready for a ZooKeeper migration. (bool, versions 0+)"""
     listeners: list[ControllerRegistrationRequest.Listener]
     """The controller's listeners. ([]Listener, versions 0+)"""
     features: list[ControllerRegistrationRequest.Feature]
     """The features the controller supports. ([]Feature, versions 0+)"""
-
-    @property
-    def incarnation_id(self) -> Uuid:
-        """A random id chosen anew each time the controller process starts. (uuid, versions 0+)"""
-        value = self._incarnation_id
-        if value.__class__ is not bytes:  # (as the encoders tell)
-            return value  # type: ignore[return-value]
-        value = self._incarnation_id = uuid_from_wire(value)
-        return value
-
-    @incarnation_id.setter
-    def incarnation_id(self, value: Uuid) -> None:
-        if isinstance(value, bytes):
-            raise TypeError('incarnation_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._incarnation_id = value
 
     class Listener(Struct):
         """The controller's listeners.
@@ -179,9 +167,7 @@ class ControllerRegistrationRequest(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.controller_id = controller_id
-        if isinstance(incarnation_id, bytes):
-            raise TypeError('incarnation_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._incarnation_id = incarnation_id
+        self.incarnation_id = incarnation_id
         self.zk_migration_ready = zk_migration_ready
         self.listeners = [] if listeners is UNSET else listeners
         self.features = [] if features is UNSET else features

@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -272,27 +273,14 @@ class DescribeQuorumResponse(Struct):
         replica_id: int
         """Node id of the replica this state describes. (int32, versions 0+)"""
         _replica_directory_id: Uuid | bytes
+        replica_directory_id = UuidField()
+        """Log directory id of the replica (KIP-853); all zeros if unknown, as in a static quorum. (uuid, versions 2+)"""
         log_end_offset: int
         """Last log end offset the leader saw from the replica (its own for itself); -1 if unknown. (int64, versions 0+)"""
         last_fetch_timestamp: int
         """Leader clock (ms) at the replica's last fetch (KIP-836); now for the leader, else -1. (int64, versions 1+; ignorable; default -1)"""
         last_caught_up_timestamp: int
         """Leader clock (ms) when the replica last caught up to the leader's log end; -1 if unknown. (int64, versions 1+; ignorable; default -1)"""
-
-        @property
-        def replica_directory_id(self) -> Uuid:
-            """Log directory id of the replica (KIP-853); all zeros if unknown, as in a static quorum. (uuid, versions 2+)"""
-            value = self._replica_directory_id
-            if value.__class__ is not bytes:  # (as the encoders tell)
-                return value  # type: ignore[return-value]
-            value = self._replica_directory_id = uuid_from_wire(value)
-            return value
-
-        @replica_directory_id.setter
-        def replica_directory_id(self, value: Uuid) -> None:
-            if isinstance(value, bytes):
-                raise TypeError('replica_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._replica_directory_id = value
 
         def __init__(
             self,
@@ -305,9 +293,7 @@ class DescribeQuorumResponse(Struct):
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
             self.replica_id = replica_id
-            if isinstance(replica_directory_id, bytes):
-                raise TypeError('replica_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._replica_directory_id = replica_directory_id
+            self.replica_directory_id = replica_directory_id
             self.log_end_offset = log_end_offset
             self.last_fetch_timestamp = last_fetch_timestamp
             self.last_caught_up_timestamp = last_caught_up_timestamp

@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -169,21 +170,8 @@ class EndQuorumEpochRequest(Struct):
         candidate_id: int
         """Node id of a voter that should run for leader. (int32, versions 1+)"""
         _candidate_directory_id: Uuid | bytes
-
-        @property
-        def candidate_directory_id(self) -> Uuid:
-            """Log directory id of that voter. (uuid, versions 1+)"""
-            value = self._candidate_directory_id
-            if value.__class__ is not bytes:  # (as the encoders tell)
-                return value  # type: ignore[return-value]
-            value = self._candidate_directory_id = uuid_from_wire(value)
-            return value
-
-        @candidate_directory_id.setter
-        def candidate_directory_id(self, value: Uuid) -> None:
-            if isinstance(value, bytes):
-                raise TypeError('candidate_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._candidate_directory_id = value
+        candidate_directory_id = UuidField()
+        """Log directory id of that voter. (uuid, versions 1+)"""
 
         def __init__(
             self,
@@ -193,9 +181,7 @@ class EndQuorumEpochRequest(Struct):
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
             self.candidate_id = candidate_id
-            if isinstance(candidate_directory_id, bytes):
-                raise TypeError('candidate_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._candidate_directory_id = candidate_directory_id
+            self.candidate_directory_id = candidate_directory_id
             self._unknown_tagged_fields = unknown_tagged_fields
 
     class LeaderEndpoint(Struct):

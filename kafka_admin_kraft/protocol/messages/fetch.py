@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -161,23 +162,10 @@ class FetchRequest(Struct):
         topic: str
         """Name of the topic to read; v13 switched to TopicId. (string, versions 0-12; ignorable)"""
         _topic_id: Uuid | bytes
+        topic_id = UuidField()
+        """Id of the topic to read (KIP-516); __cluster_metadata's is AAAAAAAAAAAAAAAAAAAAAQ. (uuid, versions 13+; ignorable)"""
         partitions: list[FetchRequest.FetchPartition]
         """Partitions to read and where to start in each. ([]FetchPartition, versions 0+)"""
-
-        @property
-        def topic_id(self) -> Uuid:
-            """Id of the topic to read (KIP-516); __cluster_metadata's is AAAAAAAAAAAAAAAAAAAAAQ. (uuid, versions 13+; ignorable)"""
-            value = self._topic_id
-            if value.__class__ is not bytes:  # (as the encoders tell)
-                return value  # type: ignore[return-value]
-            value = self._topic_id = uuid_from_wire(value)
-            return value
-
-        @topic_id.setter
-        def topic_id(self, value: Uuid) -> None:
-            if isinstance(value, bytes):
-                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._topic_id = value
 
         def __init__(
             self,
@@ -188,9 +176,7 @@ class FetchRequest(Struct):
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
             self.topic = topic
-            if isinstance(topic_id, bytes):
-                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._topic_id = topic_id
+            self.topic_id = topic_id
             self.partitions = [] if partitions is UNSET else partitions
             self._unknown_tagged_fields = unknown_tagged_fields
 
@@ -219,23 +205,10 @@ class FetchRequest(Struct):
         partition_max_bytes: int
         """Cap on bytes for this partition; an oversized first batch still comes back. (int32, versions 0+)"""
         _replica_directory_id: Uuid | bytes
+        replica_directory_id = UuidField()
+        """Log directory id of the fetching replica (KIP-853). (uuid, versions 17+; tag 0 in 17+; ignorable)"""
         high_watermark: int
         """Follower's known high watermark (KIP-1166): -1 if unknown, INT64_MAX if not supported. (int64, versions 18+; tag 1 in 18+; ignorable; default 9223372036854775807)"""
-
-        @property
-        def replica_directory_id(self) -> Uuid:
-            """Log directory id of the fetching replica (KIP-853). (uuid, versions 17+; tag 0 in 17+; ignorable)"""
-            value = self._replica_directory_id
-            if value.__class__ is not bytes:  # (as the encoders tell)
-                return value  # type: ignore[return-value]
-            value = self._replica_directory_id = uuid_from_wire(value)
-            return value
-
-        @replica_directory_id.setter
-        def replica_directory_id(self, value: Uuid) -> None:
-            if isinstance(value, bytes):
-                raise TypeError('replica_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._replica_directory_id = value
 
         def __init__(
             self,
@@ -256,9 +229,7 @@ class FetchRequest(Struct):
             self.last_fetched_epoch = last_fetched_epoch
             self.log_start_offset = log_start_offset
             self.partition_max_bytes = partition_max_bytes
-            if isinstance(replica_directory_id, bytes):
-                raise TypeError('replica_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._replica_directory_id = replica_directory_id
+            self.replica_directory_id = replica_directory_id
             self.high_watermark = high_watermark
             self._unknown_tagged_fields = unknown_tagged_fields
 
@@ -277,23 +248,10 @@ class FetchRequest(Struct):
         topic: str
         """Name of the topic to drop partitions of. (string, versions 7-12; ignorable)"""
         _topic_id: Uuid | bytes
+        topic_id = UuidField()
+        """Id of the topic to drop partitions of. (uuid, versions 13+; ignorable)"""
         partitions: list[int]
         """Partition numbers to drop from the session. ([]int32, versions 7+)"""
-
-        @property
-        def topic_id(self) -> Uuid:
-            """Id of the topic to drop partitions of. (uuid, versions 13+; ignorable)"""
-            value = self._topic_id
-            if value.__class__ is not bytes:  # (as the encoders tell)
-                return value  # type: ignore[return-value]
-            value = self._topic_id = uuid_from_wire(value)
-            return value
-
-        @topic_id.setter
-        def topic_id(self, value: Uuid) -> None:
-            if isinstance(value, bytes):
-                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._topic_id = value
 
         def __init__(
             self,
@@ -304,9 +262,7 @@ class FetchRequest(Struct):
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
             self.topic = topic
-            if isinstance(topic_id, bytes):
-                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._topic_id = topic_id
+            self.topic_id = topic_id
             self.partitions = [] if partitions is UNSET else partitions
             self._unknown_tagged_fields = unknown_tagged_fields
 
@@ -383,23 +339,10 @@ class FetchResponse(Struct):
         topic: str
         """Name of the topic; v13 switched to TopicId. (string, versions 0-12; ignorable)"""
         _topic_id: Uuid | bytes
+        topic_id = UuidField()
+        """Id of the topic (KIP-516). (uuid, versions 13+; ignorable)"""
         partitions: list[FetchResponse.PartitionData]
         """Per-partition answers. ([]PartitionData, versions 0+)"""
-
-        @property
-        def topic_id(self) -> Uuid:
-            """Id of the topic (KIP-516). (uuid, versions 13+; ignorable)"""
-            value = self._topic_id
-            if value.__class__ is not bytes:  # (as the encoders tell)
-                return value  # type: ignore[return-value]
-            value = self._topic_id = uuid_from_wire(value)
-            return value
-
-        @topic_id.setter
-        def topic_id(self, value: Uuid) -> None:
-            if isinstance(value, bytes):
-                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._topic_id = value
 
         def __init__(
             self,
@@ -410,9 +353,7 @@ class FetchResponse(Struct):
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
             self.topic = topic
-            if isinstance(topic_id, bytes):
-                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._topic_id = topic_id
+            self.topic_id = topic_id
             self.partitions = [] if partitions is UNSET else partitions
             self._unknown_tagged_fields = unknown_tagged_fields
 

@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -137,21 +138,8 @@ class FetchSnapshotRequest(Struct):
         position: int
         """Byte offset into the snapshot to continue copying from. (int64, versions 0+)"""
         _replica_directory_id: Uuid | bytes
-
-        @property
-        def replica_directory_id(self) -> Uuid:
-            """Log directory id of the fetching replica (KIP-853). (uuid, versions 1+; tag 0 in 1+; ignorable)"""
-            value = self._replica_directory_id
-            if value.__class__ is not bytes:  # (as the encoders tell)
-                return value  # type: ignore[return-value]
-            value = self._replica_directory_id = uuid_from_wire(value)
-            return value
-
-        @replica_directory_id.setter
-        def replica_directory_id(self, value: Uuid) -> None:
-            if isinstance(value, bytes):
-                raise TypeError('replica_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._replica_directory_id = value
+        replica_directory_id = UuidField()
+        """Log directory id of the fetching replica (KIP-853). (uuid, versions 1+; tag 0 in 1+; ignorable)"""
 
         def __init__(
             self,
@@ -167,9 +155,7 @@ class FetchSnapshotRequest(Struct):
             self.current_leader_epoch = current_leader_epoch
             self.snapshot_id = FetchSnapshotRequest.SnapshotId() if snapshot_id is UNSET else snapshot_id
             self.position = position
-            if isinstance(replica_directory_id, bytes):
-                raise TypeError('replica_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._replica_directory_id = replica_directory_id
+            self.replica_directory_id = replica_directory_id
             self._unknown_tagged_fields = unknown_tagged_fields
 
     class SnapshotId(Struct):

@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -97,21 +98,8 @@ class LeaderChangeMessage(Struct):
         voter_id: int
         """Node id of the voter. (int32, versions 0+)"""
         _voter_directory_id: Uuid | bytes
-
-        @property
-        def voter_directory_id(self) -> Uuid:
-            """Log directory id of the voter (KIP-853). (uuid, versions 1+)"""
-            value = self._voter_directory_id
-            if value.__class__ is not bytes:  # (as the encoders tell)
-                return value  # type: ignore[return-value]
-            value = self._voter_directory_id = uuid_from_wire(value)
-            return value
-
-        @voter_directory_id.setter
-        def voter_directory_id(self, value: Uuid) -> None:
-            if isinstance(value, bytes):
-                raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._voter_directory_id = value
+        voter_directory_id = UuidField()
+        """Log directory id of the voter (KIP-853). (uuid, versions 1+)"""
 
         def __init__(
             self,
@@ -121,9 +109,7 @@ class LeaderChangeMessage(Struct):
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
             self.voter_id = voter_id
-            if isinstance(voter_directory_id, bytes):
-                raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._voter_directory_id = voter_directory_id
+            self.voter_directory_id = voter_directory_id
             self._unknown_tagged_fields = unknown_tagged_fields
 
     def __init__(

@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -102,23 +103,10 @@ class MetadataRequest(Struct):
         _FIELDS = ('topic_id', 'name', )
 
         _topic_id: Uuid | bytes
+        topic_id = UuidField()
+        """Id of the topic to describe (KIP-516); brokers honour it from v12. (uuid, versions 10+; ignorable)"""
         name: str | None
         """Name of the topic to describe; null when asking by id (v12+). (string, versions 0+; nullable 10+)"""
-
-        @property
-        def topic_id(self) -> Uuid:
-            """Id of the topic to describe (KIP-516); brokers honour it from v12. (uuid, versions 10+; ignorable)"""
-            value = self._topic_id
-            if value.__class__ is not bytes:  # (as the encoders tell)
-                return value  # type: ignore[return-value]
-            value = self._topic_id = uuid_from_wire(value)
-            return value
-
-        @topic_id.setter
-        def topic_id(self, value: Uuid) -> None:
-            if isinstance(value, bytes):
-                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._topic_id = value
 
         def __init__(
             self,
@@ -127,9 +115,7 @@ class MetadataRequest(Struct):
             name: str | None = "",
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
-            if isinstance(topic_id, bytes):
-                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._topic_id = topic_id
+            self.topic_id = topic_id
             self.name = name
             self._unknown_tagged_fields = unknown_tagged_fields
 
@@ -232,27 +218,14 @@ class MetadataResponse(Struct):
         name: str | None
         """Name of the topic; null only for an unknown topic asked for by id. (string, versions 0+; nullable 12+)"""
         _topic_id: Uuid | bytes
+        topic_id = UuidField()
+        """Id of the topic; all zeros only for an unknown topic asked for by name. (uuid, versions 10+; ignorable)"""
         is_internal: bool
         """True for a topic Kafka runs itself, such as __consumer_offsets. (bool, versions 1+; ignorable; default false)"""
         partitions: list[MetadataResponse.MetadataResponsePartition]
         """The topic's partitions. ([]MetadataResponsePartition, versions 0+)"""
         topic_authorized_operations: int
         """Bit set of topic operations the caller may perform; INT32_MIN when not asked for. (int32, versions 8+; default -2147483648)"""
-
-        @property
-        def topic_id(self) -> Uuid:
-            """Id of the topic; all zeros only for an unknown topic asked for by name. (uuid, versions 10+; ignorable)"""
-            value = self._topic_id
-            if value.__class__ is not bytes:  # (as the encoders tell)
-                return value  # type: ignore[return-value]
-            value = self._topic_id = uuid_from_wire(value)
-            return value
-
-        @topic_id.setter
-        def topic_id(self, value: Uuid) -> None:
-            if isinstance(value, bytes):
-                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._topic_id = value
 
         def __init__(
             self,
@@ -267,9 +240,7 @@ class MetadataResponse(Struct):
         ) -> None:
             self.error_code = error_code
             self.name = name
-            if isinstance(topic_id, bytes):
-                raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._topic_id = topic_id
+            self.topic_id = topic_id
             self.is_internal = is_internal
             self.partitions = [] if partitions is UNSET else partitions
             self.topic_authorized_operations = topic_authorized_operations

@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -75,6 +76,8 @@ class PartitionRecord(Struct):
     partition_id: int
     """Partition number within its topic. (int32, versions 0+; default -1)"""
     _topic_id: Uuid | bytes
+    topic_id = UuidField()
+    """Id of the topic the partition belongs to. (uuid, versions 0+)"""
     replicas: list[int]
     """Broker ids of all replicas, the preferred leader first. ([]int32, versions 0+)"""
     isr: list[int]
@@ -98,21 +101,6 @@ class PartitionRecord(Struct):
     last_known_elr: list[int] | None
     """Last known leader candidates, tried when both ISR and ELR are empty (KIP-966), or null. ([]int32, versions 2+; nullable 2+; tag 2 in 2+; default null)"""
 
-    @property
-    def topic_id(self) -> Uuid:
-        """Id of the topic the partition belongs to. (uuid, versions 0+)"""
-        value = self._topic_id
-        if value.__class__ is not bytes:  # (as the encoders tell)
-            return value  # type: ignore[return-value]
-        value = self._topic_id = uuid_from_wire(value)
-        return value
-
-    @topic_id.setter
-    def topic_id(self, value: Uuid) -> None:
-        if isinstance(value, bytes):
-            raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._topic_id = value
-
     def __init__(
         self,
         *,
@@ -132,9 +120,7 @@ class PartitionRecord(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.partition_id = partition_id
-        if isinstance(topic_id, bytes):
-            raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._topic_id = topic_id
+        self.topic_id = topic_id
         self.replicas = [] if replicas is UNSET else replicas
         self.isr = [] if isr is UNSET else isr
         self.removing_replicas = [] if removing_replicas is UNSET else removing_replicas

@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -81,25 +82,12 @@ class QuorumStateData(Struct):
     voted_id: int
     """Node id this replica voted for in LeaderEpoch, -1 if it has not voted. (int32, versions 0+; default -1)"""
     _voted_directory_id: Uuid | bytes
+    voted_directory_id = UuidField()
+    """Log directory id of the replica voted for (KIP-853). (uuid, versions 1+)"""
     applied_offset: int
     """v0 only: an applied offset; v1 files leave it out. (int64, versions 0)"""
     current_voters: list[QuorumStateData.Voter] | None
     """v0 only: the static voters; from v1 the voter set lives in the log (KIP-853). ([]Voter, versions 0; nullable 0)"""
-
-    @property
-    def voted_directory_id(self) -> Uuid:
-        """Log directory id of the replica voted for (KIP-853). (uuid, versions 1+)"""
-        value = self._voted_directory_id
-        if value.__class__ is not bytes:  # (as the encoders tell)
-            return value  # type: ignore[return-value]
-        value = self._voted_directory_id = uuid_from_wire(value)
-        return value
-
-    @voted_directory_id.setter
-    def voted_directory_id(self, value: Uuid) -> None:
-        if isinstance(value, bytes):
-            raise TypeError('voted_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._voted_directory_id = value
 
     class Voter(Struct):
         """v0 only: the static voters; from v1 the voter set lives in the log (KIP-853).
@@ -141,9 +129,7 @@ class QuorumStateData(Struct):
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
         self.voted_id = voted_id
-        if isinstance(voted_directory_id, bytes):
-            raise TypeError('voted_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._voted_directory_id = voted_directory_id
+        self.voted_directory_id = voted_directory_id
         self.applied_offset = applied_offset
         self.current_voters = [] if current_voters is UNSET else current_voters
         self._unknown_tagged_fields = unknown_tagged_fields

@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -80,6 +81,8 @@ class RegisterBrokerRecord(Struct):
     is_migrating_zk_broker: bool
     """True for a ZooKeeper-mode broker registering during a migration to KRaft (KIP-866). (bool, versions 2+; default false)"""
     _incarnation_id: Uuid | bytes
+    incarnation_id = UuidField()
+    """Random id of the broker process run that registered; a restart brings a new one. (uuid, versions 0+)"""
     broker_epoch: int
     """Epoch the controller gave this registration; later broker requests must carry it. (int64, versions 0+)"""
     end_points: list[RegisterBrokerRecord.BrokerEndpoint]
@@ -96,21 +99,6 @@ class RegisterBrokerRecord(Struct):
     """Ids of the broker's log directories that are online (KIP-858). ([]uuid, versions 3+; tag 0 in 3+)"""
     cordoned_log_dirs: list[Uuid] | None
     """Ids of the broker's log directories that are cordoned (no new replicas go there), or null if unknown. ([]uuid, versions 4+; nullable 4+; tag 1 in 4+; default null)"""
-
-    @property
-    def incarnation_id(self) -> Uuid:
-        """Random id of the broker process run that registered; a restart brings a new one. (uuid, versions 0+)"""
-        value = self._incarnation_id
-        if value.__class__ is not bytes:  # (as the encoders tell)
-            return value  # type: ignore[return-value]
-        value = self._incarnation_id = uuid_from_wire(value)
-        return value
-
-    @incarnation_id.setter
-    def incarnation_id(self, value: Uuid) -> None:
-        if isinstance(value, bytes):
-            raise TypeError('incarnation_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._incarnation_id = value
 
     class BrokerEndpoint(Struct):
         """The broker's listeners.
@@ -198,9 +186,7 @@ class RegisterBrokerRecord(Struct):
     ) -> None:
         self.broker_id = broker_id
         self.is_migrating_zk_broker = is_migrating_zk_broker
-        if isinstance(incarnation_id, bytes):
-            raise TypeError('incarnation_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._incarnation_id = incarnation_id
+        self.incarnation_id = incarnation_id
         self.broker_epoch = broker_epoch
         self.end_points = [] if end_points is UNSET else end_points
         self.features = [] if features is UNSET else features

@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -75,27 +76,14 @@ class RegisterControllerRecord(Struct):
     controller_id: int
     """Node id of the registering controller. (int32, versions 0+)"""
     _incarnation_id: Uuid | bytes
+    incarnation_id = UuidField()
+    """Random id of the controller process run that registered; a restart brings a new one. (uuid, versions 0+)"""
     zk_migration_ready: bool
     """True if the controller has the settings a ZooKeeper migration needs (KIP-866). (bool, versions 0+)"""
     end_points: list[RegisterControllerRecord.ControllerEndpoint]
     """The controller's listeners. ([]ControllerEndpoint, versions 0+)"""
     features: list[RegisterControllerRecord.ControllerFeature]
     """Level ranges of the features the controller can run. ([]ControllerFeature, versions 0+)"""
-
-    @property
-    def incarnation_id(self) -> Uuid:
-        """Random id of the controller process run that registered; a restart brings a new one. (uuid, versions 0+)"""
-        value = self._incarnation_id
-        if value.__class__ is not bytes:  # (as the encoders tell)
-            return value  # type: ignore[return-value]
-        value = self._incarnation_id = uuid_from_wire(value)
-        return value
-
-    @incarnation_id.setter
-    def incarnation_id(self, value: Uuid) -> None:
-        if isinstance(value, bytes):
-            raise TypeError('incarnation_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._incarnation_id = value
 
     class ControllerEndpoint(Struct):
         """The controller's listeners.
@@ -176,9 +164,7 @@ class RegisterControllerRecord(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.controller_id = controller_id
-        if isinstance(incarnation_id, bytes):
-            raise TypeError('incarnation_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._incarnation_id = incarnation_id
+        self.incarnation_id = incarnation_id
         self.zk_migration_ready = zk_migration_ready
         self.end_points = [] if end_points is UNSET else end_points
         self.features = [] if features is UNSET else features

@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -71,21 +72,8 @@ class RemoveAccessControlEntryRecord(Struct):
     _FIELDS = ('id', )
 
     _id: Uuid | bytes
-
-    @property
-    def id(self) -> Uuid:
-        """Id of the AccessControlEntryRecord whose ACL is removed. (uuid, versions 0+)"""
-        value = self._id
-        if value.__class__ is not bytes:  # (as the encoders tell)
-            return value  # type: ignore[return-value]
-        value = self._id = uuid_from_wire(value)
-        return value
-
-    @id.setter
-    def id(self, value: Uuid) -> None:
-        if isinstance(value, bytes):
-            raise TypeError('id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._id = value
+    id = UuidField()
+    """Id of the AccessControlEntryRecord whose ACL is removed. (uuid, versions 0+)"""
 
     def __init__(
         self,
@@ -93,9 +81,7 @@ class RemoveAccessControlEntryRecord(Struct):
         id: Uuid = ZERO_UUID,
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
-        if isinstance(id, bytes):
-            raise TypeError('id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._id = id
+        self.id = id
         self._unknown_tagged_fields = unknown_tagged_fields
 
 

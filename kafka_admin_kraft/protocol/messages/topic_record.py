@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -73,21 +74,8 @@ class TopicRecord(Struct):
     name: str
     """Name of the topic being created. (string, versions 0+)"""
     _topic_id: Uuid | bytes
-
-    @property
-    def topic_id(self) -> Uuid:
-        """Id the controller gave the topic at creation (KIP-516); it never changes. (uuid, versions 0+)"""
-        value = self._topic_id
-        if value.__class__ is not bytes:  # (as the encoders tell)
-            return value  # type: ignore[return-value]
-        value = self._topic_id = uuid_from_wire(value)
-        return value
-
-    @topic_id.setter
-    def topic_id(self, value: Uuid) -> None:
-        if isinstance(value, bytes):
-            raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._topic_id = value
+    topic_id = UuidField()
+    """Id the controller gave the topic at creation (KIP-516); it never changes. (uuid, versions 0+)"""
 
     def __init__(
         self,
@@ -97,9 +85,7 @@ class TopicRecord(Struct):
         unknown_tagged_fields: list[RawTaggedField] | None = None,
     ) -> None:
         self.name = name
-        if isinstance(topic_id, bytes):
-            raise TypeError('topic_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-        self._topic_id = topic_id
+        self.topic_id = topic_id
         self._unknown_tagged_fields = unknown_tagged_fields
 
 

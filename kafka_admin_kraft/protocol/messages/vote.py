@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -136,43 +137,17 @@ class VoteRequest(Struct):
         replica_id: int
         """Node id of the replica asking for the vote. (int32, versions 0+)"""
         _replica_directory_id: Uuid | bytes
+        replica_directory_id = UuidField()
+        """Log directory id of the replica asking for the vote (KIP-853). (uuid, versions 1+; ignorable)"""
         _voter_directory_id: Uuid | bytes
+        voter_directory_id = UuidField()
+        """Log directory id the sender expects the asked voter to have (KIP-853). (uuid, versions 1+; ignorable)"""
         last_offset_epoch: int
         """Epoch of the sender's last log record; voters compare logs by (epoch, offset). (int32, versions 0+)"""
         last_offset: int
         """Sender's log end offset; a voter refuses a sender whose log is behind its own. (int64, versions 0+)"""
         pre_vote: bool
         """True for a pre-vote (KIP-996): it asks without bumping the epoch or persisting a vote. (bool, versions 2+)"""
-
-        @property
-        def replica_directory_id(self) -> Uuid:
-            """Log directory id of the replica asking for the vote (KIP-853). (uuid, versions 1+; ignorable)"""
-            value = self._replica_directory_id
-            if value.__class__ is not bytes:  # (as the encoders tell)
-                return value  # type: ignore[return-value]
-            value = self._replica_directory_id = uuid_from_wire(value)
-            return value
-
-        @replica_directory_id.setter
-        def replica_directory_id(self, value: Uuid) -> None:
-            if isinstance(value, bytes):
-                raise TypeError('replica_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._replica_directory_id = value
-
-        @property
-        def voter_directory_id(self) -> Uuid:
-            """Log directory id the sender expects the asked voter to have (KIP-853). (uuid, versions 1+; ignorable)"""
-            value = self._voter_directory_id
-            if value.__class__ is not bytes:  # (as the encoders tell)
-                return value  # type: ignore[return-value]
-            value = self._voter_directory_id = uuid_from_wire(value)
-            return value
-
-        @voter_directory_id.setter
-        def voter_directory_id(self, value: Uuid) -> None:
-            if isinstance(value, bytes):
-                raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._voter_directory_id = value
 
         def __init__(
             self,
@@ -190,12 +165,8 @@ class VoteRequest(Struct):
             self.partition_index = partition_index
             self.replica_epoch = replica_epoch
             self.replica_id = replica_id
-            if isinstance(replica_directory_id, bytes):
-                raise TypeError('replica_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._replica_directory_id = replica_directory_id
-            if isinstance(voter_directory_id, bytes):
-                raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._voter_directory_id = voter_directory_id
+            self.replica_directory_id = replica_directory_id
+            self.voter_directory_id = voter_directory_id
             self.last_offset_epoch = last_offset_epoch
             self.last_offset = last_offset
             self.pre_vote = pre_vote

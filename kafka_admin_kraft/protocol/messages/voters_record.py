@@ -14,6 +14,7 @@ from kafka_admin_kraft.protocol.message import (
     UNSET,
     FieldEntry,
     Struct,
+    UuidField,
     absent_field,
     decode_failure,
     encode_failure,
@@ -92,25 +93,12 @@ class VotersRecord(Struct):
         voter_id: int
         """Node id of the voter. (int32, versions 0+)"""
         _voter_directory_id: Uuid | bytes
+        voter_directory_id = UuidField()
+        """Log directory id of the voter; id and directory id together identify it. (uuid, versions 0+)"""
         endpoints: list[VotersRecord.Endpoint]
         """The voter's controller listeners. ([]Endpoint, versions 0+)"""
         k_raft_version_feature: VotersRecord.KRaftVersionFeature
         """The range of kraft.version levels the voter can run. (KRaftVersionFeature, versions 0+)"""
-
-        @property
-        def voter_directory_id(self) -> Uuid:
-            """Log directory id of the voter; id and directory id together identify it. (uuid, versions 0+)"""
-            value = self._voter_directory_id
-            if value.__class__ is not bytes:  # (as the encoders tell)
-                return value  # type: ignore[return-value]
-            value = self._voter_directory_id = uuid_from_wire(value)
-            return value
-
-        @voter_directory_id.setter
-        def voter_directory_id(self, value: Uuid) -> None:
-            if isinstance(value, bytes):
-                raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._voter_directory_id = value
 
         def __init__(
             self,
@@ -122,9 +110,7 @@ class VotersRecord(Struct):
             unknown_tagged_fields: list[RawTaggedField] | None = None,
         ) -> None:
             self.voter_id = voter_id
-            if isinstance(voter_directory_id, bytes):
-                raise TypeError('voter_directory_id takes a Uuid, not bytes: Uuid(raw) makes one of 16 bytes')
-            self._voter_directory_id = voter_directory_id
+            self.voter_directory_id = voter_directory_id
             self.endpoints = [] if endpoints is UNSET else endpoints
             self.k_raft_version_feature = VotersRecord.KRaftVersionFeature() if k_raft_version_feature is UNSET else k_raft_version_feature
             self._unknown_tagged_fields = unknown_tagged_fields
