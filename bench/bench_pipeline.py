@@ -30,7 +30,8 @@ with its own meta.properties and bootstrap.checkpoint.
 Prints one line per figure, with how many of the machine's CPUs were busy meanwhile (from
 ``/proc/stat``) and the CPU seconds the measuring process and its descendants (Spark's JVM and
 Python workers) took, which other work on a shared machine moves far less than the time (from
-``/proc/<pid>/stat``; both Linux only). Spark start-up is not timed.
+``/proc/<pid>/stat``; both Linux only). Spark start-up, a Python worker on every core included, is not
+timed.
 """
 
 from __future__ import annotations
@@ -285,7 +286,10 @@ def spark_figures(
             .option("splitBytes", str(split_bytes))
             .option("parallelism", str(spark.sparkContext.defaultParallelism))
         )
-        reader.option("json", "false").load(str(root)).limit(1).collect()  # start the Python workers
+        # Start a Python worker on every core: a limit runs one task first unless told otherwise.
+        spark.conf.set("spark.sql.limit.initialNumPartitions", str(cores))
+        reader.option("json", "false").load(str(root)).limit(1).collect()
+        spark.conf.unset("spark.sql.limit.initialNumPartitions")
         rows = 0
         for query_name, what, json_option, measure in (
             ("plain", "data source without JSON", "false", F.sum("offset")),

@@ -17,8 +17,10 @@ from console_scripts import console_script
 
 from kafka_admin_kraft.pipeline.session import (
     STREAM_BUFFER_BYTES,
+    UNCHECKED_ARROW,
     JavaNotFoundError,
     find_java,
+    uncheck_arrow,
     worker_python,
 )
 from pipeline.conftest import Damaged
@@ -26,6 +28,25 @@ from pipeline.conftest import Damaged
 
 def test_python_workers_stream_through_a_buffer_larger_than_sparks_default(spark: Any) -> None:
     assert spark.sparkContext.getConf().get("spark.buffer.size") == str(STREAM_BUFFER_BYTES) != "65536"
+
+
+def test_sparks_jvm_reads_arrow_vectors_without_bounds_checks(spark: Any) -> None:
+    assert spark._jvm.org.apache.arrow.memory.BoundsChecking.BOUNDS_CHECKING_ENABLED is False
+
+
+def test_arrow_checks_stay_as_the_environment_or_the_configuration_gives_them() -> None:
+    settings: dict[str, str] = {}
+    environ: dict[str, str] = {}
+    uncheck_arrow(settings, environ)
+    assert environ == {UNCHECKED_ARROW: "true"}
+    assert settings == {f"spark.executorEnv.{UNCHECKED_ARROW}": "true"}
+    settings, environ = {}, {UNCHECKED_ARROW: "false"}
+    uncheck_arrow(settings, environ)
+    assert environ == {UNCHECKED_ARROW: "false"}
+    assert settings == {f"spark.executorEnv.{UNCHECKED_ARROW}": "false"}
+    settings, environ = {f"spark.executorEnv.{UNCHECKED_ARROW}": "false"}, {}
+    uncheck_arrow(settings, environ)
+    assert settings == {f"spark.executorEnv.{UNCHECKED_ARROW}": "false"}
 
 
 def test_worker_python_is_the_setting_then_the_variable_then_this_interpreter() -> None:
