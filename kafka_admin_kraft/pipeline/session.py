@@ -39,15 +39,16 @@ hundred bytes of Arrow a row, which a 64 KiB buffer cuts into a system call or t
 batch on both sides; with 1 MiB a fresh session's first read of a fleet was about 4% faster in the
 median of five pairs (BENCHMARKS.md)."""
 UNCHECKED_ARROW: Final = "ARROW_ENABLE_UNSAFE_MEMORY_ACCESS"
-"""The variable by which Arrow Java (``BoundsChecking``) drops the bounds and reference-count check of
-every buffer access; ``true`` for Spark's JVMs unless the environment or the configuration
-(``spark.executorEnv.*``) gives it. Spark turns a Python data source's Arrow batches into rows
-value by value, each after a null check that reads the validity buffer through such an access: with
-the ``kraft-metadata`` source's 28 columns the checks took about a third of the executor thread's
-samples, and without them a fresh session's first read of a fleet on one CPU was about 10% faster
-(BENCHMARKS.md). The buffers are those Arrow itself loaded from the stream of Spark's own Python
-worker. The system property ``arrow.enable_unsafe_memory_access=false`` (in
-``spark.driver.extraJavaOptions``) takes precedence and keeps the checks."""
+"""The variable by which Arrow Java (``BoundsChecking``) drops the bounds and reference-count check
+of every buffer access; ``true`` for Spark's JVMs unless the environment or the settings given to
+:func:`spark_session` (``spark.executorEnv.*``) give it. Spark turns a Python data source's Arrow
+batches into rows value by value, each after a null check that reads the validity buffer through
+such an access: with the ``kraft-metadata`` source's 28 columns the check was the top of a third of
+the executor thread's samples, and without it a fresh session's first read of a fleet on one CPU was
+4% to 14% faster in the medians of three series of alternating runs (BENCHMARKS.md). The buffers
+are those Arrow's own stream reader loaded from Spark's own Python worker. The system property
+``arrow.enable_unsafe_memory_access=false`` (in ``spark.driver.extraJavaOptions``) takes precedence
+and keeps the checks."""
 JAVA_HELP: Final = (
     "Spark needs a Java runtime, version 17 or newer, and none was found (JAVA_HOME is {java_home}; "
     "no 'java' on PATH). Install one, for example:\n"
