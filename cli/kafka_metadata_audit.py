@@ -100,7 +100,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--split-bytes",
-    type=int,
+    type=click.IntRange(min=1),
     default=64 * 1024 * 1024,
     show_default=True,
     help="Files larger than this are read as several splits.",

@@ -149,6 +149,14 @@ def option_columns(options: Any) -> frozenset[str]:
     return columns
 
 
+def option_count(options: Any, name: str, default: int) -> int:
+    """A whole-number option above 0 (``splitBytes``, ``parallelism``)."""
+    text = str(options.get(name, default)).strip()
+    if not (text.isascii() and text.isdigit() and int(text) > 0):
+        raise ValueError(f"kraft-metadata: option {name} is a whole number above 0, not {text!r}")
+    return int(text)
+
+
 def option_projection(options: Any) -> Projection:
     """The columns, ``rows`` (``all`` or ``batches``) and ``recordTypes`` options."""
     rows = str(options.get("rows", "all")).lower()
@@ -197,10 +205,8 @@ class _PushFilters:
 class KRaftMetadataReader(DataSourceReader):
     def __init__(self, options: Any, columns: tuple[str, ...] | None = None) -> None:
         self.paths = option_paths(options)
-        self.split_bytes = int(options.get("splitBytes", DEFAULT_SPLIT_BYTES))
-        self.parallelism = int(options.get("parallelism", 1))
-        if self.parallelism < 1:
-            raise ValueError(f"kraft-metadata: parallelism is a positive number, not {self.parallelism}")
+        self.split_bytes = option_count(options, "splitBytes", DEFAULT_SPLIT_BYTES)
+        self.parallelism = option_count(options, "parallelism", 1)
         self.projection = option_projection(options)
         self.columns = columns
         """The columns of a schema given to the reader, the only ones handed to Spark; None: all."""

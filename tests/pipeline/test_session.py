@@ -117,6 +117,15 @@ def test_an_output_that_cannot_be_written_is_refused_before_spark_starts(
     assert (result.returncode, result.stdout, result.stderr) == (1, "", f"Error: {message}\n")
 
 
+@pytest.mark.parametrize("value", ["0", "-1", "64MiB"])
+def test_a_split_size_below_one_byte_or_not_a_number_is_refused_before_spark_starts(
+        damaged: Damaged, tmp_path: Path, value: str) -> None:
+    result = _audit("--split-bytes", value, "-o", "out", str(damaged.log_dir), cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert "Invalid value for '--split-bytes'" in result.stderr and value in result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "out").exists()
+
+
 def test_a_master_spark_does_not_know_is_one_line_naming_it(damaged: Damaged, tmp_path: Path) -> None:
     result = _audit("--master", "bogus://x", "-o", "out", str(damaged.log_dir), cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kafka_admin_kraft.pipeline.planning import FileSplit
-from kafka_admin_kraft.pipeline.source import pack
+from kafka_admin_kraft.pipeline.source import option_count, pack
 from kafka_admin_kraft.records import BatchReader
 from pipeline.conftest import write_topic_segment
 
@@ -113,6 +114,18 @@ def test_pack_keeps_order_and_bound_in_the_fewest_partitions(
     assert len(groups) == min(len(lengths), -(-fewest // parallelism) * parallelism)
 
 
+@pytest.mark.parametrize("text", ["", "0", "-3", "1.5", "64MiB", "２", " "])
+def test_count_options_refuse_anything_but_a_whole_number_above_zero(text: str) -> None:
+    message = f"option splitBytes is a whole number above 0, not {text.strip()!r}"
+    with pytest.raises(ValueError, match=re.escape(message) + "$"):
+        option_count({"splitBytes": text}, "splitBytes", 1)
+
+
+def test_count_options_take_their_default_and_whole_numbers() -> None:
+    assert option_count({}, "parallelism", 1) == 1
+    assert option_count({"parallelism": " 4 "}, "parallelism", 1) == 4
+
+
 def test_the_parallelism_option_rounds_the_partitions_up(spark: Any, tmp_path: Path) -> None:
     logs = [write_topic_segment(tmp_path / f"logs-{i}" / "__cluster_metadata-0") for i in range(5)]
     reader = spark.read.format("kraft-metadata").option("splitBytes", str(2 * logs[0].stat().st_size))
@@ -121,5 +134,5 @@ def test_the_parallelism_option_rounds_the_partitions_up(spark: Any, tmp_path: P
     shared = reader.option("parallelism", "2").load(paths)
     assert shared.rdd.getNumPartitions() == 4
     assert shared.count() == 5 * sum(len(b.records) for b in BatchReader.open(logs[0]))
-    with pytest.raises(Exception, match="parallelism is a positive number, not 0"):
+    with pytest.raises(Exception, match="option parallelism is a whole number above 0, not '0'"):
         reader.option("parallelism", "0").load(paths).count()
