@@ -18,7 +18,9 @@ Kafka installation here); the aim is five times that.
 
 ``--against DIR`` times another installation's ``kafka-dump-log`` (DIR is its ``bin`` directory) in
 turn with this one, run for run, so that both meet the same load on a shared machine; ``--keep DIR``
-writes the log there once and reuses it.
+writes the log there once and reuses it. The interpreter behind each tool is printed with the
+figures: its build moves them (an optimized CPython, as distributions and python.org ship it, against
+pyenv's default build, in BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -217,6 +219,15 @@ def dump_seconds(tool: str, arguments: list[str], cores: set[int] | None = None)
         return wall, usage.ru_utime + usage.ru_stime
 
 
+def interpreter(tool: str) -> str:
+    """The Python that a console script runs (the path on its first line, resolved) and its version."""
+    with open(tool, "rb") as script:
+        python = os.path.realpath(script.readline().decode().removeprefix("#!").split()[0])
+    version = subprocess.run([python, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+    return f"{python} (Python {version})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--records", type=int, default=1_000_000)
@@ -240,6 +251,8 @@ def main() -> None:
         count = sum(1 for _ in _records(log))
         print(f"log: {count:,} records, {log.stat().st_size / 1e6:.1f} MB, ready in "
               f"{time.perf_counter() - start:.1f} s; load average {os.getloadavg()[0]:.1f}")
+        for name, tool in tools:
+            print(f"kafka-dump-log{name}: {tool}, run by {interpreter(tool)}")
         cores = os.sched_getaffinity(0)
         one = {min(cores)}
         for label, options, allowed in (

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -386,7 +387,9 @@ def main() -> None:
         else:
             print(f"fleet: reusing {root} ({fleet_bytes(root) / 2**20:.0f} MiB)")
         splits = plan([str(root)], split_bytes=split_bytes).splits
-        print(f"splits: {len(splits)} (split size {args.split_mb:g} MiB)")
+        print(f"splits: {len(splits)} (split size {args.split_mb:g} MiB); the driver runs "
+              f"{os.path.realpath(sys.executable)} (Python {platform.python_version()}), the Python workers "
+              f"{os.path.realpath(os.environ['PYSPARK_PYTHON'])}")
         if not args.spark_only:
             from kafka_admin_kraft.pipeline.audit import AUDIT_COLUMNS
             from kafka_admin_kraft.pipeline.schema import COLUMN_NAMES
