@@ -43,10 +43,9 @@ UNCHECKED_ARROW: Final = "ARROW_ENABLE_UNSAFE_MEMORY_ACCESS"
 of every buffer access; ``true`` for Spark's JVMs unless the environment or the settings given to
 :func:`spark_session` (``spark.executorEnv.*``) give it. Spark turns a Python data source's Arrow
 batches into rows value by value, each after a null check that reads the validity buffer through
-such an access: with the ``kraft-metadata`` source's 28 columns the check was the top of a third of
-the executor thread's samples, and without it a fresh session's first read of a fleet on one CPU was
-4% to 14% faster in the medians of three series of alternating runs (BENCHMARKS.md). The buffers
-are those Arrow's own stream reader loaded from Spark's own Python worker. The system property
+such an access, so the check costs once per column of every row (the gain: BENCHMARKS.md, "Arrow read
+without bounds checks"). The buffers are those Arrow's own stream reader loaded from Spark's own
+Python worker. The system property
 ``arrow.enable_unsafe_memory_access=false`` (in ``spark.driver.extraJavaOptions``) takes precedence
 and keeps the checks."""
 JAVA_HELP: Final = (

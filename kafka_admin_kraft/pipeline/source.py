@@ -152,9 +152,10 @@ def option_columns(options: Any) -> frozenset[str]:
 def option_count(options: Any, name: str, default: int) -> int:
     """A whole-number option above 0 (``splitBytes``, ``parallelism``)."""
     text = str(options.get(name, default)).strip()
-    if not (text.isascii() and text.isdigit() and int(text) > 0):
+    count = int(text) if text.isascii() and text.isdigit() else 0
+    if count < 1:
         raise ValueError(f"kraft-metadata: option {name} is a whole number above 0, not {text!r}")
-    return int(text)
+    return count
 
 
 def option_projection(options: Any) -> Projection:
